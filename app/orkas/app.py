@@ -1,0 +1,79 @@
+"""Composition root: reads configuration once and wires the engine.
+
+Until the credential vault lands, providers come from environment variables:
+
+    ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL
+    OPENAI_API_KEY, OPENAI_BASE_URL        (any OpenAI-compatible server)
+    DEEPSEEK_API_KEY, OPENROUTER_API_KEY
+    OLLAMA_BASE_URL                        (a local Ollama; no key needed)
+    ORKAS_MODEL                            default model string
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from orkas.core.errors import ConfigError
+from orkas.engine.providers.base import Provider, ProviderSpec
+from orkas.engine.providers.registry import ProviderRegistry
+from orkas.engine.providers.vendors import DEFAULT_MODELS, VENDORS, create_provider
+from orkas.engine.runner import Agent, RunConfig
+from orkas.engine.tools.files import ListFiles, ReadFile
+
+ENV_KEYS = {
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+    "deepseek": ("DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL"),
+    "openrouter": ("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"),
+    "ollama": ("OLLAMA_API_KEY", "OLLAMA_BASE_URL"),
+}
+KEYLESS = {"ollama"}  # local servers: configured by their URL alone
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    providers: tuple[ProviderSpec, ...]
+    default_model: str | None
+
+
+def settings_from_env(env: Mapping[str, str]) -> Settings:
+    specs: list[ProviderSpec] = []
+    for name, (key_var, url_var) in ENV_KEYS.items():
+        key = env.get(key_var) or (env.get("ANTHROPIC_AUTH_TOKEN") if name == "anthropic" else None)
+        url = env.get(url_var)
+        if key or (name in KEYLESS and url) or (name == "openai" and url):
+            spec = VENDORS[name]
+            specs.append(replace(spec, api_key=key, base_url=url or spec.base_url))
+    model = env.get("ORKAS_MODEL") or (DEFAULT_MODELS.get(specs[0].name) if specs else None)
+    return Settings(providers=tuple(specs), default_model=model)
+
+
+def build_registry(settings: Settings) -> ProviderRegistry:
+    providers: dict[str, Provider] = {spec.name: create_provider(spec) for spec in settings.providers}
+    return ProviderRegistry(providers)
+
+
+def build_agent(
+    settings: Settings, *, workspace: Path, model: str | None, max_tool_loops: int = 100
+) -> Agent:
+    """Raises `ConfigError` when no provider or model can serve the run."""
+    if not settings.providers:
+        raise ConfigError(
+            "no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY "
+            "(or OPENAI_BASE_URL / OLLAMA_BASE_URL for a local server)"
+        )
+    chosen = model or settings.default_model
+    if not chosen:
+        raise ConfigError("no model given: pass --model provider/model or set ORKAS_MODEL")
+    if not workspace.is_dir():
+        raise ConfigError(f"workspace {str(workspace)!r} is not a folder")
+    registry = build_registry(settings)
+    registry.resolve(chosen)  # fail before anything runs
+    return Agent(
+        providers=registry,
+        config=RunConfig(model=chosen, max_tool_loops=max_tool_loops),
+        workspace=workspace.resolve(),
+        tools=[ReadFile(), ListFiles()],
+    )

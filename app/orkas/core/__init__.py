@@ -1,0 +1,1 @@
+"""Infrastructure shared by every layer: the error tree, ids, clock."""

@@ -1,0 +1,1 @@
+"""The harness: pure agent mechanics. Imports only `orkas.core`; knows nothing of the product."""

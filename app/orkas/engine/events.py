@@ -1,0 +1,124 @@
+"""Everything a run tells its caller, as one typed vocabulary.
+
+`run()` yields these; a run always ends with exactly one `Done` or one `Error`. Event names (`type`)
+are a public contract shared with the CLI's JSON output, the UI and the phone mirror: spell new ones
+once, here. Later issues add compaction, loop_warning, permission_request, steer_applied and
+provider_fallback beside these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from orkas.engine.messages import StopReason, ToolResultContent, Usage
+
+ErrorKind = Literal["auth", "rate_limit", "context_overflow", "timeout", "provider", "aborted", "internal"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunStart:
+    session_id: str
+    model: str
+    type: Literal["run_start"] = "run_start"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextDelta:
+    text: str
+    type: Literal["text_delta"] = "text_delta"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ThinkingDelta:
+    text: str
+    type: Literal["thinking_delta"] = "thinking_delta"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolStart:
+    id: str
+    name: str
+    input: Mapping[str, Any]
+    type: Literal["tool_start"] = "tool_start"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolProgress:
+    id: str
+    name: str
+    message: str
+    type: Literal["tool_progress"] = "tool_progress"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolEnd:
+    id: str
+    name: str
+    content: tuple[ToolResultContent, ...]  # what the model sees
+    details: Mapping[str, Any] | None  # what the UI shows
+    is_error: bool
+    duration: float  # seconds
+    type: Literal["tool_end"] = "tool_end"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Retry:
+    attempt: int  # 1 for the first retry
+    reason: str
+    wait: float  # seconds before the next attempt
+    type: Literal["retry"] = "retry"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UsageUpdate:
+    usage: Usage  # this model call
+    total: Usage  # the run so far
+    type: Literal["usage"] = "usage"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Timings:
+    provider: float = 0.0
+    tools: float = 0.0
+    retry_wait: float = 0.0
+    total: float = 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Done:
+    text: str  # the final assistant text of the turn
+    stop_reason: StopReason | Literal["max_tool_loops"]
+    usage: Usage
+    tool_loops: int
+    timings: Timings = field(default_factory=Timings)
+    type: Literal["done"] = "done"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Error:
+    kind: ErrorKind
+    message: str  # one sentence a person understands
+    partial_text: str = ""  # text streamed before the failure (kept in history, marked partial)
+    usage: Usage = field(default_factory=Usage)
+    tool_loops: int = 0
+    type: Literal["error"] = "error"
+
+    @property
+    def aborted(self) -> bool:
+        return self.kind == "aborted"
+
+
+Event = (
+    RunStart
+    | TextDelta
+    | ThinkingDelta
+    | ToolStart
+    | ToolProgress
+    | ToolEnd
+    | Retry
+    | UsageUpdate
+    | Done
+    | Error
+)

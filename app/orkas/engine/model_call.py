@@ -1,0 +1,211 @@
+"""One model round trip with the retry policy around it.
+
+Before any content has streamed, a retryable failure waits (a `retry` event, interruptible by
+abort) and tries again; a context overflow calls the compaction hook and retries once. After
+content has streamed, a failure ends the call: the text already shown is kept in the history as a
+`partial` assistant message, never streamed twice, and no tool call from that attempt runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from orkas.core.errors import PairingError, ProviderError
+from orkas.engine.abort import Aborted, AbortSignal, Pump
+from orkas.engine.convert import to_llm_messages
+from orkas.engine.events import Error, Event, Retry, TextDelta, ThinkingDelta
+from orkas.engine.messages import AssistantMessage, TextBlock, Usage
+from orkas.engine.providers.base import (
+    MessageEnd,
+    Provider,
+    ProviderRequest,
+    TextDeltaChunk,
+    ThinkingDeltaChunk,
+    ToolCallChunk,
+    ToolDefinition,
+)
+from orkas.engine.retry import describe, error_kind, is_retryable
+from orkas.engine.session import Session
+
+if TYPE_CHECKING:
+    from orkas.engine.runner import RunConfig
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class CallSucceeded:
+    message: AssistantMessage
+    usage: Usage
+
+
+@dataclass(frozen=True, slots=True)
+class CallFailed:
+    error: Error
+
+
+class _Failed(Exception):
+    def __init__(self, error: Error) -> None:
+        self.error = error
+
+
+class ModelCall:
+    """Streams one model response for a run; reusable for each round of the same run."""
+
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        model: str,
+        config: RunConfig,
+        system: str,
+        tools: Sequence[ToolDefinition],
+        session: Session,
+        signal: AbortSignal,
+        on_context_overflow: Callable[[Session], Awaitable[bool]] | None,
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.config = config
+        self.system = system
+        self.tools = tools
+        self.session = session
+        self.signal = signal
+        self.on_context_overflow = on_context_overflow
+        self.outcome: CallSucceeded | CallFailed = CallFailed(Error(kind="internal", message="no call made"))
+        self.provider_time = 0.0
+        self.retry_wait = 0.0
+        self._retries_shown = 0  # retry numbers stay monotonic across rounds of one run
+
+    async def stream(self, *, tool_choice: Literal["auto", "none"]) -> AsyncGenerator[Event, None]:
+        """Yield the deltas of one response; afterwards `outcome` says how it ended."""
+        attempt = 0
+        overflow_handled = False
+        while True:
+            if self.signal.aborted:
+                self.outcome = CallFailed(Error(kind="aborted", message=self.signal.reason))
+                return
+            state = _Attempt()
+            try:
+                async with aclosing(self._attempt(state, tool_choice)) as events:
+                    async for event in events:
+                        yield event
+                return
+            except ProviderError as error:
+                if state.started:
+                    self.outcome = CallFailed(await self._keep_partial(state, error))
+                    return
+                if error.kind == "context_overflow" and not overflow_handled and self.on_context_overflow:
+                    overflow_handled = True
+                    if await self.on_context_overflow(self.session):
+                        continue
+                if not is_retryable(error) or attempt >= self.config.retry.max_retries:
+                    self.outcome = CallFailed(Error(kind=error_kind(error), message=describe(error)))
+                    return
+                attempt += 1
+                self._retries_shown += 1
+                wait = self.config.retry.wait(attempt, error)
+                yield Retry(attempt=self._retries_shown, reason=describe(error), wait=wait)
+                slept_from = time.perf_counter()
+                completed = await self.signal.sleep(wait)
+                self.retry_wait += time.perf_counter() - slept_from
+                if not completed:
+                    self.outcome = CallFailed(Error(kind="aborted", message=self.signal.reason))
+                    return
+            except Aborted:
+                self.outcome = CallFailed(await self._keep_partial(state, None))
+                return
+            except _Failed as failed:
+                self.outcome = CallFailed(failed.error)
+                return
+
+    async def _attempt(
+        self, state: _Attempt, tool_choice: Literal["auto", "none"]
+    ) -> AsyncGenerator[Event, None]:
+        request = ProviderRequest(
+            model=self.model,
+            messages=to_llm_messages(
+                self.session.messages(),
+                self.provider.capabilities,
+                provider=self.provider.name,
+                model=self.model,
+            ),
+            system=self.system,
+            tools=self.tools,
+            tool_choice=tool_choice,
+            max_tokens=self.config.max_tokens,
+            temperature=self.config.temperature,
+            reasoning=self.config.reasoning,
+            session_id=self.session.id,
+        )
+        started = time.perf_counter()
+        end: MessageEnd | None = None
+        chunks = Pump(self.provider.stream(request), self.signal)
+        try:
+            async for chunk in chunks:
+                if isinstance(chunk, TextDeltaChunk):
+                    state.started = True
+                    state.text.append(chunk.text)
+                    yield TextDelta(text=chunk.text)
+                elif isinstance(chunk, ThinkingDeltaChunk):
+                    state.started = True
+                    yield ThinkingDelta(text=chunk.text)
+                elif isinstance(chunk, ToolCallChunk):
+                    state.started = True
+                elif isinstance(chunk, MessageEnd):
+                    end = chunk
+        except (ProviderError, Aborted, _Failed):
+            raise
+        except Exception as bug:  # an adapter bug must not take the app down with it
+            log.exception("provider %s raised an unexpected error", self.provider.name)
+            raise _Failed(
+                Error(
+                    kind="internal",
+                    message=f"internal error in provider {self.provider.name}: {type(bug).__name__}: {bug}",
+                )
+            ) from bug
+        finally:
+            await chunks.aclose()
+            self.provider_time += time.perf_counter() - started
+        if end is None:
+            raise ProviderError(
+                "the response stream ended before the message was complete",
+                kind="network",
+                provider=self.provider.name,
+            )
+        self.outcome = CallSucceeded(end.message, end.usage)
+
+    async def _keep_partial(self, state: _Attempt, error: ProviderError | None) -> Error:
+        """Record what the person already saw, marked partial; its unfinished tool calls are dropped."""
+        text = "".join(state.text)
+        if text:
+            partial = AssistantMessage(
+                content=(TextBlock(text=text),),
+                provider=self.provider.name,
+                model=self.model,
+                stop_reason="aborted" if error is None else "error",
+                partial=True,
+            )
+            try:
+                await self.session.append(partial)
+            except (OSError, PairingError) as e:
+                log.error("could not keep partial text: %s", e)
+        if error is None:
+            return Error(kind="aborted", message=self.signal.reason, partial_text=text)
+        message = describe(error)
+        if text:
+            message = f"the response was cut off: {message}"
+        return Error(kind=error_kind(error), message=message, partial_text=text)
+
+
+class _Attempt:
+    __slots__ = ("started", "text")
+
+    def __init__(self) -> None:
+        self.started = False
+        self.text: list[str] = []

@@ -1,0 +1,1 @@
+"""Model providers: the protocol, the registry and the wire adapters."""

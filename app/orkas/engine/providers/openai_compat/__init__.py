@@ -1,0 +1,136 @@
+"""OpenAI-compatible chat completions over httpx with SSE.
+
+One adapter for every server that speaks this wire format; what differs between vendors (base
+URL, key, extra headers, capabilities) is data in `ProviderSpec`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+from orkas.core.errors import ProviderError
+from orkas.engine.providers.base import Capabilities, ProviderRequest, ProviderSpec, StreamChunk
+from orkas.engine.providers.errors import provider_error
+from orkas.engine.providers.openai_compat.request import build_body
+from orkas.engine.providers.openai_compat.stream import ChunkAssembler
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+# OpenAI's tool messages take text only; images go into a user message after the results.
+DEFAULT_CAPABILITIES = Capabilities(images=True, images_in_tool_results=False, reasoning=False)
+
+
+class OpenAICompatProvider:
+    def __init__(self, spec: ProviderSpec) -> None:
+        self.spec = spec
+        headers = {"Content-Type": "application/json", **spec.headers}
+        if spec.api_key:
+            headers["Authorization"] = f"Bearer {spec.api_key}"
+        self._client = httpx.AsyncClient(
+            base_url=(spec.base_url or DEFAULT_BASE_URL).rstrip("/") + "/",
+            headers=headers,
+            timeout=httpx.Timeout(spec.read_timeout, connect=spec.connect_timeout),
+        )
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.spec.capabilities
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamChunk]:
+        assembler = ChunkAssembler(self.name, request.model)
+        body = json.dumps(build_body(request, self.spec), ensure_ascii=False).encode()
+        try:
+            async with self._client.stream("POST", "chat/completions", content=body) as response:
+                if response.status_code >= 400:
+                    raise await self._http_error(response)
+                finished = False
+                async for line in response.aiter_lines():
+                    if not line.startswith("data:"):
+                        continue
+                    data = line[5:].strip()
+                    if data == "[DONE]":
+                        finished = True
+                        break
+                    chunk = _decode(data, self.name)
+                    if "error" in chunk:
+                        raise _stream_error(chunk["error"], self.name)
+                    for out in assembler.feed(chunk):
+                        yield out
+        except httpx.TimeoutException as e:
+            raise ProviderError("the request timed out", kind="timeout", provider=self.name) from e
+        except httpx.ConnectError as e:
+            raise ProviderError(
+                f"could not reach {self._client.base_url}", kind="network", provider=self.name
+            ) from e
+        except httpx.TransportError as e:
+            raise ProviderError(
+                f"the connection broke while streaming ({type(e).__name__})",
+                kind="network",
+                provider=self.name,
+            ) from e
+        if not finished and assembler.finish is None:
+            raise ProviderError(
+                "the stream ended before the response was complete", kind="network", provider=self.name
+            )
+        yield assembler.end()
+
+    async def validate_auth(self) -> None:
+        try:
+            response = await self._client.get("models")
+        except httpx.TransportError as e:
+            raise ProviderError(
+                f"could not reach {self._client.base_url}", kind="network", provider=self.name
+            ) from e
+        if response.status_code >= 400:
+            raise await self._http_error(response)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def _http_error(self, response: httpx.Response) -> ProviderError:
+        raw = (await response.aread()).decode("utf-8", errors="replace")
+        message, error_type = raw[:500], None
+        try:
+            error = json.loads(raw).get("error")
+        except (ValueError, AttributeError):
+            error = None
+        if isinstance(error, dict):
+            message = str(error.get("message") or message)
+            error_type = error.get("code") or error.get("type")
+        elif isinstance(error, str):
+            message = error
+        return provider_error(
+            self.name,
+            status=response.status_code,
+            message=message,
+            error_type=error_type,
+            headers=response.headers,
+        )
+
+
+def _decode(data: str, provider: str) -> dict[str, Any]:
+    try:
+        value = json.loads(data)
+    except json.JSONDecodeError as e:
+        raise ProviderError(f"malformed stream data: {data[:200]!r}", kind="stream", provider=provider) from e
+    if not isinstance(value, dict):
+        raise ProviderError(f"unexpected stream data: {data[:200]!r}", kind="stream", provider=provider)
+    return value
+
+
+def _stream_error(error: Any, provider: str) -> ProviderError:
+    if isinstance(error, dict):
+        code = error.get("code")
+        status = code if isinstance(code, int) else None
+        error_type = error.get("type") or (code if isinstance(code, str) else None)
+        return provider_error(
+            provider, status=status, message=str(error.get("message") or error), error_type=error_type
+        )
+    return provider_error(provider, status=None, message=str(error))

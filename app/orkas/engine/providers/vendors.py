@@ -1,0 +1,78 @@
+"""Vendors as data: each row points a name at a wire API with its defaults.
+
+Adding an OpenAI-compatible vendor is adding a row, not code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from orkas.core.errors import ConfigError
+from orkas.engine.providers.anthropic import DEFAULT_CAPABILITIES as ANTHROPIC_CAPS
+from orkas.engine.providers.anthropic import AnthropicProvider
+from orkas.engine.providers.base import Capabilities, Provider, ProviderSpec
+from orkas.engine.providers.openai_compat import DEFAULT_CAPABILITIES as OPENAI_CAPS
+from orkas.engine.providers.openai_compat import OpenAICompatProvider
+
+VENDORS: dict[str, ProviderSpec] = {
+    spec.name: spec
+    for spec in (
+        ProviderSpec(name="anthropic", api="anthropic-messages", capabilities=ANTHROPIC_CAPS),
+        ProviderSpec(
+            name="openai",
+            api="openai-chat",
+            base_url="https://api.openai.com/v1",
+            capabilities=replace(OPENAI_CAPS, reasoning=True),
+            max_tokens_param="max_completion_tokens",
+        ),
+        ProviderSpec(
+            name="deepseek",
+            api="openai-chat",
+            base_url="https://api.deepseek.com/v1",
+            capabilities=Capabilities(images=False, images_in_tool_results=False),
+        ),
+        ProviderSpec(
+            name="openrouter",
+            api="openai-chat",
+            base_url="https://openrouter.ai/api/v1",
+            capabilities=OPENAI_CAPS,
+        ),
+        ProviderSpec(
+            name="ollama",
+            api="openai-chat",
+            base_url="http://127.0.0.1:11434/v1",
+            capabilities=OPENAI_CAPS,
+            read_timeout=900.0,
+        ),
+        ProviderSpec(
+            name="lmstudio",
+            api="openai-chat",
+            base_url="http://127.0.0.1:1234/v1",
+            capabilities=OPENAI_CAPS,
+            read_timeout=900.0,
+        ),
+        ProviderSpec(
+            name="vllm",
+            api="openai-chat",
+            base_url="http://127.0.0.1:8000/v1",
+            capabilities=OPENAI_CAPS,
+            read_timeout=900.0,
+        ),
+    )
+}
+
+DEFAULT_MODELS: dict[str, str] = {
+    "anthropic": "claude-sonnet-4-5",
+    "openai": "gpt-5-mini",
+    "deepseek": "deepseek-chat",
+    "openrouter": "anthropic/claude-sonnet-4.5",
+    "ollama": "llama3.2",
+}
+
+
+def create_provider(spec: ProviderSpec) -> Provider:
+    if spec.api == "anthropic-messages":
+        return AnthropicProvider(spec)
+    if spec.api == "openai-chat":
+        return OpenAICompatProvider(spec)
+    raise ConfigError(f"provider {spec.name!r} uses unknown wire API {spec.api!r}")

@@ -1,0 +1,84 @@
+"""The session protocol and its in-memory implementation.
+
+A session owns one history and guards the pairing invariant on every append: an assistant message
+with tool calls must be followed by a user message whose leading blocks are exactly those calls'
+results, in declared order; a tool result may appear nowhere else. App-only notices may sit
+anywhere, except between a tool call and its results.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Protocol
+
+from orkas.core.errors import PairingError
+from orkas.engine.messages import AssistantMessage, Message, ToolResultBlock, UserMessage
+
+
+class Session(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    def messages(self) -> Sequence[Message]:
+        """The history, oldest first. The caller must not mutate it."""
+        ...
+
+    async def append(self, message: Message) -> None:
+        """Add one message. Raises `PairingError` (and keeps nothing) if it would break pairing;
+        a persistent session raises `OSError` if the write failed."""
+        ...
+
+
+def pending_tool_ids(history: Sequence[Message]) -> tuple[str, ...]:
+    """Ids of tool calls in the last LLM message still waiting for their results."""
+    for message in reversed(history):
+        if isinstance(message, AssistantMessage):
+            return tuple(b.id for b in message.tool_uses)
+        if isinstance(message, UserMessage):
+            return ()
+    return ()
+
+
+def check_append(history: Sequence[Message], message: Message) -> None:
+    """Raise `PairingError` if appending `message` to `history` breaks the pairing invariant."""
+    pending = pending_tool_ids(history)
+    if isinstance(message, UserMessage):
+        results = [b.tool_use_id for b in message.content if isinstance(b, ToolResultBlock)]
+        leading = [b.tool_use_id for b in message.content[: len(results)] if isinstance(b, ToolResultBlock)]
+        if list(pending) != results or leading != results:
+            if pending:
+                raise PairingError(
+                    f"tool calls {list(pending)!r} need their results first, in that order; got {results!r}"
+                )
+            raise PairingError(f"tool results {results!r} answer no pending tool call")
+    elif isinstance(message, AssistantMessage):
+        if pending:
+            raise PairingError(f"tool calls {list(pending)!r} are still waiting for results")
+        ids = [b.id for b in message.tool_uses]
+        if len(set(ids)) != len(ids):
+            raise PairingError(f"duplicate tool call ids in one message: {ids!r}")
+    elif pending:
+        raise PairingError(f"a notice cannot come between tool calls {list(pending)!r} and their results")
+
+
+class InMemorySession:
+    """A session held in a list. Enforces pairing; persists nothing."""
+
+    def __init__(self, session_id: str | None = None, history: Sequence[Message] = ()) -> None:
+        self._id = session_id or uuid.uuid4().hex
+        self._messages: list[Message] = []
+        for message in history:
+            check_append(self._messages, message)
+            self._messages.append(message)
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    def messages(self) -> Sequence[Message]:
+        return self._messages
+
+    async def append(self, message: Message) -> None:
+        check_append(self._messages, message)
+        self._messages.append(message)

@@ -1,0 +1,103 @@
+"""The tool contract.
+
+A tool is a name, a description written for the model, a JSON schema, a `read_only` flag and an
+async `execute(input, ctx)`. Its result carries `content` for the model and `details` for the UI.
+A mistake the model made (bad input, a missing file) is an error *result* the model reads and
+recovers from; only bugs raise — and even those the run loop turns into an error result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import jsonschema
+from jsonschema.protocols import Validator
+
+from orkas.core.errors import ToolInputError
+from orkas.engine.abort import AbortSignal
+from orkas.engine.messages import TextBlock, ToolResultContent
+from orkas.engine.providers.base import ToolDefinition
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResult:
+    content: tuple[ToolResultContent, ...]
+    details: Mapping[str, Any] | None = None
+    is_error: bool = False
+
+
+def text_result(text: str, details: Mapping[str, Any] | None = None) -> ToolResult:
+    return ToolResult(content=(TextBlock(text=text),), details=details)
+
+
+def error_result(text: str, details: Mapping[str, Any] | None = None) -> ToolResult:
+    return ToolResult(content=(TextBlock(text=text),), details=details, is_error=True)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolContext:
+    """What a running tool may use. `progress` emits a `tool_progress` event."""
+
+    workspace: Path
+    signal: AbortSignal
+    tool_use_id: str
+    progress: Callable[[str], None] = field(default=lambda _message: None)
+
+
+class Tool(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def input_schema(self) -> Mapping[str, Any]: ...
+
+    @property
+    def read_only(self) -> bool: ...
+
+    async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+class ToolSet:
+    """The tools of a run, by name, with their schemas compiled once."""
+
+    def __init__(self, tools: Sequence[Tool]) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._validators: dict[str, Validator] = {}
+        for tool in tools:
+            if tool.name in self._tools:
+                raise ValueError(f"two tools are named {tool.name!r}")
+            cls = jsonschema.validators.validator_for(tool.input_schema)
+            cls.check_schema(dict(tool.input_schema))
+            self._tools[tool.name] = tool
+            self._validators[tool.name] = cls(tool.input_schema)
+        self.definitions: tuple[ToolDefinition, ...] = tuple(
+            ToolDefinition(name=t.name, description=t.description, input_schema=t.input_schema)
+            for t in self._tools.values()
+        )
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def validate(self, name: str, input: Mapping[str, Any]) -> None:
+        """Raise `ToolInputError` naming every problem, in words the model can act on."""
+        errors = sorted(self._validators[name].iter_errors(input), key=lambda e: list(e.absolute_path))
+        if not errors:
+            return
+        lines = []
+        for error in errors[:8]:
+            where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+            lines.append(f"- {where}: {error.message}")
+        raise ToolInputError(f"invalid input for tool {name!r}:\n" + "\n".join(lines))

@@ -1,0 +1,43 @@
+"""Test-wide fixtures: an isolated data dir, no provider keys, and the network guard."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+GUARD_DIR = Path(__file__).parent / "guard"
+sys.path.insert(0, str(GUARD_DIR))
+import netguard  # noqa: E402
+
+from tests.fakes.fixtures import anthropic_server, openai_server  # noqa: E402, F401
+
+netguard.install()
+
+PROVIDER_VARS = [
+    "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_PROFILE",
+    "OPENAI_API_KEY", "OPENAI_BASE_URL", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "OPENROUTER_API_KEY",
+    "OPENROUTER_BASE_URL", "OLLAMA_BASE_URL", "OLLAMA_API_KEY", "ORKAS_MODEL",
+]
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for var in PROVIDER_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("ORKAS_HOME", str(tmp_path_factory.mktemp("orkas-home")))
+    before = len(netguard.attempts)
+    yield
+    blocked = netguard.attempts[before:]
+    assert not blocked, f"the test tried to reach the network: {blocked}"
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """An environment for `orkas` subprocesses: guarded, keyless unless the test says otherwise."""
+    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_VARS}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(GUARD_DIR), env.get("PYTHONPATH", "")]))
+    env.update(extra)
+    return env

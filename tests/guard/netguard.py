@@ -1,0 +1,50 @@
+"""Refuse every socket connection that is not to this machine, and remember the attempt.
+
+Installed in the test process by conftest.py and in CLI subprocesses through sitecustomize.py,
+so no test can reach a real model provider, whatever environment it inherits.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from typing import Any
+
+attempts: list[str] = []
+MARKER = "NETWORK-GUARD: blocked connection to"
+
+
+def _is_local(address: Any, family: int) -> bool:
+    if family == socket.AF_UNIX:
+        return True
+    host = address[0] if isinstance(address, tuple) else address
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def install() -> None:
+    if getattr(socket.socket.connect, "_orkas_guard", False):
+        return
+    original_connect = socket.socket.connect
+    original_connect_ex = socket.socket.connect_ex
+
+    def check(sock: socket.socket, address: Any) -> None:
+        if not _is_local(address, sock.family):
+            attempts.append(repr(address))
+            print(f"{MARKER} {address!r}", file=sys.stderr, flush=True)
+            raise ConnectionRefusedError(f"{MARKER} {address!r}")
+
+    def connect(self: socket.socket, address: Any) -> None:
+        check(self, address)
+        original_connect(self, address)
+
+    def connect_ex(self: socket.socket, address: Any) -> int:
+        check(self, address)
+        return original_connect_ex(self, address)
+
+    connect._orkas_guard = True  # type: ignore[attr-defined]
+    socket.socket.connect = connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]

@@ -1,0 +1,5 @@
+"""Loaded automatically by Python in test subprocesses (PYTHONPATH points here)."""
+
+import netguard
+
+netguard.install()
