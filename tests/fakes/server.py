@@ -50,6 +50,11 @@ def json_reply(status: int, payload: Any, headers: dict[str, str] | None = None)
     )
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # clients hanging up mid-stream is what fault tests do on purpose
+
+
 class FakeServer:
     """Replies are consumed in order by requests whose path ends with `path`."""
 
@@ -60,10 +65,10 @@ class FakeServer:
         self._replies: list[Reply | Callable[[Recorded], Reply]] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._server.block_on_close = False
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-server", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), name="fake-server", daemon=True)
 
     @property
     def url(self) -> str:
