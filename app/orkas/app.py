@@ -19,6 +19,7 @@ from orkas.core.errors import ConfigError
 from orkas.engine.providers.base import Provider, ProviderSpec
 from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.providers.vendors import DEFAULT_MODELS, VENDORS, create_provider
+from orkas.engine.retry import RetryPolicy
 from orkas.engine.runner import Agent, RunConfig
 from orkas.engine.tools.files import ListFiles, ReadFile
 
@@ -56,7 +57,7 @@ def build_registry(settings: Settings) -> ProviderRegistry:
 
 
 def build_agent(
-    settings: Settings, *, workspace: Path, model: str | None, max_tool_loops: int = 100
+    settings: Settings, *, workspace: Path, model: str | None, max_tool_loops: int = 100, retries: int = 3
 ) -> Agent:
     """Raises `ConfigError` when no provider or model can serve the run."""
     if not settings.providers:
@@ -73,7 +74,7 @@ def build_agent(
     registry.resolve(chosen)  # fail before anything runs
     return Agent(
         providers=registry,
-        config=RunConfig(model=chosen, max_tool_loops=max_tool_loops),
+        config=RunConfig(model=chosen, max_tool_loops=max_tool_loops, retry=RetryPolicy(max_retries=retries)),
         workspace=workspace.resolve(),
         tools=[ReadFile(), ListFiles()],
     )

@@ -54,17 +54,21 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--workspace", type=Path, default=Path.cwd(), help="folder the agent may read")
     run.add_argument("--json", action="store_true", help="print one JSON object per event per line")
     run.add_argument("--max-tool-loops", type=int, default=100, help="stop after this many tool rounds")
+    run.add_argument("--retries", type=int, default=3, help="retries of a failed model call (default 3)")
     return parser
 
 
 async def _run(args: argparse.Namespace) -> int:
     if args.max_tool_loops < 1:
         raise ConfigError("--max-tool-loops must be at least 1")
+    if args.retries < 0:
+        raise ConfigError("--retries must not be negative")
     agent = build_agent(
         settings_from_env(os.environ),
         workspace=args.workspace,
         model=args.model,
         max_tool_loops=args.max_tool_loops,
+        retries=args.retries,
     )
     stop = AbortSignal()
     loop = asyncio.get_running_loop()

@@ -17,8 +17,9 @@ from tests.fakes.scripted import ScriptedProvider
 FAST_RETRY = RetryPolicy(max_retries=3, base_delay=0.001, max_delay=0.01)
 
 
-def make_agent(provider: ScriptedProvider, workspace: Path, *, tools: list[Tool] | None = None,
-               **config: Any) -> Agent:
+def make_agent(
+    provider: ScriptedProvider, workspace: Path, *, tools: list[Tool] | None = None, **config: Any
+) -> Agent:
     config.setdefault("retry", FAST_RETRY)
     return Agent(
         providers=ProviderRegistry({provider.name: provider}),
@@ -28,11 +29,14 @@ def make_agent(provider: ScriptedProvider, workspace: Path, *, tools: list[Tool]
     )
 
 
-async def collect(agent: Agent, prompt: str = "hello", *, session: Session | None = None,
-                  signal: AbortSignal | None = None) -> list[Event]:
+async def collect(
+    agent: Agent, prompt: str = "hello", *, session: Session | None = None, signal: AbortSignal | None = None
+) -> list[Event]:
     events = [e async for e in agent.run(prompt, session=session or InMemorySession(), signal=signal)]
     terminal = [e for e in events if isinstance(e, Done | Error)]
-    assert len(terminal) == 1 and events[-1] is terminal[0], f"a run ends with exactly one done/error: {events}"
+    assert len(terminal) == 1 and events[-1] is terminal[0], (
+        f"a run ends with exactly one done/error: {events}"
+    )
     return events
 
 

@@ -30,15 +30,29 @@ def err(kind: str, status: int | None = None, retry_after: float | None = None) 
 
 
 def user_messages(history: list[Message] | tuple[Message, ...]) -> list[UserMessage]:
-    return [m for m in history if isinstance(m, UserMessage) and not any(
-        isinstance(b, ToolResultBlock) for b in m.content)]
+    return [
+        m
+        for m in history
+        if isinstance(m, UserMessage) and not any(isinstance(b, ToolResultBlock) for b in m.content)
+    ]
 
 
-@pytest.mark.parametrize(("kind", "status"), [
-    ("timeout", 408), ("conflict", 409), ("rate_limit", 429), ("server", 500), ("server", 502),
-    ("server", 503), ("server", 504), ("overloaded", 529), ("network", None), ("timeout", None),
-    ("stream", None),
-])
+@pytest.mark.parametrize(
+    ("kind", "status"),
+    [
+        ("timeout", 408),
+        ("conflict", 409),
+        ("rate_limit", 429),
+        ("server", 500),
+        ("server", 502),
+        ("server", 503),
+        ("server", 504),
+        ("overloaded", 529),
+        ("network", None),
+        ("timeout", None),
+        ("stream", None),
+    ],
+)
 async def test_retryable_failures_are_retried_and_the_user_message_is_written_once(
     workspace: Path, kind: str, status: int | None
 ) -> None:
@@ -56,7 +70,9 @@ async def test_retryable_failures_are_retried_and_the_user_message_is_written_on
 
 async def test_retries_give_up_after_the_configured_attempts(workspace: Path) -> None:
     provider = ScriptedProvider(*([err("overloaded", 529)] for _ in range(3)))
-    events = await collect(make_agent(provider, workspace, retry=RetryPolicy(max_retries=2, base_delay=0.001)))
+    events = await collect(
+        make_agent(provider, workspace, retry=RetryPolicy(max_retries=2, base_delay=0.001))
+    )
     assert types(events).count("retry") == 2
     error = events[-1]
     assert isinstance(error, Error) and error.kind == "provider" and "529" in error.message
@@ -74,11 +90,19 @@ async def test_retry_after_is_honoured(workspace: Path) -> None:
     assert isinstance(events[-1], Done) and events[-1].timings.retry_wait >= 0.19
 
 
-@pytest.mark.parametrize(("kind", "status", "event_kind"), [
-    ("bad_request", 400, "provider"), ("auth", 401, "auth"), ("auth", 403, "auth"),
-    ("not_found", 404, "provider"), ("bad_request", 413, "provider"), ("bad_request", 422, "provider"),
-    ("content_policy", 400, "provider"), ("billing", 402, "provider"),
-])
+@pytest.mark.parametrize(
+    ("kind", "status", "event_kind"),
+    [
+        ("bad_request", 400, "provider"),
+        ("auth", 401, "auth"),
+        ("auth", 403, "auth"),
+        ("not_found", 404, "provider"),
+        ("bad_request", 413, "provider"),
+        ("bad_request", 422, "provider"),
+        ("content_policy", 400, "provider"),
+        ("billing", 402, "provider"),
+    ],
+)
 async def test_non_retryable_failures_end_the_run_at_once(
     workspace: Path, kind: str, status: int, event_kind: str
 ) -> None:
@@ -232,7 +256,9 @@ async def test_abort_during_a_tool_cancels_it_and_answers_every_call(workspace: 
         signal.abort()
 
     stopper = asyncio.create_task(stop_when_started())
-    events = await collect(make_agent(provider, workspace, tools=[slow, echo]), session=session, signal=signal)
+    events = await collect(
+        make_agent(provider, workspace, tools=[slow, echo]), session=session, signal=signal
+    )
     await stopper
     assert slow.cancelled and slow.finished == 0 and echo.calls == []
     assert isinstance(events[-1], Error) and events[-1].aborted

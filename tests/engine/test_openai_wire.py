@@ -10,8 +10,9 @@ import pytest
 from orkas.engine.events import Done, Error, Retry, TextDelta, ThinkingDelta, ToolEnd
 from orkas.engine.messages import AssistantMessage, ImageBlock, TextBlock, ThinkingBlock, Usage, UserMessage
 from orkas.engine.providers.base import ProviderSpec
-from orkas.engine.providers.openai_compat import DEFAULT_CAPABILITIES, OpenAICompatProvider
+from orkas.engine.providers.openai_compat import OpenAICompatProvider
 from orkas.engine.providers.registry import ProviderRegistry
+from orkas.engine.providers.vendors import OPENAI_CAPS as DEFAULT_CAPABILITIES
 from orkas.engine.retry import RetryPolicy
 from orkas.engine.runner import Agent, RunConfig
 from orkas.engine.session import InMemorySession
@@ -26,10 +27,17 @@ FAST = RetryPolicy(base_delay=0.001, max_delay=0.01)
 
 @pytest.fixture
 async def provider(openai_server: FakeServer) -> AsyncIterator[OpenAICompatProvider]:
-    p = OpenAICompatProvider(ProviderSpec(
-        name="deepseek", api="openai-chat", base_url=openai_server.url + "/v1", api_key="sk-oa",
-        headers={"X-Title": "Orkas"}, capabilities=DEFAULT_CAPABILITIES, read_timeout=1.0,
-    ))
+    p = OpenAICompatProvider(
+        ProviderSpec(
+            name="deepseek",
+            api="openai-chat",
+            base_url=openai_server.url + "/v1",
+            api_key="sk-oa",
+            headers={"X-Title": "Orkas"},
+            capabilities=DEFAULT_CAPABILITIES,
+            read_timeout=1.0,
+        )
+    )
     yield p
     await p.aclose()
 
@@ -43,8 +51,9 @@ def agent_for(provider: OpenAICompatProvider, workspace: Path, **config: object)
     )
 
 
-async def test_text_usage_headers_and_body(openai_server: FakeServer, provider: OpenAICompatProvider,
-                                           tmp_path: Path) -> None:
+async def test_text_usage_headers_and_body(
+    openai_server: FakeServer, provider: OpenAICompatProvider, tmp_path: Path
+) -> None:
     openai_server.script(Reply(events=wire.text_events("Hello, world.", usage=(12, 4))))
     session = InMemorySession()
     events = await collect(agent_for(provider, tmp_path), "hi", session=session)
@@ -52,7 +61,10 @@ async def test_text_usage_headers_and_body(openai_server: FakeServer, provider: 
     done = events[-1]
     assert isinstance(done, Done) and done.usage == Usage(input_tokens=12, output_tokens=4)
     reply = session.messages()[-1]
-    assert isinstance(reply, AssistantMessage) and (reply.provider, reply.model) == ("deepseek", "deepseek-chat")
+    assert isinstance(reply, AssistantMessage) and (reply.provider, reply.model) == (
+        "deepseek",
+        "deepseek-chat",
+    )
 
     request = openai_server.requests[0]
     assert request.path == "/v1/chat/completions"
@@ -64,12 +76,16 @@ async def test_text_usage_headers_and_body(openai_server: FakeServer, provider: 
     assert body["tools"][0]["function"]["name"] == "read_file" and body["max_tokens"] == 8192
 
 
-async def test_streamed_tool_call_fragments_run_the_tool(openai_server: FakeServer, provider: OpenAICompatProvider,
-                                                         tmp_path: Path) -> None:
+async def test_streamed_tool_call_fragments_run_the_tool(
+    openai_server: FakeServer, provider: OpenAICompatProvider, tmp_path: Path
+) -> None:
     (tmp_path / "b.txt").write_text("bravo\n")
     openai_server.script(
-        Reply(events=wire.tool_events([("call_1", "read_file", {"path": "b.txt"}),
-                                       ("call_2", "list_files", {})], text="Looking.")),
+        Reply(
+            events=wire.tool_events(
+                [("call_1", "read_file", {"path": "b.txt"}), ("call_2", "list_files", {})], text="Looking."
+            )
+        ),
         wire.reply_text("Found bravo."),
     )
     events = await collect(agent_for(provider, tmp_path))
@@ -95,7 +111,9 @@ async def test_deepseek_reasoning_content_is_thinking_and_replayed(
     events = await collect(agent_for(provider, tmp_path), session=session)
     assert "".join(e.text for e in events if isinstance(e, ThinkingDelta)) == "I should list files."
     stored = session.messages()[1]
-    assert isinstance(stored, AssistantMessage) and stored.content[0] == ThinkingBlock(text="I should list files.")
+    assert isinstance(stored, AssistantMessage) and stored.content[0] == ThinkingBlock(
+        text="I should list files."
+    )
     replay = openai_server.requests[1].json["messages"][2]
     assert replay["reasoning_content"] == "I should list files."
 
@@ -115,8 +133,9 @@ async def test_images_as_user_parts_and_moved_out_of_tool_results(
     assert after_tool[4]["content"][-1]["type"] == "image_url"
 
 
-async def test_cached_tokens_are_reported(openai_server: FakeServer, provider: OpenAICompatProvider,
-                                          tmp_path: Path) -> None:
+async def test_cached_tokens_are_reported(
+    openai_server: FakeServer, provider: OpenAICompatProvider, tmp_path: Path
+) -> None:
     frames = wire.text_events("ok")
     frames[-2] = wire.usage_chunk(100, 3, cached=80)
     openai_server.script(Reply(events=frames))
@@ -125,10 +144,13 @@ async def test_cached_tokens_are_reported(openai_server: FakeServer, provider: O
     assert events[-1].usage == Usage(input_tokens=100, output_tokens=3, cache_read_tokens=80)
 
 
-async def test_missing_tool_call_ids_get_unique_ones(openai_server: FakeServer, provider: OpenAICompatProvider,
-                                                     tmp_path: Path) -> None:
-    frames = [f.replace(b'"id": "call_a", ', b"").replace(b'"id": "call_b", ', b"")
-              for f in wire.tool_events([("call_a", "list_files", {}), ("call_b", "list_files", {})])]
+async def test_missing_tool_call_ids_get_unique_ones(
+    openai_server: FakeServer, provider: OpenAICompatProvider, tmp_path: Path
+) -> None:
+    frames = [
+        f.replace(b'"id": "call_a", ', b"").replace(b'"id": "call_b", ', b"")
+        for f in wire.tool_events([("call_a", "list_files", {}), ("call_b", "list_files", {})])
+    ]
     openai_server.script(Reply(events=frames), wire.reply_text("ok"))
     session = InMemorySession()
     events = await collect(agent_for(provider, tmp_path), session=session)
@@ -140,48 +162,70 @@ async def test_missing_tool_call_ids_get_unique_ones(openai_server: FakeServer, 
 
 
 @pytest.mark.parametrize("status", [408, 409, 429, 500, 502, 503, 504, 529])
-async def test_each_retryable_status_is_retried(openai_server: FakeServer, provider: OpenAICompatProvider,
-                                                tmp_path: Path, status: int) -> None:
+async def test_each_retryable_status_is_retried(
+    openai_server: FakeServer, provider: OpenAICompatProvider, tmp_path: Path, status: int
+) -> None:
     openai_server.script(wire.error(status, f"status {status}"), wire.reply_text("recovered"))
     events = await collect(agent_for(provider, tmp_path))
     assert types(events).count("retry") == 1
     assert isinstance(events[-1], Done) and events[-1].text == "recovered"
 
 
-async def test_retry_after_seconds_is_honoured(openai_server: FakeServer, provider: OpenAICompatProvider,
-                                               tmp_path: Path) -> None:
-    openai_server.script(wire.error(429, "Rate limit reached", headers={"retry-after": "0.1"}), wire.reply_text("ok"))
+async def test_retry_after_seconds_is_honoured(
+    openai_server: FakeServer, provider: OpenAICompatProvider, tmp_path: Path
+) -> None:
+    openai_server.script(
+        wire.error(429, "Rate limit reached", headers={"retry-after": "0.1"}), wire.reply_text("ok")
+    )
     events = await collect(agent_for(provider, tmp_path))
     assert [e.wait for e in events if isinstance(e, Retry)] == [pytest.approx(0.1)]
 
 
-@pytest.mark.parametrize(("status", "kind"), [(400, "provider"), (401, "auth"), (403, "auth"), (404, "provider"),
-                                              (413, "provider"), (422, "provider")])
-async def test_non_retryable_statuses_fail_at_once(openai_server: FakeServer, provider: OpenAICompatProvider,
-                                                   tmp_path: Path, status: int, kind: str) -> None:
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [
+        (400, "provider"),
+        (401, "auth"),
+        (403, "auth"),
+        (404, "provider"),
+        (413, "provider"),
+        (422, "provider"),
+    ],
+)
+async def test_non_retryable_statuses_fail_at_once(
+    openai_server: FakeServer, provider: OpenAICompatProvider, tmp_path: Path, status: int, kind: str
+) -> None:
     openai_server.script(wire.error(status, "Incorrect API key provided" if status == 401 else "nope"))
     events = await collect(agent_for(provider, tmp_path))
     assert "retry" not in types(events)
-    assert isinstance(events[-1], Error) and events[-1].kind == kind and f"HTTP {status}" in events[-1].message
+    assert (
+        isinstance(events[-1], Error) and events[-1].kind == kind and f"HTTP {status}" in events[-1].message
+    )
 
 
-async def test_context_length_exceeded_is_context_overflow(openai_server: FakeServer, provider: OpenAICompatProvider,
-                                                           tmp_path: Path) -> None:
-    openai_server.script(wire.error(400, "This model's maximum context length is 8192 tokens",
-                                    code="context_length_exceeded"))
+async def test_context_length_exceeded_is_context_overflow(
+    openai_server: FakeServer, provider: OpenAICompatProvider, tmp_path: Path
+) -> None:
+    openai_server.script(
+        wire.error(400, "This model's maximum context length is 8192 tokens", code="context_length_exceeded")
+    )
     events = await collect(agent_for(provider, tmp_path))
     assert isinstance(events[-1], Error) and events[-1].kind == "context_overflow"
 
 
-async def test_error_chunk_before_content_is_retried(openai_server: FakeServer, provider: OpenAICompatProvider,
-                                                     tmp_path: Path) -> None:
-    openai_server.script(Reply(events=[wire.stream_error("The server had an error")]), wire.reply_text("second"))
+async def test_error_chunk_before_content_is_retried(
+    openai_server: FakeServer, provider: OpenAICompatProvider, tmp_path: Path
+) -> None:
+    openai_server.script(
+        Reply(events=[wire.stream_error("The server had an error")]), wire.reply_text("second")
+    )
     events = await collect(agent_for(provider, tmp_path))
     assert types(events).count("retry") == 1 and isinstance(events[-1], Done)
 
 
-async def test_reset_mid_stream_keeps_partial_text(openai_server: FakeServer, provider: OpenAICompatProvider,
-                                                   tmp_path: Path) -> None:
+async def test_reset_mid_stream_keeps_partial_text(
+    openai_server: FakeServer, provider: OpenAICompatProvider, tmp_path: Path
+) -> None:
     frames = wire.text_events("abcdefgh")
     openai_server.script(Reply(events=frames, reset_after=2))  # role chunk, first half, then reset
     session = InMemorySession()
@@ -193,23 +237,32 @@ async def test_reset_mid_stream_keeps_partial_text(openai_server: FakeServer, pr
     assert len(openai_server.requests) == 1
 
 
-async def test_stream_that_ends_early_is_retried(openai_server: FakeServer, provider: OpenAICompatProvider,
-                                                 tmp_path: Path) -> None:
+async def test_stream_that_ends_early_is_retried(
+    openai_server: FakeServer, provider: OpenAICompatProvider, tmp_path: Path
+) -> None:
     openai_server.script(Reply(events=wire.text_events("x")[:1]), wire.reply_text("whole"))
     events = await collect(agent_for(provider, tmp_path))
     assert types(events).count("retry") == 1 and isinstance(events[-1], Done) and events[-1].text == "whole"
 
 
-async def test_stall_times_out_and_retries(openai_server: FakeServer, provider: OpenAICompatProvider,
-                                           tmp_path: Path) -> None:
+async def test_stall_times_out_and_retries(
+    openai_server: FakeServer, provider: OpenAICompatProvider, tmp_path: Path
+) -> None:
     openai_server.script(Reply(events=wire.text_events("late"), stall=3.0), wire.reply_text("fresh"))
     events = await collect(agent_for(provider, tmp_path))
     assert types(events).count("retry") == 1 and isinstance(events[-1], Done)
 
 
 async def test_openai_uses_max_completion_tokens(openai_server: FakeServer, tmp_path: Path) -> None:
-    p = OpenAICompatProvider(ProviderSpec(name="openai", api="openai-chat", base_url=openai_server.url, api_key="k",
-                                          max_tokens_param="max_completion_tokens"))
+    p = OpenAICompatProvider(
+        ProviderSpec(
+            name="openai",
+            api="openai-chat",
+            base_url=openai_server.url,
+            api_key="k",
+            max_tokens_param="max_completion_tokens",
+        )
+    )
     openai_server.script(wire.reply_text("ok"))
     await collect(agent_for(p, tmp_path, model="openai/gpt-test", max_tokens=1000))
     await p.aclose()

@@ -48,7 +48,10 @@ async def test_text_only_turn(workspace: Path) -> None:
     assert done.usage == Usage(input_tokens=10, output_tokens=5)
     user, reply = session.messages()
     assert isinstance(user, UserMessage) and user.content == (TextBlock(text="hello"),)
-    assert isinstance(reply, AssistantMessage) and (reply.provider, reply.model) == ("scripted", "scripted-model")
+    assert isinstance(reply, AssistantMessage) and (reply.provider, reply.model) == (
+        "scripted",
+        "scripted-model",
+    )
     provider.verify()
 
 
@@ -61,7 +64,9 @@ async def test_run_to_end_drains_the_same_generator(workspace: Path) -> None:
 
 
 async def test_one_tool_round_trip_reads_a_real_file(workspace: Path) -> None:
-    provider = ScriptedProvider(tool_call("read_file", {"path": "notes.txt"}, id="t1"), text("It says alpha."))
+    provider = ScriptedProvider(
+        tool_call("read_file", {"path": "notes.txt"}, id="t1"), text("It says alpha.")
+    )
     session = InMemorySession()
     events = await collect(make_agent(provider, workspace, tools=[ReadFile(), ListFiles()]), session=session)
 
@@ -79,7 +84,9 @@ async def test_one_tool_round_trip_reads_a_real_file(workspace: Path) -> None:
 async def test_several_tools_answer_in_declared_order(workspace: Path) -> None:
     echo = Echo()
     provider = ScriptedProvider(
-        tool_calls([("echo", {"text": "a"}, "c1"), ("fails", {}, "c2"), ("echo", {"text": "b", "times": 2}, "c3")]),
+        tool_calls(
+            [("echo", {"text": "a"}, "c1"), ("fails", {}, "c2"), ("echo", {"text": "b", "times": 2}, "c3")]
+        ),
         text("ok"),
     )
     session = InMemorySession()
@@ -165,8 +172,9 @@ async def test_max_tool_loops_stops_cleanly_with_a_summary(workspace: Path) -> N
 
 
 async def test_a_model_that_ignores_the_limit_still_gets_a_clean_stop(workspace: Path) -> None:
-    provider = ScriptedProvider(tool_call("echo", {"text": "1"}), tool_call("echo", {"text": "2"}),
-                                tool_call("echo", {"text": "3"}))
+    provider = ScriptedProvider(
+        tool_call("echo", {"text": "1"}), tool_call("echo", {"text": "2"}), tool_call("echo", {"text": "3"})
+    )
     session = InMemorySession()
     events = await collect(make_agent(provider, workspace, tools=[Echo()], max_tool_loops=1), session=session)
     done = events[-1]
@@ -191,8 +199,11 @@ async def test_tool_progress_events_flow_while_the_tool_runs(workspace: Path) ->
 
 
 async def test_images_move_out_of_tool_results_for_providers_that_cannot_take_them(workspace: Path) -> None:
-    provider = ScriptedProvider(tool_call("picture", {}, id="p1"), text("a red pixel"),
-                                capabilities=Capabilities(images=True, images_in_tool_results=False))
+    provider = ScriptedProvider(
+        tool_call("picture", {}, id="p1"),
+        text("a red pixel"),
+        capabilities=Capabilities(images=True, images_in_tool_results=False),
+    )
     session = InMemorySession()
     await collect(make_agent(provider, workspace, tools=[Picture()]), session=session)
     # The history keeps the truth: the image is inside the tool result ...
@@ -221,7 +232,9 @@ async def test_user_images_reach_the_provider(workspace: Path) -> None:
     from tests.engine.tools_for_tests import PNG_1PX
 
     provider = ScriptedProvider(text("I see a pixel."))
-    message = UserMessage(content=(TextBlock(text="what is this?"), ImageBlock(data=PNG_1PX, media_type="image/png")))
+    message = UserMessage(
+        content=(TextBlock(text="what is this?"), ImageBlock(data=PNG_1PX, media_type="image/png"))
+    )
     agent = make_agent(provider, workspace)
     result = await agent.run_to_end(message, session=InMemorySession())
     assert result.text == "I see a pixel."

@@ -10,9 +10,7 @@ from typing import Any
 from orkas.engine.messages import ImageBlock, TextBlock
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 
-PNG_1PX = (
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-)
+PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
 
 @dataclass
@@ -20,12 +18,14 @@ class Echo:
     name: str = "echo"
     description: str = "Echo the text back."
     read_only: bool = True
-    input_schema: Mapping[str, Any] = field(default_factory=lambda: {
-        "type": "object",
-        "properties": {"text": {"type": "string"}, "times": {"type": "integer", "minimum": 1}},
-        "required": ["text"],
-        "additionalProperties": False,
-    })
+    input_schema: Mapping[str, Any] = field(
+        default_factory=lambda: {
+            "type": "object",
+            "properties": {"text": {"type": "string"}, "times": {"type": "integer", "minimum": 1}},
+            "required": ["text"],
+            "additionalProperties": False,
+        }
+    )
     calls: list[Mapping[str, Any]] = field(default_factory=list)
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
@@ -92,7 +92,9 @@ class Picture:
     input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        return ToolResult(content=(TextBlock(text="a red pixel"), ImageBlock(data=PNG_1PX, media_type="image/png")))
+        return ToolResult(
+            content=(TextBlock(text="a red pixel"), ImageBlock(data=PNG_1PX, media_type="image/png"))
+        )
 
 
 @dataclass

@@ -46,10 +46,19 @@ def events(
             {
                 "type": "message_start",
                 "message": {
-                    "id": "msg_1", "type": "message", "role": "assistant", "model": model, "content": [],
-                    "stop_reason": None, "stop_sequence": None,
-                    "usage": {"input_tokens": input_tokens, "output_tokens": 1,
-                              "cache_read_input_tokens": cache_read, "cache_creation_input_tokens": cache_write},
+                    "id": "msg_1",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {
+                        "input_tokens": input_tokens,
+                        "output_tokens": 1,
+                        "cache_read_input_tokens": cache_read,
+                        "cache_creation_input_tokens": cache_write,
+                    },
                 },
             },
         ),
@@ -57,9 +66,16 @@ def events(
     ]
     for index, block in enumerate(blocks):
         out.extend(_block(index, block, (raw_json or {}).get(index)))
-    out.append(sse("message_delta", {"type": "message_delta",
-                                     "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                                     "usage": {"output_tokens": output_tokens}}))
+    out.append(
+        sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": output_tokens},
+            },
+        )
+    )
     out.append(sse("message_stop", {"type": "message_stop"}))
     return out
 
@@ -84,8 +100,13 @@ def _block(index: int, block: dict[str, Any], raw: str | None) -> list[bytes]:
         deltas = []
     else:
         raise ValueError(kind)
-    frames.append(sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
-    frames.extend(sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas)
+    frames.append(
+        sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
+    )
+    frames.extend(
+        sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
+        for d in deltas
+    )
     frames.append(sse("content_block_stop", {"type": "content_block_stop", "index": index}))
     return frames
 

@@ -22,11 +22,20 @@ def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> byt
 
 
 def usage_chunk(prompt: int = 10, completion: int = 5, cached: int = 0) -> bytes:
-    return sse(None, {
-        "id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
-                  "prompt_tokens_details": {"cached_tokens": cached}},
-    })
+    return sse(
+        None,
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion.chunk",
+            "choices": [],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+                "prompt_tokens_details": {"cached_tokens": cached},
+            },
+        },
+    )
 
 
 DONE = b"data: [DONE]\n\n"
@@ -35,8 +44,10 @@ DONE = b"data: [DONE]\n\n"
 def text_events(value: str, *, reasoning: str = "", usage: tuple[int, int] = (10, 5)) -> list[bytes]:
     frames = [chunk({"role": "assistant", "content": ""})]
     if reasoning:
-        frames.extend(chunk({"reasoning_content": part}) for part in (reasoning[: len(reasoning) // 2],
-                                                                      reasoning[len(reasoning) // 2 :]))
+        frames.extend(
+            chunk({"reasoning_content": part})
+            for part in (reasoning[: len(reasoning) // 2], reasoning[len(reasoning) // 2 :])
+        )
     half = len(value) // 2
     frames.extend(chunk({"content": part}) for part in (value[:half], value[half:]) if part)
     frames.append(chunk({}, "stop"))
@@ -50,8 +61,20 @@ def tool_events(calls: list[tuple[str, str, dict[str, Any]]], *, text: str = "")
     frames = [chunk({"role": "assistant", "content": text or None})]
     for index, (call_id, name, args) in enumerate(calls):
         raw = json.dumps(args)
-        frames.append(chunk({"tool_calls": [{"index": index, "id": call_id, "type": "function",
-                                             "function": {"name": name, "arguments": ""}}]}))
+        frames.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": name, "arguments": ""},
+                        }
+                    ]
+                }
+            )
+        )
         for part in (raw[: len(raw) // 2], raw[len(raw) // 2 :]):
             frames.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]}))
     frames.append(chunk({}, "tool_calls"))
@@ -69,7 +92,9 @@ def reply_tools(calls: list[tuple[str, str, dict[str, Any]]], **kwargs: Any) -> 
 
 
 def error(status: int, msg: str, code: str | None = None, headers: dict[str, str] | None = None) -> Reply:
-    return json_reply(status, {"error": {"message": msg, "type": "invalid_request_error", "code": code}}, headers)
+    return json_reply(
+        status, {"error": {"message": msg, "type": "invalid_request_error", "code": code}}, headers
+    )
 
 
 def stream_error(msg: str = "server had an error", kind: str = "server_error") -> bytes:

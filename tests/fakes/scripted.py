@@ -39,11 +39,19 @@ Item = StreamChunk | ProviderError | Gate
 Step = Sequence[Item]
 
 
-def end(*content: ContentBlock, stop: StopReason | None = None, usage: Usage | None = None,
-        model: str = "scripted-model") -> MessageEnd:
-    stop_reason: StopReason = stop or ("tool_use" if any(isinstance(b, ToolUseBlock) for b in content) else "end_turn")
+def end(
+    *content: ContentBlock,
+    stop: StopReason | None = None,
+    usage: Usage | None = None,
+    model: str = "scripted-model",
+) -> MessageEnd:
+    stop_reason: StopReason = stop or (
+        "tool_use" if any(isinstance(b, ToolUseBlock) for b in content) else "end_turn"
+    )
     usage = usage or Usage(input_tokens=10, output_tokens=5)
-    message = AssistantMessage(content=content, provider="scripted", model=model, stop_reason=stop_reason, usage=usage)
+    message = AssistantMessage(
+        content=content, provider="scripted", model=model, stop_reason=stop_reason, usage=usage
+    )
     return MessageEnd(message=message, stop_reason=stop_reason, usage=usage)
 
 
@@ -67,7 +75,9 @@ def tool_calls(calls: Sequence[tuple[str, dict[str, Any], str | None]], *, say: 
 
 
 class ScriptedProvider:
-    def __init__(self, *steps: Step, capabilities: Capabilities | None = None, name: str = "scripted") -> None:
+    def __init__(
+        self, *steps: Step, capabilities: Capabilities | None = None, name: str = "scripted"
+    ) -> None:
         self._steps = list(steps)
         self.requests: list[ProviderRequest] = []
         self.violations: list[str] = []

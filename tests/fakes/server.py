@@ -68,7 +68,9 @@ class FakeServer:
         self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._server.block_on_close = False
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), name="fake-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), name="fake-server", daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -107,7 +109,9 @@ class FakeServer:
                 return json_reply(404, {"error": {"type": "not_found_error", "message": "no such path"}})
             if not self._replies:
                 self.violations.append(f"unexpected extra request #{len(self.requests)}")
-                return json_reply(500, {"error": {"type": "api_error", "message": "fake server: nothing scripted"}})
+                return json_reply(
+                    500, {"error": {"type": "api_error", "message": "fake server: nothing scripted"}}
+                )
             reply = self._replies.pop(0)
         return reply(request) if callable(reply) else reply
 

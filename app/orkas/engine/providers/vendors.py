@@ -8,11 +8,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from orkas.core.errors import ConfigError
-from orkas.engine.providers.anthropic import DEFAULT_CAPABILITIES as ANTHROPIC_CAPS
-from orkas.engine.providers.anthropic import AnthropicProvider
 from orkas.engine.providers.base import Capabilities, Provider, ProviderSpec
-from orkas.engine.providers.openai_compat import DEFAULT_CAPABILITIES as OPENAI_CAPS
-from orkas.engine.providers.openai_compat import OpenAICompatProvider
+
+# Kept here rather than imported: importing the anthropic SDK costs about two seconds, paid only
+# when an Anthropic provider is actually created.
+ANTHROPIC_CAPS = Capabilities(images=True, images_in_tool_results=True, reasoning=True, prompt_cache=True)
+# OpenAI's tool messages take text only; images go into a user message after the results.
+OPENAI_CAPS = Capabilities(images=True, images_in_tool_results=False, reasoning=False)
 
 VENDORS: dict[str, ProviderSpec] = {
     spec.name: spec
@@ -72,7 +74,11 @@ DEFAULT_MODELS: dict[str, str] = {
 
 def create_provider(spec: ProviderSpec) -> Provider:
     if spec.api == "anthropic-messages":
+        from orkas.engine.providers.anthropic import AnthropicProvider
+
         return AnthropicProvider(spec)
     if spec.api == "openai-chat":
+        from orkas.engine.providers.openai_compat import OpenAICompatProvider
+
         return OpenAICompatProvider(spec)
     raise ConfigError(f"provider {spec.name!r} uses unknown wire API {spec.api!r}")

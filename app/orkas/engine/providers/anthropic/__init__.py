@@ -18,10 +18,6 @@ from orkas.engine.providers.anthropic.stream import StreamAssembler
 from orkas.engine.providers.base import Capabilities, ProviderRequest, ProviderSpec, StreamChunk
 from orkas.engine.providers.errors import provider_error
 
-DEFAULT_CAPABILITIES = Capabilities(
-    images=True, images_in_tool_results=True, reasoning=True, prompt_cache=True
-)
-
 
 class AnthropicProvider:
     def __init__(self, spec: ProviderSpec) -> None:

@@ -19,8 +19,6 @@ from orkas.engine.providers.openai_compat.request import build_body
 from orkas.engine.providers.openai_compat.stream import ChunkAssembler
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-# OpenAI's tool messages take text only; images go into a user message after the results.
-DEFAULT_CAPABILITIES = Capabilities(images=True, images_in_tool_results=False, reasoning=False)
 
 
 class OpenAICompatProvider:

@@ -1,0 +1,156 @@
+"""`orkas run` end to end: a real subprocess, the real SDKs, the fake servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import subprocess_env
+from tests.fakes import anthropic as a_wire
+from tests.fakes import openai as o_wire
+from tests.fakes.server import FakeServer, Reply
+
+ORKAS = str(Path(sys.executable).parent / "orkas")
+
+
+def orkas(
+    *args: str, env: dict[str, str], cwd: Path, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ORKAS, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def anthropic_env(server: FakeServer, key: str = "sk-ant-test") -> dict[str, str]:
+    return subprocess_env(ANTHROPIC_API_KEY=key, ANTHROPIC_BASE_URL=server.url)
+
+
+def test_streams_text_and_exits_zero(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    anthropic_server.script(a_wire.reply_text("Hello from Orkas."))
+    result = orkas(
+        "run",
+        "say hello",
+        "--model",
+        "anthropic/claude-test",
+        env=anthropic_env(anthropic_server),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Hello from Orkas.\n"
+    assert "NETWORK-GUARD" not in result.stderr
+    assert anthropic_server.requests[0].json["messages"][0]["content"][0]["text"] == "say hello"
+
+
+def test_one_line_per_tool_call(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    (tmp_path / "todo.txt").write_text("buy milk\n")
+    anthropic_server.script(
+        a_wire.message(a_wire.tool_use("read_file", {"path": "todo.txt"}, id="toolu_1")),
+        a_wire.message(a_wire.tool_use("list_files", {}, id="toolu_2")),
+        a_wire.reply_text("You need to buy milk."),
+    )
+    result = orkas(
+        "run",
+        "what is on my list?",
+        "--workspace",
+        str(tmp_path),
+        env=anthropic_env(anthropic_server),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "You need to buy milk.\n"
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith('• read_file {"path": "todo.txt"} → ok in ') and lines[0].endswith(
+        "1\tbuy milk"
+    )
+    assert lines[1].startswith("• list_files {} → ok")
+
+
+def test_json_prints_one_event_per_line(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    anthropic_server.script(
+        a_wire.message(a_wire.tool_use("list_files", {}, id="toolu_1")), a_wire.reply_text("Empty.")
+    )
+    result = orkas("run", "list", "--json", env=anthropic_env(anthropic_server), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    collapsed = [k for i, k in enumerate(kinds) if k != "text_delta" or kinds[i - 1] != "text_delta"]
+    assert collapsed == ["run_start", "usage", "tool_start", "tool_end", "text_delta", "usage", "done"]
+    assert "".join(e["text"] for e in events if e["type"] == "text_delta") == "Empty."
+    assert len(events[0]["session_id"]) == 32 and events[0]["model"] == "anthropic/claude-sonnet-4-5"
+    assert events[3]["content"][0]["type"] == "text" and events[3]["is_error"] is False
+    assert events[-1]["text"] == "Empty." and events[-1]["tool_loops"] == 1
+    assert events[-1]["usage"]["input_tokens"] == 20
+
+
+def test_bad_key_is_one_clear_line_and_exit_1(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    anthropic_server.script(a_wire.error(401, "authentication_error", "invalid x-api-key"))
+    result = orkas("run", "hi", env=anthropic_env(anthropic_server, key="wrong"), cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "orkas: error: anthropic: invalid x-api-key (HTTP 401). Check the API key for this provider."
+    )
+    assert "wrong" not in result.stderr
+
+
+def test_unknown_provider_is_a_usage_error(tmp_path: Path) -> None:
+    env = subprocess_env(ANTHROPIC_API_KEY="k", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
+    result = orkas("run", "hi", "--model", "nosuch/model-x", env=env, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "orkas: unknown provider 'nosuch' in 'nosuch/model-x'; configured: anthropic "
+        "(write provider/model, e.g. openrouter/nosuch/model-x)"
+    )
+
+
+def test_no_provider_configured(tmp_path: Path) -> None:
+    result = orkas("run", "hi", env=subprocess_env(), cwd=tmp_path)
+    assert result.returncode == 2 and "no model provider is configured" in result.stderr
+
+
+def test_network_failure_is_one_clear_line(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = subprocess_env(OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1", OPENAI_API_KEY="k")
+    result = orkas("run", "hi", "--model", "openai/gpt-test", "--retries", "0", env=env, cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip().startswith("orkas: error: openai: could not reach http://127.0.0.1:")
+    assert "Check the network connection" in result.stderr
+
+
+def test_openai_compatible_server(openai_server: FakeServer, tmp_path: Path) -> None:
+    openai_server.script(o_wire.reply_text("local model says hi"))
+    env = subprocess_env(OPENAI_BASE_URL=openai_server.url + "/v1")
+    result = orkas("run", "hi", "--model", "openai/qwen3", env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "local model says hi\n"
+    assert openai_server.requests[0].json["model"] == "qwen3"
+
+
+def test_ctrl_c_stops_the_run(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    anthropic_server.script(Reply(events=a_wire.events([a_wire.text("too late")]), stall=30.0))
+    proc = subprocess.Popen(
+        [ORKAS, "run", "hi", "--json"],
+        env=anthropic_env(anthropic_server),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    assert json.loads(first)["type"] == "run_start"
+    deadline = time.monotonic() + 10
+    while not anthropic_server.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=10)
+    assert time.monotonic() - started < 3
+    assert proc.returncode == 130, err
+    last = json.loads(out.strip().splitlines()[-1])
+    assert last["type"] == "error" and last["kind"] == "aborted"
