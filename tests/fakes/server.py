@@ -58,8 +58,10 @@ class _QuietServer(ThreadingHTTPServer):
 class FakeServer:
     """Replies are consumed in order by requests whose path ends with `path`."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, responder: Callable[[Recorded], Reply] | None = None) -> None:
+        """`responder`, if given, answers every request once the script is used up (benchmarks)."""
         self.path = path
+        self._responder = responder
         self.requests: list[Recorded] = []
         self.violations: list[str] = []
         self._replies: list[Reply | Callable[[Recorded], Reply]] = []
@@ -107,6 +109,8 @@ class FakeServer:
             if not request.path.split("?")[0].endswith(self.path):
                 self.violations.append(f"unexpected path {request.method} {request.path}")
                 return json_reply(404, {"error": {"type": "not_found_error", "message": "no such path"}})
+            if not self._replies and self._responder is not None:
+                return self._responder(request)
             if not self._replies:
                 self.violations.append(f"unexpected extra request #{len(self.requests)}")
                 return json_reply(
@@ -120,6 +124,7 @@ class FakeServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # or each small SSE write waits on a delayed ACK (~40 ms)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
