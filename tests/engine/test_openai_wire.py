@@ -268,3 +268,19 @@ async def test_openai_uses_max_completion_tokens(openai_server: FakeServer, tmp_
     await p.aclose()
     body = openai_server.requests[0].json
     assert body["max_completion_tokens"] == 1000 and "max_tokens" not in body and body["model"] == "gpt-test"
+
+
+async def test_validate_auth_and_complete(openai_server: FakeServer, provider: OpenAICompatProvider) -> None:
+    from orkas.core.errors import ProviderError
+    from orkas.engine.messages import user_text
+    from orkas.engine.providers.base import ProviderRequest, complete
+
+    openai_server.script(wire.reply_text("whole answer"))
+    end = await complete(provider, ProviderRequest(model="m", messages=[user_text("hi")]))
+    assert end.message.text == "whole answer" and end.stop_reason == "end_turn"
+
+    openai_server.path = "/v1/models"
+    openai_server.script(wire.error(401, "Incorrect API key provided"))
+    with pytest.raises(ProviderError) as info:
+        await provider.validate_auth()
+    assert info.value.kind == "auth" and info.value.status == 401

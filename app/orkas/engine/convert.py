@@ -64,9 +64,10 @@ def _assistant(message: AssistantMessage, *, provider: str, model: str) -> Assis
 
 
 def _user(message: UserMessage, capabilities: Capabilities) -> UserMessage:
+    images_ok_in_results = capabilities.images and capabilities.images_in_tool_results
     needs_change = any(
         (isinstance(b, ImageBlock) and not capabilities.images)
-        or (isinstance(b, ToolResultBlock) and _has_image(b))
+        or (isinstance(b, ToolResultBlock) and not images_ok_in_results and _has_image(b))
         for b in message.content
     )
     if not needs_change:

@@ -17,10 +17,19 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from orkas.engine.abort import AbortSignal
 from orkas.engine.events import Done, Error, Event, RunStart, Timings, UsageUpdate
-from orkas.engine.messages import Message, TextBlock, Usage, UserMessage, user_text
+from orkas.engine.messages import (
+    AssistantMessage,
+    Message,
+    StopReason,
+    TextBlock,
+    Usage,
+    UserMessage,
+    user_text,
+)
 from orkas.engine.model_call import CallFailed, ModelCall
 from orkas.engine.prompt import SystemPrompt
 from orkas.engine.providers.base import Reasoning
@@ -64,6 +73,9 @@ class RunResult:
         return self.error is not None and self.error.aborted
 
 
+LIMIT_TEXT = "not run: the tool-round limit was reached"
+
+
 def limit_note(limit: int) -> str:
     return (
         f"[Orkas] This run reached its limit of {limit} tool rounds, so the last tool calls were not "
@@ -104,15 +116,10 @@ class Agent:
         signal = signal or AbortSignal()
         signal.bind()
         message = user_text(user_input) if isinstance(user_input, str) else user_input
-        started = time.perf_counter()
         yield RunStart(session_id=session.id, model=f"{provider.name}/{model_id}")
         if signal.aborted:
             yield Error(kind="aborted", message=signal.reason)
             return
-        if (failure := await _append(session, message)) is not None:
-            yield failure
-            return
-
         call = ModelCall(
             provider=provider,
             model=model_id,
@@ -123,63 +130,14 @@ class Agent:
             signal=signal,
             on_context_overflow=self.on_context_overflow,
         )
-        tool_runner = ToolRunner(self.tools, workspace=self.workspace, signal=signal)
-        total = Usage()
-        loops = 0
-        limit_reached = False
-        while True:
-            async with aclosing(call.stream(tool_choice="none" if limit_reached else "auto")) as events:
+        turn = _Turn(self, session, signal, call)
+        try:
+            await turn.append(message)
+            async with aclosing(turn.rounds()) as events:
                 async for event in events:
                     yield event
-            outcome = call.outcome
-            if isinstance(outcome, CallFailed):
-                yield _timed(outcome.error, total, loops)
-                return
-            total = total + outcome.usage
-            yield UsageUpdate(usage=outcome.usage, total=total)
-            reply = outcome.message
-            if (failure := await _append(session, reply)) is not None:
-                yield failure
-                return
-            calls = reply.tool_uses
-            if not calls or limit_reached or loops >= self.config.max_tool_loops:
-                if calls:
-                    # Answer the calls without running them (pairing), then one tools-free call to
-                    # wrap up; a model that still asks for tools gets a plain stop.
-                    results = not_run_results(calls, "not run: the tool-round limit was reached")
-                    note = () if limit_reached else (TextBlock(text=limit_note(self.config.max_tool_loops)),)
-                    if (
-                        failure := await _append(session, UserMessage(content=(*results, *note)))
-                    ) is not None:
-                        yield failure
-                        return
-                    if not limit_reached:
-                        limit_reached = True
-                        continue
-                text = reply.text if not calls else f"Stopped after {loops} tool rounds (the limit)."
-                yield Done(
-                    text=text,
-                    stop_reason="max_tool_loops" if limit_reached else reply.stop_reason,
-                    usage=total,
-                    tool_loops=loops,
-                    timings=Timings(
-                        provider=call.provider_time,
-                        tools=tool_runner.elapsed,
-                        retry_wait=call.retry_wait,
-                        total=time.perf_counter() - started,
-                    ),
-                )
-                return
-            loops += 1
-            async with aclosing(tool_runner.run(calls)) as events:
-                async for event in events:
-                    yield event
-            if (failure := await _append(session, UserMessage(content=tool_runner.results))) is not None:
-                yield failure
-                return
-            if signal.aborted:
-                yield Error(kind="aborted", message=signal.reason, usage=total, tool_loops=loops)
-                return
+        except _Stop as stop:
+            yield stop.event
 
     async def run_to_end(
         self, user_input: str | UserMessage, *, session: Session, signal: AbortSignal | None = None
@@ -195,17 +153,97 @@ class Agent:
         raise AssertionError(f"run ended without done or error: {last!r}")
 
 
-async def _append(session: Session, message: Message) -> Error | None:
-    """Append, turning a failed write into the run's final error (never a silent loss)."""
-    try:
-        await session.append(message)
-    except OSError as e:
-        log.error("session %s: append failed: %s", session.id, e)
-        return Error(kind="internal", message=f"could not save the conversation: {e.strerror or e}")
-    return None
+class _Stop(Exception):
+    """Ends the turn with `event` (a failure already turned into the run's final event)."""
+
+    def __init__(self, event: Error) -> None:
+        self.event = event
 
 
-def _timed(error: Error, total: Usage, loops: int) -> Error:
-    return Error(
-        kind=error.kind, message=error.message, partial_text=error.partial_text, usage=total, tool_loops=loops
-    )
+class _Turn:
+    """The state of one running turn: the rounds so far, usage, and how to end."""
+
+    def __init__(self, agent: Agent, session: Session, signal: AbortSignal, call: ModelCall) -> None:
+        self.config = agent.config
+        self.session = session
+        self.signal = signal
+        self.call = call
+        self.tools = ToolRunner(agent.tools, workspace=agent.workspace, signal=signal)
+        self.total = Usage()
+        self.loops = 0
+        self.limit_reached = False
+        self.started = time.perf_counter()
+
+    async def rounds(self) -> AsyncGenerator[Event, None]:
+        while True:
+            async with aclosing(
+                self.call.stream(tool_choice="none" if self.limit_reached else "auto")
+            ) as events:
+                async for event in events:
+                    yield event
+            reply = await self._take_reply()
+            yield UsageUpdate(usage=reply.usage, total=self.total)
+            calls = reply.tool_uses
+            if not calls:
+                yield self._done(reply.text, "max_tool_loops" if self.limit_reached else reply.stop_reason)
+                return
+            if self.limit_reached or self.loops >= self.config.max_tool_loops:
+                # Answer the calls without running them (pairing holds), then one tools-free call
+                # to wrap up; a model that still asks for tools after that gets a plain stop.
+                note = () if self.limit_reached else (TextBlock(text=limit_note(self.config.max_tool_loops)),)
+                await self.append(UserMessage(content=(*not_run_results(calls, LIMIT_TEXT), *note)))
+                if self.limit_reached:
+                    yield self._done(f"Stopped after {self.loops} tool rounds (the limit).", "max_tool_loops")
+                    return
+                self.limit_reached = True
+                continue
+            self.loops += 1
+            async with aclosing(self.tools.run(calls)) as events:
+                async for event in events:
+                    yield event
+            await self.append(UserMessage(content=self.tools.results))
+            if self.signal.aborted:
+                raise _Stop(self._error(Error(kind="aborted", message=self.signal.reason)))
+
+    async def _take_reply(self) -> AssistantMessage:
+        outcome = self.call.outcome
+        if isinstance(outcome, CallFailed):
+            raise _Stop(self._error(outcome.error))
+        self.total = self.total + outcome.usage
+        await self.append(outcome.message)
+        return outcome.message
+
+    async def append(self, message: Message) -> None:
+        """Append, turning a failed write into the run's final error (never a silent loss)."""
+        try:
+            await self.session.append(message)
+        except OSError as e:
+            log.error("session %s: append failed: %s", self.session.id, e)
+            raise _Stop(
+                self._error(
+                    Error(kind="internal", message=f"could not save the conversation: {e.strerror or e}")
+                )
+            ) from e
+
+    def _error(self, error: Error) -> Error:
+        return Error(
+            kind=error.kind,
+            message=error.message,
+            partial_text=error.partial_text,
+            usage=self.total,
+            tool_loops=self.loops,
+        )
+
+    def _done(self, text: str, stop_reason: StopReason | Literal["max_tool_loops"]) -> Done:
+        return Done(
+            text=text,
+            stop_reason=stop_reason,
+            usage=self.total,
+            tool_loops=self.loops,
+            timings=Timings(
+                provider=self.call.provider_time,
+                tools=self.tools.elapsed,
+                retry_wait=self.call.retry_wait,
+                total=time.perf_counter() - self.started,
+            ),
+        )
