@@ -30,6 +30,7 @@ def install() -> None:
         return
     original_connect = socket.socket.connect
     original_connect_ex = socket.socket.connect_ex
+    original_getaddrinfo = socket.getaddrinfo
 
     def check(sock: socket.socket, address: Any) -> None:
         if not _is_local(address, sock.family):
@@ -45,6 +46,16 @@ def install() -> None:
         check(self, address)
         return original_connect_ex(self, address)
 
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        # Name lookups come first: refuse them too, or a blocked host would look like a DNS failure.
+        name = host.decode() if isinstance(host, bytes) else host
+        if name is not None and not _is_local((name, 0), socket.AF_INET):
+            attempts.append(repr(name))
+            print(f"{MARKER} {name!r}", file=sys.stderr, flush=True)
+            raise socket.gaierror(socket.EAI_NONAME, f"{MARKER} {name!r}")
+        return original_getaddrinfo(host, *args, **kwargs)
+
     connect._orkas_guard = True  # type: ignore[attr-defined]
+    socket.getaddrinfo = getaddrinfo
     socket.socket.connect = connect  # type: ignore[method-assign]
     socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
