@@ -36,7 +36,10 @@ def test_loopback_stays_open() -> None:
 
 
 def test_subprocesses_get_the_guard() -> None:
-    code = "import socket; print(socket.getaddrinfo.__module__, getattr(socket.socket.connect, '_orkas_guard', 0))"
+    code = (
+        "import socket; "
+        "print(socket.getaddrinfo.__module__, getattr(socket.socket.connect, '_orkas_guard', 0))"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], env=subprocess_env(), capture_output=True, text=True
     )
