@@ -154,3 +154,13 @@ def test_ctrl_c_stops_the_run(anthropic_server: FakeServer, tmp_path: Path) -> N
     assert proc.returncode == 130, err
     last = json.loads(out.strip().splitlines()[-1])
     assert last["type"] == "error" and last["kind"] == "aborted"
+
+
+def test_unknown_model_is_one_clear_line(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    anthropic_server.script(a_wire.error(404, "not_found_error", "model: claude-nope"))
+    result = orkas("run", "hi", "--model", "claude-nope", env=anthropic_env(anthropic_server), cwd=tmp_path)
+    assert result.returncode == 1
+    assert (
+        result.stderr.strip()
+        == "orkas: error: anthropic: model: claude-nope (HTTP 404). Check the model name."
+    )
