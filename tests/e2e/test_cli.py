@@ -62,6 +62,8 @@ def test_one_line_per_tool_call(anthropic_server: FakeServer, tmp_path: Path) ->
     assert result.returncode == 0, result.stderr
     assert result.stdout == "You need to buy milk.\n"
     lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith("orkas: session ")
+    lines = lines[1:]
     assert len(lines) == 2
     assert lines[0].startswith('• read_file {"path": "todo.txt"} → ok in ') and lines[0].endswith(
         "1\tbuy milk"
@@ -90,7 +92,7 @@ def test_bad_key_is_one_clear_line_and_exit_1(anthropic_server: FakeServer, tmp_
     anthropic_server.script(a_wire.error(401, "authentication_error", "invalid x-api-key"))
     result = orkas("run", "hi", env=anthropic_env(anthropic_server, key="wrong"), cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stderr.strip() == (
+    assert result.stderr.strip().splitlines()[-1] == (
         "orkas: error: anthropic: invalid x-api-key (HTTP 401). Check the API key for this provider."
     )
     assert "wrong" not in result.stderr
@@ -100,7 +102,7 @@ def test_unknown_provider_is_a_usage_error(tmp_path: Path) -> None:
     env = subprocess_env(ANTHROPIC_API_KEY="k", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
     result = orkas("run", "hi", "--model", "nosuch/model-x", env=env, cwd=tmp_path)
     assert result.returncode == 2
-    assert result.stderr.strip() == (
+    assert result.stderr.strip().splitlines()[-1] == (
         "orkas: unknown provider 'nosuch' in 'nosuch/model-x'; configured: anthropic "
         "(write provider/model, e.g. openrouter/nosuch/model-x)"
     )
@@ -118,7 +120,11 @@ def test_network_failure_is_one_clear_line(tmp_path: Path) -> None:
     env = subprocess_env(OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1", OPENAI_API_KEY="k")
     result = orkas("run", "hi", "--model", "openai/gpt-test", "--retries", "0", env=env, cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stderr.strip().startswith("orkas: error: openai: could not reach http://127.0.0.1:")
+    assert (
+        result.stderr.strip()
+        .splitlines()[-1]
+        .startswith("orkas: error: openai: could not reach http://127.0.0.1:")
+    )
     assert "Check the network connection" in result.stderr
 
 
@@ -161,6 +167,6 @@ def test_unknown_model_is_one_clear_line(anthropic_server: FakeServer, tmp_path:
     result = orkas("run", "hi", "--model", "claude-nope", env=anthropic_env(anthropic_server), cwd=tmp_path)
     assert result.returncode == 1
     assert (
-        result.stderr.strip()
+        result.stderr.strip().splitlines()[-1]
         == "orkas: error: anthropic: model: claude-nope (HTTP 404). Check the model name."
     )

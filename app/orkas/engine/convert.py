@@ -8,6 +8,7 @@ move out of tool results for providers that cannot take them there.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from orkas.engine.messages import (
     AssistantMessage,
@@ -51,16 +52,7 @@ def _assistant(message: AssistantMessage, *, provider: str, model: str) -> Assis
         return None
     if len(kept) == len(message.content):
         return message
-    return AssistantMessage(
-        content=kept,
-        provider=message.provider,
-        model=message.model,
-        stop_reason=message.stop_reason,
-        usage=message.usage,
-        partial=message.partial,
-        provider_details=message.provider_details,
-        created_at=message.created_at,
-    )
+    return replace(message, content=kept)
 
 
 def _user(message: UserMessage, capabilities: Capabilities) -> UserMessage:
@@ -83,7 +75,7 @@ def _user(message: UserMessage, capabilities: Capabilities) -> UserMessage:
             moved.extend(images)
         else:
             head.append(block)
-    return UserMessage(content=(*head, *moved), created_at=message.created_at)
+    return replace(message, content=(*head, *moved))
 
 
 def _has_image(block: ToolResultBlock) -> bool:

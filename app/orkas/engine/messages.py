@@ -12,6 +12,7 @@ the results for those calls, in declared order. `orkas.engine.session` enforces 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -80,9 +81,14 @@ class Usage:
         )
 
 
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UserMessage:
     content: tuple[ContentBlock, ...]
+    id: str = field(default_factory=new_id)
     created_at: float = field(default_factory=time.time)
     role: Literal["user"] = "user"
 
@@ -99,6 +105,7 @@ class AssistantMessage:
     usage: Usage = field(default_factory=Usage)
     partial: bool = False
     provider_details: Mapping[str, Any] = field(default_factory=dict)
+    id: str = field(default_factory=new_id)
     created_at: float = field(default_factory=time.time)
     role: Literal["assistant"] = "assistant"
 
@@ -117,6 +124,7 @@ class Notice:
 
     kind: str
     text: str
+    id: str = field(default_factory=new_id)
     created_at: float = field(default_factory=time.time)
     role: Literal["app"] = "app"
 

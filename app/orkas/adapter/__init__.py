@@ -1,0 +1,1 @@
+"""Binds the engine to the product: persistence, credentials, provider pools, services."""

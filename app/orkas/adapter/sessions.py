@@ -1,0 +1,174 @@
+"""Persistent sessions: one JSONL transcript per session, crash-safe.
+
+Appends are one record per `write` followed by `fsync`; a failed or short write is rolled back
+(the file is truncated to its last good length) and raised, so the caller always knows. Loading
+never fails on a damaged file: a torn last line is dropped, a corrupt line is skipped (and kept in
+`<id>.corrupt.jsonl` so nothing is lost), and orphan repair runs every time. When anything had to
+be fixed, the clean history is written back through an atomic rewrite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orkas.core.errors import ConfigError
+from orkas.core.fsutil import append_durably, atomic_write
+from orkas.engine.codec import RecordError, decode, encode
+from orkas.engine.messages import Message
+from orkas.engine.repair import RepairReport, repair
+from orkas.engine.session import check_append
+
+SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+@dataclass(slots=True)
+class LoadReport:
+    path: str
+    records: int = 0
+    torn_tail_bytes: int = 0
+    corrupt_lines: list[dict[str, Any]] = field(default_factory=list)  # {"line": n, "error": …}
+    repair: RepairReport = field(default_factory=RepairReport)
+    rewritten: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.torn_tail_bytes or self.corrupt_lines or self.repair.changed)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "records": self.records,
+            "torn_tail_bytes": self.torn_tail_bytes,
+            "corrupt_lines": self.corrupt_lines,
+            "repair": self.repair.as_dict(),
+            "rewritten": self.rewritten,
+        }
+
+
+def encode_line(message: Message) -> bytes:
+    return (json.dumps(encode(message), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+def parse(data: bytes) -> tuple[list[Message], LoadReport, list[bytes]]:
+    """Decode a transcript. Returns the messages, the report, and the raw lines that were skipped."""
+    report = LoadReport(path="")
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline, else a torn record
+    skipped: list[bytes] = []
+    if tail:
+        report.torn_tail_bytes = len(tail)
+        skipped.append(tail)
+    messages: list[Message] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            messages.append(decode(json.loads(line)))
+        except (ValueError, RecordError) as e:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
+            report.corrupt_lines.append({"line": number, "error": str(e)[:200]})
+            skipped.append(line)
+    report.records = len(messages)
+    return messages, report, skipped
+
+
+class PersistentSession:
+    """A session whose every message is on disk before `append` returns."""
+
+    def __init__(self, path: Path, messages: Sequence[Message] = ()) -> None:
+        self.path = path
+        self._messages: list[Message] = list(messages)
+        self._lock = asyncio.Lock()
+        self._fd: int | None = None
+        self._size = path.stat().st_size if path.exists() else 0
+
+    @property
+    def id(self) -> str:
+        return self.path.stem
+
+    def messages(self) -> Sequence[Message]:
+        return self._messages
+
+    async def append(self, message: Message) -> None:
+        check_append(self._messages, message)
+        data = encode_line(message)
+        async with self._lock:
+            await asyncio.to_thread(self._write, data)
+            self._messages.append(message)
+
+    def _write(self, data: bytes) -> None:
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            written = os.write(self._fd, data)
+            if written != len(data):
+                raise OSError(28, f"short write ({written} of {len(data)} bytes)")
+            os.fsync(self._fd)
+        except OSError:
+            # Roll back a partial record so the next append does not land on a torn line.
+            try:
+                os.ftruncate(self._fd, self._size)
+            except OSError:
+                pass
+            raise
+        self._size += len(data)
+
+    async def rewrite(self, messages: Sequence[Message]) -> None:
+        """Replace the whole history (compaction, cleanup) through an atomic rewrite."""
+        for index in range(1, len(messages)):
+            check_append(messages[:index], messages[index])
+        data = b"".join(encode_line(m) for m in messages)
+        async with self._lock:
+            self.close()
+            await asyncio.to_thread(atomic_write, self.path, data)
+            self._messages = list(messages)
+            self._size = len(data)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+class SessionStore:
+    """Sessions under one folder: `<root>/<id>.jsonl`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, session_id: str) -> Path:
+        if not SESSION_ID.match(session_id):
+            raise ConfigError(f"invalid session id {session_id!r}")
+        return self.root / f"{session_id}.jsonl"
+
+    def create(self) -> PersistentSession:
+        self.root.mkdir(parents=True, exist_ok=True)
+        path = self.path(uuid.uuid4().hex)
+        return PersistentSession(path)
+
+    def open(self, session_id: str) -> tuple[PersistentSession, LoadReport]:
+        path = self.path(session_id)
+        if not path.exists():
+            raise ConfigError(f"no session {session_id!r} in {str(self.root)!r}")
+        return load(path)
+
+
+def load(path: Path, *, write_back: bool = True) -> tuple[PersistentSession, LoadReport]:
+    """Load and repair a transcript. Never raises for damaged content; raises OSError if unreadable."""
+    messages, report, skipped = parse(path.read_bytes())
+    report.path = str(path)
+    messages, report.repair = repair(messages)
+    if report.changed and write_back:
+        if skipped:
+            # Nothing is lost: what could not be read is kept beside the transcript.
+            append_durably(path.with_suffix(".corrupt.jsonl"), b"".join(line + b"\n" for line in skipped))
+        atomic_write(path, b"".join(encode_line(m) for m in messages))
+        report.rewritten = True
+    return PersistentSession(path, messages), report

@@ -1,0 +1,100 @@
+"""`orkas` command-line entry points.
+
+    orkas run "prompt" [--session ID] [--model provider/model] [--workspace DIR] [--json] …
+    orkas session repair PATH [--json] [--dry-run]
+
+Text mode streams the answer to stdout and one line per tool call (and per retry) to stderr, so
+`orkas run … > answer.md` keeps only the answer. `--json` prints one JSON object per event per line.
+Exit status: 0 done, 1 the run failed, 2 bad usage or configuration, 130 stopped by the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from orkas import __version__
+from orkas.core.errors import ConfigError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ABORTED = 0, 1, 2, 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "run":
+            from orkas.cli.run import run_command
+
+            return asyncio.run(run_command(args, os.environ))
+        if args.command == "session" and args.session_command == "repair":
+            return _repair(args)
+    except ConfigError as e:
+        print(f"orkas: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    parser.print_help()
+    return EXIT_OK
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="orkas", description="Orkas: a local-first AI agent workspace.")
+    parser.add_argument("--version", action="version", version=f"orkas {__version__}")
+    commands = parser.add_subparsers(dest="command")
+    run = commands.add_parser("run", help="run one prompt through the agent and stream the answer")
+    run.add_argument("prompt", help="what you want done")
+    run.add_argument("--session", help="continue this session (its id); default: a new session")
+    run.add_argument("--model", help="provider/model, or a bare model name routed by its prefix")
+    run.add_argument("--workspace", type=Path, default=Path.cwd(), help="folder the agent may read")
+    run.add_argument("--json", action="store_true", help="print one JSON object per event per line")
+    run.add_argument("--max-tool-loops", type=int, default=100, help="stop after this many tool rounds")
+    run.add_argument("--retries", type=int, default=3, help="retries of a failed model call (default 3)")
+    session = commands.add_parser("session", help="inspect and repair saved sessions")
+    session_commands = session.add_subparsers(dest="session_command")
+    repair = session_commands.add_parser(
+        "repair", help="load a transcript, repair it and report what was fixed"
+    )
+    repair.add_argument("path", type=Path, help="a session's .jsonl file")
+    repair.add_argument("--json", action="store_true", help="print the report as JSON")
+    repair.add_argument("--dry-run", action="store_true", help="report only; leave the file as it is")
+    return parser
+
+
+def _repair(args: argparse.Namespace) -> int:
+    from orkas.adapter.sessions import load
+
+    path: Path = args.path
+    if not path.is_file():
+        raise ConfigError(f"no such transcript: {str(path)!r}")
+    try:
+        _session, report = load(path, write_back=not args.dry_run)
+    except OSError as e:
+        print(f"orkas: cannot read {str(path)!r}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print(json.dumps(report.as_dict(), ensure_ascii=False))
+        return EXIT_OK
+    fixed = report.repair.as_dict()
+    print(f"{path}: {report.records} records loaded")
+    print(
+        f"  torn last record dropped: {report.torn_tail_bytes} bytes"
+        if report.torn_tail_bytes
+        else "  no torn record"
+    )
+    print(f"  corrupt lines skipped: {len(report.corrupt_lines)}")
+    for key in (
+        "synthesized_results",
+        "dropped_orphan_results",
+        "dropped_duplicate_results",
+        "dropped_messages",
+    ):
+        values = fixed[key]
+        assert isinstance(values, list)
+        if values:
+            print(f"  {key.replace('_', ' ')}: {len(values)}")
+    print("  file rewritten" if report.rewritten else "  file unchanged")
+    return EXIT_OK

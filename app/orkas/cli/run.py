@@ -1,0 +1,76 @@
+"""`orkas run`: one prompt through the agent, on a new or a continued session."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from collections.abc import Mapping
+
+from orkas.adapter.sessions import SessionStore
+from orkas.app import build_agent, settings_from_env
+from orkas.core.errors import ConfigError
+from orkas.core.paths import data_dir, sessions_dir
+from orkas.engine.abort import AbortSignal
+from orkas.engine.events import Done, Error, Event
+
+EXIT_OK, EXIT_FAILED, EXIT_ABORTED = 0, 1, 130
+
+
+async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from orkas.cli.output import JsonPrinter, TextPrinter
+
+    if args.max_tool_loops < 1:
+        raise ConfigError("--max-tool-loops must be at least 1")
+    if args.retries < 0:
+        raise ConfigError("--retries must not be negative")
+    agent = build_agent(
+        settings_from_env(env),
+        workspace=args.workspace,
+        model=args.model,
+        max_tool_loops=args.max_tool_loops,
+        retries=args.retries,
+    )
+    store = SessionStore(sessions_dir(data_dir(env.get("ORKAS_HOME"))))
+    if args.session:
+        session, report = store.open(args.session)
+        if report.changed:
+            print(f"orkas: repaired session {session.id}: {_summary(report.as_dict())}", file=sys.stderr)
+    else:
+        session = store.create()
+        if not args.json:
+            print(f"orkas: session {session.id} (continue it with --session {session.id})", file=sys.stderr)
+    stop = AbortSignal()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.abort, "stopped by the user")
+    printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, sys.stderr)
+    last: Event | None = None
+    try:
+        async for event in agent.run(args.prompt, session=session, signal=stop):
+            printer.show(event)
+            last = event
+    finally:
+        session.close()
+        await agent.providers.aclose()
+    if isinstance(last, Done):
+        return EXIT_OK
+    if isinstance(last, Error) and last.aborted:
+        return EXIT_ABORTED
+    return EXIT_FAILED
+
+
+def _summary(report: dict[str, object]) -> str:
+    repair = report["repair"]
+    assert isinstance(repair, dict)
+    parts = []
+    if report["torn_tail_bytes"]:
+        parts.append("dropped a torn last record")
+    if corrupt := report["corrupt_lines"]:
+        assert isinstance(corrupt, list)
+        parts.append(f"skipped {len(corrupt)} corrupt lines")
+    if synthesized := repair["synthesized_results"]:
+        assert isinstance(synthesized, list)
+        parts.append(f"answered {len(synthesized)} interrupted tool calls")
+    return ", ".join(parts) or "reordered tool results"
