@@ -170,3 +170,44 @@ def test_unknown_model_is_one_clear_line(anthropic_server: FakeServer, tmp_path:
         result.stderr.strip().splitlines()[-1]
         == "orkas: error: anthropic: model: claude-nope (HTTP 404). Check the model name."
     )
+
+
+def test_continue_a_session(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    anthropic_server.script(a_wire.reply_text("First answer."), a_wire.reply_text("Second answer."))
+    env = anthropic_env(anthropic_server)
+    first = orkas("run", "first question", "--json", env=env, cwd=tmp_path)
+    session_id = json.loads(first.stdout.splitlines()[0])["session_id"]
+    second = orkas("run", "follow-up", "--session", session_id, env=env, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == "Second answer.\n"
+    sent = anthropic_server.requests[1].json["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert sent[0]["content"][0]["text"] == "first question" and sent[2]["content"][0]["text"] == "follow-up"
+
+
+def test_unknown_session_is_a_usage_error(tmp_path: Path) -> None:
+    env = subprocess_env(ANTHROPIC_API_KEY="k", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
+    result = orkas("run", "hi", "--session", "doesnotexist", env=env, cwd=tmp_path)
+    assert result.returncode == 2 and "no session 'doesnotexist'" in result.stderr
+
+
+def test_session_repair_prints_the_report(tmp_path: Path) -> None:
+    from orkas.adapter.sessions import encode_line
+    from orkas.engine.messages import AssistantMessage, TextBlock, ToolUseBlock, UserMessage
+
+    path = tmp_path / "broken.jsonl"
+    call = AssistantMessage(
+        content=(ToolUseBlock(id="a", name="read_file", input={}),), provider="p", model="m"
+    )
+    path.write_bytes(
+        encode_line(UserMessage(content=(TextBlock(text="hi"),))) + encode_line(call) + b'{"v":1,"id'
+    )
+    dry = orkas("session", "repair", str(path), "--json", "--dry-run", env=subprocess_env(), cwd=tmp_path)
+    assert json.loads(dry.stdout)["rewritten"] is False
+    result = orkas("session", "repair", str(path), "--json", env=subprocess_env(), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["records"] == 2 and report["torn_tail_bytes"] == 10 and report["rewritten"] is True
+    assert report["repair"]["synthesized_results"] == ["a"]
+    again = orkas("session", "repair", str(path), env=subprocess_env(), cwd=tmp_path)
+    assert "file unchanged" in again.stdout and "3 records loaded" in again.stdout
