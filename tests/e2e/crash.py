@@ -1,0 +1,214 @@
+"""Kill `orkas run` at random moments and check what survives. Shared by the test suite and
+bench/crash_trials.py (which runs many more trials)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orkas.adapter.sessions import SessionStore, parse
+from orkas.engine.events import Done
+from orkas.engine.providers.base import ProviderSpec
+from orkas.engine.providers.openai_compat import OpenAICompatProvider
+from orkas.engine.providers.registry import ProviderRegistry
+from orkas.engine.runner import Agent, RunConfig
+from orkas.engine.tools.files import ListFiles, ReadFile
+from tests.fakes import openai as wire
+from tests.fakes.server import FakeServer, Recorded, Reply
+from tests.validators import anthropic_violations, request_violations
+
+ORKAS = str(Path(sys.executable).parent / "orkas")
+TOOL_ROUNDS = 2
+
+
+def respond(request: Recorded) -> Reply:
+    """Two rounds of two parallel reads, then a slowly streamed answer: kills land everywhere."""
+    messages = request.json["messages"]
+    last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+    rounds = sum(1 for m in messages[last_user:] if m["role"] == "assistant" and m.get("tool_calls"))
+    if rounds < TOOL_ROUNDS:
+        n = len(messages)
+        calls = [
+            (f"call_{n}_a", "read_file", {"path": "a.txt"}),
+            (f"call_{n}_b", "read_file", {"path": "b.txt"}),
+        ]
+        return Reply(events=wire.tool_events(calls), event_delay=0.002)
+    words = [f"word{i} " for i in range(30)]
+    frames = [wire.chunk({"role": "assistant", "content": ""})]
+    frames += [wire.chunk({"content": w}) for w in words]
+    frames += [wire.chunk({}, "stop"), wire.usage_chunk(), wire.DONE]
+    return Reply(events=frames, event_delay=0.004)
+
+
+@dataclass
+class Outcome:
+    trial: int
+    killed_after: float
+    session_id: str | None
+    truncated_at: int | None = None
+    records: int = 0
+    lost_bytes: int = 0
+    synthesized: int = 0  # interrupted tool calls answered by the repair
+    problems: list[str] = field(default_factory=list)
+
+
+class CrashLab:
+    """A workspace, a data dir and a fake server shared by the trials."""
+
+    def __init__(self, root: Path, server: FakeServer, env: dict[str, str]) -> None:
+        self.root = root
+        self.server = server
+        self.workspace = root / "ws"
+        self.workspace.mkdir(exist_ok=True)
+        (self.workspace / "a.txt").write_text("alpha\n" * 50)
+        (self.workspace / "b.txt").write_text("bravo\n" * 50)
+        self.env = {**env, "ORKAS_HOME": str(root / "home"), "OPENAI_BASE_URL": server.url + "/v1"}
+        self.store = SessionStore(root / "home" / "sessions")
+        self.sessions: list[str] = []
+
+    def trial(self, number: int, rng: random.Random, *, max_delay: float) -> Outcome:
+        args = [
+            ORKAS,
+            "run",
+            f"task {number}: read a.txt and b.txt",
+            "--json",
+            "--model",
+            "openai/fake",
+            "--workspace",
+            str(self.workspace),
+        ]
+        if self.sessions and rng.random() < 0.5:
+            args += ["--session", rng.choice(self.sessions)]
+        before = set(self.store.root.glob("*.jsonl")) if self.store.root.exists() else set()
+        proc = subprocess.Popen(args, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        delay = rng.uniform(0.0, max_delay)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        out, _err = proc.communicate(timeout=30)
+        session_id = _session_from(out) or _new_session(self.store, before) or _continued(args)
+        outcome = Outcome(trial=number, killed_after=delay, session_id=session_id)
+        if session_id is None or not self.store.path(session_id).exists():
+            return outcome  # killed before anything was written: nothing to check
+        if session_id not in self.sessions:
+            self.sessions.append(session_id)
+        path = self.store.path(session_id)
+        if rng.random() < 0.3:
+            size = path.stat().st_size
+            outcome.truncated_at = rng.randrange(0, size + 1) if size else 0
+            with path.open("r+b") as f:
+                f.truncate(outcome.truncated_at)
+        self._check(path, outcome)
+        return outcome
+
+    def _check(self, path: Path, outcome: Outcome) -> None:
+        raw = path.read_bytes()
+        complete = raw.count(b"\n")
+        _messages, parsed, _skipped = parse(raw)
+        if parsed.corrupt_lines:
+            outcome.problems.append(f"corrupt lines besides the last: {parsed.corrupt_lines}")
+        outcome.lost_bytes = parsed.torn_tail_bytes
+        try:
+            session, report = self.store.open(path.stem)
+        except Exception as e:  # the point of the test: loading must never fail
+            outcome.problems.append(f"load failed: {type(e).__name__}: {e}")
+            return
+        outcome.records = report.records
+        outcome.synthesized = len(report.repair.synthesized)
+        if report.records != complete:
+            outcome.problems.append(f"{complete} complete lines on disk but {report.records} records loaded")
+        if violations := anthropic_violations(list(session.messages())):
+            outcome.problems.append(f"pairing violations after load: {violations}")
+        session.close()
+
+    async def next_run_succeeds(self, session_id: str) -> list[str]:
+        """Continue a crashed session in-process against the same fake server."""
+        session, _ = self.store.open(session_id)
+        provider = OpenAICompatProvider(
+            ProviderSpec(name="openai", api="openai-chat", base_url=self.server.url + "/v1")
+        )
+        agent = Agent(
+            providers=ProviderRegistry({"openai": provider}),
+            config=RunConfig(model="openai/fake"),
+            workspace=self.workspace,
+            tools=[ReadFile(), ListFiles()],
+        )
+        first_request = len(self.server.requests)
+        try:
+            result = await agent.run_to_end("continue", session=session)
+        finally:
+            session.close()
+            await provider.aclose()
+        problems = [] if isinstance(result.done, Done) else [f"the next run failed: {result.error}"]
+        for request in self.server.requests[first_request:]:
+            sent = _openai_to_anthropic_shape(request.json["messages"])
+            problems += [f"request after crash: {v}" for v in request_violations(sent)]
+        problems += [f"after next run: {v}" for v in anthropic_violations(list(session.messages()))]
+        return problems
+
+
+def _session_from(out: bytes) -> str | None:
+    first = out.split(b"\n", 1)[0]
+    try:
+        return str(json.loads(first)["session_id"])
+    except (ValueError, KeyError):
+        return None
+
+
+def _new_session(store: SessionStore, before: set[Path]) -> str | None:
+    created = set(store.root.glob("*.jsonl")) - before if store.root.exists() else set()
+    return next(iter(created)).stem if created else None
+
+
+def _continued(args: list[str]) -> str | None:
+    return args[args.index("--session") + 1] if "--session" in args else None
+
+
+def _openai_to_anthropic_shape(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Re-express an OpenAI chat request in Anthropic terms, so one validator checks both wires."""
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if m["role"] == "system":
+            continue
+        if m["role"] == "tool":
+            block = {"type": "tool_result", "tool_use_id": m["tool_call_id"]}
+            if (
+                out
+                and out[-1]["role"] == "user"
+                and all(b["type"] == "tool_result" for b in out[-1]["content"])
+            ):
+                out[-1]["content"].append(block)
+            else:
+                out.append({"role": "user", "content": [block]})
+            continue
+        content = m.get("content")
+        blocks: list[dict[str, Any]] = []
+        if isinstance(content, str) and content:
+            blocks.append({"type": "text", "text": content})
+        elif isinstance(content, list):
+            blocks += [{"type": "text", "text": p.get("text", "x")} for p in content]
+        for call in m.get("tool_calls") or ():
+            blocks.append(
+                {"type": "tool_use", "id": call["id"], "name": call["function"]["name"], "input": {}}
+            )
+        out.append({"role": m["role"], "content": blocks})
+    return out
+
+
+def run_trials(lab: CrashLab, trials: int, seed: int, *, max_delay: float) -> list[Outcome]:
+    rng = random.Random(seed)
+    return [lab.trial(i, rng, max_delay=max_delay) for i in range(trials)]
+
+
+def check_next_runs(lab: CrashLab) -> list[str]:
+    problems: list[str] = []
+    for session_id in lab.sessions:
+        problems += asyncio.run(lab.next_run_succeeds(session_id))
+    return problems

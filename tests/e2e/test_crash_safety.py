@@ -1,0 +1,38 @@
+"""SIGKILL `orkas run` at random moments (and tear its file at random offsets): every session must
+load, lose at most the record in flight, pass the Anthropic pairing rules, and continue."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import subprocess_env
+from tests.e2e.crash import CrashLab, check_next_runs, respond, run_trials
+from tests.fakes import openai as wire
+from tests.fakes.server import FakeServer
+
+TRIALS = int(os.environ.get("ORKAS_CRASH_TRIALS", "200"))
+
+
+@pytest.mark.slow
+def test_random_kills_never_lose_more_than_the_record_in_flight(tmp_path: Path) -> None:
+    server = FakeServer(wire.PATH, responder=respond).start()
+    try:
+        lab = CrashLab(tmp_path, server, subprocess_env())
+        outcomes = run_trials(lab, TRIALS, seed=20261130, max_delay=0.9)
+        problems = [
+            f"trial {o.trial} (killed after {o.killed_after:.3f}s, truncated at {o.truncated_at}): {p}"
+            for o in outcomes
+            for p in o.problems
+        ]
+        assert problems == []
+        checked = [o for o in outcomes if o.session_id and o.records]
+        assert len(checked) >= TRIALS // 2, "most kills should land after the session file exists"
+        sample = random.Random(1).sample(lab.sessions, min(40, len(lab.sessions)))
+        lab.sessions = sample
+        assert check_next_runs(lab) == []
+    finally:
+        server.stop()
