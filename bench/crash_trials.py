@@ -25,9 +25,7 @@ from tests.fakes.server import FakeServer
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -50,9 +48,7 @@ def main() -> None:
     print(f"kills that landed after the session file existed: {len(with_file)}")
     truncated = sum(1 for o in outcomes if o.truncated_at is not None)
     print(f"files also truncated at a random offset:           {truncated}")
-    print(
-        f"sessions loaded:                                    {len(with_file) - len(failed)}/{len(with_file)}"
-    )
+    print(f"sessions loaded:                                    {len(with_file) - len(failed)}/{len(with_file)}")
     print(
         f"loads that dropped a torn last record:              {len(torn)}"
         f" (median {statistics.median([o.lost_bytes for o in torn]) if torn else 0:.0f} bytes)"

@@ -108,10 +108,7 @@ async def direct_task(client: anthropic.AsyncAnthropic, params: dict[str, Any]) 
         if not calls:
             return time.perf_counter() - started
         messages.append({"role": "assistant", "content": blocks})
-        results = [
-            {"type": "tool_result", "tool_use_id": c["id"], "content": f"noop {c['input']['i']}"}
-            for c in calls
-        ]
+        results = [{"type": "tool_result", "tool_use_id": c["id"], "content": f"noop {c['input']['i']}"} for c in calls]
         messages.append({"role": "user", "content": results})
 
 
@@ -119,9 +116,7 @@ async def direct_task(client: anthropic.AsyncAnthropic, params: dict[str, Any]) 
 
 
 def orkas_agent(url: str, workspace: Path) -> Agent:
-    provider = AnthropicProvider(
-        ProviderSpec(name="anthropic", api="anthropic-messages", base_url=url, api_key="b")
-    )
+    provider = AnthropicProvider(ProviderSpec(name="anthropic", api="anthropic-messages", base_url=url, api_key="b"))
     return Agent(
         providers=ProviderRegistry({"anthropic": provider}),
         config=RunConfig(model=f"anthropic/{MODEL}"),
@@ -232,9 +227,7 @@ async def main_async(turns: int, tasks: int) -> None:
         proc.wait(timeout=10)
 
 
-def report(
-    turn: dict[str, list[float]], task: dict[str, list[float]], turns: int, tasks: int, peer: bool
-) -> None:
+def report(turn: dict[str, list[float]], task: dict[str, list[float]], turns: int, tasks: int, peer: bool) -> None:
     print(
         f"# harness overhead — {time.strftime('%Y-%m-%d')} — {platform.node()} ({platform.machine()}, "
         f"Python {platform.python_version()}, anthropic {anthropic.__version__})"
@@ -268,9 +261,7 @@ def report(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=300)
     parser.add_argument("--tasks", type=int, default=20)
     args = parser.parse_args()

@@ -15,10 +15,7 @@ from tests.conftest import subprocess_env
 
 async def test_a_real_provider_host_is_refused_and_recorded() -> None:
     # Checked first so that a broken install can never let the request below leave the machine.
-    assert (
-        getattr(socket.getaddrinfo, "__name__", "") == "getaddrinfo"
-        and socket.getaddrinfo.__module__ == "netguard"
-    )
+    assert getattr(socket.getaddrinfo, "__name__", "") == "getaddrinfo" and socket.getaddrinfo.__module__ == "netguard"
     before = len(netguard.attempts)
     with pytest.raises(httpx.ConnectError):
         async with httpx.AsyncClient() as client:
@@ -36,11 +33,6 @@ def test_loopback_stays_open() -> None:
 
 
 def test_subprocesses_get_the_guard() -> None:
-    code = (
-        "import socket; "
-        "print(socket.getaddrinfo.__module__, getattr(socket.socket.connect, '_orkas_guard', 0))"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], env=subprocess_env(), capture_output=True, text=True
-    )
+    code = "import socket; print(socket.getaddrinfo.__module__, getattr(socket.socket.connect, '_orkas_guard', 0))"
+    result = subprocess.run([sys.executable, "-c", code], env=subprocess_env(), capture_output=True, text=True)
     assert result.stdout.split() == ["netguard", "True"], result.stderr

@@ -41,9 +41,7 @@ def request_violations(messages: list[dict[str, Any]], *, allow_leading_assistan
         if pending:
             leading = [b.get("tool_use_id") for b in blocks[: len(pending)]]
             if role != "user" or leading != pending:
-                problems.append(
-                    f"#{index}: tool_use {pending} must be answered first, in order (got {leading})"
-                )
+                problems.append(f"#{index}: tool_use {pending} must be answered first, in order (got {leading})")
             elif len(results) != len(pending):
                 problems.append(f"#{index}: extra tool_result blocks {results[len(pending) :]}")
         elif results:

@@ -179,11 +179,7 @@ def _openai_to_anthropic_shape(messages: list[dict[str, Any]]) -> list[dict[str,
             continue
         if m["role"] == "tool":
             block = {"type": "tool_result", "tool_use_id": m["tool_call_id"]}
-            if (
-                out
-                and out[-1]["role"] == "user"
-                and all(b["type"] == "tool_result" for b in out[-1]["content"])
-            ):
+            if out and out[-1]["role"] == "user" and all(b["type"] == "tool_result" for b in out[-1]["content"]):
                 out[-1]["content"].append(block)
             else:
                 out.append({"role": "user", "content": [block]})
@@ -195,9 +191,7 @@ def _openai_to_anthropic_shape(messages: list[dict[str, Any]]) -> list[dict[str,
         elif isinstance(content, list):
             blocks += [{"type": "text", "text": p.get("text", "x")} for p in content]
         for call in m.get("tool_calls") or ():
-            blocks.append(
-                {"type": "tool_use", "id": call["id"], "name": call["function"]["name"], "input": {}}
-            )
+            blocks.append({"type": "tool_use", "id": call["id"], "name": call["function"]["name"], "input": {}})
         out.append({"role": m["role"], "content": blocks})
     return out
 

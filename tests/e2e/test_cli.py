@@ -18,9 +18,7 @@ from tests.fakes.server import FakeServer, Reply
 ORKAS = str(Path(sys.executable).parent / "orkas")
 
 
-def orkas(
-    *args: str, env: dict[str, str], cwd: Path, timeout: float = 60
-) -> subprocess.CompletedProcess[str]:
+def orkas(*args: str, env: dict[str, str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run([ORKAS, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
@@ -65,9 +63,7 @@ def test_one_line_per_tool_call(anthropic_server: FakeServer, tmp_path: Path) ->
     assert lines[0].startswith("orkas: session ")
     lines = lines[1:]
     assert len(lines) == 2
-    assert lines[0].startswith('• read_file {"path": "todo.txt"} → ok in ') and lines[0].endswith(
-        "1\tbuy milk"
-    )
+    assert lines[0].startswith('• read_file {"path": "todo.txt"} → ok in ') and lines[0].endswith("1\tbuy milk")
     assert lines[1].startswith("• list_files {} → ok")
 
 
@@ -120,11 +116,7 @@ def test_network_failure_is_one_clear_line(tmp_path: Path) -> None:
     env = subprocess_env(OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1", OPENAI_API_KEY="k")
     result = orkas("run", "hi", "--model", "openai/gpt-test", "--retries", "0", env=env, cwd=tmp_path)
     assert result.returncode == 1
-    assert (
-        result.stderr.strip()
-        .splitlines()[-1]
-        .startswith("orkas: error: openai: could not reach http://127.0.0.1:")
-    )
+    assert result.stderr.strip().splitlines()[-1].startswith("orkas: error: openai: could not reach http://127.0.0.1:")
     assert "Check the network connection" in result.stderr
 
 
@@ -196,12 +188,8 @@ def test_session_repair_prints_the_report(tmp_path: Path) -> None:
     from orkas.engine.messages import AssistantMessage, TextBlock, ToolUseBlock, UserMessage
 
     path = tmp_path / "broken.jsonl"
-    call = AssistantMessage(
-        content=(ToolUseBlock(id="a", name="read_file", input={}),), provider="p", model="m"
-    )
-    path.write_bytes(
-        encode_line(UserMessage(content=(TextBlock(text="hi"),))) + encode_line(call) + b'{"v":1,"id'
-    )
+    call = AssistantMessage(content=(ToolUseBlock(id="a", name="read_file", input={}),), provider="p", model="m")
+    path.write_bytes(encode_line(UserMessage(content=(TextBlock(text="hi"),))) + encode_line(call) + b'{"v":1,"id')
     dry = orkas("session", "repair", str(path), "--json", "--dry-run", env=subprocess_env(), cwd=tmp_path)
     assert json.loads(dry.stdout)["rewritten"] is False
     result = orkas("session", "repair", str(path), "--json", env=subprocess_env(), cwd=tmp_path)

@@ -17,9 +17,7 @@ from tests.fakes.scripted import ScriptedProvider
 FAST_RETRY = RetryPolicy(max_retries=3, base_delay=0.001, max_delay=0.01)
 
 
-def make_agent(
-    provider: ScriptedProvider, workspace: Path, *, tools: list[Tool] | None = None, **config: Any
-) -> Agent:
+def make_agent(provider: ScriptedProvider, workspace: Path, *, tools: list[Tool] | None = None, **config: Any) -> Agent:
     config.setdefault("retry", FAST_RETRY)
     return Agent(
         providers=ProviderRegistry({provider.name: provider}),
@@ -34,9 +32,7 @@ async def collect(
 ) -> list[Event]:
     events = [e async for e in agent.run(prompt, session=session or InMemorySession(), signal=signal)]
     terminal = [e for e in events if isinstance(e, Done | Error)]
-    assert len(terminal) == 1 and events[-1] is terminal[0], (
-        f"a run ends with exactly one done/error: {events}"
-    )
+    assert len(terminal) == 1 and events[-1] is terminal[0], f"a run ends with exactly one done/error: {events}"
     return events
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from orkas.core.errors import ProviderError
 from orkas.engine.abort import AbortSignal
-from orkas.engine.events import Done, Error, Retry, TextDelta, ToolEnd, ToolStart
-from orkas.engine.messages import AssistantMessage, Message, ToolResultBlock, UserMessage
+from orkas.engine.events import Compaction, Done, Error, Retry, TextDelta, ToolEnd, ToolStart
+from orkas.engine.messages import AssistantMessage, Message, TextBlock, ToolResultBlock, ToolUseBlock, UserMessage
 from orkas.engine.providers.base import TextDeltaChunk
 from orkas.engine.retry import RetryPolicy
 from orkas.engine.session import InMemorySession, check_append
@@ -31,9 +31,7 @@ def err(kind: str, status: int | None = None, retry_after: float | None = None) 
 
 def user_messages(history: list[Message] | tuple[Message, ...]) -> list[UserMessage]:
     return [
-        m
-        for m in history
-        if isinstance(m, UserMessage) and not any(isinstance(b, ToolResultBlock) for b in m.content)
+        m for m in history if isinstance(m, UserMessage) and not any(isinstance(b, ToolResultBlock) for b in m.content)
     ]
 
 
@@ -70,9 +68,7 @@ async def test_retryable_failures_are_retried_and_the_user_message_is_written_on
 
 async def test_retries_give_up_after_the_configured_attempts(workspace: Path) -> None:
     provider = ScriptedProvider(*([err("overloaded", 529)] for _ in range(3)))
-    events = await collect(
-        make_agent(provider, workspace, retry=RetryPolicy(max_retries=2, base_delay=0.001))
-    )
+    events = await collect(make_agent(provider, workspace, retry=RetryPolicy(max_retries=2, base_delay=0.001)))
     assert types(events).count("retry") == 2
     error = events[-1]
     assert isinstance(error, Error) and error.kind == "provider" and "529" in error.message
@@ -154,40 +150,60 @@ async def test_next_turn_after_a_partial_answer_works(workspace: Path) -> None:
     provider.verify()
 
 
-async def test_context_overflow_calls_the_hook_and_retries_once(workspace: Path) -> None:
+def earlier_turn(first_prompt: str, output: str) -> list[Message]:
+    call = AssistantMessage(
+        content=(ToolUseBlock(id="old1", name="echo", input={"text": "x"}),),
+        provider="scripted",
+        model="scripted-model",
+    )
+    result = UserMessage(content=(ToolResultBlock(tool_use_id="old1", content=(TextBlock(text=output),)),))
+    done = AssistantMessage(content=(TextBlock(text="done with that"),), provider="scripted", model="scripted-model")
+    return [UserMessage(content=(TextBlock(text=first_prompt),)), call, result, done]
+
+
+async def test_context_overflow_masks_old_outputs_and_retries_once(workspace: Path) -> None:
     provider = ScriptedProvider([err("context_overflow", 400)], text("fits now"))
-    calls: list[str] = []
-
-    async def make_room(session: object) -> bool:
-        calls.append("compacted")
-        return True
-
-    agent = make_agent(provider, workspace)
-    agent.on_context_overflow = make_room
-    events = await collect(agent)
-    assert calls == ["compacted"] and isinstance(events[-1], Done)
+    session = InMemorySession(history=earlier_turn("first task", "lorem ipsum " * 600))
+    agent = make_agent(provider, workspace, context_window=8000)
+    events = await collect(agent, "second task", session=session)
+    compaction = next(e for e in events if isinstance(e, Compaction))
+    assert compaction.method == "mask" and compaction.tokens_after < compaction.tokens_before
+    assert isinstance(events[-1], Done) and events[-1].text == "fits now"
+    retried = provider.requests[1].messages
+    masked = retried[2].content[0]
+    assert isinstance(masked, ToolResultBlock) and "masked to save context" in masked.content[0].text  # type: ignore[union-attr]
     provider.verify()
 
 
-async def test_context_overflow_without_room_is_an_error(workspace: Path) -> None:
-    provider = ScriptedProvider([err("context_overflow", 400)], [err("context_overflow", 400)])
+async def test_context_overflow_summarizes_when_masking_is_not_enough(workspace: Path) -> None:
+    provider = ScriptedProvider([err("context_overflow", 400)], text("SUMMARY: the user wanted a poem."), text("ok"))
+    long_prompt = "please write a poem about the sea " * 250
+    correction = UserMessage(content=(TextBlock(text="Use British spelling, and no rhymes."),))
+    reply = AssistantMessage(content=(TextBlock(text="noted"),), provider="scripted", model="scripted-model")
+    session = InMemorySession(history=[*earlier_turn(long_prompt, "short"), correction, reply])
+    events = await collect(make_agent(provider, workspace, context_window=8000), "now a haiku", session=session)
+    compaction = next(e for e in events if isinstance(e, Compaction))
+    assert compaction.method == "summary" and isinstance(events[-1], Done)
+    summary_request = provider.requests[1]
+    assert (
+        summary_request.tools == () and summary_request.tool_choice == "none" and "compaction" in summary_request.system
+    )
+    assert long_prompt[:200] in summary_request.messages[0].content[0].text  # type: ignore[union-attr]
+    final = provider.requests[2].messages
+    opening = final[0].content[0]
+    assert isinstance(opening, TextBlock) and "SUMMARY: the user wanted a poem." in opening.text
+    sent = " ".join(b.text for m in final for b in m.content if isinstance(b, TextBlock))
+    assert "Use British spelling, and no rhymes." in sent  # the user's own words, verbatim
+    assert long_prompt not in opening.text  # a pasted wall of text is summarized, not pinned
+    provider.verify()
 
-    async def make_room(session: object) -> bool:
-        return True
 
-    agent = make_agent(provider, workspace)
-    agent.on_context_overflow = make_room
-    events = await collect(agent)
+async def test_context_overflow_with_nothing_to_compact_is_an_error(workspace: Path) -> None:
+    provider = ScriptedProvider([err("context_overflow", 400)])
+    events = await collect(make_agent(provider, workspace))
     error = events[-1]
     assert isinstance(error, Error) and error.kind == "context_overflow"
     assert "too long" in error.message
-    provider.verify()
-
-
-async def test_context_overflow_without_a_hook_is_an_error_at_once(workspace: Path) -> None:
-    provider = ScriptedProvider([err("context_overflow", 400)])
-    events = await collect(make_agent(provider, workspace))
-    assert isinstance(events[-1], Error) and events[-1].kind == "context_overflow"
     provider.verify()
 
 
@@ -256,9 +272,7 @@ async def test_abort_during_a_tool_cancels_it_and_answers_every_call(workspace: 
         signal.abort()
 
     stopper = asyncio.create_task(stop_when_started())
-    events = await collect(
-        make_agent(provider, workspace, tools=[slow, echo]), session=session, signal=signal
-    )
+    events = await collect(make_agent(provider, workspace, tools=[slow, echo]), session=session, signal=signal)
     await stopper
     assert slow.cancelled and slow.finished == 0 and echo.calls == []
     assert isinstance(events[-1], Error) and events[-1].aborted

@@ -159,9 +159,7 @@ def broken_histories(draw: st.DrawFn) -> list[Message]:
         elif kind == "call":
             parts.append(call(*draw(st.lists(IDS, min_size=1, max_size=3, unique=True))))
         elif kind == "results":
-            parts.append(
-                results(*draw(st.lists(IDS, min_size=1, max_size=3)), text=draw(st.sampled_from(["", "x"])))
-            )
+            parts.append(results(*draw(st.lists(IDS, min_size=1, max_size=3)), text=draw(st.sampled_from(["", "x"]))))
         elif kind == "answer":
             parts.append(answer())
         else:
@@ -181,16 +179,12 @@ def test_repair_makes_any_history_valid_and_is_idempotent(history: list[Message]
             for block in message.content:
                 assert isinstance(block, ToolUseBlock)
                 seen[block.id] = seen.get(block.id, 0) + 1
-                blocks.append(
-                    ToolUseBlock(id=f"{block.id}{seen[block.id]}", name=block.name, input=block.input)
-                )
+                blocks.append(ToolUseBlock(id=f"{block.id}{seen[block.id]}", name=block.name, input=block.input))
             message = AssistantMessage(content=tuple(blocks), provider="p", model="m")
         elif isinstance(message, UserMessage):
             message = UserMessage(
                 content=tuple(
-                    ToolResultBlock(
-                        tool_use_id=f"{b.tool_use_id}{seen.get(b.tool_use_id, 1)}", content=b.content
-                    )
+                    ToolResultBlock(tool_use_id=f"{b.tool_use_id}{seen.get(b.tool_use_id, 1)}", content=b.content)
                     if isinstance(b, ToolResultBlock)
                     else b
                     for b in message.content

@@ -64,9 +64,7 @@ async def test_run_to_end_drains_the_same_generator(workspace: Path) -> None:
 
 
 async def test_one_tool_round_trip_reads_a_real_file(workspace: Path) -> None:
-    provider = ScriptedProvider(
-        tool_call("read_file", {"path": "notes.txt"}, id="t1"), text("It says alpha.")
-    )
+    provider = ScriptedProvider(tool_call("read_file", {"path": "notes.txt"}, id="t1"), text("It says alpha."))
     session = InMemorySession()
     events = await collect(make_agent(provider, workspace, tools=[ReadFile(), ListFiles()]), session=session)
 
@@ -84,9 +82,7 @@ async def test_one_tool_round_trip_reads_a_real_file(workspace: Path) -> None:
 async def test_several_tools_answer_in_declared_order(workspace: Path) -> None:
     echo = Echo()
     provider = ScriptedProvider(
-        tool_calls(
-            [("echo", {"text": "a"}, "c1"), ("fails", {}, "c2"), ("echo", {"text": "b", "times": 2}, "c3")]
-        ),
+        tool_calls([("echo", {"text": "a"}, "c1"), ("fails", {}, "c2"), ("echo", {"text": "b", "times": 2}, "c3")]),
         text("ok"),
     )
     session = InMemorySession()
@@ -232,9 +228,7 @@ async def test_user_images_reach_the_provider(workspace: Path) -> None:
     from tests.engine.tools_for_tests import PNG_1PX
 
     provider = ScriptedProvider(text("I see a pixel."))
-    message = UserMessage(
-        content=(TextBlock(text="what is this?"), ImageBlock(data=PNG_1PX, media_type="image/png"))
-    )
+    message = UserMessage(content=(TextBlock(text="what is this?"), ImageBlock(data=PNG_1PX, media_type="image/png")))
     agent = make_agent(provider, workspace)
     result = await agent.run_to_end(message, session=InMemorySession())
     assert result.text == "I see a pixel."

@@ -30,9 +30,7 @@ def call(*ids: str) -> AssistantMessage:
 
 
 def results(*ids: str, extra: tuple[TextBlock, ...] = ()) -> UserMessage:
-    return UserMessage(
-        content=(*(ToolResultBlock(tool_use_id=i, content=(TextBlock(text="r"),)) for i in ids), *extra)
-    )
+    return UserMessage(content=(*(ToolResultBlock(tool_use_id=i, content=(TextBlock(text="r"),)) for i in ids), *extra))
 
 
 def user(text: str = "hi") -> UserMessage:

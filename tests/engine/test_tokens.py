@@ -65,10 +65,7 @@ def png(width: int, height: int) -> str:
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     raw = (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"\0" * 10))
-        + chunk(b"IEND", b"")
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 10)) + chunk(b"IEND", b"")
     )
     return base64.b64encode(raw).decode()
 
@@ -94,8 +91,7 @@ def test_jpeg_gif_and_webp_headers() -> None:
     gif = b"GIF89a" + struct.pack("<HH", 32, 16)
     webp = b"RIFF\0\0\0\0WEBPVP8X" + b"\0" * 8 + (99).to_bytes(3, "little") + (49).to_bytes(3, "little")
     sizes = [
-        image_size(ImageBlock(data=base64.b64encode(raw).decode(), media_type="image/x"))
-        for raw in (jpeg, gif, webp)
+        image_size(ImageBlock(data=base64.b64encode(raw).decode(), media_type="image/x")) for raw in (jpeg, gif, webp)
     ]
     assert sizes == [(640, 480), (32, 16), (100, 50)]
 
@@ -103,9 +99,7 @@ def test_jpeg_gif_and_webp_headers() -> None:
 def test_messages_count_everything_the_provider_bills() -> None:
     text_only = estimate_message(UserMessage(content=(TextBlock(text="hello there"),)))
     with_image = estimate_message(
-        UserMessage(
-            content=(TextBlock(text="hello there"), ImageBlock(data=png(1000, 1000), media_type="image/png"))
-        )
+        UserMessage(content=(TextBlock(text="hello there"), ImageBlock(data=png(1000, 1000), media_type="image/png")))
     )
     assert with_image - text_only == 1334
     thinking = AssistantMessage(
@@ -121,8 +115,6 @@ def test_messages_count_everything_the_provider_bills() -> None:
         model="m",
     )
     assert estimate_message(call) > 500
-    result = UserMessage(
-        content=(ToolResultBlock(tool_use_id="a", content=(TextBlock(text="line\n" * 300),)),)
-    )
+    result = UserMessage(content=(ToolResultBlock(tool_use_id="a", content=(TextBlock(text="line\n" * 300),)),))
     assert estimate_message(result) > 300
     assert estimate_message(Notice(kind="n", text="never sent " * 100)) == 0

@@ -92,9 +92,7 @@ class Picture:
     input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        return ToolResult(
-            content=(TextBlock(text="a red pixel"), ImageBlock(data=PNG_1PX, media_type="image/png"))
-        )
+        return ToolResult(content=(TextBlock(text="a red pixel"), ImageBlock(data=PNG_1PX, media_type="image/png")))
 
 
 @dataclass
@@ -103,7 +101,7 @@ class StopsTheRun:
 
     name: str = "stopper"
     description: str = "Stops the run."
-    read_only: bool = True
+    read_only: bool = False  # a barrier: calls after it wait for it
     input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:

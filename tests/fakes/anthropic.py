@@ -100,12 +100,9 @@ def _block(index: int, block: dict[str, Any], raw: str | None) -> list[bytes]:
         deltas = []
     else:
         raise ValueError(kind)
-    frames.append(
-        sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
-    )
+    frames.append(sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
     frames.extend(
-        sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
-        for d in deltas
+        sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas
     )
     frames.append(sse("content_block_stop", {"type": "content_block_stop", "index": index}))
     return frames

@@ -92,9 +92,7 @@ def reply_tools(calls: list[tuple[str, str, dict[str, Any]]], **kwargs: Any) -> 
 
 
 def error(status: int, msg: str, code: str | None = None, headers: dict[str, str] | None = None) -> Reply:
-    return json_reply(
-        status, {"error": {"message": msg, "type": "invalid_request_error", "code": code}}, headers
-    )
+    return json_reply(status, {"error": {"message": msg, "type": "invalid_request_error", "code": code}}, headers)
 
 
 def stream_error(msg: str = "server had an error", kind: str = "server_error") -> bytes:

@@ -45,13 +45,9 @@ def end(
     usage: Usage | None = None,
     model: str = "scripted-model",
 ) -> MessageEnd:
-    stop_reason: StopReason = stop or (
-        "tool_use" if any(isinstance(b, ToolUseBlock) for b in content) else "end_turn"
-    )
+    stop_reason: StopReason = stop or ("tool_use" if any(isinstance(b, ToolUseBlock) for b in content) else "end_turn")
     usage = usage or Usage(input_tokens=10, output_tokens=5)
-    message = AssistantMessage(
-        content=content, provider="scripted", model=model, stop_reason=stop_reason, usage=usage
-    )
+    message = AssistantMessage(content=content, provider="scripted", model=model, stop_reason=stop_reason, usage=usage)
     return MessageEnd(message=message, stop_reason=stop_reason, usage=usage)
 
 
@@ -75,9 +71,7 @@ def tool_calls(calls: Sequence[tuple[str, dict[str, Any], str | None]], *, say: 
 
 
 class ScriptedProvider:
-    def __init__(
-        self, *steps: Step, capabilities: Capabilities | None = None, name: str = "scripted"
-    ) -> None:
+    def __init__(self, *steps: Step, capabilities: Capabilities | None = None, name: str = "scripted") -> None:
         self._steps = list(steps)
         self.requests: list[ProviderRequest] = []
         self.violations: list[str] = []

@@ -113,9 +113,7 @@ class FakeServer:
                 return self._responder(request)
             if not self._replies:
                 self.violations.append(f"unexpected extra request #{len(self.requests)}")
-                return json_reply(
-                    500, {"error": {"type": "api_error", "message": "fake server: nothing scripted"}}
-                )
+                return json_reply(500, {"error": {"type": "api_error", "message": "fake server: nothing scripted"}})
             reply = self._replies.pop(0)
         return reply(request) if callable(reply) else reply
 

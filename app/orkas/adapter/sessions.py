@@ -10,6 +10,7 @@ be fixed, the clean history is written back through an atomic rewrite.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import re
@@ -24,7 +25,7 @@ from orkas.core.fsutil import append_durably, atomic_write
 from orkas.engine.codec import RecordError, decode, encode
 from orkas.engine.messages import Message
 from orkas.engine.repair import RepairReport, repair
-from orkas.engine.session import check_append
+from orkas.engine.session import check_append, check_history
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -121,15 +122,31 @@ class PersistentSession:
         self._size += len(data)
 
     async def rewrite(self, messages: Sequence[Message]) -> None:
-        """Replace the whole history (compaction, cleanup) through an atomic rewrite."""
-        for index in range(1, len(messages)):
-            check_append(messages[:index], messages[index])
+        """Replace the whole history (compaction, cleanup) through an atomic rewrite. The history
+        it replaces is appended to `<id>.archive.jsonl` first, so nothing is ever lost."""
+        check_history(messages)
         data = b"".join(encode_line(m) for m in messages)
         async with self._lock:
             self.close()
-            await asyncio.to_thread(atomic_write, self.path, data)
+            await asyncio.to_thread(self._archive_and_replace, data)
             self._messages = list(messages)
             self._size = len(data)
+
+    def _archive_and_replace(self, data: bytes) -> None:
+        if self.path.exists():
+            append_durably(self.path.with_suffix(".archive.jsonl"), self.path.read_bytes())
+        atomic_write(self.path, data)
+
+    async def save_output(self, text: str) -> str:
+        folder = self.path.with_suffix(".outputs")
+        target = folder / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.txt"
+
+        def write() -> None:
+            folder.mkdir(exist_ok=True)
+            atomic_write(target, text.encode())
+
+        await asyncio.to_thread(write)
+        return str(target)
 
     def close(self) -> None:
         if self._fd is not None:

@@ -55,9 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--retries", type=int, default=3, help="retries of a failed model call (default 3)")
     session = commands.add_parser("session", help="inspect and repair saved sessions")
     session_commands = session.add_subparsers(dest="session_command")
-    repair = session_commands.add_parser(
-        "repair", help="load a transcript, repair it and report what was fixed"
-    )
+    repair = session_commands.add_parser("repair", help="load a transcript, repair it and report what was fixed")
     repair.add_argument("path", type=Path, help="a session's .jsonl file")
     repair.add_argument("--json", action="store_true", help="print the report as JSON")
     repair.add_argument("--dry-run", action="store_true", help="report only; leave the file as it is")
@@ -81,9 +79,7 @@ def _repair(args: argparse.Namespace) -> int:
     fixed = report.repair.as_dict()
     print(f"{path}: {report.records} records loaded")
     print(
-        f"  torn last record dropped: {report.torn_tail_bytes} bytes"
-        if report.torn_tail_bytes
-        else "  no torn record"
+        f"  torn last record dropped: {report.torn_tail_bytes} bytes" if report.torn_tail_bytes else "  no torn record"
     )
     print(f"  corrupt lines skipped: {len(report.corrupt_lines)}")
     for key in (

@@ -12,9 +12,7 @@ from orkas.engine.messages import TextBlock
 
 def event_json(event: Event) -> str:
     data: dict[str, Any] = {"type": event.type}
-    data.update(
-        (f.name, _plain(getattr(event, f.name))) for f in dataclasses.fields(event) if f.name != "type"
-    )
+    data.update((f.name, _plain(getattr(event, f.name))) for f in dataclasses.fields(event) if f.name != "type")
     return json.dumps(data, ensure_ascii=False)
 
 

@@ -2,8 +2,7 @@
 
 `run()` yields these; a run always ends with exactly one `Done` or one `Error`. Event names (`type`)
 are a public contract shared with the CLI's JSON output, the UI and the phone mirror: spell new ones
-once, here. Later issues add compaction, loop_warning, permission_request, steer_applied and
-provider_fallback beside these.
+once, here. Later issues add permission_request and provider_fallback beside these.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from typing import Any, Literal
 
 from orkas.engine.messages import StopReason, ToolResultContent, Usage
 
-ErrorKind = Literal["auth", "rate_limit", "context_overflow", "timeout", "provider", "aborted", "internal"]
+ErrorKind = Literal["auth", "rate_limit", "context_overflow", "timeout", "provider", "aborted", "loop", "internal"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,10 +78,50 @@ class UsageUpdate:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Compaction:
+    """The history was made smaller to fit the context window."""
+
+    method: Literal["mask", "summary", "shrink"]
+    tokens_before: int
+    tokens_after: int
+    messages_before: int
+    messages_after: int
+    type: Literal["compaction"] = "compaction"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoopWarning:
+    """The model repeated the same tool call; at `stop_at` the run stops."""
+
+    name: str
+    count: int
+    stop_at: int
+    type: Literal["loop_warning"] = "loop_warning"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SteerApplied:
+    """A message the user sent while the run was busy joined the conversation."""
+
+    message_id: str
+    text: str
+    type: Literal["steer_applied"] = "steer_applied"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunWarning:
+    """Something the person should know that did not stop the run."""
+
+    message: str
+    type: Literal["warning"] = "warning"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Timings:
     provider: float = 0.0
     tools: float = 0.0
     retry_wait: float = 0.0
+    compaction: float = 0.0
     total: float = 0.0
 
 
@@ -119,6 +158,10 @@ Event = (
     | ToolEnd
     | Retry
     | UsageUpdate
+    | Compaction
+    | LoopWarning
+    | SteerApplied
+    | RunWarning
     | Done
     | Error
 )

@@ -17,9 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-StopReason = Literal[
-    "end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn", "error", "aborted"
-]
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn", "error", "aborted"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,10 +65,18 @@ ToolResultContent = TextBlock | ImageBlock
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Usage:
+    """Token counts of a call. `input_tokens` excludes cache reads and writes (Anthropic's meaning;
+    adapters normalize to it)."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+
+    @property
+    def prompt_tokens(self) -> int:
+        """Everything the request sent: fresh input plus cache reads and writes."""
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(

@@ -1,7 +1,8 @@
 """One model round trip with the retry policy around it.
 
 Before any content has streamed, a retryable failure waits (a `retry` event, interruptible by
-abort) and tries again; a context overflow calls the compaction hook and retries once. After
+abort) and tries again; a context overflow ends the call at once (the run loop compacts and asks
+again, once). After
 content has streamed, a failure ends the call: the text already shown is kept in the history as a
 `partial` assistant message, never streamed twice, and no tool call from that attempt runs.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -67,7 +68,7 @@ class ModelCall:
         tools: Sequence[ToolDefinition],
         session: Session,
         signal: AbortSignal,
-        on_context_overflow: Callable[[Session], Awaitable[bool]] | None,
+        max_tokens: int,
     ) -> None:
         self.provider = provider
         self.model = model
@@ -76,7 +77,8 @@ class ModelCall:
         self.tools = tools
         self.session = session
         self.signal = signal
-        self.on_context_overflow = on_context_overflow
+        self.max_tokens = max_tokens
+        self.sent = 0  # history entries the last request was built from
         self.outcome: CallSucceeded | CallFailed = CallFailed(Error(kind="internal", message="no call made"))
         self.provider_time = 0.0
         self.retry_wait = 0.0
@@ -85,7 +87,6 @@ class ModelCall:
     async def stream(self, *, tool_choice: Literal["auto", "none"]) -> AsyncGenerator[Event, None]:
         """Yield the deltas of one response; afterwards `outcome` says how it ended."""
         attempt = 0
-        overflow_handled = False
         while True:
             if self.signal.aborted:
                 self.outcome = CallFailed(Error(kind="aborted", message=self.signal.reason))
@@ -100,10 +101,6 @@ class ModelCall:
                 if state.started:
                     self.outcome = CallFailed(await self._keep_partial(state, error))
                     return
-                if error.kind == "context_overflow" and not overflow_handled and self.on_context_overflow:
-                    overflow_handled = True
-                    if await self.on_context_overflow(self.session):
-                        continue
                 if not is_retryable(error) or attempt >= self.config.retry.max_retries:
                     self.outcome = CallFailed(Error(kind=error_kind(error), message=describe(error)))
                     return
@@ -124,9 +121,7 @@ class ModelCall:
                 self.outcome = CallFailed(failed.error)
                 return
 
-    async def _attempt(
-        self, state: _Attempt, tool_choice: Literal["auto", "none"]
-    ) -> AsyncGenerator[Event, None]:
+    async def _attempt(self, state: _Attempt, tool_choice: Literal["auto", "none"]) -> AsyncGenerator[Event, None]:
         request = ProviderRequest(
             model=self.model,
             messages=to_llm_messages(
@@ -138,7 +133,7 @@ class ModelCall:
             system=self.system,
             tools=self.tools,
             tool_choice=tool_choice,
-            max_tokens=self.config.max_tokens,
+            max_tokens=self.max_tokens,
             temperature=self.config.temperature,
             reasoning=self.config.reasoning,
             session_id=self.session.id,

@@ -137,9 +137,7 @@ def _answer(call: AssistantMessage, group: Sequence[Message], report: RepairRepo
     for tool_id in ids:
         if tool_id not in found:
             report.synthesized.append(tool_id)
-            found[tool_id] = ToolResultBlock(
-                tool_use_id=tool_id, content=(TextBlock(text=INTERRUPTED),), is_error=True
-            )
+            found[tool_id] = ToolResultBlock(tool_use_id=tool_id, content=(TextBlock(text=INTERRUPTED),), is_error=True)
         answered.append(found[tool_id])
     if holders > 1:
         report.merged_messages += holders - 1
@@ -166,8 +164,7 @@ def _already_paired(ids: list[str], group: Sequence[Message], first_user: int) -
     if any(isinstance(b, ToolResultBlock) for b in head.content[len(ids) :]):
         return False
     return not any(
-        isinstance(m, UserMessage) and any(isinstance(b, ToolResultBlock) for b in m.content)
-        for m in group[1:]
+        isinstance(m, UserMessage) and any(isinstance(b, ToolResultBlock) for b in m.content) for m in group[1:]
     )
 
 

@@ -14,9 +14,7 @@ from orkas.engine.events import ErrorKind
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 # "stream": a malformed stream or an unexplained SSE error event; retried like a dropped connection.
-RETRYABLE_KINDS = frozenset(
-    {"rate_limit", "overloaded", "server", "timeout", "network", "conflict", "stream"}
-)
+RETRYABLE_KINDS = frozenset({"rate_limit", "overloaded", "server", "timeout", "network", "conflict", "stream"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -8,6 +8,7 @@ anywhere, except between a tool call and its results.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Sequence
 from typing import Protocol
@@ -27,6 +28,14 @@ class Session(Protocol):
     async def append(self, message: Message) -> None:
         """Add one message. Raises `PairingError` (and keeps nothing) if it would break pairing;
         a persistent session raises `OSError` if the write failed."""
+        ...
+
+    async def rewrite(self, messages: Sequence[Message]) -> None:
+        """Replace the whole history (compaction). Raises `PairingError` if `messages` break pairing."""
+        ...
+
+    async def save_output(self, text: str) -> str:
+        """Keep a full tool output that compaction cut down; returns a reference a person can follow."""
         ...
 
 
@@ -62,15 +71,20 @@ def check_append(history: Sequence[Message], message: Message) -> None:
         raise PairingError(f"a notice cannot come between tool calls {list(pending)!r} and their results")
 
 
+def check_history(messages: Sequence[Message]) -> None:
+    """Raise `PairingError` unless the whole sequence could have been appended one by one."""
+    for index in range(len(messages)):
+        check_append(messages[:index], messages[index])
+
+
 class InMemorySession:
     """A session held in a list. Enforces pairing; persists nothing."""
 
     def __init__(self, session_id: str | None = None, history: Sequence[Message] = ()) -> None:
         self._id = session_id or uuid.uuid4().hex
-        self._messages: list[Message] = []
-        for message in history:
-            check_append(self._messages, message)
-            self._messages.append(message)
+        check_history(history)
+        self._messages: list[Message] = list(history)
+        self.outputs: dict[str, str] = {}
 
     @property
     def id(self) -> str:
@@ -82,3 +96,12 @@ class InMemorySession:
     async def append(self, message: Message) -> None:
         check_append(self._messages, message)
         self._messages.append(message)
+
+    async def rewrite(self, messages: Sequence[Message]) -> None:
+        check_history(messages)
+        self._messages = list(messages)
+
+    async def save_output(self, text: str) -> str:
+        ref = f"output:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+        self.outputs[ref] = text
+        return ref

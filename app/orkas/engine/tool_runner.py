@@ -1,21 +1,26 @@
 """Runs one round of tool calls and produces their results in declared order.
 
-Every call gets exactly one result, whatever happens: an unknown tool, input its schema rejects,
-an exception inside the tool, or an abort all become error results the model reads. Tools run one
-after another here; parallel read-only batches come with the next issue.
+Adjacent read-only calls form a batch that runs concurrently (at most `max_parallel` at once); any
+other call is a batch of its own, a barrier. Results are committed in the order the model declared
+them, whatever order they finish in. Every call gets exactly one result: an unknown tool, input its
+schema rejects, an exception inside the tool, an abort, or the loop guard all become error results
+the model reads.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
 from pathlib import Path
 
 from orkas.core.errors import ToolInputError
 from orkas.engine.abort import AbortSignal
-from orkas.engine.events import Event, ToolEnd, ToolProgress, ToolStart
+from orkas.engine.events import Event, LoopWarning, ToolEnd, ToolProgress, ToolStart
+from orkas.engine.loop_guard import LoopGuard
 from orkas.engine.messages import TextBlock, ToolResultBlock, ToolUseBlock
 from orkas.engine.providers.base import INVALID_INPUT_KEY
 from orkas.engine.tools.base import Tool, ToolContext, ToolResult, ToolSet, error_result
@@ -24,96 +29,162 @@ log = logging.getLogger(__name__)
 
 ABORTED_TEXT = "aborted: the user stopped the run before this tool call finished"
 CANCEL_GRACE = 2.0  # seconds a cancelled tool gets to clean up before we stop waiting
+MAX_PARALLEL = 8
 
 
 def not_run_results(calls: Sequence[ToolUseBlock], reason: str) -> tuple[ToolResultBlock, ...]:
-    return tuple(
-        ToolResultBlock(tool_use_id=c.id, content=(TextBlock(text=reason),), is_error=True) for c in calls
-    )
+    return tuple(ToolResultBlock(tool_use_id=c.id, content=(TextBlock(text=reason),), is_error=True) for c in calls)
 
 
-class _Finished:
-    __slots__ = ()
-
-
-_FINISHED = _Finished()
+def batches(calls: Sequence[ToolUseBlock], tools: ToolSet) -> list[list[ToolUseBlock]]:
+    """Maximal runs of adjacent read-only calls; every other call alone."""
+    out: list[list[ToolUseBlock]] = []
+    extend = False  # may the next read-only call join the last batch?
+    for call in calls:
+        tool = tools.get(call.name)
+        read_only = tool is not None and tool.read_only
+        if read_only and extend:
+            out[-1].append(call)
+        else:
+            out.append([call])
+        extend = read_only
+    return out
 
 
 class ToolRunner:
-    def __init__(self, tools: ToolSet, *, workspace: Path, signal: AbortSignal) -> None:
+    def __init__(
+        self,
+        tools: ToolSet,
+        *,
+        workspace: Path,
+        signal: AbortSignal,
+        guard: LoopGuard | None = None,
+        max_parallel: int = MAX_PARALLEL,
+    ) -> None:
+        if max_parallel < 1:
+            raise ValueError(f"max_parallel must be at least 1, got {max_parallel!r}")
         self.tools = tools
         self.workspace = workspace
         self.signal = signal
+        self.guard = guard or LoopGuard()
+        self.max_parallel = max_parallel
         self.results: tuple[ToolResultBlock, ...] = ()
         self.elapsed = 0.0
+        self.loop_stop: str | None = None  # set when the loop guard stopped the run
 
-    async def run(self, calls: Sequence[ToolUseBlock]) -> AsyncGenerator[Event, None]:
-        """Yield tool events; afterwards `results` holds one result per call, in order."""
-        results: list[ToolResultBlock] = []
+    async def run(self, calls: Sequence[ToolUseBlock], *, truncated: bool = False) -> AsyncGenerator[Event, None]:
+        """Yield tool events; afterwards `results` holds one result per call, in declared order.
+        `truncated`: the reply hit its output limit, so unparseable input means "cut off"."""
+        done: dict[str, ToolResultBlock] = {}
+        started = time.perf_counter()
         try:
-            for call in calls:
-                if self.signal.aborted:
-                    results.append(not_run_results([call], ABORTED_TEXT)[0])
-                    continue
-                yield ToolStart(id=call.id, name=call.name, input=call.input)
-                started = time.perf_counter()
-                outcome: list[ToolResult] = []
-                async for progress in self._execute(call, outcome):
-                    yield progress
-                result = outcome[0]
-                duration = time.perf_counter() - started
-                self.elapsed += duration
-                results.append(
-                    ToolResultBlock(tool_use_id=call.id, content=result.content, is_error=result.is_error)
-                )
-                yield ToolEnd(
-                    id=call.id,
-                    name=call.name,
-                    content=result.content,
-                    details=result.details,
-                    is_error=result.is_error,
-                    duration=duration,
-                )
+            for batch in batches(calls, self.tools):
+                if self.signal.aborted or self.loop_stop:
+                    break
+                runnable: list[ToolUseBlock] = []
+                notes: dict[str, str] = {}
+                for call in batch:
+                    count = self.guard.see(call)
+                    if count >= self.guard.stop_at:
+                        self.loop_stop = f"{call.name} was called {count} times in a row with the same input"
+                        break
+                    if count >= self.guard.warn_at:
+                        notes[call.id] = self.guard.note(call.name)
+                        yield LoopWarning(name=call.name, count=count, stop_at=self.guard.stop_at)
+                    runnable.append(call)
+                async with aclosing(self._run_batch(runnable, done, notes, truncated)) as events:
+                    async for event in events:
+                        yield event
         finally:
-            # Even if our consumer went away mid-round, every call has a result.
-            answered = {r.tool_use_id for r in results}
-            results.extend(not_run_results([c for c in calls if c.id not in answered], ABORTED_TEXT))
-            self.results = tuple(results)
+            self.elapsed += time.perf_counter() - started
+            reason = f"not run: the run was stopped because {self.loop_stop}" if self.loop_stop else ABORTED_TEXT
+            self.results = tuple(done.get(c.id) or not_run_results([c], reason)[0] for c in calls)
 
-    async def _execute(
-        self, call: ToolUseBlock, outcome: list[ToolResult]
-    ) -> AsyncGenerator[ToolProgress, None]:
-        tool = self.tools.get(call.name)
-        problem = self._check(call, tool)
-        if problem is not None or tool is None:
-            outcome.append(problem or error_result("unknown tool"))
-            return
-        queue: asyncio.Queue[str | _Finished] = asyncio.Queue()
-        ctx = ToolContext(
-            workspace=self.workspace, signal=self.signal, tool_use_id=call.id, progress=queue.put_nowait
-        )
-        task = asyncio.create_task(tool.execute(call.input, ctx))
-        task.add_done_callback(lambda _t: queue.put_nowait(_FINISHED))
-        unregister = self.signal.on_abort(lambda: queue.put_nowait(_FINISHED))
+    async def _run_batch(
+        self,
+        calls: list[ToolUseBlock],
+        done: dict[str, ToolResultBlock],
+        notes: dict[str, str],
+        truncated: bool,
+    ) -> AsyncGenerator[Event, None]:
+        queue: asyncio.Queue[_Item] = asyncio.Queue()
+        pending: dict[str, tuple[ToolUseBlock, asyncio.Task[ToolResult], float]] = {}
+        limit = asyncio.Semaphore(self.max_parallel)
+        for call in calls:
+            yield ToolStart(id=call.id, name=call.name, input=call.input)
+            tool = self.tools.get(call.name)
+            problem = self._check(call, tool, truncated)
+            if problem is not None or tool is None:
+                yield self._finish(call, problem or error_result("unknown tool"), time.perf_counter(), done, notes)
+                continue
+            ctx = ToolContext(
+                workspace=self.workspace,
+                signal=self.signal,
+                tool_use_id=call.id,
+                progress=functools.partial(_report, queue, "progress", call),
+            )
+            task = asyncio.create_task(_limited(limit, tool, call, ctx))
+            task.add_done_callback(functools.partial(_finished, queue, call))
+            pending[call.id] = (call, task, time.perf_counter())
+        unregister = self.signal.on_abort(lambda: queue.put_nowait(("abort", None, "")))
         try:
-            while not isinstance(item := await queue.get(), _Finished):
-                yield ToolProgress(id=call.id, name=call.name, message=item)
+            while pending:
+                kind, who, message = await queue.get()
+                if kind == "abort":
+                    break
+                if who is None or who.id not in pending:
+                    continue
+                if kind == "progress":
+                    yield ToolProgress(id=who.id, name=who.name, message=message)
+                else:
+                    call, task, began = pending.pop(who.id)
+                    yield self._finish(call, self._result(call, task), began, done, notes)
+            for _call, task, _began in pending.values():
+                task.cancel()
+            if pending:
+                await asyncio.wait({task for _, task, _ in pending.values()}, timeout=CANCEL_GRACE)
+            for call, task, began in list(pending.values()):
+                pending.pop(call.id)
+                # A tool that finished just as the stop came keeps its real result.
+                yield self._finish(call, self._result(call, task), began, done, notes)
         finally:
             unregister()
-            if not task.done():
+            for _call, task, _began in pending.values():  # our consumer went away mid-batch
                 task.cancel()
-                await asyncio.wait({task}, timeout=CANCEL_GRACE)
-        outcome.append(self._result(call, task))
 
-    def _check(self, call: ToolUseBlock, tool: Tool | None) -> ToolResult | None:
+    def _finish(
+        self,
+        call: ToolUseBlock,
+        result: ToolResult,
+        began: float,
+        done: dict[str, ToolResultBlock],
+        notes: dict[str, str],
+    ) -> ToolEnd:
+        content = result.content
+        if call.id in notes:
+            content = (*content, TextBlock(text=notes[call.id]))
+        done[call.id] = ToolResultBlock(tool_use_id=call.id, content=content, is_error=result.is_error)
+        return ToolEnd(
+            id=call.id,
+            name=call.name,
+            content=content,
+            details=result.details,
+            is_error=result.is_error,
+            duration=time.perf_counter() - began,
+        )
+
+    def _check(self, call: ToolUseBlock, tool: Tool | None, truncated: bool) -> ToolResult | None:
         if tool is None:
             available = ", ".join(self.tools.names) or "none"
             return error_result(f"unknown tool {call.name!r}; available tools: {available}")
         if INVALID_INPUT_KEY in call.input:
-            return error_result(
-                f"the input for {call.name!r} was not valid JSON (was the output cut off?): "
-                f"{str(call.input[INVALID_INPUT_KEY])[:500]!r}"
-            )
+            if truncated:
+                return error_result(
+                    f"this {call.name!r} call was cut off by the output limit before its input was complete. "
+                    "Split the content into smaller pieces (several smaller calls) and try again."
+                )
+            raw = str(call.input[INVALID_INPUT_KEY])[:500]
+            return error_result(f"the input for {call.name!r} was not valid JSON: {raw!r}")
         try:
             self.tools.validate(call.name, call.input)
         except ToolInputError as e:
@@ -131,3 +202,19 @@ class ToolRunner:
         if not isinstance(result, ToolResult):
             return error_result(f"tool {call.name!r} returned {type(result).__name__}, not a ToolResult")
         return result
+
+
+_Item = tuple[str, ToolUseBlock | None, str]
+
+
+def _report(queue: asyncio.Queue[_Item], kind: str, call: ToolUseBlock, message: str) -> None:
+    queue.put_nowait((kind, call, message))
+
+
+def _finished(queue: asyncio.Queue[_Item], call: ToolUseBlock, _task: object) -> None:
+    queue.put_nowait(("done", call, ""))
+
+
+async def _limited(limit: asyncio.Semaphore, tool: Tool, call: ToolUseBlock, ctx: ToolContext) -> ToolResult:
+    async with limit:
+        return await tool.execute(call.input, ctx)

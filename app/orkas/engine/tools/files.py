@@ -161,6 +161,4 @@ def _list(root: Path, recursive: bool) -> ToolResult:
     body = "\n".join(entries) if entries else "(empty folder)"
     if truncated:
         body += f"\n[listing stopped at {MAX_ENTRIES} entries; list a subfolder to see more]"
-    return ToolResult(
-        content=(TextBlock(text=body),), details={"count": len(entries), "truncated": truncated}
-    )
+    return ToolResult(content=(TextBlock(text=body),), details={"count": len(entries), "truncated": truncated})

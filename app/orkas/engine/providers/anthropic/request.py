@@ -30,8 +30,7 @@ def build_params(request: ProviderRequest) -> dict[str, Any]:
         params["system"] = request.system
     if request.tools:
         params["tools"] = [
-            {"name": t.name, "description": t.description, "input_schema": dict(t.input_schema)}
-            for t in request.tools
+            {"name": t.name, "description": t.description, "input_schema": dict(t.input_schema)} for t in request.tools
         ]
         if request.tool_choice == "none":
             params["tool_choice"] = {"type": "none"}

@@ -136,6 +136,5 @@ class StreamAssembler:
             input_tokens=getattr(usage, "input_tokens", None) or self.usage.input_tokens,
             output_tokens=getattr(usage, "output_tokens", None) or self.usage.output_tokens,
             cache_read_tokens=getattr(usage, "cache_read_input_tokens", None) or self.usage.cache_read_tokens,
-            cache_write_tokens=getattr(usage, "cache_creation_input_tokens", None)
-            or self.usage.cache_write_tokens,
+            cache_write_tokens=getattr(usage, "cache_creation_input_tokens", None) or self.usage.cache_write_tokens,
         )

@@ -64,9 +64,7 @@ class OpenAICompatProvider:
         except httpx.TimeoutException as e:
             raise ProviderError("the request timed out", kind="timeout", provider=self.name) from e
         except httpx.ConnectError as e:
-            raise ProviderError(
-                f"could not reach {self._client.base_url}", kind="network", provider=self.name
-            ) from e
+            raise ProviderError(f"could not reach {self._client.base_url}", kind="network", provider=self.name) from e
         except httpx.TransportError as e:
             raise ProviderError(
                 f"the connection broke while streaming ({type(e).__name__})",
@@ -74,18 +72,14 @@ class OpenAICompatProvider:
                 provider=self.name,
             ) from e
         if not finished and assembler.finish is None:
-            raise ProviderError(
-                "the stream ended before the response was complete", kind="network", provider=self.name
-            )
+            raise ProviderError("the stream ended before the response was complete", kind="network", provider=self.name)
         yield assembler.end()
 
     async def validate_auth(self) -> None:
         try:
             response = await self._client.get("models")
         except httpx.TransportError as e:
-            raise ProviderError(
-                f"could not reach {self._client.base_url}", kind="network", provider=self.name
-            ) from e
+            raise ProviderError(f"could not reach {self._client.base_url}", kind="network", provider=self.name) from e
         if response.status_code >= 400:
             raise await self._http_error(response)
 

@@ -89,7 +89,8 @@ class ChunkAssembler:
         details = usage.get("prompt_tokens_details") or {}
         cached = int(details.get("cached_tokens") or usage.get("prompt_cache_hit_tokens") or 0)
         self.usage = Usage(
-            input_tokens=int(usage.get("prompt_tokens") or 0),
+            # Normalized to Anthropic's meaning: input_tokens excludes what was read from the cache.
+            input_tokens=max(0, int(usage.get("prompt_tokens") or 0) - cached),
             output_tokens=int(usage.get("completion_tokens") or 0),
             cache_read_tokens=cached,
         )
@@ -102,9 +103,7 @@ class ChunkAssembler:
             content.append(TextBlock(text="".join(self.text)))
         for index in sorted(self.calls):
             call = self.calls[index]
-            content.append(
-                ToolUseBlock(id=call.id, name=call.name, input=parse_tool_input("".join(call.arguments)))
-            )
+            content.append(ToolUseBlock(id=call.id, name=call.name, input=parse_tool_input("".join(call.arguments))))
         stop = FINISH_REASONS.get(self.finish or "stop", "end_turn")
         if self.calls and stop == "end_turn":
             stop = "tool_use"  # several local servers report "stop" after tool calls

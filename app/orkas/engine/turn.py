@@ -1,0 +1,205 @@
+"""One running turn: model rounds, tool rounds, and every way a turn can end.
+
+Each round: compact if the context is filling up → ask the model → if it called tools, run them
+(loop guard, parallel read-only batches) and commit their results together with any steering
+message the person sent meanwhile → ask again. A final answer cut off by the output limit gets one
+continuation; a final answer with a steering message waiting starts a new turn in the same run.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from orkas.engine.abort import AbortSignal
+from orkas.engine.compaction import Compactor
+from orkas.engine.context import ContextMeter
+from orkas.engine.events import Compaction, Done, Error, Event, SteerApplied, Timings, UsageUpdate
+from orkas.engine.messages import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    StopReason,
+    TextBlock,
+    Usage,
+    UserMessage,
+)
+from orkas.engine.model_call import CallFailed, ModelCall
+from orkas.engine.session import Session
+from orkas.engine.steer import SteerQueue
+from orkas.engine.tool_runner import ToolRunner, not_run_results
+
+if TYPE_CHECKING:
+    from orkas.engine.runner import RunConfig
+
+log = logging.getLogger(__name__)
+
+LIMIT_TEXT = "not run: the tool-round limit was reached"
+CONTINUE_NOTE = (
+    "[Orkas] Your reply was cut off by the output limit. Continue exactly where it stopped, without repeating anything."
+)
+
+
+def limit_note(limit: int) -> str:
+    return (
+        f"[Orkas] This run reached its limit of {limit} tool rounds, so the last tool calls were not "
+        "run. Do not call tools now: tell the user what was done, what remains, and how to continue."
+    )
+
+
+class Stop(Exception):
+    """Ends the turn with `event` (a failure already turned into the run's final event)."""
+
+    def __init__(self, event: Error) -> None:
+        self.event = event
+
+
+@dataclass(slots=True, kw_only=True)
+class Turn:
+    config: RunConfig
+    session: Session
+    signal: AbortSignal
+    steer: SteerQueue
+    call: ModelCall
+    tools: ToolRunner
+    compactor: Compactor
+    fixed_tokens: int
+    task: str
+    total: Usage = field(default_factory=Usage)
+    loops: int = 0
+    limit_reached: bool = False
+    continued: bool = False
+    answer_so_far: str = ""
+    started: float = field(default_factory=time.perf_counter)
+    meter: ContextMeter = field(default_factory=ContextMeter)
+
+    async def rounds(self) -> AsyncGenerator[Event, None]:
+        overflow_retried = False
+        while True:
+            async for event in self._compact(force=False):
+                yield event
+            async with aclosing(self.call.stream(tool_choice="none" if self.limit_reached else "auto")) as events:
+                async for event in events:
+                    yield event
+            outcome = self.call.outcome
+            if isinstance(outcome, CallFailed) and outcome.error.kind == "context_overflow" and not overflow_retried:
+                overflow_retried = True
+                compacted = False
+                async for event in self._compact(force=True):
+                    compacted = compacted or isinstance(event, Compaction)
+                    yield event
+                if compacted:
+                    continue
+            reply = await self._take_reply()
+            yield UsageUpdate(usage=reply.usage, total=self.total)
+            if reply.tool_uses and not self.limit_reached and self.loops < self.config.max_tool_loops:
+                async for event in self._tool_round(reply):
+                    yield event
+                continue
+            if reply.tool_uses:
+                if await self._refuse_tools(reply):
+                    continue
+                yield self._done(f"Stopped after {self.loops} tool rounds (the limit).", "max_tool_loops")
+                return
+            if reply.stop_reason == "max_tokens" and not self.continued:
+                self.continued = True
+                self.answer_so_far += reply.text
+                await self.append(UserMessage(content=(TextBlock(text=CONTINUE_NOTE),)))
+                continue
+            if steering := self.steer.drain():
+                # The model answered while the person wrote more: a new turn, same run.
+                self.answer_so_far = ""
+                self.continued = False
+                async for event in self._apply_steering(steering, results=()):
+                    yield event
+                continue
+            text = self.answer_so_far + reply.text
+            yield self._done(text, "max_tool_loops" if self.limit_reached else reply.stop_reason)
+            return
+
+    async def _tool_round(self, reply: AssistantMessage) -> AsyncGenerator[Event, None]:
+        self.loops += 1
+        async with aclosing(self.tools.run(reply.tool_uses, truncated=reply.stop_reason == "max_tokens")) as events:
+            async for event in events:
+                yield event
+        steering = [] if self.signal.aborted else self.steer.drain()
+        async for event in self._apply_steering(steering, results=self.tools.results):
+            yield event
+        if self.tools.loop_stop:
+            raise Stop(self._error(Error(kind="loop", message=f"stopped: {self.tools.loop_stop}")))
+        if self.signal.aborted:
+            raise Stop(self._error(Error(kind="aborted", message=self.signal.reason)))
+
+    async def _apply_steering(
+        self, steering: list[UserMessage], *, results: tuple[ContentBlock, ...]
+    ) -> AsyncGenerator[Event, None]:
+        """Commit tool results (if any) and steering messages as one user message."""
+        extra = [block for message in steering for block in message.content]
+        if not results and not extra:
+            return
+        await self.append(UserMessage(content=(*results, *extra)))
+        for message in steering:
+            text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
+            yield SteerApplied(message_id=message.id, text=text)
+
+    async def _refuse_tools(self, reply: AssistantMessage) -> bool:
+        """Answer calls past the tool-round limit without running them (pairing holds). Returns True
+        when one tools-free call to wrap up should follow, False when the turn must simply stop."""
+        first_time = not self.limit_reached
+        note = (TextBlock(text=limit_note(self.config.max_tool_loops)),) if first_time else ()
+        await self.append(UserMessage(content=(*not_run_results(reply.tool_uses, LIMIT_TEXT), *note)))
+        self.limit_reached = True
+        return first_time
+
+    async def _compact(self, *, force: bool) -> AsyncGenerator[Event, None]:
+        async with aclosing(
+            self.compactor.run(self.session, fixed=self.fixed_tokens, meter=self.meter, task=self.task, force=force)
+        ) as events:
+            async for event in events:
+                yield event
+
+    async def _take_reply(self) -> AssistantMessage:
+        outcome = self.call.outcome
+        if isinstance(outcome, CallFailed):
+            raise Stop(self._error(outcome.error))
+        self.total = self.total + outcome.usage
+        self.meter.observe(outcome.usage, self.call.sent)
+        await self.append(outcome.message)
+        return outcome.message
+
+    async def append(self, message: Message) -> None:
+        """Append, turning a failed write into the run's final error (never a silent loss)."""
+        try:
+            await self.session.append(message)
+        except OSError as e:
+            log.error("session %s: append failed: %s", self.session.id, e)
+            reason = f"could not save the conversation: {e.strerror or e}"
+            raise Stop(self._error(Error(kind="internal", message=reason))) from e
+
+    def _error(self, error: Error) -> Error:
+        return Error(
+            kind=error.kind,
+            message=error.message,
+            partial_text=error.partial_text,
+            usage=self.total,
+            tool_loops=self.loops,
+        )
+
+    def _done(self, text: str, stop_reason: StopReason | Literal["max_tool_loops"]) -> Done:
+        return Done(
+            text=text,
+            stop_reason=stop_reason,
+            usage=self.total,
+            tool_loops=self.loops,
+            timings=Timings(
+                provider=self.call.provider_time,
+                tools=self.tools.elapsed,
+                retry_wait=self.call.retry_wait,
+                compaction=self.compactor.elapsed,
+                total=time.perf_counter() - self.started,
+            ),
+        )
