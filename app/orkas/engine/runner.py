@@ -117,7 +117,7 @@ class Agent:
             config=self.config,
             session=session,
             signal=signal,
-            steer=steer or SteerQueue(),
+            steer=steer if steer is not None else SteerQueue(),
             call=ModelCall(
                 provider=provider,
                 model=model_id,
