@@ -14,11 +14,11 @@ from orkas.engine.events import Compaction, Done, Error, Event, RunWarning
 from orkas.engine.providers.anthropic import AnthropicProvider
 from orkas.engine.providers.base import ProviderSpec
 from orkas.engine.providers.registry import ProviderRegistry
+from orkas.engine.providers.vendors import ANTHROPIC_CAPS
 from orkas.engine.retry import RetryPolicy
 from orkas.engine.runner import Agent, RunConfig
 from orkas.engine.session import InMemorySession
 from orkas.engine.tools.files import ListFiles, ReadFile
-from orkas.engine.providers.vendors import ANTHROPIC_CAPS
 from tests.engine.token_reference import fast_reference_tokens
 from tests.fakes import anthropic as wire
 from tests.fakes.server import FakeServer, Recorded, Reply
