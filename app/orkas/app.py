@@ -57,7 +57,13 @@ def build_registry(settings: Settings) -> ProviderRegistry:
 
 
 def build_agent(
-    settings: Settings, *, workspace: Path, model: str | None, max_tool_loops: int = 100, retries: int = 3
+    settings: Settings,
+    *,
+    workspace: Path,
+    model: str | None,
+    max_tool_loops: int = 100,
+    retries: int = 3,
+    context_window: int | None = None,
 ) -> Agent:
     """Raises `ConfigError` when no provider or model can serve the run."""
     if not settings.providers:
@@ -74,7 +80,12 @@ def build_agent(
     registry.resolve(chosen)  # fail before anything runs
     return Agent(
         providers=registry,
-        config=RunConfig(model=chosen, max_tool_loops=max_tool_loops, retry=RetryPolicy(max_retries=retries)),
+        config=RunConfig(
+            model=chosen,
+            max_tool_loops=max_tool_loops,
+            retry=RetryPolicy(max_retries=retries),
+            context_window=context_window,
+        ),
         workspace=workspace.resolve(),
         tools=[ReadFile(), ListFiles()],
     )

@@ -4,80 +4,28 @@ Appends are one record per `write` followed by `fsync`; a failed or short write 
 (the file is truncated to its last good length) and raised, so the caller always knows. Loading
 never fails on a damaged file: a torn last line is dropped, a corrupt line is skipped (and kept in
 `<id>.corrupt.jsonl` so nothing is lost), and orphan repair runs every time. When anything had to
-be fixed, the clean history is written back through an atomic rewrite.
+be fixed, the clean history is written back through an atomic rewrite. The record format and the
+tail-first reader are in transcript.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import os
 import re
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from orkas.adapter.transcript import TAIL_BYTES, LoadReport, encode_line, load_tail, parse
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import append_durably, atomic_write
-from orkas.engine.codec import RecordError, decode, encode
 from orkas.engine.messages import Message
-from orkas.engine.repair import RepairReport, repair
+from orkas.engine.repair import repair
 from orkas.engine.session import check_append, check_history
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-@dataclass(slots=True)
-class LoadReport:
-    path: str
-    records: int = 0
-    torn_tail_bytes: int = 0
-    corrupt_lines: list[dict[str, Any]] = field(default_factory=list)  # {"line": n, "error": …}
-    repair: RepairReport = field(default_factory=RepairReport)
-    rewritten: bool = False
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.torn_tail_bytes or self.corrupt_lines or self.repair.changed)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "records": self.records,
-            "torn_tail_bytes": self.torn_tail_bytes,
-            "corrupt_lines": self.corrupt_lines,
-            "repair": self.repair.as_dict(),
-            "rewritten": self.rewritten,
-        }
-
-
-def encode_line(message: Message) -> bytes:
-    return (json.dumps(encode(message), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-
-
-def parse(data: bytes) -> tuple[list[Message], LoadReport, list[bytes]]:
-    """Decode a transcript. Returns the messages, the report, and the raw lines that were skipped."""
-    report = LoadReport(path="")
-    lines = data.split(b"\n")
-    tail = lines.pop()  # b"" when the file ends with a newline, else a torn record
-    skipped: list[bytes] = []
-    if tail:
-        report.torn_tail_bytes = len(tail)
-        skipped.append(tail)
-    messages: list[Message] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            messages.append(decode(json.loads(line)))
-        except (ValueError, RecordError) as e:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
-            report.corrupt_lines.append({"line": number, "error": str(e)[:200]})
-            skipped.append(line)
-    report.records = len(messages)
-    return messages, report, skipped
 
 
 class PersistentSession:
@@ -177,8 +125,20 @@ class SessionStore:
         return load(path)
 
 
-def load(path: Path, *, write_back: bool = True) -> tuple[PersistentSession, LoadReport]:
-    """Load and repair a transcript. Never raises for damaged content; raises OSError if unreadable."""
+def load(path: Path, *, write_back: bool = True, tail_bytes: int = TAIL_BYTES) -> tuple[PersistentSession, LoadReport]:
+    """Load and repair a transcript. Never raises for damaged content; raises OSError if unreadable.
+
+    A transcript larger than `tail_bytes` is loaded tail first: the last `tail_bytes` (far more than
+    any context window holds) from the start of a turn, plus the compaction state at the head of the
+    file. What was not loaded stays on disk; the next compaction moves it to the archive."""
+    if path.stat().st_size > tail_bytes:
+        loaded = load_tail(path, tail_bytes)
+        if loaded is not None:
+            messages, report, fix = loaded
+            if write_back:
+                fix.apply(path)
+                report.rewritten = fix.changed
+            return PersistentSession(path, messages), report
     messages, report, skipped = parse(path.read_bytes())
     report.path = str(path)
     messages, report.repair = repair(messages)

@@ -53,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print one JSON object per event per line")
     run.add_argument("--max-tool-loops", type=int, default=100, help="stop after this many tool rounds")
     run.add_argument("--retries", type=int, default=3, help="retries of a failed model call (default 3)")
+    run.add_argument(
+        "--context-window", type=int, help="the model's context window in tokens (overrides the catalogue)"
+    )
     session = commands.add_parser("session", help="inspect and repair saved sessions")
     session_commands = session.add_subparsers(dest="session_command")
     repair = session_commands.add_parser("repair", help="load a transcript, repair it and report what was fixed")

@@ -25,12 +25,15 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         raise ConfigError("--max-tool-loops must be at least 1")
     if args.retries < 0:
         raise ConfigError("--retries must not be negative")
+    if args.context_window is not None and args.context_window < 1024:
+        raise ConfigError("--context-window must be at least 1024 tokens")
     agent = build_agent(
         settings_from_env(env),
         workspace=args.workspace,
         model=args.model,
         max_tool_loops=args.max_tool_loops,
         retries=args.retries,
+        context_window=args.context_window,
     )
     store = SessionStore(sessions_dir(data_dir(env.get("ORKAS_HOME"))))
     if args.session:

@@ -130,7 +130,7 @@ class Compactor:
             yield RunWarning(message=f"could not summarize the earlier conversation: {reason}")
             return
         state.compactions += 1
-        compacted = [state.to_notice(), *_join_summary(state.render(), tail)]
+        compacted = [state.to_notice(), *join_summary(state.render(), tail)]
         after = fixed + estimate_messages(compacted)
         if after >= before - max(64, before // 10):
             self.failures += 1
@@ -300,7 +300,7 @@ def _head_and_tail(text: str, limit_tokens: int, ref: str) -> str:
     )
 
 
-def _join_summary(rendered: str, tail: list[Message]) -> list[Message]:
+def join_summary(rendered: str, tail: list[Message]) -> list[Message]:
     """The summary opens the history as a user message, merged into the tail's first user message."""
     summary = TextBlock(text=rendered)
     first = tail[0] if tail else None

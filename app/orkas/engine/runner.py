@@ -11,6 +11,7 @@ they raise before anything is written. The turn itself lives in turn.py.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
@@ -90,6 +91,7 @@ class Agent:
         self.tools = ToolSet(tools)
         self.system_prompt = system_prompt or SystemPrompt()
         LoopGuard(warn_at=config.loop_warn_at, stop_at=config.loop_stop_at)  # fail fast on bad limits
+        self._tools_tokens = sum(estimate_json(_as_json(t)) for t in self.tools.definitions)
 
     async def run(
         self,
@@ -136,7 +138,7 @@ class Agent:
                 max_parallel=self.config.max_parallel_tools,
             ),
             compactor=Compactor(provider=provider, model=model_id, budget=budget, signal=signal),
-            fixed_tokens=estimate_tokens(system) + sum(estimate_json(_as_json(t)) for t in self.tools.definitions),
+            fixed_tokens=_system_tokens(system) + self._tools_tokens,
             task="".join(b.text for b in message.content if isinstance(b, TextBlock)),
         )
         try:
@@ -164,6 +166,12 @@ class Agent:
         if isinstance(last, Error):
             return RunResult(text=last.partial_text, done=None, error=last)
         raise AssertionError(f"run ended without done or error: {last!r}")
+
+
+@functools.lru_cache(maxsize=16)
+def _system_tokens(system: str) -> int:
+    """The system prompt is usually the same run after run: estimate it once."""
+    return estimate_tokens(system)
 
 
 def _as_json(tool: ToolDefinition) -> dict[str, object]:
