@@ -21,6 +21,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import replace
+from typing import Literal
 
 from orkas.core.errors import ProviderError
 from orkas.engine.abort import Aborted, AbortSignal, Pump
@@ -53,6 +54,7 @@ SUMMARY_SYSTEM = (
     "Decisions and constraints; Work completed; Important files and facts (exact names, numbers, ids); "
     "Open questions and next steps. Write in the language the user used."
 )
+Method = Literal["mask", "summary", "shrink"]
 MASK_MIN_TOKENS = 200
 RENDER_MAX_CHARS = 4000  # per message, in the transcript given to the summarizer
 SUMMARY_MAX_TOKENS = 2048
@@ -104,7 +106,7 @@ class Compactor:
         cut = tail_start(history, self.budget.keep)
         head, tail = mask(history[:cut]), history[cut:]
         changed = any(a is not b for a, b in zip(head, history[:cut], strict=True))
-        method = "mask"
+        method: Method = "mask"
         if estimate_messages(tail) > target:
             tail, note = await self._shrink(session, tail, target)
             changed = changed or any(a is not b for a, b in zip(tail, history[cut:], strict=True))
@@ -145,12 +147,12 @@ class Compactor:
         history: list[Message],
         fixed: int,
         before: int,
-        method: str,
+        method: Method,
     ) -> Event:
         await session.rewrite(compacted)
         self.failures = 0
         return Compaction(
-            method=method,  # type: ignore[arg-type]
+            method=method,
             tokens_before=before,
             tokens_after=fixed + estimate_messages(compacted),
             messages_before=len(history),
