@@ -1,0 +1,5 @@
+"""Safety for everything the agent touches: the path policy, command risk, the process executor."""
+
+from orkas.engine.sandbox.paths import PathDenied, PathPolicy
+
+__all__ = ["PathDenied", "PathPolicy"]
