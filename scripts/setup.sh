@@ -10,6 +10,15 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
     exit 1
 fi
 
+# System packages the tests need: bubblewrap confines shell commands on Linux.
+if [[ "$(uname -s)" == "Linux" ]] && ! command -v bwrap >/dev/null 2>&1; then
+    if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
+        apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null
+    else
+        echo "setup: bubblewrap (bwrap) is not installed; shell commands will run unconfined" >&2
+    fi
+fi
+
 extras="test"
 if [[ "${1:-}" == "--bench" ]]; then extras="test,bench"; fi
 

@@ -102,10 +102,10 @@ class PathPolicy:
         home: Path | str | None = None,
     ) -> None:
         self.home = _real(home if home is not None else Path.home())
-        self._protected = [_real(p) for p in protected]
-        self._protected += [self.home / name for name in CREDENTIAL_DIRS]
-        self._protected += [Path(p) for p in SYSTEM_DIRS if Path(p).is_absolute()]
-        self._protected = [_real(p) if p.exists() else p for p in self._protected]
+        secrets = [_real(p) for p in protected] + [self.home / name for name in CREDENTIAL_DIRS]
+        self._secrets = [_real(p) if p.exists() else p for p in secrets]
+        system = [Path(p) for p in SYSTEM_DIRS if Path(p).is_absolute()]
+        self._protected = self._secrets + [_real(p) if p.exists() else p for p in system]
         self.workspace = self._allowed_root(workspace)
         self._roots: list[Path] = [self.workspace]
         for path in granted:
@@ -118,6 +118,11 @@ class PathPolicy:
     @property
     def protected(self) -> tuple[Path, ...]:
         return tuple(self._protected)
+
+    @property
+    def secrets(self) -> tuple[Path, ...]:
+        """Protected places that a confined process must not even see (credentials, app data)."""
+        return tuple(self._secrets)
 
     def grant(self, path: Path | str) -> Path:
         """Allow a folder (or file) the user chose. Raises `PathDenied` for places never grantable."""
