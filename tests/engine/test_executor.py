@@ -89,7 +89,8 @@ async def test_the_network_can_be_cut(home: Path) -> None:
         server.bind(("127.0.0.1", 0))
         server.listen()
         port = server.getsockname()[1]
-        probe = f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('connected')\""
+        code = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('connected')"
+        probe = f'{sys.executable} -c "{code}"'
         online = await executor(home).run(probe)
         offline = await executor(home, network=False).run(probe)
     assert "connected" in online.output
