@@ -2,7 +2,7 @@
 
 `run()` yields these; a run always ends with exactly one `Done` or one `Error`. Event names (`type`)
 are a public contract shared with the CLI's JSON output, the UI and the phone mirror: spell new ones
-once, here. Later issues add permission_request and provider_fallback beside these.
+once, here. Later issues add provider_fallback beside these.
 """
 
 from __future__ import annotations
@@ -109,6 +109,20 @@ class SteerApplied:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PermissionRequest:
+    """A tool wants to do something that needs the person's consent; the run waits for the answer
+    (`Permissions.answer(id, decision)`): allow_once, allow_run, always, or deny."""
+
+    id: str
+    tool_use_id: str
+    tool: str
+    categories: tuple[str, ...]
+    preview: str
+    options: tuple[str, ...] = ("allow_once", "allow_run", "always", "deny")
+    type: Literal["permission_request"] = "permission_request"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RunWarning:
     """Something the person should know that did not stop the run."""
 
@@ -161,6 +175,7 @@ Event = (
     | Compaction
     | LoopWarning
     | SteerApplied
+    | PermissionRequest
     | RunWarning
     | Done
     | Error

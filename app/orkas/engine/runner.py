@@ -21,6 +21,7 @@ from pathlib import Path
 from orkas.engine.abort import AbortSignal
 from orkas.engine.catalog import lookup
 from orkas.engine.compaction import Compactor
+from orkas.engine.consent import Permissions
 from orkas.engine.context import ContextBudget
 from orkas.engine.events import Done, Error, Event, RunStart
 from orkas.engine.loop_guard import STOP_AT, WARN_AT, LoopGuard
@@ -100,6 +101,7 @@ class Agent:
         session: Session,
         signal: AbortSignal | None = None,
         steer: SteerQueue | None = None,
+        permissions: Permissions | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Run one user turn. Raises `ConfigError` (before writing anything) for an unknown model;
         every later failure is the final `Error` event. Ends with exactly one `Done` or `Error`.
@@ -136,6 +138,7 @@ class Agent:
                 signal=signal,
                 guard=LoopGuard(warn_at=self.config.loop_warn_at, stop_at=self.config.loop_stop_at),
                 max_parallel=self.config.max_parallel_tools,
+                permissions=permissions,
             ),
             compactor=Compactor(provider=provider, model=model_id, budget=budget, signal=signal),
             fixed_tokens=_system_tokens(system) + self._tools_tokens,
@@ -156,10 +159,11 @@ class Agent:
         session: Session,
         signal: AbortSignal | None = None,
         steer: SteerQueue | None = None,
+        permissions: Permissions | None = None,
     ) -> RunResult:
         """The non-streaming entry point: drains `run()`."""
         last: Event | None = None
-        async for event in self.run(user_input, session=session, signal=signal, steer=steer):
+        async for event in self.run(user_input, session=session, signal=signal, steer=steer, permissions=permissions):
             last = event
         if isinstance(last, Done):
             return RunResult(text=last.text, done=last, error=None)

@@ -16,10 +16,12 @@ import time
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from pathlib import Path
+from typing import Any
 
 from orkas.core.errors import ToolInputError
 from orkas.engine.abort import AbortSignal
-from orkas.engine.events import Event, LoopWarning, ToolEnd, ToolProgress, ToolStart
+from orkas.engine.consent import Ask, Permissions, Question
+from orkas.engine.events import Event, LoopWarning, PermissionRequest, ToolEnd, ToolProgress, ToolStart
 from orkas.engine.loop_guard import LoopGuard
 from orkas.engine.messages import TextBlock, ToolResultBlock, ToolUseBlock
 from orkas.engine.providers.base import INVALID_INPUT_KEY
@@ -60,6 +62,7 @@ class ToolRunner:
         signal: AbortSignal,
         guard: LoopGuard | None = None,
         max_parallel: int = MAX_PARALLEL,
+        permissions: Permissions | None = None,
     ) -> None:
         if max_parallel < 1:
             raise ValueError(f"max_parallel must be at least 1, got {max_parallel!r}")
@@ -67,6 +70,8 @@ class ToolRunner:
         self.workspace = workspace
         self.signal = signal
         self.guard = guard or LoopGuard()
+        self.permissions = permissions or Permissions(workspace=workspace)
+        self.state: dict[str, Any] = {}  # run-scoped tool state, e.g. which files were read
         self.max_parallel = max_parallel
         self.results: tuple[ToolResultBlock, ...] = ()
         self.elapsed = 0.0
@@ -122,6 +127,8 @@ class ToolRunner:
                 signal=self.signal,
                 tool_use_id=call.id,
                 progress=functools.partial(_report, queue, "progress", call),
+                ask=functools.partial(self._ask, queue, call),
+                state=self.state,
             )
             task = asyncio.create_task(_limited(limit, tool, call, ctx))
             task.add_done_callback(functools.partial(_finished, queue, call))
@@ -135,7 +142,16 @@ class ToolRunner:
                 if who is None or who.id not in pending:
                     continue
                 if kind == "progress":
-                    yield ToolProgress(id=who.id, name=who.name, message=message)
+                    yield ToolProgress(id=who.id, name=who.name, message=str(message))
+                elif kind == "permission":
+                    assert isinstance(message, Question)
+                    yield PermissionRequest(
+                        id=message.id,
+                        tool_use_id=who.id,
+                        tool=message.ask.tool,
+                        categories=message.ask.categories,
+                        preview=message.ask.preview,
+                    )
                 else:
                     call, task, began = pending.pop(who.id)
                     yield self._finish(call, self._result(call, task), began, done, notes)
@@ -149,8 +165,17 @@ class ToolRunner:
                 yield self._finish(call, self._result(call, task), began, done, notes)
         finally:
             unregister()
+            self.permissions.deny_all()  # nobody answers questions of a batch that is over
             for _call, task, _began in pending.values():  # our consumer went away mid-batch
                 task.cancel()
+
+    async def _ask(self, queue: asyncio.Queue[_Item], call: ToolUseBlock, ask: Ask) -> bool:
+        decided = self.permissions.immediate(ask)
+        if decided is not None:
+            return decided
+        question = self.permissions.question(ask)
+        queue.put_nowait(("permission", call, question))
+        return await self.permissions.wait(question)
 
     def _finish(
         self,
@@ -204,10 +229,10 @@ class ToolRunner:
         return result
 
 
-_Item = tuple[str, ToolUseBlock | None, str]
+_Item = tuple[str, ToolUseBlock | None, "str | Question"]
 
 
-def _report(queue: asyncio.Queue[_Item], kind: str, call: ToolUseBlock, message: str) -> None:
+def _report(queue: asyncio.Queue[_Item], kind: str, call: ToolUseBlock, message: str | Question) -> None:
     queue.put_nowait((kind, call, message))
 
 

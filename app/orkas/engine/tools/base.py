@@ -8,7 +8,7 @@ recovers from; only bugs raise — and even those the run loop turns into an err
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -18,6 +18,7 @@ from jsonschema.protocols import Validator
 
 from orkas.core.errors import ToolInputError
 from orkas.engine.abort import AbortSignal
+from orkas.engine.consent import Ask
 from orkas.engine.messages import TextBlock, ToolResultContent
 from orkas.engine.providers.base import ToolDefinition
 
@@ -37,14 +38,21 @@ def error_result(text: str, details: Mapping[str, Any] | None = None) -> ToolRes
     return ToolResult(content=(TextBlock(text=text),), details=details, is_error=True)
 
 
+async def _deny(_ask: Ask) -> bool:
+    return False
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolContext:
-    """What a running tool may use. `progress` emits a `tool_progress` event."""
+    """What a running tool may use. `progress` emits a `tool_progress` event; `ask` asks the person
+    for consent (a `permission_request` event) and returns whether the operation may go ahead."""
 
     workspace: Path
     signal: AbortSignal
     tool_use_id: str
     progress: Callable[[str], None] = field(default=lambda _message: None)
+    ask: Callable[[Ask], Awaitable[bool]] = _deny
+    state: dict[str, Any] = field(default_factory=dict)  # shared by the calls of one run (read baselines …)
 
 
 class Tool(Protocol):

@@ -1,0 +1,128 @@
+"""User consent for risky operations: modes, rules, and the question itself.
+
+A tool asks `await ctx.ask(Ask(...))`. `Permissions` answers at once when the mode, a grant for
+this run, or an "always allow" rule already decides; otherwise the run emits a `permission_request`
+event and waits for the person: allow once, allow for this run, always allow (a rule scoped to the
+workspace that they can see and remove later), or deny. With no one to answer, the answer is deny.
+Logs keep the tool, the categories and the preview's length, never the command text.
+
+Modes: "ask" (default: only reads run without asking), "auto" (reads and writes inside the workspace
+run without asking; dangerous operations still ask), "plan" (read-only: every change is refused).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["ask", "auto", "plan"]
+Decision = Literal["allow_once", "allow_run", "always", "deny"]
+Level = Literal["read_only", "workspace_write", "dangerous"]
+PREVIEW_CHARS = 800
+_ids = itertools.count(1)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ask:
+    """What a tool wants to do. `key` names it for grants and rules (e.g. "bash:pytest")."""
+
+    tool: str
+    level: Level
+    categories: tuple[str, ...]
+    preview: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AllowRule:
+    """ "Always allow `key` in `workspace`": visible in settings, removable."""
+
+    workspace: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Question:
+    id: str
+    ask: Ask
+
+
+@dataclass
+class Permissions:
+    workspace: Path
+    mode: Mode = "ask"
+    rules: list[AllowRule] = field(default_factory=list)
+    can_ask: bool = False  # is anyone there to answer?
+    on_rule_added: Callable[[AllowRule], None] | None = None  # the product persists rules
+    _run_grants: set[str] = field(default_factory=set)
+    _pending: dict[str, asyncio.Future[Decision]] = field(default_factory=dict)
+
+    def immediate(self, ask: Ask) -> bool | None:
+        """True/False when no question is needed, None when the person must be asked."""
+        if ask.level == "read_only":
+            return True
+        if self.mode == "plan":
+            return False
+        if self.mode == "auto" and ask.level == "workspace_write":
+            return True
+        if ask.key in self._run_grants or any(
+            r.key == ask.key and r.workspace == str(self.workspace) for r in self.rules
+        ):
+            return True
+        if not self.can_ask:
+            return False
+        return None
+
+    def rule_for(self, key: str) -> AllowRule | None:
+        return next((r for r in self.rules if r.key == key and r.workspace == str(self.workspace)), None)
+
+    def remove_rule(self, rule: AllowRule) -> None:
+        self.rules = [r for r in self.rules if r != rule]
+
+    def question(self, ask: Ask) -> Question:
+        question = Question(id=f"perm-{next(_ids)}", ask=ask)
+        self._pending[question.id] = asyncio.get_running_loop().create_future()
+        log.info("permission asked: tool=%s categories=%s preview_chars=%d", ask.tool, ask.categories, len(ask.preview))
+        return question
+
+    async def wait(self, question: Question) -> bool:
+        decision = await self._pending[question.id]
+        del self._pending[question.id]
+        if decision == "allow_run":
+            self._run_grants.add(question.ask.key)
+        elif decision == "always":
+            rule = AllowRule(workspace=str(self.workspace), key=question.ask.key)
+            self.rules.append(rule)
+            if self.on_rule_added is not None:
+                self.on_rule_added(rule)
+        log.info("permission %s: tool=%s categories=%s", decision, question.ask.tool, question.ask.categories)
+        return decision != "deny"
+
+    def answer(self, question_id: str, decision: Decision) -> bool:
+        """The person's answer. Returns False if the question is unknown or already answered."""
+        future = self._pending.get(question_id)
+        if future is None or future.done():
+            return False
+        future.set_result(decision)
+        return True
+
+    def deny_all(self) -> None:
+        """The answer channel went away (or the run stopped): every open question is a no."""
+        for future in self._pending.values():
+            if not future.done():
+                future.set_result("deny")
+
+    @property
+    def open_questions(self) -> Sequence[str]:
+        return list(self._pending)
+
+
+def preview(text: str) -> str:
+    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"

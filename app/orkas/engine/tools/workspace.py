@@ -1,0 +1,98 @@
+"""What the file tools share: path checks through the one policy, read baselines, per-file locks.
+
+A baseline (mtime, size, sha256) is recorded whenever a run reads or writes a file; edits compare
+against it under the file's lock, so a file that changed since it was read is never overwritten
+silently — by another worker, another run, or the person.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from orkas.engine.sandbox import PathDenied, PathPolicy
+from orkas.engine.tools.base import ToolContext, ToolResult, error_result
+
+_LOCKS: dict[str, asyncio.Lock] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    mtime_ns: int
+    size: int
+    sha256: str
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def lock_for(path: Path) -> asyncio.Lock:
+    """One lock per file for the whole process: check-and-write is atomic across workers."""
+    return _LOCKS.setdefault(str(path), asyncio.Lock())
+
+
+def baselines(ctx: ToolContext) -> dict[str, Baseline]:
+    found: Any = ctx.state.setdefault("baselines", {})
+    assert isinstance(found, dict)
+    return found
+
+
+def record(ctx: ToolContext, path: Path, data: bytes) -> Baseline:
+    info = path.stat()
+    baseline = Baseline(info.st_mtime_ns, info.st_size, sha256(data))
+    baselines(ctx)[str(path)] = baseline
+    return baseline
+
+
+def current(path: Path) -> tuple[Baseline, bytes]:
+    data = path.read_bytes()
+    info = path.stat()
+    return Baseline(info.st_mtime_ns, info.st_size, sha256(data)), data
+
+
+class FileTool:
+    """Base for tools bound to a workspace through a `PathPolicy`."""
+
+    read_only = True
+
+    def __init__(self, policy: PathPolicy | None = None) -> None:
+        self._policy = policy
+
+    def policy(self, ctx: ToolContext) -> PathPolicy:
+        if self._policy is None:
+            self._policy = PathPolicy(ctx.workspace)
+        return self._policy
+
+    def resolve(self, ctx: ToolContext, raw: str, *, write: bool) -> Path | ToolResult:
+        try:
+            return self.policy(ctx).check(raw, write=write)
+        except PathDenied as e:
+            return error_result(f"access denied: {e.reason} ({raw!r})")
+
+    def shown(self, ctx: ToolContext, path: Path) -> str:
+        """The path as the model should write it: relative to the workspace when inside it."""
+        try:
+            return str(path.relative_to(self.policy(ctx).workspace))
+        except ValueError:
+            return str(path)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write through a temp file and a rename, keeping the file's permissions."""
+    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
+    tmp = path.with_name(f".{path.name}.orkas-{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
