@@ -7,21 +7,29 @@ Until the credential vault lands, providers come from environment variables:
     DEEPSEEK_API_KEY, OPENROUTER_API_KEY
     OLLAMA_BASE_URL                        (a local Ollama; no key needed)
     ORKAS_MODEL                            default model string
+    BRAVE_API_KEY | TAVILY_API_KEY | SEARXNG_URL   the web_search backend
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from orkas.core.errors import ConfigError
+from orkas.core.paths import data_dir
 from orkas.engine.providers.base import Provider, ProviderSpec
 from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.providers.vendors import DEFAULT_MODELS, VENDORS, create_provider
 from orkas.engine.retry import RetryPolicy
 from orkas.engine.runner import Agent, RunConfig
-from orkas.engine.tools.files import ListFiles, ReadFile
+from orkas.engine.sandbox import PathDenied, PathPolicy
+from orkas.engine.sandbox.executor import Executor
+from orkas.engine.tools.base import Tool
+from orkas.engine.tools.edits import DeleteFile, EditFile, WriteFile
+from orkas.engine.tools.files import GrepFiles, ListFiles, ReadFile, SearchFiles, StatFile
+from orkas.engine.tools.shell import Bash, ProcessManager, ProcessRead, ProcessStart, ProcessStatus, ProcessStop
+from orkas.engine.tools.web import SearchBackend, WebFetch, WebSearch
 
 ENV_KEYS = {
     "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
@@ -37,6 +45,9 @@ KEYLESS = {"ollama"}  # local servers: configured by their URL alone
 class Settings:
     providers: tuple[ProviderSpec, ...]
     default_model: str | None
+    data_dir: Path = field(default_factory=lambda: data_dir(None))
+    search: SearchBackend | None = None
+    network: bool = True  # may shell commands reach the network (when confined)
 
 
 def settings_from_env(env: Mapping[str, str]) -> Settings:
@@ -48,7 +59,40 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
             spec = VENDORS[name]
             specs.append(replace(spec, api_key=key, base_url=url or spec.base_url))
     model = env.get("ORKAS_MODEL") or (DEFAULT_MODELS.get(specs[0].name) if specs else None)
-    return Settings(providers=tuple(specs), default_model=model)
+    search: SearchBackend | None = None
+    if env.get("BRAVE_API_KEY"):
+        search = SearchBackend(kind="brave", key=env["BRAVE_API_KEY"])
+    elif env.get("TAVILY_API_KEY"):
+        search = SearchBackend(kind="tavily", key=env["TAVILY_API_KEY"])
+    elif env.get("SEARXNG_URL"):
+        search = SearchBackend(kind="searxng", url=env["SEARXNG_URL"])
+    return Settings(
+        providers=tuple(specs), default_model=model, data_dir=data_dir(env.get("ORKAS_HOME")), search=search
+    )
+
+
+def workspace_tools(settings: Settings, policy: PathPolicy) -> tuple[list[Tool], ProcessManager]:
+    """The full tool set bound to one workspace, every process going through one executor."""
+    executor = Executor(policy, spill_dir=settings.data_dir / "outputs", network=settings.network)
+    processes = ProcessManager(executor, settings.data_dir / "processes")
+    tools: list[Tool] = [
+        ReadFile(policy),
+        StatFile(policy),
+        ListFiles(policy),
+        SearchFiles(policy),
+        GrepFiles(policy),
+        WriteFile(policy),
+        EditFile(policy),
+        DeleteFile(policy),
+        Bash(executor),
+        ProcessStart(processes),
+        ProcessStatus(processes),
+        ProcessRead(processes),
+        ProcessStop(processes),
+        WebFetch(),
+        WebSearch(settings.search),
+    ]
+    return tools, processes
 
 
 def build_registry(settings: Settings) -> ProviderRegistry:
@@ -78,6 +122,11 @@ def build_agent(
         raise ConfigError(f"workspace {str(workspace)!r} is not a folder")
     registry = build_registry(settings)
     registry.resolve(chosen)  # fail before anything runs
+    try:
+        policy = PathPolicy(workspace, protected=[settings.data_dir])
+    except PathDenied as e:
+        raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
+    tools, _processes = workspace_tools(settings, policy)
     return Agent(
         providers=registry,
         config=RunConfig(
@@ -86,6 +135,6 @@ def build_agent(
             retry=RetryPolicy(max_retries=retries),
             context_window=context_window,
         ),
-        workspace=workspace.resolve(),
-        tools=[ReadFile(), ListFiles()],
+        workspace=policy.workspace,
+        tools=tools,
     )

@@ -56,6 +56,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--context-window", type=int, help="the model's context window in tokens (overrides the catalogue)"
     )
+    run.add_argument(
+        "--mode",
+        choices=["ask", "auto", "plan"],
+        default="ask",
+        help="ask: changes need approval (default); auto: changes inside the workspace run without asking; "
+        "plan: read-only",
+    )
     session = commands.add_parser("session", help="inspect and repair saved sessions")
     session_commands = session.add_subparsers(dest="session_command")
     repair = session_commands.add_parser("repair", help="load a transcript, repair it and report what was fixed")

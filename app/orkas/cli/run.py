@@ -13,7 +13,8 @@ from orkas.app import build_agent, settings_from_env
 from orkas.core.errors import ConfigError
 from orkas.core.paths import data_dir, sessions_dir
 from orkas.engine.abort import AbortSignal
-from orkas.engine.events import Done, Error, Event
+from orkas.engine.consent import Decision, Permissions
+from orkas.engine.events import Done, Error, Event, PermissionRequest
 
 EXIT_OK, EXIT_FAILED, EXIT_ABORTED = 0, 1, 130
 
@@ -49,11 +50,15 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.abort, "stopped by the user")
     printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, sys.stderr)
+    interactive = sys.stdin.isatty() and not args.json
+    permissions = Permissions(workspace=agent.workspace, mode=args.mode, can_ask=interactive)
     last: Event | None = None
     try:
-        async for event in agent.run(args.prompt, session=session, signal=stop):
+        async for event in agent.run(args.prompt, session=session, signal=stop, permissions=permissions):
             printer.show(event)
             last = event
+            if isinstance(event, PermissionRequest):
+                permissions.answer(event.id, await _prompt(event))
     finally:
         session.close()
         await agent.providers.aclose()
@@ -62,6 +67,23 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if isinstance(last, Error) and last.aborted:
         return EXIT_ABORTED
     return EXIT_FAILED
+
+
+ANSWERS: dict[str, Decision] = {"o": "allow_once", "r": "allow_run", "a": "always", "d": "deny", "": "deny"}
+
+
+async def _prompt(event: PermissionRequest) -> Decision:
+    """Ask on the terminal; anything but a clear yes is a no."""
+    categories = ", ".join(event.categories) or "changes files"
+    question = (
+        f"\n{event.tool} wants to run ({categories}):\n  {event.preview}\n"
+        "allow [o]nce, for this [r]un, [a]lways in this workspace, or [d]eny? "
+    )
+    try:
+        reply = await asyncio.to_thread(input, question)
+    except EOFError:
+        return "deny"
+    return ANSWERS.get(reply.strip().lower()[:1], "deny")
 
 
 def _summary(report: dict[str, object]) -> str:

@@ -44,7 +44,9 @@ def _ask(command: str, risk: CommandRisk) -> Ask:
 
 def _refusal(command: str, risk: CommandRisk) -> ToolResult:
     why = f" ({', '.join(risk.categories)}: {risk.reason})" if risk.categories else f" ({risk.reason})"
-    return error_result(f"not run: the user did not approve this command{why}", details={"level": risk.level})
+    return error_result(
+        f"not run: this command needs the user's approval, which was not given{why}", details={"level": risk.level}
+    )
 
 
 class Bash:
