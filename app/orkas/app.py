@@ -24,7 +24,7 @@ from orkas.engine.providers.vendors import DEFAULT_MODELS, VENDORS, create_provi
 from orkas.engine.retry import RetryPolicy
 from orkas.engine.runner import Agent, RunConfig
 from orkas.engine.sandbox import PathDenied, PathPolicy
-from orkas.engine.sandbox.executor import Executor
+from orkas.engine.sandbox.executor import SAFE_ENV, Executor
 from orkas.engine.tools.base import Tool
 from orkas.engine.tools.edits import DeleteFile, EditFile, WriteFile
 from orkas.engine.tools.files import GrepFiles, ListFiles, ReadFile, SearchFiles, StatFile
@@ -48,6 +48,7 @@ class Settings:
     data_dir: Path = field(default_factory=lambda: data_dir(None))
     search: SearchBackend | None = None
     network: bool = True  # may shell commands reach the network (when confined)
+    process_env: Mapping[str, str] = field(default_factory=dict)  # the safe part of our environment
 
 
 def settings_from_env(env: Mapping[str, str]) -> Settings:
@@ -67,13 +68,19 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
     elif env.get("SEARXNG_URL"):
         search = SearchBackend(kind="searxng", url=env["SEARXNG_URL"])
     return Settings(
-        providers=tuple(specs), default_model=model, data_dir=data_dir(env.get("ORKAS_HOME")), search=search
+        providers=tuple(specs),
+        default_model=model,
+        data_dir=data_dir(env.get("ORKAS_HOME")),
+        search=search,
+        process_env={k: env[k] for k in SAFE_ENV if k in env},
     )
 
 
 def workspace_tools(settings: Settings, policy: PathPolicy) -> tuple[list[Tool], ProcessManager]:
     """The full tool set bound to one workspace, every process going through one executor."""
-    executor = Executor(policy, spill_dir=settings.data_dir / "outputs", network=settings.network)
+    executor = Executor(
+        policy, spill_dir=settings.data_dir / "outputs", network=settings.network, base_env=settings.process_env
+    )
     processes = ProcessManager(executor, settings.data_dir / "processes")
     tools: list[Tool] = [
         ReadFile(policy),

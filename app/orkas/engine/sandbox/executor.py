@@ -109,7 +109,7 @@ class Executor:
         self.network = network
         self.confined: Confinement = confinement() if confine else "none"
         self.output_limit = output_limit
-        source = base_env if base_env is not None else os.environ
+        source = base_env or {}  # the caller (the composition root) passes what it read from the environment
         self.base_env = {k: source[k] for k in SAFE_ENV if k in source}
         self.base_env.setdefault("PATH", DEFAULT_PATH)
         self.base_env.update(
