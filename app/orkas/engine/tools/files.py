@@ -241,7 +241,7 @@ def _ignore_spec(root: Path) -> pathspec.PathSpec[Any]:
     gitignore = root / ".gitignore"
     if gitignore.is_file():
         patterns = gitignore.read_text(errors="replace").splitlines()
-    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+    return pathspec.PathSpec.from_lines("gitignore", patterns)
 
 
 def _walk(root: Path) -> Iterator[Path]:
