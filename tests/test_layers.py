@@ -23,3 +23,12 @@ def test_only_the_composition_root_and_entry_points_read_the_environment() -> No
     allowed = {PACKAGE / "app.py", PACKAGE / "cli" / "__init__.py"}
     offenders = [str(p) for p in sources(PACKAGE) if p not in allowed and reads.search(p.read_text())]
     assert offenders == []
+
+
+def test_every_child_process_starts_in_the_one_executor() -> None:
+    spawns = re.compile(
+        r"create_subprocess_(exec|shell)|subprocess\.(run|Popen|call|check_output)|os\.(system|popen|exec)"
+    )
+    executor = PACKAGE / "engine" / "sandbox" / "executor.py"
+    offenders = [str(p) for p in sources(PACKAGE) if p != executor and spawns.search(p.read_text())]
+    assert offenders == []
