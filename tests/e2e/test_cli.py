@@ -199,3 +199,49 @@ def test_session_repair_prints_the_report(tmp_path: Path) -> None:
     assert report["repair"]["synthesized_results"] == ["a"]
     again = orkas("session", "repair", str(path), env=subprocess_env(), cwd=tmp_path)
     assert "file unchanged" in again.stdout and "3 records loaded" in again.stdout
+
+
+def test_auto_mode_runs_workspace_commands_and_refuses_dangerous_ones(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "keep.txt").write_text("precious")
+    anthropic_server.script(
+        a_wire.message(a_wire.tool_use("bash", {"command": "mkdir out && echo made > out/a.txt"}, id="toolu_1")),
+        a_wire.message(a_wire.tool_use("bash", {"command": "rm -rf keep.txt"}, id="toolu_2")),
+        a_wire.reply_text("Made the file; deleting needs your approval."),
+    )
+    result = orkas(
+        "run",
+        "organise",
+        "--workspace",
+        str(workspace),
+        "--mode",
+        "auto",
+        env=anthropic_env(anthropic_server),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "out" / "a.txt").read_text() == "made\n"
+    assert (workspace / "keep.txt").read_text() == "precious"  # dangerous: asked, nobody answered, denied
+    lines = [line for line in result.stderr.splitlines() if line.startswith("• bash")]
+    assert "→ ok" in lines[0] and "→ error" in lines[1] and "destructive" in lines[1]
+    sent = anthropic_server.requests[2].json["messages"][-1]["content"][0]
+    assert sent["is_error"] is True and "approval" in sent["content"][0]["text"]
+
+
+def test_plan_mode_changes_nothing(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    anthropic_server.script(
+        a_wire.message(a_wire.tool_use("write_file", {"path": "new.txt", "content": "x"}, id="toolu_1")),
+        a_wire.reply_text("I would create new.txt."),
+    )
+    result = orkas("run", "plan it", "--mode", "plan", env=anthropic_env(anthropic_server), cwd=tmp_path)
+    assert result.returncode == 0 and not (tmp_path / "new.txt").exists()
+
+
+def test_status_says_what_is_configured(tmp_path: Path) -> None:
+    result = orkas("status", env=subprocess_env(OPENAI_API_KEY="k"), cwd=tmp_path)
+    assert result.returncode == 0
+    assert "providers:     openai" in result.stdout and "sandbox:" in result.stdout
+    assert "k\n" not in result.stdout  # never a key

@@ -34,6 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(run_command(args, os.environ))
         if args.command == "session" and args.session_command == "repair":
             return _repair(args)
+        if args.command == "status":
+            return _status()
     except ConfigError as e:
         print(f"orkas: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -63,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
         help="ask: changes need approval (default); auto: changes inside the workspace run without asking; "
         "plan: read-only",
     )
+    commands.add_parser("status", help="what is configured: providers, model, data folder, sandbox")
     session = commands.add_parser("session", help="inspect and repair saved sessions")
     session_commands = session.add_subparsers(dest="session_command")
     repair = session_commands.add_parser("repair", help="load a transcript, repair it and report what was fixed")
@@ -70,6 +73,26 @@ def _parser() -> argparse.ArgumentParser:
     repair.add_argument("--json", action="store_true", help="print the report as JSON")
     repair.add_argument("--dry-run", action="store_true", help="report only; leave the file as it is")
     return parser
+
+
+def _status() -> int:
+    from orkas.app import settings_from_env
+    from orkas.engine.sandbox.executor import confinement
+
+    settings = settings_from_env(os.environ)
+    names = ", ".join(spec.name for spec in settings.providers) or "none (set ANTHROPIC_API_KEY, OPENAI_API_KEY …)"
+    confined = confinement()
+    sandbox = (
+        "bubblewrap: read-only system, writable workspace, credentials hidden"
+        if confined == "bubblewrap"
+        else "none: only the path policy and command checks apply (install bubblewrap on Linux)"
+    )
+    print(f"providers:     {names}")
+    print(f"default model: {settings.default_model or '(none)'}")
+    print(f"data folder:   {settings.data_dir}")
+    print(f"web search:    {settings.search.kind if settings.search else 'not configured'}")
+    print(f"sandbox:       {sandbox}")
+    return EXIT_OK
 
 
 def _repair(args: argparse.Namespace) -> int:
