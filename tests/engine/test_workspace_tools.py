@@ -468,3 +468,20 @@ async def test_web_search_backends(ws: Path, site: str) -> None:
 def test_html_to_text_keeps_structure() -> None:
     title, plain = html_to_text("<title>T</title><h2>Sub</h2><p>a  b</p><style>x{}</style>")
     assert title == "T" and plain == "## Sub\n\na b"
+
+
+def test_a_symlink_swapped_in_after_the_check_is_not_read(ws: Path, policy: PathPolicy, tmp_path: Path) -> None:
+    import os
+
+    from orkas.engine.tools.workspace import read_verified
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("outside")
+    target = ws / "doc.txt"
+    target.write_text("inside")
+    resolved = policy.check("doc.txt", write=False)
+    assert read_verified(policy, resolved) == b"inside"
+    target.unlink()
+    os.symlink(secret, target)  # the swap, between the policy check and the open
+    with pytest.raises(OSError):
+        read_verified(policy, resolved)

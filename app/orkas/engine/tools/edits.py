@@ -57,7 +57,7 @@ class WriteFile(FileTool):
                         f"{self.shown(ctx, path)} already exists and was not read in this run; read it first "
                         "(or use edit_file) so nothing is overwritten by accident"
                     )
-                now, text = await asyncio.to_thread(current, path)
+                now, text = await asyncio.to_thread(current, path, self.policy(ctx))
                 if now.sha256 != seen.sha256:
                     return _stale(self.shown(ctx, path), text.decode("utf-8", errors="replace"), "")
             data = input["content"].encode()
@@ -109,7 +109,7 @@ class EditFile(FileTool):
         if not await ctx.ask(_write_ask(self.name, shown, f"- {old[:200]}\n+ {new[:200]}")):
             return error_result("not allowed: the user did not approve editing files (or the mode is read-only)")
         async with lock_for(path):
-            now, raw = await asyncio.to_thread(current, path)
+            now, raw = await asyncio.to_thread(current, path, self.policy(ctx))
             text = raw.decode("utf-8", errors="replace")
             if now.sha256 != seen.sha256:
                 return _stale(shown, text, old)

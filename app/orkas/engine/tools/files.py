@@ -20,9 +20,10 @@ from typing import Any
 import pathspec
 
 from orkas.engine.messages import ImageBlock, TextBlock
+from orkas.engine.sandbox import PathDenied, PathPolicy
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 from orkas.engine.tools.documents import DocumentError, document_kind, extract_text
-from orkas.engine.tools.workspace import FileTool, record, sha256
+from orkas.engine.tools.workspace import FileTool, read_verified, record, sha256
 
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000
@@ -57,11 +58,11 @@ SKIP_DIRS = {
 _PATH = {"type": "string", "description": "Path relative to the workspace (or absolute inside a granted folder)."}
 
 
-def _text_of(path: Path) -> tuple[str, bytes | None]:
+def _text_of(path: Path, policy: PathPolicy | None = None) -> tuple[str, bytes | None]:
     """(text, raw bytes) of a text file or a document; raw is None for documents."""
     if document_kind(path) is not None:
         return extract_text(path), None
-    raw = path.read_bytes()
+    raw = read_verified(policy, path) if policy is not None else path.read_bytes()
     if b"\0" in raw[:8192]:
         raise DocumentError(f"{path.name} looks like a binary file ({len(raw)} bytes) and cannot be shown as text")
     return raw.decode("utf-8", errors="replace"), raw
@@ -102,17 +103,23 @@ class ReadFile(FileTool):
 
     def _read(self, path: Path, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         media_type = IMAGE_TYPES.get(path.suffix.lower())
+        policy = self.policy(ctx)
         if media_type is not None:
-            data = path.read_bytes()
+            try:
+                data = read_verified(policy, path)
+            except (PathDenied, OSError) as e:
+                return error_result(f"access denied: {e}")
             if len(data) > MAX_IMAGE_BYTES:
                 return error_result(f"{path.name} is an image of {len(data)} bytes; the limit is {MAX_IMAGE_BYTES}")
             record(ctx, path, data)
             image = ImageBlock(data=base64.b64encode(data).decode(), media_type=media_type)
             return ToolResult(content=(image,), details={"path": str(path), "bytes": len(data), "sha256": sha256(data)})
         try:
-            text, raw = _text_of(path)
+            text, raw = _text_of(path, policy)
         except DocumentError as e:
             return error_result(str(e))
+        except (PathDenied, OSError) as e:
+            return error_result(f"access denied: {e}")
         digest = sha256(raw if raw is not None else text.encode())
         if raw is not None:
             record(ctx, path, raw)

@@ -49,8 +49,19 @@ def record(ctx: ToolContext, path: Path, data: bytes) -> Baseline:
     return baseline
 
 
-def current(path: Path) -> tuple[Baseline, bytes]:
-    data = path.read_bytes()
+def read_verified(policy: PathPolicy, path: Path) -> bytes:
+    """Read a path the policy resolved, refusing a symlink or another file swapped in since the check."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        policy.verify_open(fd, path)
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
+def current(path: Path, policy: PathPolicy | None = None) -> tuple[Baseline, bytes]:
+    data = read_verified(policy, path) if policy is not None else path.read_bytes()
     info = path.stat()
     return Baseline(info.st_mtime_ns, info.st_size, sha256(data)), data
 
