@@ -36,6 +36,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _repair(args)
         if args.command == "status":
             return _status()
+        if args.command == "rules":
+            return _rules(args)
     except ConfigError as e:
         print(f"orkas: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -66,6 +68,10 @@ def _parser() -> argparse.ArgumentParser:
         "plan: read-only",
     )
     commands.add_parser("status", help="what is configured: providers, model, data folder, sandbox")
+    rules = commands.add_parser("rules", help="list or remove 'always allow' approvals")
+    rules.add_argument("action", nargs="?", choices=["list", "remove"], default="list")
+    rules.add_argument("key", nargs="?", help="with remove: the rule's key, e.g. 'bash:pytest'")
+    rules.add_argument("--workspace", type=Path, help="with remove: only in this workspace")
     session = commands.add_parser("session", help="inspect and repair saved sessions")
     session_commands = session.add_subparsers(dest="session_command")
     repair = session_commands.add_parser("repair", help="load a transcript, repair it and report what was fixed")
@@ -73,6 +79,28 @@ def _parser() -> argparse.ArgumentParser:
     repair.add_argument("--json", action="store_true", help="print the report as JSON")
     repair.add_argument("--dry-run", action="store_true", help="report only; leave the file as it is")
     return parser
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from orkas.adapter.permission_rules import RuleStore
+    from orkas.core.paths import data_dir
+
+    store = RuleStore(data_dir(os.environ.get("ORKAS_HOME")) / "permission_rules.json")
+    if args.action == "remove":
+        if not args.key:
+            raise ConfigError("rules remove needs the rule's key (see `orkas rules`)")
+        workspace = args.workspace.resolve() if args.workspace else None
+        removed = store.remove(args.key, workspace)
+        print(f"removed {len(removed)} rule(s) for {args.key!r}")
+        return EXIT_OK if removed else EXIT_FAILED
+    rules = store.load()
+    if store.problem:
+        print(f"orkas: {store.problem}", file=sys.stderr)
+    for rule in rules:
+        print(f"{rule.key}\t{rule.workspace}")
+    if not rules:
+        print("no 'always allow' rules")
+    return EXIT_OK
 
 
 def _status() -> int:

@@ -8,6 +8,7 @@ import signal
 import sys
 from collections.abc import Mapping
 
+from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.sessions import SessionStore
 from orkas.app import build_agent, settings_from_env
 from orkas.core.errors import ConfigError
@@ -51,7 +52,16 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         loop.add_signal_handler(sig, stop.abort, "stopped by the user")
     printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, sys.stderr)
     interactive = sys.stdin.isatty() and not args.json
-    permissions = Permissions(workspace=agent.workspace, mode=args.mode, can_ask=interactive)
+    rules = RuleStore(data_dir(env.get("ORKAS_HOME")) / "permission_rules.json")
+    permissions = Permissions(
+        workspace=agent.workspace,
+        mode=args.mode,
+        can_ask=interactive,
+        rules=rules.for_workspace(agent.workspace),
+        on_rule_added=rules.add,
+    )
+    if rules.problem:
+        print(f"orkas: {rules.problem}", file=sys.stderr)
     last: Event | None = None
     try:
         async for event in agent.run(args.prompt, session=session, signal=stop, permissions=permissions):
