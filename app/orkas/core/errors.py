@@ -28,6 +28,7 @@ ProviderErrorKind = Literal[
     "content_policy",  # refused by the provider's safety system
     "conflict",  # 409
     "stream",  # malformed stream or SSE error event without a clearer kind
+    "exhausted",  # every candidate of a provider pool failed
 ]
 
 

@@ -2,7 +2,7 @@
 
 `run()` yields these; a run always ends with exactly one `Done` or one `Error`. Event names (`type`)
 are a public contract shared with the CLI's JSON output, the UI and the phone mirror: spell new ones
-once, here. Later issues add provider_fallback beside these.
+once, here.
 """
 
 from __future__ import annotations
@@ -123,6 +123,17 @@ class PermissionRequest:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderFallback:
+    """The model call moved to another key, provider or model before anything was streamed."""
+
+    reason: str
+    failed: str
+    using: str
+    message: str
+    type: Literal["provider_fallback"] = "provider_fallback"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RunWarning:
     """Something the person should know that did not stop the run."""
 
@@ -176,6 +187,7 @@ Event = (
     | LoopWarning
     | SteerApplied
     | PermissionRequest
+    | ProviderFallback
     | RunWarning
     | Done
     | Error

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Literal
 from orkas.core.errors import PairingError, ProviderError
 from orkas.engine.abort import Aborted, AbortSignal, Pump
 from orkas.engine.convert import to_llm_messages
-from orkas.engine.events import Error, Event, Retry, TextDelta, ThinkingDelta
+from orkas.engine.events import Error, Event, ProviderFallback, Retry, TextDelta, ThinkingDelta
 from orkas.engine.messages import AssistantMessage, TextBlock, Usage
 from orkas.engine.providers.base import (
+    FallbackChunk,
     MessageEnd,
     Provider,
     ProviderRequest,
@@ -152,6 +153,10 @@ class ModelCall:
                     yield ThinkingDelta(text=chunk.text)
                 elif isinstance(chunk, ToolCallChunk):
                     state.started = True
+                elif isinstance(chunk, FallbackChunk):
+                    yield ProviderFallback(
+                        reason=chunk.reason, failed=chunk.failed, using=chunk.using, message=chunk.message
+                    )
                 elif isinstance(chunk, MessageEnd):
                     end = chunk
         except (ProviderError, Aborted, _Failed):

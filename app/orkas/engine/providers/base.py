@@ -81,7 +81,18 @@ class MessageEnd:
     usage: Usage
 
 
-StreamChunk = TextDeltaChunk | ThinkingDeltaChunk | ToolCallChunk | MessageEnd
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FallbackChunk:
+    """A rotating provider moved to another candidate before any content (reason: auth, billing,
+    quota, network, no_first_event). Not content: it never counts as the stream having started."""
+
+    reason: str
+    failed: str  # "provider/model (credential)" that failed
+    using: str  # what is tried now
+    message: str
+
+
+StreamChunk = TextDeltaChunk | ThinkingDeltaChunk | ToolCallChunk | FallbackChunk | MessageEnd
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

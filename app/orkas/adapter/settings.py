@@ -1,0 +1,83 @@
+"""Product settings in `<data>/settings.json`: configured providers and the ordered model entries.
+
+No secret is ever written here: an entry names its credential, whose value lives in the vault.
+Consecutive entries with the same (provider, model) form a pool; later entries are fallbacks.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from orkas.core.errors import ConfigError
+from orkas.core.fsutil import atomic_write
+
+Kind = Literal["anthropic", "openai-compatible"]
+DEFAULT_MODEL: dict[str, str] = {"anthropic": "claude-sonnet-4-5", "openai-compatible": "gpt-5-mini"}
+
+
+@dataclass(slots=True)
+class ProviderConfig:
+    name: str
+    kind: Kind
+    base_url: str | None = None
+    models: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    provider: str
+    model: str
+    credential: str | None  # a vault name; None for keyless local servers
+
+
+@dataclass(slots=True)
+class ProductSettings:
+    providers: dict[str, ProviderConfig] = field(default_factory=dict)
+    entries: list[Entry] = field(default_factory=list)
+
+    def credentials_of(self, provider: str) -> list[str]:
+        return list(dict.fromkeys(e.credential for e in self.entries if e.provider == provider and e.credential))
+
+    def add_entry(self, entry: Entry) -> None:
+        """Keep pools together: a new key for (provider, model) goes right after that pool."""
+        if entry in self.entries:
+            return
+        same = [i for i, e in enumerate(self.entries) if (e.provider, e.model) == (entry.provider, entry.model)]
+        if same:
+            self.entries.insert(same[-1] + 1, entry)
+        else:
+            self.entries.append(entry)
+
+
+class SettingsStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self) -> ProductSettings:
+        if not self.path.exists():
+            return ProductSettings()
+        try:
+            data = json.loads(self.path.read_text())
+            providers = {
+                name: ProviderConfig(
+                    name=name, kind=p["kind"], base_url=p.get("base_url"), models=list(p.get("models", []))
+                )
+                for name, p in data.get("providers", {}).items()
+            }
+            entries = [Entry(e["provider"], e["model"], e.get("credential")) for e in data.get("entries", [])]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ConfigError(f"settings file {self.path} cannot be read ({type(e).__name__}): fix or remove it") from e
+        return ProductSettings(providers=providers, entries=entries)
+
+    def save(self, settings: ProductSettings) -> None:
+        data = {
+            "providers": {
+                name: {k: v for k, v in asdict(p).items() if k != "name"} for name, p in settings.providers.items()
+            },
+            "entries": [asdict(e) for e in settings.entries],
+        }
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode(), mode=0o644)
