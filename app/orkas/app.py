@@ -1,6 +1,8 @@
 """Composition root: reads configuration once and wires the engine.
 
-Until the credential vault lands, providers come from environment variables:
+Providers come from `<data>/settings.json` (entries and provider configs) with their keys in the
+credential vault (`orkas providers add …`). Environment variables keep working as a fallback for
+providers the settings do not name:
 
     ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL
     OPENAI_API_KEY, OPENAI_BASE_URL        (any OpenAI-compatible server)
@@ -16,6 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from orkas.adapter.pool import Candidate, RotatingProvider
+from orkas.adapter.settings import ProductSettings, ProviderConfig, SettingsStore
+from orkas.adapter.vault import Vault, VaultError, choose_key_source
 from orkas.core.errors import ConfigError
 from orkas.core.paths import data_dir
 from orkas.engine.providers.base import Provider, ProviderSpec
@@ -49,6 +54,7 @@ class Settings:
     search: SearchBackend | None = None
     network: bool = True  # may shell commands reach the network (when confined)
     process_env: Mapping[str, str] = field(default_factory=dict)  # the safe part of our environment
+    model_override: str | None = None  # ORKAS_MODEL
 
 
 def settings_from_env(env: Mapping[str, str]) -> Settings:
@@ -73,6 +79,7 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
         data_dir=data_dir(env.get("ORKAS_HOME")),
         search=search,
         process_env={k: env[k] for k in SAFE_ENV if k in env},
+        model_override=env.get("ORKAS_MODEL"),
     )
 
 
@@ -102,8 +109,67 @@ def workspace_tools(settings: Settings, policy: PathPolicy) -> tuple[list[Tool],
     return tools, processes
 
 
-def build_registry(settings: Settings) -> ProviderRegistry:
-    providers: dict[str, Provider] = {spec.name: create_provider(spec) for spec in settings.providers}
+@dataclass(slots=True)
+class Configured:
+    """What the settings file and the vault configure, and any problem reading them."""
+
+    product: ProductSettings = field(default_factory=ProductSettings)
+    vault: Vault | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def load_configured(settings: Settings) -> Configured:
+    """Never raises: a damaged settings file or vault is reported and the app goes on without it."""
+    configured = Configured()
+    try:
+        configured.product = SettingsStore(settings.data_dir / "settings.json").load()
+    except ConfigError as e:
+        configured.problems.append(str(e))
+    configured.vault = Vault(settings.data_dir / "vault.bin", choose_key_source(settings.data_dir))
+    try:
+        configured.vault.names()
+    except VaultError as e:
+        configured.problems.append(f"{e}; using environment variables only")
+        configured.vault = None
+    return configured
+
+
+def spec_for(config: ProviderConfig, key: str | None) -> ProviderSpec:
+    if config.kind == "anthropic":
+        base = VENDORS["anthropic"]
+    else:
+        base = VENDORS.get(config.name) or replace(VENDORS["openai"], max_tokens_param="max_tokens")
+    return replace(base, name=config.name, api_key=key, base_url=config.base_url or base.base_url)
+
+
+def chains(configured: Configured) -> dict[str, list[list[Candidate]]]:
+    """Pools in entry order; each provider's chain is its first pool followed by every later pool."""
+    pools: list[list[Candidate]] = []
+    vault = configured.vault
+    for entry in configured.product.entries:
+        config = configured.product.providers.get(entry.provider)
+        if config is None or (entry.credential and vault is None):
+            continue
+        key = vault.get(entry.credential) if entry.credential and vault is not None else None
+        if entry.credential and key is None:
+            continue  # the key was removed from the vault
+        candidate = Candidate(create_provider(spec_for(config, key)), entry.model, entry.credential or "")
+        if pools and (pools[-1][0].provider.name, pools[-1][0].model) == (entry.provider, entry.model):
+            pools[-1].append(candidate)
+        else:
+            pools.append([candidate])
+    found: dict[str, list[list[Candidate]]] = {}
+    for index, pool in enumerate(pools):
+        found.setdefault(pool[0].provider.name, pools[index:])
+    return found
+
+
+def build_registry(settings: Settings, configured: Configured | None = None) -> ProviderRegistry:
+    providers: dict[str, Provider] = {}
+    for name, chain in chains(configured or Configured()).items():
+        providers[name] = RotatingProvider(chain)
+    for spec in settings.providers:
+        providers.setdefault(spec.name, create_provider(spec))
     return ProviderRegistry(providers)
 
 
@@ -115,19 +181,23 @@ def build_agent(
     max_tool_loops: int = 100,
     retries: int = 3,
     context_window: int | None = None,
+    configured: Configured | None = None,
 ) -> Agent:
     """Raises `ConfigError` when no provider or model can serve the run."""
-    if not settings.providers:
+    configured = configured or Configured()
+    entries = configured.product.entries
+    if not settings.providers and not entries:
         raise ConfigError(
-            "no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY "
-            "(or OPENAI_BASE_URL / OLLAMA_BASE_URL for a local server)"
+            "no model provider is configured: run `orkas providers add NAME --kind anthropic --key …`, "
+            "or set ANTHROPIC_API_KEY / OPENAI_API_KEY (OPENAI_BASE_URL / OLLAMA_BASE_URL for a local server)"
         )
-    chosen = model or settings.default_model
+    first_entry = f"{entries[0].provider}/{entries[0].model}" if entries else None
+    chosen = model or settings.model_override or first_entry or settings.default_model
     if not chosen:
         raise ConfigError("no model given: pass --model provider/model or set ORKAS_MODEL")
     if not workspace.is_dir():
         raise ConfigError(f"workspace {str(workspace)!r} is not a folder")
-    registry = build_registry(settings)
+    registry = build_registry(settings, configured)
     registry.resolve(chosen)  # fail before anything runs
     try:
         policy = PathPolicy(workspace, protected=[settings.data_dir])

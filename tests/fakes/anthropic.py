@@ -130,3 +130,8 @@ def error(status: int, error_type: str, msg: str, headers: dict[str, str] | None
 
 def sse_error(error_type: str = "overloaded_error", msg: str = "Overloaded") -> bytes:
     return sse("error", {"type": "error", "error": {"type": error_type, "message": msg}})
+
+
+def json_reply_ok() -> Reply:
+    """A models-list answer, for validate_auth."""
+    return json_reply(200, {"data": [{"id": "claude-test", "type": "model"}], "has_more": False})

@@ -95,7 +95,7 @@ class RotatingProvider:
         failures: list[str] = []
         previous: Candidate | None = None
         reason = ""
-        for pool in self.chain:
+        for index, pool in enumerate(self.chain):
             for candidate in self._order(pool):
                 if previous is not None:
                     yield FallbackChunk(
@@ -106,7 +106,9 @@ class RotatingProvider:
                     )
                 attempt = 0
                 while True:
-                    outcome = await self._first(candidate, request)
+                    # The first pool is the provider the run asked for: its keys serve the model asked for.
+                    model = request.model if index == 0 else candidate.model
+                    outcome = await self._first(candidate, request, model)
                     if isinstance(outcome, tuple):
                         first, rest = outcome
                         self._uses += 1
@@ -143,18 +145,12 @@ class RotatingProvider:
         )
 
     async def _first(
-        self, candidate: Candidate, request: ProviderRequest
+        self, candidate: Candidate, request: ProviderRequest, model: str
     ) -> tuple[StreamChunk, AsyncIterator[StreamChunk]] | ProviderError | TimeoutError:
-        adapted = replace(
-            request,
-            model=candidate.model,
-            messages=to_llm_messages(
-                request.messages,
-                candidate.provider.capabilities,
-                provider=candidate.provider.name,
-                model=candidate.model,
-            ),
+        messages = to_llm_messages(
+            request.messages, candidate.provider.capabilities, provider=candidate.provider.name, model=model
         )
+        adapted = replace(request, model=model, messages=messages)
         stream = aiter(candidate.provider.stream(adapted))
         try:
             first = await asyncio.wait_for(anext(stream), timeout=self.first_event_timeout)

@@ -38,6 +38,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _status()
         if args.command == "rules":
             return _rules(args)
+        if args.command == "providers":
+            from orkas.cli import providers as providers_cli
+
+            return providers_cli.run(args, os.environ)
     except ConfigError as e:
         print(f"orkas: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -68,6 +72,9 @@ def _parser() -> argparse.ArgumentParser:
         "plan: read-only",
     )
     commands.add_parser("status", help="what is configured: providers, model, data folder, sandbox")
+    from orkas.cli import providers as providers_cli
+
+    providers_cli.add_parser(commands)
     rules = commands.add_parser("rules", help="list or remove 'always allow' approvals")
     rules.add_argument("action", nargs="?", choices=["list", "remove"], default="list")
     rules.add_argument("key", nargs="?", help="with remove: the rule's key, e.g. 'bash:pytest'")

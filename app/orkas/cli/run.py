@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.sessions import SessionStore
-from orkas.app import build_agent, settings_from_env
+from orkas.app import build_agent, load_configured, settings_from_env
 from orkas.core.errors import ConfigError
 from orkas.core.paths import data_dir, sessions_dir
 from orkas.engine.abort import AbortSignal
@@ -29,13 +29,18 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         raise ConfigError("--retries must not be negative")
     if args.context_window is not None and args.context_window < 1024:
         raise ConfigError("--context-window must be at least 1024 tokens")
+    settings = settings_from_env(env)
+    configured = load_configured(settings)
+    for problem in configured.problems:
+        print(f"orkas: {problem}", file=sys.stderr)
     agent = build_agent(
-        settings_from_env(env),
+        settings,
         workspace=args.workspace,
         model=args.model,
         max_tool_loops=args.max_tool_loops,
         retries=args.retries,
         context_window=args.context_window,
+        configured=configured,
     )
     store = SessionStore(sessions_dir(data_dir(env.get("ORKAS_HOME"))))
     if args.session:

@@ -1,0 +1,92 @@
+"""`orkas providers …` end to end: keys in the vault, pools in the settings, rotation in a real run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import subprocess_env
+from tests.fakes import anthropic as a_wire
+from tests.fakes.server import FakeServer
+
+ORKAS = str(Path(sys.executable).parent / "orkas")
+KEY_ONE = "sk-ant-FIRST-very-secret-key-111111"
+KEY_TWO = "sk-ant-SECOND-very-secret-key-222222"
+
+
+def orkas(*args: str, env: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ORKAS, *args], env=env, input=stdin, capture_output=True, text=True, timeout=60)
+
+
+def test_keys_live_in_the_vault_and_rotate_in_a_run(anthropic_server: FakeServer) -> None:
+    env = subprocess_env()
+    home = Path(env["ORKAS_HOME"])
+    base = [
+        "providers",
+        "add",
+        "anthropic",
+        "--kind",
+        "anthropic",
+        "--base-url",
+        anthropic_server.url,
+        "--model",
+        "claude-test",
+        "--key",
+        "-",
+    ]
+    first = orkas(*base, env=env, stdin=KEY_ONE + "\n")
+    assert first.returncode == 0, first.stderr
+    assert "anthropic#1 sk-…1111" in first.stdout and KEY_ONE not in first.stdout
+    assert orkas(*base, env=env, stdin=KEY_TWO + "\n").returncode == 0
+
+    listed = orkas("providers", "list", env=env)
+    assert "keys: anthropic#1 sk-…1111, anthropic#2 sk-…2222" in listed.stdout
+    assert KEY_ONE not in listed.stdout and KEY_TWO not in listed.stdout
+    entries = json.loads((home / "settings.json").read_text())["entries"]
+    assert [e["credential"] for e in entries] == ["anthropic#1", "anthropic#2"]
+    for path in home.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert KEY_ONE.encode() not in data and KEY_TWO.encode() not in data, path
+
+    anthropic_server.script(
+        a_wire.error(401, "authentication_error", "invalid x-api-key"),
+        a_wire.reply_text("answered with the second key"),
+    )
+    result = orkas("run", "hi", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    fallback = next(e for e in events if e["type"] == "provider_fallback")
+    assert fallback["reason"] == "auth" and fallback["using"] == "anthropic/claude-test (anthropic#2)"
+    assert events[-1]["type"] == "done" and events[-1]["text"] == "answered with the second key"
+    assert KEY_ONE not in result.stdout + result.stderr
+
+    anthropic_server.path = "/v1/models"
+    anthropic_server.script(a_wire.error(401, "authentication_error", "invalid x-api-key"), a_wire.json_reply_ok())
+    tested = orkas("providers", "test", "anthropic", env=env)
+    assert tested.returncode == 1
+    assert (
+        "anthropic#1: anthropic: invalid x-api-key (HTTP 401)" in tested.stdout and "anthropic#2: ok" in tested.stdout
+    )
+
+    removed = orkas("providers", "remove", "anthropic", env=env)
+    assert removed.returncode == 0 and "no providers configured" in orkas("providers", "list", env=env).stdout
+
+
+def test_a_damaged_vault_is_reported_and_the_environment_still_works(anthropic_server: FakeServer) -> None:
+    env = subprocess_env()
+    home = Path(env["ORKAS_HOME"])
+    assert (
+        orkas(
+            "providers", "add", "anthropic", "--kind", "anthropic", "--key", "-", env=env, stdin=KEY_ONE + "\n"
+        ).returncode
+        == 0
+    )
+    (home / "vault.bin").write_text("{damaged")
+    anthropic_server.script(a_wire.reply_text("via the environment"))
+    env.update(ANTHROPIC_API_KEY="env-key", ANTHROPIC_BASE_URL=anthropic_server.url)
+    result = orkas("run", "hi", "--model", "anthropic/claude-test", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "vault" in result.stderr and "damaged" in result.stderr and result.stdout == "via the environment\n"
