@@ -84,8 +84,10 @@ async def test_text_usage_and_request_shape(
     assert "x-stainless-retry-count" not in request.headers or request.headers["x-stainless-retry-count"] == "0"
     body = request.json
     assert body["model"] == "claude-test" and body["stream"] is True
-    assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
-    assert "read_file" in body["system"]
+    eph = {"type": "ephemeral"}
+    assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": eph}]}]
+    assert "read_file" in body["system"][0]["text"] and body["system"][0]["cache_control"] == eph
+    assert body["tools"][-1]["cache_control"] == eph and "cache_control" not in body["tools"][0]
     assert [t["name"] for t in body["tools"]] == ["read_file", "list_files", "picture"]
     assert body["tools"][0]["input_schema"]["required"] == ["path"]
 
@@ -169,6 +171,7 @@ async def test_images_go_out_in_user_content_and_tool_results(
     assert first[1] == {
         "type": "image",
         "source": {"type": "base64", "media_type": "image/png", "data": PNG_1PX},
+        "cache_control": {"type": "ephemeral"},  # the latest message carries the cache breakpoint
     }
     base64.b64decode(first[1]["source"]["data"])
     tool_result = anthropic_server.requests[1].json["messages"][2]["content"][0]

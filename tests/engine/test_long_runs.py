@@ -31,7 +31,7 @@ TODO = "- [ ] write the migration guide"
 
 def respond(request: Recorded) -> Reply:
     body = request.json
-    if "context compaction engine" in body.get("system", ""):
+    if _is_summary(body):
         return wire.reply_text("Summary: the user is reviewing files one by one; answers go in French.")
     last = body["messages"][-1]
     if any(b.get("type") == "tool_result" for b in last["content"]):
@@ -42,8 +42,24 @@ def respond(request: Recorded) -> Reply:
     return wire.message(wire.tool_use("read_file", {"path": name}, id=f"toolu_{number:04d}"))
 
 
+def _system(body: dict[str, Any]) -> str:
+    system = body.get("system", "")
+    return system if isinstance(system, str) else "".join(block["text"] for block in system)
+
+
+def _is_summary(body: dict[str, Any]) -> bool:
+    return "context compaction engine" in _system(body)
+
+
+def _uncached(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages without cache markers, which move to the newest message on every call."""
+    return [
+        {**m, "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]} for m in messages
+    ]
+
+
 def request_tokens(body: dict[str, Any]) -> int:
-    text = body.get("system", "") + json.dumps(body["messages"], ensure_ascii=False)
+    text = _system(body) + json.dumps(body["messages"], ensure_ascii=False)
     return fast_reference_tokens(text + json.dumps(body.get("tools", []), ensure_ascii=False))
 
 
@@ -92,7 +108,7 @@ async def test_200_turns_with_huge_outputs_stay_inside_a_small_window(
     assert {c.method for c in compactions} >= {"summary", "shrink"}
     assert any(isinstance(e, RunWarning) and "too large" in e.message for e in events)
 
-    bodies = [r.json for r in anthropic_server.requests if "context compaction engine" not in r.json.get("system", "")]
+    bodies = [r.json for r in anthropic_server.requests if not _is_summary(r.json)]
     max_tokens = bodies[0]["max_tokens"]
     for index, body in enumerate(bodies):
         assert request_tokens(body) + max_tokens <= WINDOW, f"request {index} does not fit the window"
@@ -117,12 +133,8 @@ async def test_the_prefix_is_never_rewritten_between_compactions(agent: Agent, a
         async for event in agent.run(f"next #{turn}", session=session):
             if isinstance(event, Compaction):
                 compacted_at.add(len(anthropic_server.requests))
-    bodies = [
-        r.json["messages"] for r in anthropic_server.requests if "compaction engine" not in r.json.get("system", "")
-    ]
-    indexes = [
-        i for i, r in enumerate(anthropic_server.requests) if "compaction engine" not in r.json.get("system", "")
-    ]
+    bodies = [_uncached(r.json["messages"]) for r in anthropic_server.requests if not _is_summary(r.json)]
+    indexes = [i for i, r in enumerate(anthropic_server.requests) if not _is_summary(r.json)]
     assert compacted_at
     for (i, previous), (j, current) in zip(
         zip(indexes, bodies, strict=True), list(zip(indexes, bodies, strict=True))[1:], strict=False
@@ -138,7 +150,7 @@ CHINESE_ANSWER = "我已经读完了这个文件。主要内容是关于本地�
 
 def respond_in_chinese(request: Recorded) -> Reply:
     body = request.json
-    if "context compaction engine" in body.get("system", ""):
+    if _is_summary(body):
         return wire.reply_text("摘要：用户正在逐个审阅中文文件，并要求用中文回答。")
     last = body["messages"][-1]
     if any(b.get("type") == "tool_result" for b in last["content"]):
@@ -161,7 +173,7 @@ async def test_an_all_chinese_conversation_compacts_at_the_right_point(
             compactions += isinstance(event, Compaction)
             if isinstance(event, Done | Error):
                 assert isinstance(event, Done), event
-    bodies = [r.json for r in anthropic_server.requests if "compaction engine" not in r.json.get("system", "")]
+    bodies = [r.json for r in anthropic_server.requests if not _is_summary(r.json)]
     real = [request_tokens(b) for b in bodies]
     usable = WINDOW - bodies[0]["max_tokens"] - 2048
     assert compactions >= 2

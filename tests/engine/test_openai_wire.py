@@ -277,3 +277,23 @@ async def test_validate_auth_and_complete(openai_server: FakeServer, provider: O
     with pytest.raises(ProviderError) as info:
         await provider.validate_auth()
     assert info.value.kind == "auth" and info.value.status == 401
+
+
+async def test_the_session_id_is_the_cache_key_within_64_characters(openai_server: FakeServer, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from orkas.engine.providers.openai_compat.request import cache_key
+
+    caps = replace(DEFAULT_CAPABILITIES, prompt_cache=True)
+    p = OpenAICompatProvider(
+        ProviderSpec(name="openai", api="openai-chat", base_url=openai_server.url, api_key="k", capabilities=caps)
+    )
+    openai_server.script(wire.reply_text("a"), wire.reply_text("b"))
+    long_id = "gconv-" + "x" * 90
+    agent = agent_for(p, tmp_path, model="openai/gpt-test")
+    await agent.run_to_end("one", session=InMemorySession(session_id=long_id))
+    await agent.run_to_end("two", session=InMemorySession(session_id="short-id"))
+    await p.aclose()
+    keys = [r.json["prompt_cache_key"] for r in openai_server.requests]
+    assert len(keys[0]) <= 64 and keys[0] == cache_key(long_id) and keys[0].startswith("gconv-")
+    assert keys[1] == "short-id" and cache_key(long_id) != cache_key(long_id + "y")

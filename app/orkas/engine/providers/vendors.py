@@ -24,7 +24,7 @@ VENDORS: dict[str, ProviderSpec] = {
             name="openai",
             api="openai-chat",
             base_url="https://api.openai.com/v1",
-            capabilities=replace(OPENAI_CAPS, reasoning=True),
+            capabilities=replace(OPENAI_CAPS, reasoning=True, prompt_cache=True),
             max_tokens_param="max_completion_tokens",
         ),
         ProviderSpec(

@@ -18,6 +18,16 @@ from orkas.engine.messages import (
 from orkas.engine.providers.base import ProviderRequest
 
 THINKING_BUDGET = {"low": 2048, "medium": 8192, "high": 24576}
+# Cache breakpoints: the system prompt with the tools, and the latest message (so the next call reads
+# everything up to it from the cache). Two of the four the API allows.
+EPHEMERAL: dict[str, Any] = {"cache_control": {"type": "ephemeral"}}
+
+
+def _mark_latest(messages: list[dict[str, Any]]) -> None:
+    if messages and messages[-1]["content"]:
+        last = messages[-1]["content"][-1]
+        if last.get("type") not in ("thinking", "redacted_thinking"):
+            messages[-1]["content"][-1] = {**last, **EPHEMERAL}
 
 
 def build_params(request: ProviderRequest) -> dict[str, Any]:
@@ -27,13 +37,15 @@ def build_params(request: ProviderRequest) -> dict[str, Any]:
         "messages": [_message(m) for m in request.messages],
     }
     if request.system:
-        params["system"] = request.system
+        params["system"] = [{"type": "text", "text": request.system, **EPHEMERAL}]
     if request.tools:
         params["tools"] = [
             {"name": t.name, "description": t.description, "input_schema": dict(t.input_schema)} for t in request.tools
         ]
+        params["tools"][-1].update(EPHEMERAL)  # system + tools: one cached prefix, stable across turns
         if request.tool_choice == "none":
             params["tool_choice"] = {"type": "none"}
+    _mark_latest(params["messages"])
     if request.temperature is not None:
         params["temperature"] = request.temperature
     if request.reasoning != "off":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -48,7 +49,18 @@ def build_body(request: ProviderRequest, spec: ProviderSpec) -> dict[str, Any]:
         body["temperature"] = request.temperature
     if request.reasoning != "off" and spec.capabilities.reasoning:
         body["reasoning_effort"] = request.reasoning
+    if request.session_id and spec.capabilities.prompt_cache:
+        body["prompt_cache_key"] = cache_key(request.session_id)
     return body
+
+
+def cache_key(session_id: str, limit: int = 64) -> str:
+    """The session id as a cache key, shortened with a hash where it is too long (OpenAI-style
+    endpoints reject keys over 64 characters)."""
+    if len(session_id) <= limit:
+        return session_id
+    digest = hashlib.sha1(session_id.encode()).hexdigest()
+    return f"{session_id[: limit - len(digest) - 2]}-{digest}"[:limit]
 
 
 def _messages(message: LLMMessage) -> list[dict[str, Any]]:
