@@ -8,7 +8,7 @@ data (`ProviderSpec`: base URL, key, headers, capabilities) pointing at an adapt
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -108,6 +108,8 @@ class ProviderSpec:
     connect_timeout: float = 10.0
     read_timeout: float = 300.0  # the longest silence tolerated between two stream chunks
     max_tokens_param: str = "max_tokens"  # OpenAI's own API wants "max_completion_tokens"
+    # An OAuth sign-in instead of a key: called before each request for a fresh bearer token.
+    token: Callable[[], Awaitable[str]] | None = None
 
 
 class Provider(Protocol):

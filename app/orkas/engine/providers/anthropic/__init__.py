@@ -41,7 +41,8 @@ class AnthropicProvider:
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamChunk]:
         assembler = StreamAssembler(self.name, request.model)
         try:
-            events = await self._client.messages.create(**build_params(request), stream=True)
+            headers = {"Authorization": f"Bearer {await self.spec.token()}"} if self.spec.token else None
+            events = await self._client.messages.create(**build_params(request), stream=True, extra_headers=headers)
             async with events:
                 async for event in events:
                     for chunk in assembler.feed(event):

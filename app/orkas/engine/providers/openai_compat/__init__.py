@@ -45,7 +45,8 @@ class OpenAICompatProvider:
         assembler = ChunkAssembler(self.name, request.model)
         body = json.dumps(build_body(request, self.spec), ensure_ascii=False).encode()
         try:
-            async with self._client.stream("POST", "chat/completions", content=body) as response:
+            headers = {"Authorization": f"Bearer {await self.spec.token()}"} if self.spec.token else None
+            async with self._client.stream("POST", "chat/completions", content=body, headers=headers) as response:
                 if response.status_code >= 400:
                     raise await self._http_error(response)
                 finished = False
