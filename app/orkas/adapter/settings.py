@@ -34,9 +34,18 @@ class Entry:
 
 
 @dataclass(slots=True)
+class Budgets:
+    """US dollars; None means no limit."""
+
+    per_conversation: float | None = None
+    per_day: float | None = None
+
+
+@dataclass(slots=True)
 class ProductSettings:
     providers: dict[str, ProviderConfig] = field(default_factory=dict)
     entries: list[Entry] = field(default_factory=list)
+    budgets: Budgets = field(default_factory=Budgets)
 
     def credentials_of(self, provider: str) -> list[str]:
         return list(dict.fromkeys(e.credential for e in self.entries if e.provider == provider and e.credential))
@@ -50,6 +59,15 @@ class ProductSettings:
             self.entries.insert(same[-1] + 1, entry)
         else:
             self.entries.append(entry)
+
+
+def _money(value: object) -> float | None:
+    if value is None:
+        return None
+    amount = float(value)  # type: ignore[arg-type]
+    if amount < 0:
+        raise ValueError("a budget cannot be negative")
+    return amount
 
 
 class SettingsStore:
@@ -68,9 +86,13 @@ class SettingsStore:
                 for name, p in data.get("providers", {}).items()
             }
             entries = [Entry(e["provider"], e["model"], e.get("credential")) for e in data.get("entries", [])]
+            raw_budgets = data.get("budgets") or {}
+            budgets = Budgets(
+                per_conversation=_money(raw_budgets.get("per_conversation")), per_day=_money(raw_budgets.get("per_day"))
+            )
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise ConfigError(f"settings file {self.path} cannot be read ({type(e).__name__}): fix or remove it") from e
-        return ProductSettings(providers=providers, entries=entries)
+        return ProductSettings(providers=providers, entries=entries, budgets=budgets)
 
     def save(self, settings: ProductSettings) -> None:
         data = {
@@ -78,6 +100,7 @@ class SettingsStore:
                 name: {k: v for k, v in asdict(p).items() if k != "name"} for name, p in settings.providers.items()
             },
             "entries": [asdict(e) for e in settings.entries],
+            "budgets": asdict(settings.budgets),
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode(), mode=0o644)

@@ -38,6 +38,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _status()
         if args.command == "rules":
             return _rules(args)
+        if args.command in ("usage", "budget"):
+            from orkas.cli import money
+
+            return money.usage(args, os.environ) if args.command == "usage" else money.budget(args, os.environ)
         if args.command == "providers":
             from orkas.cli import providers as providers_cli
 
@@ -75,6 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     from orkas.cli import providers as providers_cli
 
     providers_cli.add_parser(commands)
+    from orkas.cli import money
+
+    money.add_parsers(commands)
     rules = commands.add_parser("rules", help="list or remove 'always allow' approvals")
     rules.add_argument("action", nargs="?", choices=["list", "remove"], default="list")
     rules.add_argument("key", nargs="?", help="with remove: the rule's key, e.g. 'bash:pytest'")

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.sessions import SessionStore
+from orkas.adapter.usage import LedgerBudget, UsageLedger
 from orkas.app import build_agent, load_configured, settings_from_env
 from orkas.core.errors import ConfigError
 from orkas.core.paths import data_dir, sessions_dir
@@ -67,9 +68,16 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     )
     if rules.problem:
         print(f"orkas: {rules.problem}", file=sys.stderr)
+    budgets = configured.product.budgets
+    budget = LedgerBudget(
+        UsageLedger(settings.data_dir / "usage.jsonl"),
+        conversation=session.id,
+        per_conversation=budgets.per_conversation,
+        per_day=budgets.per_day,
+    )
     last: Event | None = None
     try:
-        async for event in agent.run(args.prompt, session=session, signal=stop, permissions=permissions):
+        async for event in agent.run(args.prompt, session=session, signal=stop, permissions=permissions, budget=budget):
             printer.show(event)
             last = event
             if isinstance(event, PermissionRequest):

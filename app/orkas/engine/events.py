@@ -13,7 +13,9 @@ from typing import Any, Literal
 
 from orkas.engine.messages import StopReason, ToolResultContent, Usage
 
-ErrorKind = Literal["auth", "rate_limit", "context_overflow", "timeout", "provider", "aborted", "loop", "internal"]
+ErrorKind = Literal[
+    "auth", "rate_limit", "context_overflow", "timeout", "provider", "aborted", "loop", "budget", "internal"
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,6 +76,8 @@ class Retry:
 class UsageUpdate:
     usage: Usage  # this model call
     total: Usage  # the run so far
+    cost: float | None = None  # US dollars for this call; None when the price is unknown
+    total_cost: float | None = None
     type: Literal["usage"] = "usage"
 
 
@@ -157,6 +161,7 @@ class Done:
     usage: Usage
     tool_loops: int
     timings: Timings = field(default_factory=Timings)
+    cost: float | None = None  # US dollars for the run; None when a price was unknown
     type: Literal["done"] = "done"
 
 

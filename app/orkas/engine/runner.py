@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orkas.engine.abort import AbortSignal
+from orkas.engine.budget import Budget
 from orkas.engine.catalog import lookup
 from orkas.engine.compaction import Compactor
 from orkas.engine.consent import Permissions
@@ -102,6 +103,7 @@ class Agent:
         signal: AbortSignal | None = None,
         steer: SteerQueue | None = None,
         permissions: Permissions | None = None,
+        budget: Budget | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Run one user turn. Raises `ConfigError` (before writing anything) for an unknown model;
         every later failure is the final `Error` event. Ends with exactly one `Done` or `Error`.
@@ -114,8 +116,8 @@ class Agent:
         if signal.aborted:
             yield Error(kind="aborted", message=signal.reason)
             return
-        info = lookup(model_id, context_window=self.config.context_window)
-        budget = ContextBudget.for_model(info)
+        info = lookup(model_id, context_window=self.config.context_window, local=provider.capabilities.local)
+        window = ContextBudget.for_model(info)
         system = self.system_prompt.build(self.tools.definitions, self.workspace)
         turn = Turn(
             config=self.config,
@@ -140,9 +142,11 @@ class Agent:
                 max_parallel=self.config.max_parallel_tools,
                 permissions=permissions,
             ),
-            compactor=Compactor(provider=provider, model=model_id, budget=budget, signal=signal),
+            compactor=Compactor(provider=provider, model=model_id, budget=window, signal=signal),
             fixed_tokens=_system_tokens(system) + self._tools_tokens,
             task="".join(b.text for b in message.content if isinstance(b, TextBlock)),
+            price=info.price,
+            budget=budget,
         )
         try:
             await turn.append(message)
@@ -160,10 +164,13 @@ class Agent:
         signal: AbortSignal | None = None,
         steer: SteerQueue | None = None,
         permissions: Permissions | None = None,
+        budget: Budget | None = None,
     ) -> RunResult:
         """The non-streaming entry point: drains `run()`."""
         last: Event | None = None
-        async for event in self.run(user_input, session=session, signal=signal, steer=steer, permissions=permissions):
+        async for event in self.run(
+            user_input, session=session, signal=signal, steer=steer, permissions=permissions, budget=budget
+        ):
             last = event
         if isinstance(last, Done):
             return RunResult(text=last.text, done=last, error=None)

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from orkas.engine.abort import AbortSignal
+from orkas.engine.budget import Budget
+from orkas.engine.catalog import Price
 from orkas.engine.compaction import Compactor
 from orkas.engine.context import ContextMeter
 from orkas.engine.events import Compaction, Done, Error, Event, SteerApplied, Timings, UsageUpdate
@@ -76,12 +78,17 @@ class Turn:
     answer_so_far: str = ""
     started: float = field(default_factory=time.perf_counter)
     meter: ContextMeter = field(default_factory=ContextMeter)
+    price: Price | None = None
+    budget: Budget | None = None
+    cost: float | None = 0.0
 
     async def rounds(self) -> AsyncGenerator[Event, None]:
         overflow_retried = False
         while True:
             async for event in self._compact(force=False):
                 yield event
+            if self.budget is not None and (reason := self.budget.blocked()) is not None:
+                raise Stop(self._error(Error(kind="budget", message=reason)))
             async with aclosing(self.call.stream(tool_choice="none" if self.limit_reached else "auto")) as events:
                 async for event in events:
                     yield event
@@ -95,7 +102,11 @@ class Turn:
                 if compacted:
                     continue
             reply = await self._take_reply()
-            yield UsageUpdate(usage=reply.usage, total=self.total)
+            cost = self.price.cost(reply.usage) if self.price is not None else None
+            self.cost = None if cost is None or self.cost is None else self.cost + cost
+            if self.budget is not None:
+                self.budget.record(provider=reply.provider, model=reply.model, usage=reply.usage, cost=cost)
+            yield UsageUpdate(usage=reply.usage, total=self.total, cost=cost, total_cost=self.cost)
             if reply.tool_uses and not self.limit_reached and self.loops < self.config.max_tool_loops:
                 async for event in self._tool_round(reply):
                     yield event
@@ -195,6 +206,7 @@ class Turn:
             stop_reason=stop_reason,
             usage=self.total,
             tool_loops=self.loops,
+            cost=self.cost,
             timings=Timings(
                 provider=self.call.provider_time,
                 tools=self.tools.elapsed,

@@ -29,6 +29,7 @@ class Capabilities:
     images_in_tool_results: bool = True
     reasoning: bool = False
     prompt_cache: bool = False
+    local: bool = False  # served on this machine: no per-token cost
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,6 +15,7 @@ from orkas.engine.providers.base import Capabilities, Provider, ProviderSpec
 ANTHROPIC_CAPS = Capabilities(images=True, images_in_tool_results=True, reasoning=True, prompt_cache=True)
 # OpenAI's tool messages take text only; images go into a user message after the results.
 OPENAI_CAPS = Capabilities(images=True, images_in_tool_results=False, reasoning=False)
+LOCAL_CAPS = replace(OPENAI_CAPS, local=True)
 
 VENDORS: dict[str, ProviderSpec] = {
     spec.name: spec

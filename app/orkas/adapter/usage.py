@@ -1,0 +1,125 @@
+"""What the model calls used and cost: a ledger in `<data>/usage.jsonl`, and budgets that stop new calls.
+
+One record per call (time, day, conversation, provider, model, tokens, cost). Totals per
+conversation and per day are read from it once and then kept up to date in memory.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orkas.core.fsutil import append_durably
+from orkas.engine.messages import Usage
+
+
+@dataclass(slots=True)
+class Totals:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost: float = 0.0
+    unpriced_calls: int = 0  # calls whose model has no known price
+
+    def add(self, record: dict[str, object]) -> None:
+        self.calls += 1
+        self.input_tokens += int(record.get("input", 0))  # type: ignore[call-overload]
+        self.output_tokens += int(record.get("output", 0))  # type: ignore[call-overload]
+        self.cache_read_tokens += int(record.get("cache_read", 0))  # type: ignore[call-overload]
+        self.cache_write_tokens += int(record.get("cache_write", 0))  # type: ignore[call-overload]
+        cost = record.get("cost")
+        if cost is None:
+            self.unpriced_calls += 1
+        else:
+            self.cost += float(cost)  # type: ignore[arg-type]
+
+
+def today(clock: Callable[[], float] = time.time) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(clock()))
+
+
+@dataclass
+class UsageLedger:
+    path: Path
+    clock: Callable[[], float] = time.time
+    by_day: dict[str, Totals] = field(default_factory=dict)
+    by_conversation: dict[str, Totals] = field(default_factory=dict)
+    _loaded: bool = False
+
+    def load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        if not self.path.exists():
+            return
+        for line in self.path.read_bytes().splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a torn last line after a crash: skip it
+            self._count(record)
+
+    def _count(self, record: dict[str, object]) -> None:
+        self.by_day.setdefault(str(record.get("day")), Totals()).add(record)
+        self.by_conversation.setdefault(str(record.get("conversation")), Totals()).add(record)
+
+    def record(self, *, conversation: str, provider: str, model: str, usage: Usage, cost: float | None) -> None:
+        self.load()
+        record: dict[str, object] = {
+            "ts": round(self.clock(), 3),
+            "day": today(self.clock),
+            "conversation": conversation,
+            "provider": provider,
+            "model": model,
+            "input": usage.input_tokens,
+            "output": usage.output_tokens,
+            "cache_read": usage.cache_read_tokens,
+            "cache_write": usage.cache_write_tokens,
+            "cost": None if cost is None else round(cost, 6),
+        }
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        append_durably(self.path, (json.dumps(record) + "\n").encode())
+        self._count(record)
+
+    def day(self, day: str | None = None) -> Totals:
+        self.load()
+        return self.by_day.get(day or today(self.clock), Totals())
+
+    def conversation(self, conversation: str) -> Totals:
+        self.load()
+        return self.by_conversation.get(conversation, Totals())
+
+
+@dataclass
+class LedgerBudget:
+    """Budgets per conversation and per day, in US dollars; None means no limit."""
+
+    ledger: UsageLedger
+    conversation: str
+    per_conversation: float | None = None
+    per_day: float | None = None
+
+    def blocked(self) -> str | None:
+        if self.per_day is not None:
+            spent = self.ledger.day().cost
+            if spent >= self.per_day:
+                return (
+                    f"the daily budget of ${self.per_day:.2f} is reached (${spent:.2f} spent today); "
+                    "raise it with `orkas budget --day …` or continue tomorrow"
+                )
+        if self.per_conversation is not None:
+            spent = self.ledger.conversation(self.conversation).cost
+            if spent >= self.per_conversation:
+                return (
+                    f"this conversation's budget of ${self.per_conversation:.2f} is reached (${spent:.2f} "
+                    "spent); raise it with `orkas budget --conversation …` or start a new conversation"
+                )
+        return None
+
+    def record(self, *, provider: str, model: str, usage: Usage, cost: float | None) -> None:
+        self.ledger.record(conversation=self.conversation, provider=provider, model=model, usage=usage, cost=cost)

@@ -1,0 +1,21 @@
+"""Spending limits, checked before every model call.
+
+The engine only asks two questions of a `Budget`: may a new call start, and what did the last one
+cost. Where the money is counted (a ledger per conversation and per day) is the product's business.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from orkas.engine.messages import Usage
+
+
+class Budget(Protocol):
+    def blocked(self) -> str | None:
+        """Why no new model call may start (one sentence for a person), or None."""
+        ...
+
+    def record(self, *, provider: str, model: str, usage: Usage, cost: float | None) -> None:
+        """Count one finished call. `cost` is None when the model's price is unknown."""
+        ...

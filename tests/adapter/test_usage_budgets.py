@@ -1,0 +1,112 @@
+"""Usage and cost per call, run, conversation and day; budgets that stop new calls."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from orkas.adapter.usage import LedgerBudget, UsageLedger
+from orkas.engine.catalog import lookup
+from orkas.engine.events import Done, Error, UsageUpdate
+from orkas.engine.messages import Usage
+from orkas.engine.providers.registry import ProviderRegistry
+from orkas.engine.runner import Agent, RunConfig
+from orkas.engine.session import InMemorySession
+from tests.conftest import subprocess_env
+from tests.fakes import anthropic as a_wire
+from tests.fakes.scripted import ScriptedProvider, end, text
+from tests.fakes.server import FakeServer
+
+ORKAS = str(Path(sys.executable).parent / "orkas")
+
+
+def priced_step(reply: str, input_tokens: int, output_tokens: int) -> list[object]:
+    from orkas.engine.messages import TextBlock
+    from orkas.engine.providers.base import TextDeltaChunk
+
+    usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
+    return [TextDeltaChunk(text=reply), end(TextBlock(text=reply), usage=usage, model="claude-sonnet-4-5")]
+
+
+def agent(provider: ScriptedProvider, tmp_path: Path) -> Agent:
+    return Agent(
+        providers=ProviderRegistry({"scripted": provider}),
+        config=RunConfig(model="scripted/claude-sonnet-4-5"),
+        workspace=tmp_path,
+    )
+
+
+def test_prices_come_from_the_catalogue() -> None:
+    sonnet = lookup("claude-sonnet-4-5").price
+    assert sonnet is not None and sonnet.cost(Usage(input_tokens=1_000_000, output_tokens=100_000)) == 4.5
+    assert lookup("qwen3", local=True).price.cost(Usage(input_tokens=10**6)) == 0.0  # type: ignore[union-attr]
+    assert lookup("some-unknown-model").price is None
+
+
+async def test_each_call_and_the_run_report_their_cost(tmp_path: Path) -> None:
+    provider = ScriptedProvider(priced_step("hello", 10_000, 1_000))
+    events = [e async for e in agent(provider, tmp_path).run("hi", session=InMemorySession())]
+    update = next(e for e in events if isinstance(e, UsageUpdate))
+    assert update.cost == 0.045 and update.total_cost == 0.045  # 10k*3 + 1k*15 per million
+    done = events[-1]
+    assert isinstance(done, Done) and done.cost == 0.045
+
+
+async def test_a_budget_stops_new_calls_with_a_clear_message(tmp_path: Path) -> None:
+    ledger = UsageLedger(tmp_path / "usage.jsonl")
+    budget = LedgerBudget(ledger, conversation="c1", per_conversation=0.05)
+    provider = ScriptedProvider(priced_step("first", 10_000, 1_000), priced_step("second", 10_000, 1_000))
+    session = InMemorySession(session_id="c1")
+    first = await agent(provider, tmp_path).run_to_end("one", session=session, budget=budget)
+    assert first.done is not None
+    second = await agent(provider, tmp_path).run_to_end("two", session=session, budget=budget)
+    assert second.done is not None  # $0.045 spent: still under $0.05
+    third = await agent(provider, tmp_path).run_to_end("three", session=session, budget=budget)
+    assert isinstance(third.error, Error) and third.error.kind == "budget"
+    assert "conversation's budget of $0.05 is reached ($0.09 spent)" in third.error.message
+    assert len(provider.requests) == 2  # the third call was never made
+    day = LedgerBudget(UsageLedger(tmp_path / "usage.jsonl"), conversation="other", per_day=0.08)
+    assert day.blocked() is not None and "daily budget of $0.08" in day.blocked()  # type: ignore[operator]
+    records = [json.loads(line) for line in (tmp_path / "usage.jsonl").read_text().splitlines()]
+    assert [r["cost"] for r in records] == [0.045, 0.045] and records[0]["model"] == "claude-sonnet-4-5"
+
+
+async def test_unknown_prices_stay_unknown(tmp_path: Path) -> None:
+    provider = ScriptedProvider(text("hi"))
+    events = [
+        e
+        async for e in Agent(
+            providers=ProviderRegistry({"scripted": provider}),
+            config=RunConfig(model="scripted/mystery-model"),
+            workspace=tmp_path,
+        ).run("hi", session=InMemorySession())
+    ]
+    assert isinstance(events[-1], Done) and events[-1].cost is None
+
+
+def test_usage_and_budget_commands(anthropic_server: FakeServer) -> None:
+    env = subprocess_env(ANTHROPIC_API_KEY="k", ANTHROPIC_BASE_URL=anthropic_server.url)
+    anthropic_server.script(a_wire.reply_text("priced", input_tokens=2000, output_tokens=100))
+    run = subprocess.run(
+        [ORKAS, "run", "hi", "--model", "anthropic/claude-sonnet-4-5"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    usage = subprocess.run([ORKAS, "usage"], env=env, capture_output=True, text=True)
+    assert "1 calls, 2000 in / 100 out tokens" in usage.stdout and "$0.0075" in usage.stdout
+    budget = subprocess.run([ORKAS, "budget", "--day", "0.001"], env=env, capture_output=True, text=True)
+    assert "per day: $0.00" in budget.stdout or "per day: $0.001" in budget.stdout
+    blocked = subprocess.run(
+        [ORKAS, "run", "again", "--model", "anthropic/claude-sonnet-4-5"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert blocked.returncode == 1 and "daily budget" in blocked.stderr
+    assert len(anthropic_server.requests) == 1
