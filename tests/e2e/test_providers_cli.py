@@ -90,3 +90,17 @@ def test_a_damaged_vault_is_reported_and_the_environment_still_works(anthropic_s
     result = orkas("run", "hi", "--model", "anthropic/claude-test", env=env)
     assert result.returncode == 0, result.stderr
     assert "vault" in result.stderr and "damaged" in result.stderr and result.stdout == "via the environment\n"
+
+
+def test_local_servers_are_detected_and_added(openai_server: FakeServer) -> None:
+    from tests.fakes.server import json_reply
+
+    openai_server.path = "/v1/models"
+    openai_server._responder = lambda _request: json_reply(200, {"data": [{"id": "qwen3:8b"}, {"id": "llama3.2"}]})
+    env = subprocess_env(ORKAS_LOCAL_SERVERS=f"ollama={openai_server.url}/v1,lmstudio=http://127.0.0.1:9/v1")
+    found = orkas("providers", "detect", "--add", env=env)
+    assert found.returncode == 0, found.stderr
+    assert f"ollama at {openai_server.url}/v1: qwen3:8b, llama3.2" in found.stdout and "lmstudio" not in found.stdout
+    listed = orkas("providers", "list", env=env)
+    assert "ollama (openai-compatible at" in listed.stdout and "keys: none" in listed.stdout
+    assert "order: ollama/qwen3:8b → ollama/llama3.2" in listed.stdout

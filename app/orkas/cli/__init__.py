@@ -118,11 +118,15 @@ def _rules(args: argparse.Namespace) -> int:
 
 
 def _status() -> int:
-    from orkas.app import settings_from_env
+    from orkas.app import load_configured, settings_from_env
     from orkas.engine.sandbox.executor import confinement
 
     settings = settings_from_env(os.environ)
-    names = ", ".join(spec.name for spec in settings.providers) or "none (set ANTHROPIC_API_KEY, OPENAI_API_KEY …)"
+    configured = load_configured(settings)
+    configured_names = list(configured.product.providers)
+    env_names = [spec.name for spec in settings.providers if spec.name not in configured_names]
+    names = ", ".join(configured_names + [f"{n} (environment)" for n in env_names])
+    names = names or "none (orkas providers add …, or ANTHROPIC_API_KEY / OPENAI_API_KEY)"
     confined = confinement()
     sandbox = (
         "bubblewrap: read-only system, writable workspace, credentials hidden"
@@ -130,10 +134,16 @@ def _status() -> int:
         else "none: only the path policy and command checks apply (install bubblewrap on Linux)"
     )
     print(f"providers:     {names}")
-    print(f"default model: {settings.default_model or '(none)'}")
+    entries = configured.product.entries
+    first = f"{entries[0].provider}/{entries[0].model}" if entries else None
+    print(f"default model: {settings.model_override or first or settings.default_model or '(none)'}")
     print(f"data folder:   {settings.data_dir}")
     print(f"web search:    {settings.search.kind if settings.search else 'not configured'}")
     print(f"sandbox:       {sandbox}")
+    if configured.vault is not None:
+        print(f"vault key:     {configured.vault.key_source.description}")
+    for problem in configured.problems:
+        print(f"problem:       {problem}")
     return EXIT_OK
 
 

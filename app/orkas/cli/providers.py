@@ -36,6 +36,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     remove.add_argument("name")
     test = actions.add_parser("test", help="check each key of a provider against its API")
     test.add_argument("name")
+    detect = actions.add_parser("detect", help="find Ollama and LM Studio on this machine")
+    detect.add_argument("--add", action="store_true", help="add what was found as providers")
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -50,6 +52,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             return _remove(args.name, store, vault)
         if command == "test":
             return asyncio.run(_test(args.name, store, vault))
+        if command == "detect":
+            return asyncio.run(_detect(args.add, store, env))
         return _list(store, vault)
     except VaultError as e:
         print(f"orkas: {e}", file=sys.stderr)
@@ -147,3 +151,30 @@ async def _test(name: str, store: SettingsStore, vault: Vault) -> int:
         finally:
             await provider.aclose()
     return EXIT_FAILED if failed else EXIT_OK
+
+
+async def _detect(add: bool, store: SettingsStore, env: Mapping[str, str]) -> int:
+    from orkas.adapter.local_servers import KNOWN, detect
+
+    servers = KNOWN
+    if env.get("ORKAS_LOCAL_SERVERS"):  # name=url,… (tests, unusual ports)
+        servers = tuple(tuple(item.split("=", 1)) for item in env["ORKAS_LOCAL_SERVERS"].split(","))  # type: ignore[misc]
+    found = await detect(servers)
+    if not found:
+        print("no local model server answered (looked for Ollama on 11434 and LM Studio on 1234)")
+        return EXIT_OK
+    product = store.load()
+    for server in found:
+        print(f"{server.name} at {server.base_url}: {', '.join(server.models) or 'no models pulled yet'}")
+        if add and server.models:
+            config = product.providers.get(server.name) or ProviderConfig(
+                server.name, "openai-compatible", server.base_url
+            )
+            config.models = list(dict.fromkeys([*config.models, *server.models]))
+            product.providers[server.name] = config
+            for model in server.models:
+                product.add_entry(Entry(server.name, model, None))
+    if add:
+        store.save(product)
+        print("added; they cost nothing per token")
+    return EXIT_OK
