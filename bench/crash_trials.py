@@ -34,7 +34,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             lab = CrashLab(Path(tmp), server, {**subprocess_env(), "ORKAS_HOME": tmp})
-            outcomes = run_trials(lab, args.trials, args.seed, max_delay=0.9)
+            outcomes = run_trials(lab, args.trials, args.seed)
             next_problems = check_next_runs(lab)
     finally:
         server.stop()

@@ -125,6 +125,8 @@ def load_configured(settings: Settings) -> Configured:
         configured.product = SettingsStore(settings.data_dir / "settings.json").load()
     except ConfigError as e:
         configured.problems.append(str(e))
+    if not (settings.data_dir / "vault.bin").exists():
+        return configured  # nothing stored yet: no need to wake the OS keyring
     configured.vault = Vault(settings.data_dir / "vault.bin", choose_key_source(settings.data_dir))
     try:
         configured.vault.names()

@@ -74,6 +74,17 @@ class CrashLab:
         self.store = SessionStore(root / "home" / "sessions")
         self.sessions: list[str] = []
 
+    def full_run_seconds(self) -> float:
+        started = time.monotonic()
+        subprocess.run(
+            [ORKAS, "run", "warm-up", "--json", "--model", "openai/fake", "--workspace", str(self.workspace)],
+            env=self.env,
+            capture_output=True,
+            timeout=60,
+            check=True,
+        )
+        return time.monotonic() - started
+
     def trial(self, number: int, rng: random.Random, *, max_delay: float) -> Outcome:
         args = [
             ORKAS,
@@ -196,8 +207,12 @@ def _openai_to_anthropic_shape(messages: list[dict[str, Any]]) -> list[dict[str,
     return out
 
 
-def run_trials(lab: CrashLab, trials: int, seed: int, *, max_delay: float) -> list[Outcome]:
+def run_trials(lab: CrashLab, trials: int, seed: int, *, max_delay: float | None = None) -> list[Outcome]:
+    """Kill at a uniform moment in [0, max_delay]; by default the length of one whole undisturbed run,
+    measured here, so the kills cover start-up, streaming and tools alike on any machine."""
     rng = random.Random(seed)
+    if max_delay is None:
+        max_delay = lab.full_run_seconds()
     return [lab.trial(i, rng, max_delay=max_delay) for i in range(trials)]
 
 

@@ -22,7 +22,7 @@ def test_random_kills_never_lose_more_than_the_record_in_flight(tmp_path: Path) 
     server = FakeServer(wire.PATH, responder=respond).start()
     try:
         lab = CrashLab(tmp_path, server, subprocess_env())
-        outcomes = run_trials(lab, TRIALS, seed=20261130, max_delay=0.9)
+        outcomes = run_trials(lab, TRIALS, seed=20261130)
         problems = [
             f"trial {o.trial} (killed after {o.killed_after:.3f}s, truncated at {o.truncated_at}): {p}"
             for o in outcomes
