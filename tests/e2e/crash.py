@@ -74,18 +74,18 @@ class CrashLab:
         self.store = SessionStore(root / "home" / "sessions")
         self.sessions: list[str] = []
 
-    def full_run_seconds(self) -> float:
+    def measure_run(self) -> tuple[float, float]:
+        """(seconds until the run announced its session, seconds for the whole run) of one clean run."""
         started = time.monotonic()
-        subprocess.run(
-            [ORKAS, "run", "warm-up", "--json", "--model", "openai/fake", "--workspace", str(self.workspace)],
-            env=self.env,
-            capture_output=True,
-            timeout=60,
-            check=True,
-        )
-        return time.monotonic() - started
+        args = [ORKAS, "run", "warm-up", "--json", "--model", "openai/fake", "--workspace", str(self.workspace)]
+        proc = subprocess.Popen(args, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        ready = time.monotonic() - started
+        proc.communicate(timeout=60)
+        return ready, time.monotonic() - started
 
-    def trial(self, number: int, rng: random.Random, *, max_delay: float) -> Outcome:
+    def trial(self, number: int, rng: random.Random, *, delay: float) -> Outcome:
         args = [
             ORKAS,
             "run",
@@ -100,7 +100,6 @@ class CrashLab:
             args += ["--session", rng.choice(self.sessions)]
         before = set(self.store.root.glob("*.jsonl")) if self.store.root.exists() else set()
         proc = subprocess.Popen(args, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        delay = rng.uniform(0.0, max_delay)
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
         out, _err = proc.communicate(timeout=30)
@@ -207,13 +206,17 @@ def _openai_to_anthropic_shape(messages: list[dict[str, Any]]) -> list[dict[str,
     return out
 
 
-def run_trials(lab: CrashLab, trials: int, seed: int, *, max_delay: float | None = None) -> list[Outcome]:
-    """Kill at a uniform moment in [0, max_delay]; by default the length of one whole undisturbed run,
-    measured here, so the kills cover start-up, streaming and tools alike on any machine."""
+def run_trials(lab: CrashLab, trials: int, seed: int) -> list[Outcome]:
+    """Kill at a random moment of a run, timed against one undisturbed run measured here: one kill in
+    ten during start-up, the rest uniformly between the session's first write and the run's end, so
+    the kills land on streaming and tools on any machine, however slow its start-up."""
     rng = random.Random(seed)
-    if max_delay is None:
-        max_delay = lab.full_run_seconds()
-    return [lab.trial(i, rng, max_delay=max_delay) for i in range(trials)]
+    ready, total = lab.measure_run()
+    outcomes = []
+    for i in range(trials):
+        low, high = (0.0, ready) if rng.random() < 0.1 else (ready, total * 1.1)
+        outcomes.append(lab.trial(i, rng, delay=rng.uniform(low, high)))
+    return outcomes
 
 
 def check_next_runs(lab: CrashLab) -> list[str]:
