@@ -38,6 +38,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _status()
         if args.command == "rules":
             return _rules(args)
+        if args.command == "serve":
+            from orkas.cli import serve as serve_cli
+
+            return serve_cli.serve(args, os.environ)
         if args.command in ("usage", "budget"):
             from orkas.cli import money
 
@@ -82,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     from orkas.cli import money
 
     money.add_parsers(commands)
+    from orkas.cli import serve as serve_cli
+
+    serve_cli.add_parser(commands)
     rules = commands.add_parser("rules", help="list or remove 'always allow' approvals")
     rules.add_argument("action", nargs="?", choices=["list", "remove"], default="list")
     rules.add_argument("key", nargs="?", help="with remove: the rule's key, e.g. 'bash:pytest'")
