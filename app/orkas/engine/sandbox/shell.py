@@ -103,13 +103,8 @@ class _Lexer:
                 text.append(part)
                 dynamic = dynamic or dyn
             elif c == "`":
-                end = self.s.find("`", self.i + 1)
-                if end < 0:
-                    raise ParseError("unterminated backtick")
-                self.substitutions.append(self.s[self.i + 1 : end])
-                text.append("`…`")
+                text.append(self._backtick())
                 dynamic = True
-                self.i = end + 1
             elif c == "$":
                 text.append(self._dollar())
                 dynamic = True
@@ -131,13 +126,8 @@ class _Lexer:
                 text.append(self._dollar())
                 dynamic = True
             elif c == "`":
-                end = self.s.find("`", self.i + 1)
-                if end < 0:
-                    raise ParseError("unterminated backtick")
-                self.substitutions.append(self.s[self.i + 1 : end])
-                text.append("`…`")
+                text.append(self._backtick())
                 dynamic = True
-                self.i = end + 1
             else:
                 text.append(c)
                 self.i += 1
@@ -145,6 +135,15 @@ class _Lexer:
             raise ParseError("unterminated double quote")
         self.i += 1
         return "".join(text), dynamic
+
+    def _backtick(self) -> str:
+        """A `…` substitution: its body is kept for parsing; the word gets a placeholder."""
+        end = self.s.find("`", self.i + 1)
+        if end < 0:
+            raise ParseError("unterminated backtick")
+        self.substitutions.append(self.s[self.i + 1 : end])
+        self.i = end + 1
+        return "`…`"
 
     def _dollar(self) -> str:
         """$(…), $((…)), ${…}, $'…', $name: returns a placeholder; substitutions are kept for parsing."""

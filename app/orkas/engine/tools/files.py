@@ -90,11 +90,9 @@ class ReadFile(FileTool):
     }
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        path = self.resolve(ctx, input["path"], write=False)
+        path = self.existing(ctx, input["path"])
         if isinstance(path, ToolResult):
             return path
-        if not path.exists():
-            return error_result(f"no such file: {input['path']!r}")
         if path.is_dir():
             return error_result(f"{input['path']!r} is a folder; use list_files")
         if "char_start" in input and "start_line" in input:
@@ -175,11 +173,9 @@ class StatFile(FileTool):
     }
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        path = self.resolve(ctx, input["path"], write=False)
+        path = self.existing(ctx, input["path"])
         if isinstance(path, ToolResult):
             return path
-        if not path.exists():
-            return error_result(f"no such file: {input['path']!r}")
         return await asyncio.to_thread(self._stat, path)
 
     def _stat(self, path: Path) -> ToolResult:

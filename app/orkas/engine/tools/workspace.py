@@ -85,6 +85,13 @@ class FileTool:
         except PathDenied as e:
             return error_result(f"access denied: {e.reason} ({raw!r})")
 
+    def existing(self, ctx: ToolContext, raw: str) -> Path | ToolResult:
+        """`resolve` for reading something that must already exist."""
+        path = self.resolve(ctx, raw, write=False)
+        if isinstance(path, Path) and not path.exists():
+            return error_result(f"no such file: {raw!r}")
+        return path
+
     def shown(self, ctx: ToolContext, path: Path) -> str:
         """The path as the model should write it: relative to the workspace when inside it."""
         try:
