@@ -1,0 +1,173 @@
+"""Conversations: the product's unit of work.
+
+Each lives in `<data>/conversations/<id>/`: `meta.json` (title, times, workspace, granted folders) and
+`messages.jsonl` (the crash-safe transcript, see sessions.py). Deleting moves the folder to
+`<data>/recycle/`, from where it can be restored. A conversation without a chosen workspace gets its
+own folder under `<data>/workspaces/`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from orkas.adapter.sessions import SESSION_ID, PersistentSession, load
+from orkas.adapter.transcript import LoadReport
+from orkas.core.errors import ConfigError
+from orkas.core.fsutil import atomic_write
+from orkas.engine.messages import AssistantMessage, UserMessage
+from orkas.engine.sandbox import PathPolicy
+
+TITLE_CHARS = 80
+
+
+@dataclass(slots=True)
+class Conversation:
+    id: str
+    title: str
+    created: float
+    updated: float
+    workspace: str
+    granted: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    conversation: Conversation
+    snippet: str
+
+
+class ConversationStore:
+    def __init__(self, data_dir: Path, *, clock: Callable[[], float] = time.time) -> None:
+        self.root = data_dir / "conversations"
+        self.recycle = data_dir / "recycle"
+        self.workspaces = data_dir / "workspaces"
+        self.clock = clock
+
+    def _now(self) -> float:
+        return self.clock()
+
+    def _folder(self, conversation_id: str) -> Path:
+        if not SESSION_ID.match(conversation_id):
+            raise ConfigError(f"invalid conversation id {conversation_id!r}")
+        return self.root / conversation_id
+
+    def create(self, *, title: str = "", workspace: Path | None = None) -> Conversation:
+        conversation_id = uuid.uuid4().hex
+        folder = self._folder(conversation_id)
+        if workspace is None:
+            workspace = self.workspaces / conversation_id
+            workspace.mkdir(parents=True, exist_ok=True)
+        elif not workspace.is_dir():
+            raise ConfigError(f"workspace {str(workspace)!r} is not a folder")
+        folder.mkdir(parents=True)
+        now = self._now()
+        conversation = Conversation(conversation_id, title.strip()[:TITLE_CHARS], now, now, str(workspace.resolve()))
+        self._save(conversation)
+        return conversation
+
+    def get(self, conversation_id: str) -> Conversation:
+        meta = self._folder(conversation_id) / "meta.json"
+        if not meta.exists():
+            raise ConfigError(f"no conversation {conversation_id!r}")
+        return Conversation(**json.loads(meta.read_text()))
+
+    def recent(self) -> list[Conversation]:
+        """Every conversation not in the recycle bin, most recently active first."""
+        found = []
+        if self.root.exists():
+            for meta in self.root.glob("*/meta.json"):
+                try:
+                    found.append(Conversation(**json.loads(meta.read_text())))
+                except (ValueError, TypeError):
+                    continue  # a damaged folder is skipped, never fatal
+        return sorted(found, key=lambda c: c.updated, reverse=True)
+
+    def rename(self, conversation_id: str, title: str) -> Conversation:
+        conversation = self.get(conversation_id)
+        conversation.title = title.strip()[:TITLE_CHARS]
+        conversation.updated = self._now()
+        self._save(conversation)
+        return conversation
+
+    def touch(self, conversation: Conversation, first_prompt: str = "") -> None:
+        """After a turn: newer in the list, and titled by its first prompt if it had no title."""
+        conversation.updated = self._now()
+        if not conversation.title and first_prompt.strip():
+            conversation.title = " ".join(first_prompt.split())[:TITLE_CHARS]
+        self._save(conversation)
+
+    def grant(self, conversation_id: str, folder: Path) -> Conversation:
+        """Give the agent a folder beyond the workspace. Raises `PathDenied` for places never grantable."""
+        conversation = self.get(conversation_id)
+        policy = self.policy(conversation)
+        granted = policy.grant(folder)
+        if str(granted) not in conversation.granted:
+            conversation.granted.append(str(granted))
+            self._save(conversation)
+        return conversation
+
+    def policy(self, conversation: Conversation, *, protected: tuple[Path, ...] = ()) -> PathPolicy:
+        return PathPolicy(conversation.workspace, granted=conversation.granted, protected=protected)
+
+    def delete(self, conversation_id: str) -> None:
+        """Move to the recycle bin (restorable)."""
+        folder = self._folder(conversation_id)
+        if not folder.exists():
+            raise ConfigError(f"no conversation {conversation_id!r}")
+        self.recycle.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(folder), str(self.recycle / conversation_id))
+
+    def restore(self, conversation_id: str) -> Conversation:
+        source = self.recycle / conversation_id
+        if not SESSION_ID.match(conversation_id) or not source.exists():
+            raise ConfigError(f"no conversation {conversation_id!r} in the recycle bin")
+        self.root.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(source), str(self._folder(conversation_id)))
+        return self.get(conversation_id)
+
+    def session(self, conversation_id: str) -> tuple[PersistentSession, LoadReport | None]:
+        """The conversation's transcript, loaded and repaired (or a new one)."""
+        path = self._folder(conversation_id) / "messages.jsonl"
+        if not path.exists():
+            self.get(conversation_id)  # raises for an unknown id
+            return PersistentSession(path), None
+        return load(path)
+
+    def search(self, query: str, limit: int = 20) -> list[Hit]:
+        """Conversations whose title or messages contain `query` (case-insensitive)."""
+        needle = query.strip().lower()
+        if not needle:
+            return []
+        hits: list[Hit] = []
+        for conversation in self.recent():
+            if needle in conversation.title.lower():
+                hits.append(Hit(conversation, conversation.title))
+            else:
+                snippet = self._find(conversation.id, needle)
+                if snippet is not None:
+                    hits.append(Hit(conversation, snippet))
+            if len(hits) >= limit:
+                break
+        return hits
+
+    def _find(self, conversation_id: str, needle: str) -> str | None:
+        path = self._folder(conversation_id) / "messages.jsonl"
+        if not path.exists() or needle not in path.read_text(errors="replace").lower():
+            return None  # cheap pre-check before decoding anything
+        session, _ = load(path, write_back=False)
+        for message in session.messages():
+            if isinstance(message, UserMessage | AssistantMessage):
+                text = "".join(getattr(b, "text", "") for b in message.content)
+                at = text.lower().find(needle)
+                if at >= 0:
+                    return text[max(0, at - 40) : at + len(needle) + 40]
+        return None
+
+    def _save(self, conversation: Conversation) -> None:
+        atomic_write(self._folder(conversation.id) / "meta.json", json.dumps(asdict(conversation)).encode(), mode=0o644)
