@@ -76,13 +76,13 @@ def test_a_foreign_origin_is_refused(served: Served) -> None:
 
 def test_a_text_plain_post_gets_415_and_json_works(served: Served) -> None:
     with served.client(**{"X-Orkas-Token": served.token}) as client:
-        plain = client.post("/api/sessions", content="{}", headers={"Content-Type": "text/plain"})
-        form = client.post("/api/sessions", data={"a": "b"})
-        created = client.post("/api/sessions", json={})
-        read = client.get(f"/api/sessions/{created.json()['id']}")
-        missing = client.get("/api/sessions/nope")
+        plain = client.post("/api/conversations", content="{}", headers={"Content-Type": "text/plain"})
+        form = client.post("/api/conversations", data={"a": "b"})
+        created = client.post("/api/conversations", json={"title": "First"})
+        read = client.get(f"/api/conversations/{created.json()['id']}/messages")
+        missing = client.get("/api/conversations/nope/messages")
     assert plain.status_code == 415 and form.status_code == 415
-    assert created.status_code == 201 and read.status_code == 404  # created lazily: nothing written yet
+    assert created.status_code == 201 and read.status_code == 200 and read.json()["messages"] == []
     assert missing.status_code == 404
 
 

@@ -25,9 +25,8 @@ def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     # Imported here: every other command starts faster without the web stack.
     import uvicorn
 
-    from orkas.adapter.sessions import SessionStore
+    from orkas.adapter.conversations import ConversationStore
     from orkas.app import load_configured, settings_from_env
-    from orkas.core.paths import sessions_dir
     from orkas.server.app import create_app
 
     settings = settings_from_env(env)
@@ -44,7 +43,7 @@ def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     app = create_app(
         token=token,
         port=port,
-        sessions=SessionStore(sessions_dir(settings.data_dir)),
+        conversations=ConversationStore(settings.data_dir),
         providers=list(dict.fromkeys(names)),
     )
     print(f"http://127.0.0.1:{port}/?token={token}", flush=True)

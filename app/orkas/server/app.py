@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, HTTPException, WebSocket
 from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, Field
 
 from orkas import __version__
-from orkas.adapter.sessions import SessionStore
+from orkas.adapter.conversations import ConversationStore
 from orkas.core.errors import ConfigError
 from orkas.engine.codec import encode
 from orkas.engine.sandbox.executor import confinement
@@ -20,7 +24,28 @@ PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Orkas</title><
 history.replaceState(null, "", "/");</script></body></html>"""
 
 
-def create_app(*, token: str, port: int, sessions: SessionStore, providers: list[str]) -> LocalOnly:
+class NewConversation(BaseModel):
+    title: str = Field(default="", max_length=200)
+    workspace: str | None = None
+
+
+class Rename(BaseModel):
+    title: str = Field(min_length=1, max_length=200)
+
+
+T = TypeVar("T")
+
+
+def _config(action: Callable[[], T]) -> T:
+    """Run a store action, turning a configuration mistake into a 404/400 with its message."""
+    try:
+        return action()
+    except ConfigError as e:
+        status = 404 if str(e).startswith("no conversation") else 400
+        raise HTTPException(status_code=status, detail=str(e)) from None
+
+
+def create_app(*, token: str, port: int, conversations: ConversationStore, providers: list[str]) -> LocalOnly:
     api = FastAPI(title="Orkas", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
 
     @api.get("/", response_class=HTMLResponse)
@@ -31,19 +56,33 @@ def create_app(*, token: str, port: int, sessions: SessionStore, providers: list
     async def status() -> dict[str, Any]:
         return {"version": __version__, "providers": providers, "sandbox": confinement()}
 
-    @api.post("/api/sessions", status_code=201)
-    async def create_session() -> dict[str, str]:
-        session = sessions.create()
-        return {"id": session.id}
+    @api.get("/api/conversations")
+    async def conversations_list() -> list[dict[str, Any]]:
+        return [asdict(c) for c in conversations.recent()]
 
-    @api.get("/api/sessions/{session_id}")
-    async def read_session(session_id: str) -> dict[str, Any]:
-        try:
-            session, report = sessions.open(session_id)
-        except ConfigError as e:
-            raise HTTPException(status_code=404, detail=str(e)) from None
+    @api.post("/api/conversations", status_code=201)
+    async def conversations_create(body: NewConversation) -> dict[str, Any]:
+        workspace = Path(body.workspace).expanduser() if body.workspace else None
+        return asdict(_config(lambda: conversations.create(title=body.title, workspace=workspace)))
+
+    @api.patch("/api/conversations/{conversation_id}")
+    async def conversations_rename(conversation_id: str, body: Rename) -> dict[str, Any]:
+        return asdict(_config(lambda: conversations.rename(conversation_id, body.title)))
+
+    @api.delete("/api/conversations/{conversation_id}", status_code=204)
+    async def conversations_delete(conversation_id: str) -> None:
+        _config(lambda: conversations.delete(conversation_id))
+
+    @api.get("/api/conversations/{conversation_id}/messages")
+    async def conversations_messages(conversation_id: str) -> dict[str, Any]:
+        session, report = _config(lambda: conversations.session(conversation_id))
         session.close()
-        return {"id": session_id, "messages": [encode(m) for m in session.messages()], "repaired": report.changed}
+        messages = [encode(m) for m in session.messages()]
+        return {"id": conversation_id, "messages": messages, "repaired": bool(report and report.changed)}
+
+    @api.get("/api/search")
+    async def search(q: str) -> list[dict[str, Any]]:
+        return [{"conversation": asdict(h.conversation), "snippet": h.snippet} for h in conversations.search(q)]
 
     @api.websocket("/api/events")
     async def events(socket: WebSocket) -> None:
