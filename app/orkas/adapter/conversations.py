@@ -35,6 +35,10 @@ class Conversation:
     workspace: str
     granted: list[str] = field(default_factory=list)
 
+    @property
+    def workspace_path(self) -> Path:
+        return Path(self.workspace)
+
 
 @dataclass(frozen=True, slots=True)
 class Hit:

@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from typing import Any, TextIO
+from typing import TextIO
 
-from orkas.engine.events import Done, Error, Event, Retry, TextDelta, ToolEnd, ToolStart
+from orkas.engine.events import Done, Error, Event, Retry, TextDelta, ToolEnd, ToolStart, event_dict
 from orkas.engine.messages import TextBlock
 
 
 def event_json(event: Event) -> str:
-    data: dict[str, Any] = {"type": event.type}
-    data.update((f.name, _plain(getattr(event, f.name))) for f in dataclasses.fields(event) if f.name != "type")
-    return json.dumps(data, ensure_ascii=False)
-
-
-def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
+    return json.dumps(event_dict(event), ensure_ascii=False)
 
 
 class JsonPrinter:
