@@ -14,7 +14,7 @@ providers the settings do not name:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -184,6 +184,7 @@ def build_agent(
     retries: int = 3,
     context_window: int | None = None,
     configured: Configured | None = None,
+    granted: Sequence[str | Path] = (),
 ) -> Agent:
     """Raises `ConfigError` when no provider or model can serve the run."""
     configured = configured or Configured()
@@ -202,7 +203,7 @@ def build_agent(
     registry = build_registry(settings, configured)
     registry.resolve(chosen)  # fail before anything runs
     try:
-        policy = PathPolicy(workspace, protected=[settings.data_dir])
+        policy = PathPolicy(workspace, granted=granted, protected=[settings.data_dir])
     except PathDenied as e:
         raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
     tools, _processes = workspace_tools(settings, policy)

@@ -6,14 +6,29 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from orkas.adapter.conversations import ConversationStore
+from orkas.adapter.conversations import Conversation, ConversationStore
+from orkas.adapter.runtime import ConversationRuntime
+from orkas.engine.providers.registry import ProviderRegistry
+from orkas.engine.runner import Agent, RunConfig
 from orkas.server.app import create_app
+from tests.fakes.scripted import ScriptedProvider, text
 
 TOKEN = "t" * 43
+HOST = {"host": "127.0.0.1:8123"}
 
 
-def client(tmp_path: Path) -> TestClient:
-    app = create_app(token=TOKEN, port=8123, conversations=ConversationStore(tmp_path), providers=["anthropic"])
+def client(tmp_path: Path, provider: ScriptedProvider | None = None) -> TestClient:
+    scripted = provider or ScriptedProvider()
+
+    def make_agent(conversation: Conversation) -> Agent:
+        return Agent(
+            providers=ProviderRegistry({"scripted": scripted}),
+            config=RunConfig(model="scripted/m"),
+            workspace=conversation.workspace_path,
+        )
+
+    runtime = ConversationRuntime(ConversationStore(tmp_path), make_agent)
+    app = create_app(token=TOKEN, port=8123, runtime=runtime, providers=["scripted"])
     return TestClient(app, base_url="http://127.0.0.1:8123", headers={"X-Orkas-Token": TOKEN})
 
 
@@ -31,3 +46,30 @@ def test_create_list_rename_search_and_delete(tmp_path: Path) -> None:
     deleted = api.request("DELETE", f"/api/conversations/{ident}", json={})
     assert deleted.status_code == 204 and api.get("/api/conversations").json() == []
     assert api.get(f"/api/conversations/{ident}/messages").status_code == 404
+
+
+def test_a_message_streams_back_over_the_websocket(tmp_path: Path) -> None:
+    with client(tmp_path, ScriptedProvider(text("Hi from the agent."))) as api:  # one event loop, as in the app
+        streams_back(api)
+
+
+def streams_back(api: TestClient) -> None:
+    ident = api.post("/api/conversations", json={}).json()["id"]
+    with api.websocket_connect(f"/api/events?token={TOKEN}&conversation={ident}", headers=HOST) as socket:
+        assert socket.receive_json()["type"] == "hello"
+        assert api.post(f"/api/conversations/{ident}/messages", json={"text": "hello"}).status_code == 202
+        seen = []
+        while not seen or seen[-1]["type"] != "idle":
+            seen.append(socket.receive_json())
+    assert [e["type"] for e in seen][-2:] == ["done", "idle"] and seen[-2]["text"] == "Hi from the agent.", seen
+    url = f"/api/events?token={TOKEN}&conversation={ident}&after={seen[-3]['seq']}"
+    with api.websocket_connect(url, headers=HOST) as socket:
+        socket.receive_json()  # hello
+        assert [socket.receive_json()["type"] for _ in range(2)] == ["done", "idle"]  # catch-up, no duplicates
+    history = api.get(f"/api/conversations/{ident}/messages").json()["messages"]
+    assert [m["role"] for m in history] == ["user", "assistant"]
+    assert (
+        api.post(f"/api/conversations/{ident}/answers", json={"question_id": "x", "decision": "deny"}).status_code
+        == 404
+    )
+    assert api.post(f"/api/conversations/{ident}/stop", json={}).json() == {"stopped": False}

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from orkas.adapter.conversations import Conversation, ConversationStore
+from orkas.core.errors import ConfigError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Decision, Permissions
 from orkas.engine.events import Done, Error, event_dict
@@ -99,7 +100,14 @@ class ConversationRuntime:
 
     async def _run(self, conversation: Conversation, message: UserMessage, active: _Active) -> None:
         session, _ = self.store.session(conversation.id)
-        agent = self.make_agent(conversation)
+        try:
+            agent = self.make_agent(conversation)
+        except ConfigError as e:  # no provider, bad model: say so where the person is looking
+            self.publish(conversation.id, {"type": "error", "kind": "provider", "message": str(e)})
+            self.active.pop(conversation.id, None)
+            self.publish(conversation.id, {"type": "idle"})
+            session.close()
+            return
         try:
             while True:
                 self.publish(

@@ -25,8 +25,10 @@ def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     # Imported here: every other command starts faster without the web stack.
     import uvicorn
 
-    from orkas.adapter.conversations import ConversationStore
-    from orkas.app import load_configured, settings_from_env
+    from orkas.adapter.conversations import Conversation, ConversationStore
+    from orkas.adapter.runtime import ConversationRuntime
+    from orkas.app import build_agent, load_configured, settings_from_env
+    from orkas.engine.runner import Agent
     from orkas.server.app import create_app
 
     settings = settings_from_env(env)
@@ -40,12 +42,18 @@ def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     listener.listen(64)
     port = listener.getsockname()[1]
     token = secrets.token_urlsafe(32)
-    app = create_app(
-        token=token,
-        port=port,
-        conversations=ConversationStore(settings.data_dir),
-        providers=list(dict.fromkeys(names)),
-    )
+
+    def make_agent(conversation: Conversation) -> Agent:
+        return build_agent(
+            settings,
+            workspace=conversation.workspace_path,
+            model=None,
+            configured=configured,
+            granted=conversation.granted,
+        )
+
+    runtime = ConversationRuntime(ConversationStore(settings.data_dir), make_agent)
+    app = create_app(token=token, port=port, runtime=runtime, providers=list(dict.fromkeys(names)))
     print(f"http://127.0.0.1:{port}/?token={token}", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
     asyncio.run(server.serve(sockets=[listener]))

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
-from fastapi import FastAPI, HTTPException, WebSocket
+from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
 from orkas import __version__
-from orkas.adapter.conversations import ConversationStore
+from orkas.adapter.runtime import ConversationRuntime
 from orkas.core.errors import ConfigError
 from orkas.engine.codec import encode
 from orkas.engine.sandbox.executor import confinement
@@ -45,7 +45,17 @@ def _config(action: Callable[[], T]) -> T:
         raise HTTPException(status_code=status, detail=str(e)) from None
 
 
-def create_app(*, token: str, port: int, conversations: ConversationStore, providers: list[str]) -> LocalOnly:
+class Send(BaseModel):
+    text: str = Field(min_length=1, max_length=200_000)
+
+
+class Answer(BaseModel):
+    question_id: str
+    decision: Literal["allow_once", "allow_run", "always", "deny"]
+
+
+def create_app(*, token: str, port: int, runtime: ConversationRuntime, providers: list[str]) -> LocalOnly:
+    conversations = runtime.store
     api = FastAPI(title="Orkas", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
 
     @api.get("/", response_class=HTMLResponse)
@@ -84,10 +94,37 @@ def create_app(*, token: str, port: int, conversations: ConversationStore, provi
     async def search(q: str) -> list[dict[str, Any]]:
         return [{"conversation": asdict(h.conversation), "snippet": h.snippet} for h in conversations.search(q)]
 
+    @api.post("/api/conversations/{conversation_id}/messages", status_code=202)
+    async def conversations_send(conversation_id: str, body: Send) -> dict[str, Any]:
+        return _config(lambda: runtime.send(conversation_id, body.text))
+
+    @api.post("/api/conversations/{conversation_id}/stop")
+    async def conversations_stop(conversation_id: str) -> dict[str, bool]:
+        return {"stopped": runtime.stop(conversation_id)}
+
+    @api.post("/api/conversations/{conversation_id}/answers")
+    async def conversations_answer(conversation_id: str, body: Answer) -> dict[str, bool]:
+        answered = runtime.answer(conversation_id, body.question_id, body.decision)
+        if not answered:
+            raise HTTPException(status_code=404, detail="no open question with that id")
+        return {"answered": True}
+
     @api.websocket("/api/events")
-    async def events(socket: WebSocket) -> None:
+    async def events(socket: WebSocket, conversation: str = "", after: int = 0) -> None:
         await socket.accept()
         await socket.send_json({"type": "hello", "version": __version__})
-        await socket.close()
+        if not conversation:
+            await socket.close()
+            return
+        backlog, queue = runtime.subscribe(conversation, after)
+        try:
+            for event in backlog:
+                await socket.send_json(event)
+            while True:
+                await socket.send_json(await queue.get())
+        except WebSocketDisconnect:
+            pass
+        finally:
+            runtime.unsubscribe(conversation, queue)
 
     return LocalOnly(api, token=token, port=port)
