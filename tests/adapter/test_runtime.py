@@ -103,3 +103,22 @@ async def test_a_permission_card_is_answered_through_the_runtime(tmp_path: Path)
     events = await until(live, "idle")
     tool_end = next(e for e in events if e["type"] == "tool_end")
     assert tool_end["is_error"] is False and events[-2]["type"] == "done"
+
+
+async def test_without_a_provider_the_message_is_kept_and_the_reason_shown(tmp_path: Path) -> None:
+    from orkas.core.errors import ConfigError
+
+    store = ConversationStore(tmp_path)
+
+    def no_provider(conversation: Conversation) -> Agent:
+        raise ConfigError("no model provider is configured")
+
+    run = ConversationRuntime(store, no_provider)
+    conversation = store.create()
+    _, live = run.subscribe(conversation.id)
+    run.send(conversation.id, "are you there?")
+    events = await until(live, "idle")
+    assert [e["type"] for e in events] == ["user_message", "error", "idle"]
+    assert events[1]["message"] == "no model provider is configured"
+    session, _ = store.session(conversation.id)
+    assert [m.role for m in session.messages()] == ["user"]  # the bubble survives a reload

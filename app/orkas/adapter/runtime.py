@@ -102,7 +102,9 @@ class ConversationRuntime:
         session, _ = self.store.session(conversation.id)
         try:
             agent = self.make_agent(conversation)
-        except ConfigError as e:  # no provider, bad model: say so where the person is looking
+        except ConfigError as e:  # no provider, bad model: keep the message, say why nothing answered
+            await session.append(message)
+            self.publish(conversation.id, {"type": "user_message", "message_id": message.id, "text": _text(message)})
             self.publish(conversation.id, {"type": "error", "kind": "provider", "message": str(e)})
             self.active.pop(conversation.id, None)
             self.publish(conversation.id, {"type": "idle"})
@@ -111,19 +113,14 @@ class ConversationRuntime:
         try:
             while True:
                 self.publish(
-                    conversation.id,
-                    {
-                        "type": "user_message",
-                        "message_id": message.id,
-                        "text": "".join(getattr(b, "text", "") for b in message.content),
-                    },
+                    conversation.id, {"type": "user_message", "message_id": message.id, "text": _text(message)}
                 )
                 async for event in agent.run(
                     message, session=session, signal=active.signal, steer=active.steer, permissions=active.permissions
                 ):
                     self.publish(conversation.id, event_dict(event))
                     if isinstance(event, Done | Error):
-                        self.store.touch(conversation, "".join(getattr(b, "text", "") for b in message.content))
+                        self.store.touch(conversation, _text(message))
                 left = active.steer.drain()
                 if not left or active.signal.aborted:
                     return
@@ -145,3 +142,7 @@ class ConversationRuntime:
         tasks = [a.task for a in self.active.values() if a.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=5)
+
+
+def _text(message: UserMessage) -> str:
+    return "".join(getattr(b, "text", "") for b in message.content)
