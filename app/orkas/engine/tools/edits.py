@@ -16,11 +16,19 @@ from typing import Any
 from orkas.engine.consent import Ask
 from orkas.engine.sandbox import PathDenied
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
-from orkas.engine.tools.workspace import FileTool, baselines, current, lock_for, record, write_atomic
+from orkas.engine.tools.workspace import (
+    PATH_ONLY_SCHEMA,
+    PATH_PROPERTY,
+    FileTool,
+    baselines,
+    current,
+    lock_for,
+    record,
+    write_atomic,
+)
 
 MAX_WRITE_CHARS = 2_000_000
 CONTEXT_CHARS = 600
-_PATH = {"type": "string", "description": "Path relative to the workspace."}
 
 
 def _write_ask(tool: str, path: str, preview: str) -> Ask:
@@ -36,7 +44,7 @@ class WriteFile(FileTool):
     )
     input_schema: Mapping[str, Any] = {
         "type": "object",
-        "properties": {"path": _PATH, "content": {"type": "string", "maxLength": MAX_WRITE_CHARS}},
+        "properties": {"path": PATH_PROPERTY, "content": {"type": "string", "maxLength": MAX_WRITE_CHARS}},
         "required": ["path", "content"],
         "additionalProperties": False,
     }
@@ -84,7 +92,7 @@ class EditFile(FileTool):
     input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "path": _PATH,
+            "path": PATH_PROPERTY,
             "old_string": {"type": "string", "minLength": 1},
             "new_string": {"type": "string"},
             "replace_all": {"type": "boolean"},
@@ -163,12 +171,7 @@ class DeleteFile(FileTool):
         "mode it happens at once); anywhere else the user is always asked first. Credential and system "
         "locations can never be deleted."
     )
-    input_schema: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {"path": _PATH},
-        "required": ["path"],
-        "additionalProperties": False,
-    }
+    input_schema = PATH_ONLY_SCHEMA
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         raw = input["path"]

@@ -23,7 +23,7 @@ from orkas.engine.messages import ImageBlock, TextBlock
 from orkas.engine.sandbox import PathDenied, PathPolicy
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 from orkas.engine.tools.documents import DocumentError, document_kind, extract_text
-from orkas.engine.tools.workspace import FileTool, read_verified, record, sha256
+from orkas.engine.tools.workspace import PATH_ONLY_SCHEMA, PATH_PROPERTY, FileTool, read_verified, record, sha256
 
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000
@@ -55,8 +55,6 @@ SKIP_DIRS = {
     ".DS_Store",
 }
 
-_PATH = {"type": "string", "description": "Path relative to the workspace (or absolute inside a granted folder)."}
-
 
 def _text_of(path: Path, policy: PathPolicy | None = None) -> tuple[str, bytes | None]:
     """(text, raw bytes) of a text file or a document; raw is None for documents."""
@@ -79,7 +77,7 @@ class ReadFile(FileTool):
     input_schema: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "path": _PATH,
+            "path": PATH_PROPERTY,
             "start_line": {"type": "integer", "minimum": 1, "description": "First line, 1-based."},
             "max_lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES},
             "char_start": {"type": "integer", "minimum": 0, "description": "First character, 0-based."},
@@ -165,12 +163,7 @@ class StatFile(FileTool):
     description = (
         "Facts about a file or folder: kind, size, modified time, and for text and documents the total characters."
     )
-    input_schema: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {"path": _PATH},
-        "required": ["path"],
-        "additionalProperties": False,
-    }
+    input_schema = PATH_ONLY_SCHEMA
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = self.existing(ctx, input["path"])
@@ -207,16 +200,14 @@ class ListFiles(FileTool):
     )
     input_schema: Mapping[str, Any] = {
         "type": "object",
-        "properties": {"path": _PATH, "recursive": {"type": "boolean"}},
+        "properties": {"path": PATH_PROPERTY, "recursive": {"type": "boolean"}},
         "additionalProperties": False,
     }
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        root = self.resolve(ctx, input.get("path", "."), write=False)
+        root = self.folder(ctx, input.get("path", "."))
         if isinstance(root, ToolResult):
             return root
-        if not root.is_dir():
-            return error_result(f"{input.get('path', '.')!r} is not a folder")
         return await asyncio.to_thread(_list, root, bool(input.get("recursive", False)))
 
 
@@ -272,17 +263,15 @@ class SearchFiles(FileTool):
     )
     input_schema: Mapping[str, Any] = {
         "type": "object",
-        "properties": {"pattern": {"type": "string", "minLength": 1}, "path": _PATH},
+        "properties": {"pattern": {"type": "string", "minLength": 1}, "path": PATH_PROPERTY},
         "required": ["pattern"],
         "additionalProperties": False,
     }
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        root = self.resolve(ctx, input.get("path", "."), write=False)
+        root = self.folder(ctx, input.get("path", "."))
         if isinstance(root, ToolResult):
             return root
-        if not root.is_dir():
-            return error_result(f"{input.get('path', '.')!r} is not a folder")
         return await asyncio.to_thread(_search, root, input["pattern"])
 
 
@@ -317,7 +306,7 @@ class GrepFiles(FileTool):
         "type": "object",
         "properties": {
             "pattern": {"type": "string", "minLength": 1},
-            "path": _PATH,
+            "path": PATH_PROPERTY,
             "glob": {"type": "string"},
             "context": {"type": "integer", "minimum": 0, "maximum": 10},
             "mode": {"enum": ["content", "files", "count"]},

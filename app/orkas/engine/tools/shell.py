@@ -42,6 +42,20 @@ def _ask(command: str, risk: CommandRisk) -> Ask:
     )
 
 
+async def _approve(ctx: ToolContext, command: str) -> ToolResult | None:
+    """None when the command may run; otherwise the refusal the model reads."""
+    risk = classify_command(command)
+    return None if await ctx.ask(_ask(command, risk)) else _refusal(command, risk)
+
+
+def _cwd(executor: Executor, raw: str | None) -> Path | None:
+    """The working folder asked for, relative to the workspace; the executor checks it."""
+    if not raw:
+        return None
+    path = Path(raw)
+    return path if path.is_absolute() else executor.policy.workspace / path
+
+
 def _refusal(command: str, risk: CommandRisk) -> ToolResult:
     why = f" ({', '.join(risk.categories)}: {risk.reason})" if risk.categories else f" ({risk.reason})"
     return error_result(
@@ -78,12 +92,10 @@ class Bash:
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         command = input["command"]
-        risk = classify_command(command)
-        if not await ctx.ask(_ask(command, risk)):
-            return _refusal(command, risk)
-        cwd = Path(input["cwd"]) if input.get("cwd") else None
-        if cwd is not None and not cwd.is_absolute():
-            cwd = self.executor.policy.workspace / cwd
+        refused = await _approve(ctx, command)
+        if refused is not None:
+            return refused
+        cwd = _cwd(self.executor, input.get("cwd"))
         try:
             result = await self.executor.run(command, cwd=cwd, timeout=float(input.get("timeout", DEFAULT_TIMEOUT)))
         except PathDenied as e:
@@ -161,12 +173,10 @@ class ProcessStart:
         command = input["command"]
         if len(self.manager.running()) >= MAX_PROCESSES:
             return error_result(f"{MAX_PROCESSES} background processes are already running; stop one first")
-        risk = classify_command(command)
-        if not await ctx.ask(_ask(command, risk)):
-            return _refusal(command, risk)
-        cwd = Path(input["cwd"]) if input.get("cwd") else None
-        if cwd is not None and not cwd.is_absolute():
-            cwd = self.manager.executor.policy.workspace / cwd
+        refused = await _approve(ctx, command)
+        if refused is not None:
+            return refused
+        cwd = _cwd(self.manager.executor, input.get("cwd"))
         try:
             entry = await self.manager.start(command, cwd)
         except PathDenied as e:

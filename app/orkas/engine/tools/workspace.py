@@ -10,14 +10,26 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from orkas.core.fsutil import atomic_write
 from orkas.engine.sandbox import PathDenied, PathPolicy
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result
 
 _LOCKS: dict[str, asyncio.Lock] = {}
+PATH_PROPERTY: Mapping[str, Any] = {
+    "type": "string",
+    "description": "Path relative to the workspace (or absolute inside a granted folder).",
+}
+PATH_ONLY_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {"path": PATH_PROPERTY},
+    "required": ["path"],
+    "additionalProperties": False,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +104,13 @@ class FileTool:
             return error_result(f"no such file: {raw!r}")
         return path
 
+    def folder(self, ctx: ToolContext, raw: str) -> Path | ToolResult:
+        """`resolve` for a folder to list or search in."""
+        path = self.resolve(ctx, raw, write=False)
+        if isinstance(path, Path) and not path.is_dir():
+            return error_result(f"{raw!r} is not a folder")
+        return path
+
     def shown(self, ctx: ToolContext, path: Path) -> str:
         """The path as the model should write it: relative to the workspace when inside it."""
         try:
@@ -101,16 +120,6 @@ class FileTool:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write through a temp file and a rename, keeping the file's permissions."""
+    """Replace a file through the one atomic-write path, keeping its permissions."""
     mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
-    tmp = path.with_name(f".{path.name}.orkas-{os.getpid()}.tmp")
-    try:
-        with tmp.open("wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    atomic_write(path, data, mode=mode)
