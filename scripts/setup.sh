@@ -10,12 +10,23 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
     exit 1
 fi
 
-# System packages the tests need: bubblewrap confines shell commands on Linux.
-if [[ "$(uname -s)" == "Linux" ]] && ! command -v bwrap >/dev/null 2>&1; then
-    if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
-        apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null
-    else
-        echo "setup: bubblewrap (bwrap) is not installed; shell commands will run unconfined" >&2
+# System packages (Debian/Ubuntu, as root): bubblewrap confines shell commands; chromium drives the
+# browser tests; Xvfb, xdotool, xwd and ImageMagick run and photograph the real window; the xcb
+# libraries let Qt open a window; a CJK font makes Chinese render.
+SYSTEM_PACKAGES=(bubblewrap chromium xvfb xdotool x11-apps imagemagick libxcb-cursor0 libxcb-icccm4
+    libxcb-keysyms1 fonts-wqy-microhei)
+if [[ "$(uname -s)" == "Linux" ]] && command -v dpkg >/dev/null 2>&1; then
+    missing=()
+    for package in "${SYSTEM_PACKAGES[@]}"; do
+        dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+    done
+    if ((${#missing[@]})); then
+        if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
+            echo "setup: installing ${missing[*]}"
+            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+        else
+            echo "setup: missing system packages (install them for the window and browser tests): ${missing[*]}" >&2
+        fi
     fi
 fi
 

@@ -17,16 +17,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
+from orkas.adapter.local_servers import KNOWN as KNOWN_LOCAL
 from orkas.adapter.pool import Candidate, RotatingProvider
 from orkas.adapter.settings import ProductSettings, ProviderConfig, SettingsStore
 from orkas.adapter.vault import Vault, VaultError, choose_key_source
-from orkas.core.errors import ConfigError
+from orkas.core.errors import ConfigError, ProviderError
 from orkas.core.paths import data_dir
 from orkas.engine.providers.base import Provider, ProviderSpec
 from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.providers.vendors import DEFAULT_MODELS, VENDORS, create_provider
-from orkas.engine.retry import RetryPolicy
+from orkas.engine.retry import RetryPolicy, describe
 from orkas.engine.runner import Agent, RunConfig
 from orkas.engine.sandbox import PathDenied, PathPolicy
 from orkas.engine.sandbox.executor import SAFE_ENV, Executor
@@ -55,6 +57,7 @@ class Settings:
     network: bool = True  # may shell commands reach the network (when confined)
     process_env: Mapping[str, str] = field(default_factory=dict)  # the safe part of our environment
     model_override: str | None = None  # ORKAS_MODEL
+    local_servers: tuple[tuple[str, str], ...] = KNOWN_LOCAL  # where to look for Ollama / LM Studio
 
 
 def settings_from_env(env: Mapping[str, str]) -> Settings:
@@ -80,7 +83,16 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
         search=search,
         process_env={k: env[k] for k in SAFE_ENV if k in env},
         model_override=env.get("ORKAS_MODEL"),
+        local_servers=_local_servers(env.get("ORKAS_LOCAL_SERVERS")),
     )
+
+
+def _local_servers(value: str | None) -> tuple[tuple[str, str], ...]:
+    """`name=url,…` (tests, unusual ports); unset means the usual Ollama and LM Studio ports."""
+    if not value:
+        return KNOWN_LOCAL
+    pairs = [item.split("=", 1) for item in value.split(",") if "=" in item]
+    return tuple((name.strip(), url.strip()) for name, url in pairs)
 
 
 def workspace_tools(settings: Settings, policy: PathPolicy) -> tuple[list[Tool], ProcessManager]:
@@ -144,6 +156,26 @@ def spec_for(config: ProviderConfig, key: str | None) -> ProviderSpec:
     return replace(base, name=config.name, api_key=key, base_url=config.base_url or base.base_url)
 
 
+async def check_provider(product: ProductSettings, vault: Vault | None, name: str) -> list[dict[str, Any]]:
+    """Try each of a provider's keys with a cheap authenticated call: [{credential, ok, message}]."""
+    config = product.providers.get(name)
+    if config is None:
+        raise ConfigError(f"no provider {name!r}; configured: {', '.join(product.providers) or 'none'}")
+    results = []
+    credentials: list[str | None] = [*product.credentials_of(name)] or [None]
+    for credential in credentials:
+        key = vault.get(credential) if credential and vault is not None else None
+        provider = create_provider(spec_for(config, key))
+        try:
+            await provider.validate_auth()
+            results.append({"credential": credential or name, "ok": True, "message": "ok"})
+        except ProviderError as e:
+            results.append({"credential": credential or name, "ok": False, "message": describe(e)})
+        finally:
+            await provider.aclose()
+    return results
+
+
 def chains(configured: Configured) -> dict[str, list[list[Candidate]]]:
     """Pools in entry order; each provider's chain is its first pool followed by every later pool."""
     pools: list[list[Candidate]] = []
@@ -175,6 +207,25 @@ def build_registry(settings: Settings, configured: Configured | None = None) -> 
     return ProviderRegistry(providers)
 
 
+# The agent may work in its default workspaces and read attachments; everything else in the data folder
+# (vault, settings, transcripts, usage, memory…) is protected, including what later versions add.
+OPEN_DATA = frozenset({"workspaces", "attachments"})
+KNOWN_DATA = (
+    "vault.bin",
+    "vault.key",
+    "settings.json",
+    "conversations",
+    "recycle",
+    "sessions",
+    "permission_rules.json",
+)
+
+
+def protected_data(data: Path) -> list[Path]:
+    present = {p.name for p in data.iterdir()} if data.is_dir() else set()
+    return [data / name for name in sorted(present | set(KNOWN_DATA)) if name not in OPEN_DATA]
+
+
 def build_agent(
     settings: Settings,
     *,
@@ -195,7 +246,8 @@ def build_agent(
             "or set ANTHROPIC_API_KEY / OPENAI_API_KEY (OPENAI_BASE_URL / OLLAMA_BASE_URL for a local server)"
         )
     first_entry = f"{entries[0].provider}/{entries[0].model}" if entries else None
-    chosen = model or settings.model_override or first_entry or settings.default_model
+    preferred = configured.product.preferences.default_model
+    chosen = model or settings.model_override or preferred or first_entry or settings.default_model
     if not chosen:
         raise ConfigError("no model given: pass --model provider/model or set ORKAS_MODEL")
     if not workspace.is_dir():
@@ -203,7 +255,7 @@ def build_agent(
     registry = build_registry(settings, configured)
     registry.resolve(chosen)  # fail before anything runs
     try:
-        policy = PathPolicy(workspace, granted=granted, protected=[settings.data_dir])
+        policy = PathPolicy(workspace, granted=granted, protected=protected_data(settings.data_dir))
     except PathDenied as e:
         raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
     tools, _processes = workspace_tools(settings, policy)

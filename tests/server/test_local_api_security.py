@@ -108,8 +108,11 @@ async def test_the_websocket_needs_the_token(served: Served) -> None:
     assert hello["type"] == "hello"
 
 
-def test_the_page_needs_the_token_and_hides_it(served: Served) -> None:
+def test_the_page_holds_no_data_and_takes_the_token_out_of_the_address_bar(served: Served) -> None:
     with served.client() as client:
-        assert client.get("/").status_code == 401
-        page = client.get(f"/?token={served.token}")
-    assert page.status_code == 200 and 'history.replaceState(null, "", "/")' in page.text
+        page = client.get("/")  # the UI shell is public: it has no data and no token in it
+        assert page.status_code == 200 and served.token not in page.text
+        assert client.get("/api/conversations").status_code == 401  # everything with data needs the token
+        script = client.get("/static/js/api.js").text
+        assert 'history.replaceState(null, "", "/")' in script and "sessionStorage" in script
+        assert "unsafe-inline" not in page.text  # no inline script may run

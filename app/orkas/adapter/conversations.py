@@ -106,14 +106,21 @@ class ConversationStore:
             conversation.title = " ".join(first_prompt.split())[:TITLE_CHARS]
         self._save(conversation)
 
-    def grant(self, conversation_id: str, folder: Path) -> Conversation:
+    def grant(self, conversation_id: str, folder: Path, *, protected: tuple[Path, ...] = ()) -> Conversation:
         """Give the agent a folder beyond the workspace. Raises `PathDenied` for places never grantable."""
         conversation = self.get(conversation_id)
-        policy = self.policy(conversation)
-        granted = policy.grant(folder)
+        granted = self.policy(conversation, protected=protected).grant(folder)
         if str(granted) not in conversation.granted:
             conversation.granted.append(str(granted))
             self._save(conversation)
+        return conversation
+
+    def revoke(self, conversation_id: str, folder: str) -> Conversation:
+        conversation = self.get(conversation_id)
+        if folder not in conversation.granted:
+            raise ConfigError(f"{folder!r} is not granted to this conversation")
+        conversation.granted.remove(folder)
+        self._save(conversation)
         return conversation
 
     def policy(self, conversation: Conversation, *, protected: tuple[Path, ...] = ()) -> PathPolicy:

@@ -15,13 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from orkas.adapter.attachments import Attachment, content_for
 from orkas.adapter.conversations import Conversation, ConversationStore
-from orkas.core.errors import ConfigError
+from orkas.core.errors import ConfigError, OrkasError
 from orkas.engine.abort import AbortSignal
+from orkas.engine.budget import Budget
 from orkas.engine.consent import Decision, Permissions
 from orkas.engine.events import Done, Error, event_dict
-from orkas.engine.messages import UserMessage, user_text
+from orkas.engine.messages import Notice, TextBlock, UserMessage
 from orkas.engine.runner import Agent
+from orkas.engine.session import Session
 from orkas.engine.steer import SteerQueue
 
 log = logging.getLogger(__name__)
@@ -34,7 +37,10 @@ class _Active:
     signal: AbortSignal
     steer: SteerQueue
     permissions: Permissions
+    budget: Budget | None = None
     task: asyncio.Task[None] | None = None
+    start_seq: int = 0  # the last event before this run: a view joining mid-run replays from here
+    history_length: int = 0  # messages in the transcript when the run started
 
 
 @dataclass
@@ -44,10 +50,26 @@ class _Stream:
     subscribers: set[asyncio.Queue[dict[str, Any]]] = field(default_factory=set)
 
 
+PrepareRun = Callable[[Conversation], tuple[Permissions, Budget | None]]
+
+
+def _ask_everything(conversation: Conversation) -> tuple[Permissions, Budget | None]:
+    return Permissions(workspace=conversation.workspace_path, can_ask=True), None
+
+
 class ConversationRuntime:
-    def __init__(self, store: ConversationStore, make_agent: Callable[[Conversation], Agent]) -> None:
+    """`make_agent` builds the agent for a conversation's run (raising `ConfigError` when it cannot);
+    `prepare_run` gives that run its permissions (mode, saved rules) and budget."""
+
+    def __init__(
+        self,
+        store: ConversationStore,
+        make_agent: Callable[[Conversation], Agent],
+        prepare_run: PrepareRun = _ask_everything,
+    ) -> None:
         self.store = store
         self.make_agent = make_agent
+        self.prepare_run = prepare_run
         self.active: dict[str, _Active] = {}
         self.streams: dict[str, _Stream] = {}
 
@@ -56,10 +78,30 @@ class ConversationRuntime:
         event = {"seq": stream.next_seq, "conversation": conversation_id, **data}
         stream.next_seq += 1
         stream.events.append(event)
-        del stream.events[:-KEEP_EVENTS]
+        if conversation_id not in self.active:  # a running turn keeps all its events, for views joining late
+            del stream.events[:-KEEP_EVENTS]
         for queue in stream.subscribers:
             queue.put_nowait(event)
         return event
+
+    def snapshot(self, conversation_id: str) -> dict[str, Any]:
+        """The history to draw and the sequence number to stream after, so that nothing shows twice and
+        nothing is missed: while a run is going, the history stops where the run began and its events
+        are replayed (a live reply survives a reload)."""
+        session, report = self.store.session(conversation_id)
+        session.close()
+        messages = session.messages()
+        active = self.active.get(conversation_id)
+        if active is not None:
+            return {
+                "messages": messages[: active.history_length],
+                "after": active.start_seq,
+                "running": True,
+                "report": report,
+            }
+        stream = self.streams.get(conversation_id)
+        after = stream.next_seq - 1 if stream else 0
+        return {"messages": messages, "after": after, "running": False, "report": report}
 
     def subscribe(
         self, conversation_id: str, after: int = 0
@@ -73,15 +115,22 @@ class ConversationRuntime:
     def unsubscribe(self, conversation_id: str, queue: asyncio.Queue[dict[str, Any]]) -> None:
         self.streams.get(conversation_id, _Stream()).subscribers.discard(queue)
 
-    def send(self, conversation_id: str, text: str) -> dict[str, Any]:
+    def send(self, conversation_id: str, text: str, attachments: list[Attachment] | None = None) -> dict[str, Any]:
         conversation = self.store.get(conversation_id)
-        message = user_text(text)
+        files = attachments or []
+        message = UserMessage(content=(TextBlock(text=text), *content_for(files)))
         active = self.active.get(conversation_id)
+        shown = {"message_id": message.id, "text": text, "attachments": [_shown(a) for a in files]}
         if active is not None:
             active.steer.put(message)
-            self.publish(conversation_id, {"type": "message_queued", "message_id": message.id, "text": text})
+            self.publish(conversation_id, {"type": "message_queued", **shown})
             return {"queued": True, "message_id": message.id}
-        active = _Active(AbortSignal(), SteerQueue(), Permissions(workspace=conversation.workspace_path, can_ask=True))
+        permissions, budget = self.prepare_run(conversation)
+        stream = self.streams.setdefault(conversation_id, _Stream())
+        active = _Active(AbortSignal(), SteerQueue(), permissions, budget=budget, start_seq=stream.next_seq - 1)
+        session, _ = self.store.session(conversation_id)
+        active.history_length = len(session.messages())
+        session.close()
         self.active[conversation_id] = active
         active.task = asyncio.create_task(self._run(conversation, message, active))
         return {"queued": False, "message_id": message.id}
@@ -96,7 +145,10 @@ class ConversationRuntime:
 
     def answer(self, conversation_id: str, question_id: str, decision: Decision) -> bool:
         active = self.active.get(conversation_id)
-        return active is not None and active.permissions.answer(question_id, decision)
+        if active is None or not active.permissions.answer(question_id, decision):
+            return False
+        self.publish(conversation_id, {"type": "permission_answered", "question_id": question_id, "decision": decision})
+        return True
 
     async def _run(self, conversation: Conversation, message: UserMessage, active: _Active) -> None:
         session, _ = self.store.session(conversation.id)
@@ -104,28 +156,43 @@ class ConversationRuntime:
             agent = self.make_agent(conversation)
         except ConfigError as e:  # no provider, bad model: keep the message, say why nothing answered
             await session.append(message)
-            self.publish(conversation.id, {"type": "user_message", "message_id": message.id, "text": _text(message)})
+            self.publish(conversation.id, {"type": "user_message", **_message_shown(message)})
             self.publish(conversation.id, {"type": "error", "kind": "provider", "message": str(e)})
             self.active.pop(conversation.id, None)
             self.publish(conversation.id, {"type": "idle"})
             session.close()
             return
         try:
+            self.publish(conversation.id, {"type": "user_message", **_message_shown(message)})
             while True:
-                self.publish(
-                    conversation.id, {"type": "user_message", "message_id": message.id, "text": _text(message)}
-                )
                 async for event in agent.run(
-                    message, session=session, signal=active.signal, steer=active.steer, permissions=active.permissions
+                    message,
+                    session=session,
+                    signal=active.signal,
+                    steer=active.steer,
+                    permissions=active.permissions,
+                    budget=active.budget,
                 ):
                     self.publish(conversation.id, event_dict(event))
                     if isinstance(event, Done | Error):
                         self.store.touch(conversation, _text(message))
+                    if isinstance(event, Error):  # a reloaded view shows the same marker
+                        await _note(session, "stopped" if event.aborted else "error", event.message)
                 left = active.steer.drain()
+                if left and active.signal.aborted:  # stopped: say so, so the UI gives the words back
+                    self.publish(conversation.id, {"type": "queued_dropped", "message_ids": [m.id for m in left]})
                 if not left or active.signal.aborted:
                     return
-                # Sent while the run was finishing: the next turn, never lost.
-                message = UserMessage(content=tuple(b for m in left for b in m.content))
+                # Sent while the run was finishing: the next turn, never lost (and shown once: the
+                # queued bubbles become this message).
+                message = left[0] if len(left) == 1 else UserMessage(content=tuple(b for m in left for b in m.content))
+                queued_ids = [m.id for m in left]
+                self.publish(
+                    conversation.id, {"type": "queued_applied", "message_ids": queued_ids, "message_id": message.id}
+                )
+                self.publish(
+                    conversation.id, {"type": "user_message", **_message_shown(message), "from_queued": queued_ids}
+                )
         except Exception:  # a bug must still end the run visibly
             log.exception("conversation %s: run failed", conversation.id)
             self.publish(
@@ -133,6 +200,7 @@ class ConversationRuntime:
             )
         finally:
             session.close()
+            await agent.providers.aclose()
             self.active.pop(conversation.id, None)
             self.publish(conversation.id, {"type": "idle"})
 
@@ -144,5 +212,32 @@ class ConversationRuntime:
             await asyncio.wait(tasks, timeout=5)
 
 
+ATTACHED = "[attached file: "
+
+
+async def _note(session: Session, kind: str, text: str) -> None:
+    """An app-only line in the transcript (never sent to a model); a failure to write it is not fatal."""
+    try:
+        await session.append(Notice(kind=kind, text=text))
+    except (OrkasError, OSError):
+        log.warning("could not record a %s notice", kind, exc_info=True)
+
+
 def _text(message: UserMessage) -> str:
-    return "".join(getattr(b, "text", "") for b in message.content)
+    """What the person typed: the text blocks that are not attachment lines."""
+    texts = [getattr(b, "text", "") for b in message.content]
+    return "".join(t for t in texts if not t.startswith(ATTACHED))
+
+
+def _shown(attachment: Attachment) -> dict[str, Any]:
+    return {"name": attachment.name, "size": attachment.size, "media_type": attachment.media_type}
+
+
+def _message_shown(message: UserMessage) -> dict[str, Any]:
+    """A user message as the UI shows it: its text and the names of its attachments."""
+    names = [
+        t[len(ATTACHED) :].split(" (", 1)[0]
+        for b in message.content
+        if (t := getattr(b, "text", "")).startswith(ATTACHED)
+    ]
+    return {"message_id": message.id, "text": _text(message), "attachments": [{"name": n} for n in names]}

@@ -16,6 +16,9 @@ from orkas.core.fsutil import atomic_write
 
 Kind = Literal["anthropic", "openai-compatible"]
 DEFAULT_MODEL: dict[str, str] = {"anthropic": "claude-sonnet-4-5", "openai-compatible": "gpt-5-mini"}
+MODES = ("ask", "auto", "plan")
+THEMES = ("system", "light", "dark")
+LANGUAGES = ("auto", "en", "zh", "pt")
 
 
 @dataclass(slots=True)
@@ -42,10 +45,30 @@ class Budgets:
 
 
 @dataclass(slots=True)
+class Preferences:
+    """What the person chose in the settings screen."""
+
+    default_model: str | None = None  # "provider/model"; None means the first entry
+    mode: str = "ask"  # permission mode for new runs: ask | auto | plan
+    theme: str = "system"  # system | light | dark
+    language: str = "auto"
+
+    def check(self) -> None:
+        for name, value, allowed in (
+            ("mode", self.mode, MODES),
+            ("theme", self.theme, THEMES),
+            ("language", self.language, LANGUAGES),
+        ):
+            if value not in allowed:
+                raise ConfigError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+
+
+@dataclass(slots=True)
 class ProductSettings:
     providers: dict[str, ProviderConfig] = field(default_factory=dict)
     entries: list[Entry] = field(default_factory=list)
     budgets: Budgets = field(default_factory=Budgets)
+    preferences: Preferences = field(default_factory=Preferences)
 
     def credentials_of(self, provider: str) -> list[str]:
         return list(dict.fromkeys(e.credential for e in self.entries if e.provider == provider and e.credential))
@@ -90,9 +113,13 @@ class SettingsStore:
             budgets = Budgets(
                 per_conversation=_money(raw_budgets.get("per_conversation")), per_day=_money(raw_budgets.get("per_day"))
             )
-        except (OSError, ValueError, KeyError, TypeError) as e:
+            raw_preferences = data.get("preferences") or {}
+            known = {k: raw_preferences[k] for k in Preferences.__dataclass_fields__ if k in raw_preferences}
+            preferences = Preferences(**known)
+            preferences.check()
+        except (OSError, ValueError, KeyError, TypeError, ConfigError) as e:
             raise ConfigError(f"settings file {self.path} cannot be read ({type(e).__name__}): fix or remove it") from e
-        return ProductSettings(providers=providers, entries=entries, budgets=budgets)
+        return ProductSettings(providers=providers, entries=entries, budgets=budgets, preferences=preferences)
 
     def save(self, settings: ProductSettings) -> None:
         data = {
@@ -101,6 +128,7 @@ class SettingsStore:
             },
             "entries": [asdict(e) for e in settings.entries],
             "budgets": asdict(settings.budgets),
+            "preferences": asdict(settings.preferences),
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode(), mode=0o644)

@@ -42,6 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from orkas.cli import serve as serve_cli
 
             return serve_cli.serve(args, os.environ)
+        if args.command is None:
+            return _desktop()
         if args.command in ("usage", "budget"):
             from orkas.cli import money
 
@@ -122,6 +124,25 @@ def _rules(args: argparse.Namespace) -> int:
     if not rules:
         print("no 'always allow' rules")
     return EXIT_OK
+
+
+def _desktop() -> int:
+    """`orkas` with no command: the desktop window (a display is needed; `orkas serve` works without one)."""
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        print("orkas: no display to open a window on; run `orkas serve` and open its URL in a browser", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        import webview  # noqa: F401
+    except ImportError:
+        print("orkas: the desktop window needs pywebview and PySide6 (scripts/setup.sh installs them)", file=sys.stderr)
+        return EXIT_USAGE
+    from orkas.app import settings_from_env
+    from orkas.desktop.window import prepare_qt_environment
+    from orkas.host import run_desktop
+
+    prepare_qt_environment(os.environ)  # type: ignore[arg-type]
+    report = os.environ.get("ORKAS_DESKTOP_REPORT")
+    return run_desktop(settings_from_env(os.environ), report=Path(report) if report else None)
 
 
 def _status() -> int:

@@ -12,12 +12,10 @@ import getpass
 import sys
 from collections.abc import Mapping
 
-from orkas.adapter.settings import DEFAULT_MODEL, Entry, ProviderConfig, SettingsStore
+from orkas.adapter.provider_admin import NewProvider, add_provider, describe_providers, pools, remove_provider
+from orkas.adapter.settings import Entry, ProviderConfig, SettingsStore
 from orkas.adapter.vault import Vault, VaultError, choose_key_source, mask
-from orkas.app import settings_from_env, spec_for
-from orkas.core.errors import ConfigError, ProviderError
-from orkas.engine.providers.vendors import create_provider
-from orkas.engine.retry import describe
+from orkas.app import check_provider, settings_from_env
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -72,32 +70,11 @@ def _read_key(given: str | None) -> str | None:
 
 def _add(args: argparse.Namespace, store: SettingsStore, vault: Vault) -> int:
     product = store.load()
-    config = product.providers.get(args.name)
-    if config is not None and config.kind != args.kind:
-        raise ConfigError(f"provider {args.name!r} is already configured as {config.kind!r}")
-    config = config or ProviderConfig(name=args.name, kind=args.kind)
-    if args.base_url:
-        config.base_url = args.base_url
-    for model in args.model:
-        if model not in config.models:
-            config.models.append(model)
-    if not config.models:
-        config.models.append(DEFAULT_MODEL[args.kind])
-    product.providers[args.name] = config
     key = _read_key(args.key)
-    credential = None
-    if key:
-        taken = set(product.credentials_of(args.name)) | set(vault.names())
-        number = 1
-        while f"{args.name}#{number}" in taken:
-            number += 1
-        credential = f"{args.name}#{number}"
-        vault.set(credential, key)
-    elif args.kind == "anthropic" or not config.base_url:
-        raise ConfigError("a key is needed (use --key, or --key - to type it without echo)")
-    for model in config.models:
-        product.add_entry(Entry(args.name, model, credential))
+    new = NewProvider(args.name, args.kind, key=key, base_url=args.base_url, models=tuple(args.model))
+    credential = add_provider(product, vault, new)
     store.save(product)
+    config = product.providers[args.name]
     shown = f"key {credential} {mask(key)}" if key and credential else "no key"
     print(f"{args.name}: {', '.join(config.models)} ({shown}; keys stored in {vault.key_source.description})")
     return EXIT_OK
@@ -108,58 +85,35 @@ def _list(store: SettingsStore, vault: Vault) -> int:
     if not product.providers:
         print("no providers configured (orkas providers add NAME --kind anthropic --key -)")
         return EXIT_OK
-    for name, config in product.providers.items():
-        keys = []
-        for credential in product.credentials_of(name):
-            secret = vault.get(credential)
-            keys.append(f"{credential} {mask(secret)}" if secret else f"{credential} (missing from the vault)")
-        where = f" at {config.base_url}" if config.base_url else ""
-        print(f"{name} ({config.kind}{where}): models {', '.join(config.models)}; keys: {', '.join(keys) or 'none'}")
-    print(f"order: {' → '.join(f'{e.provider}/{e.model}' for e in product.entries)}")
+    for provider in describe_providers(product, vault):
+        keys = [f"{k['credential']} {k['masked'] or '(missing from the vault)'}" for k in provider["keys"]]
+        where = f" at {provider['base_url']}" if provider["base_url"] else ""
+        models = ", ".join(provider["models"])
+        print(f"{provider['name']} ({provider['kind']}{where}): models {models}; keys: {', '.join(keys) or 'none'}")
+    print(f"order: {' → '.join(pools(product))}")
     print(f"vault key: {vault.key_source.description}")
     return EXIT_OK
 
 
 def _remove(name: str, store: SettingsStore, vault: Vault) -> int:
     product = store.load()
-    if name not in product.providers:
-        raise ConfigError(f"no provider {name!r}; configured: {', '.join(product.providers) or 'none'}")
-    for credential in product.credentials_of(name):
-        vault.delete(credential)
-    del product.providers[name]
-    product.entries = [e for e in product.entries if e.provider != name]
+    remove_provider(product, vault, name)
     store.save(product)
     print(f"removed {name} and its keys")
     return EXIT_OK
 
 
 async def _test(name: str, store: SettingsStore, vault: Vault) -> int:
-    product = store.load()
-    config = product.providers.get(name)
-    if config is None:
-        raise ConfigError(f"no provider {name!r}; configured: {', '.join(product.providers) or 'none'}")
-    failed = 0
-    for credential in product.credentials_of(name) or [None]:  # type: ignore[list-item]
-        key = vault.get(credential) if credential else None
-        provider = create_provider(spec_for(config, key))
-        try:
-            await provider.validate_auth()
-            print(f"{credential or name}: ok")
-        except ProviderError as e:
-            failed += 1
-            print(f"{credential or name}: {describe(e)}")
-        finally:
-            await provider.aclose()
-    return EXIT_FAILED if failed else EXIT_OK
+    results = await check_provider(store.load(), vault, name)
+    for result in results:
+        print(f"{result['credential']}: {result['message']}")
+    return EXIT_OK if all(r["ok"] for r in results) else EXIT_FAILED
 
 
 async def _detect(add: bool, store: SettingsStore, env: Mapping[str, str]) -> int:
-    from orkas.adapter.local_servers import KNOWN, detect
+    from orkas.adapter.local_servers import detect
 
-    servers = KNOWN
-    if env.get("ORKAS_LOCAL_SERVERS"):  # name=url,… (tests, unusual ports)
-        servers = tuple(tuple(item.split("=", 1)) for item in env["ORKAS_LOCAL_SERVERS"].split(","))  # type: ignore[misc]
-    found = await detect(servers)
+    found = await detect(settings_from_env(env).local_servers)
     if not found:
         print("no local model server answered (looked for Ollama on 11434 and LM Studio on 1234)")
         return EXIT_OK

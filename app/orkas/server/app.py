@@ -1,27 +1,48 @@
-"""The API routes. Every route sits behind `LocalOnly` (security.py)."""
+"""The API routes and the UI's files. Every route sits behind `LocalOnly` (security.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import asdict
+import asyncio
+import base64
+import binascii
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
-from fastapi.responses import HTMLResponse
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from orkas import __version__
+from orkas.adapter.attachments import AttachmentStore
+from orkas.adapter.conversations import Conversation
+from orkas.adapter.provider_admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
 from orkas.adapter.runtime import ConversationRuntime
+from orkas.adapter.settings import Kind, Preferences, SettingsStore
+from orkas.adapter.vault import Vault
 from orkas.core.errors import ConfigError
 from orkas.engine.codec import encode
+from orkas.engine.sandbox import PathDenied
 from orkas.engine.sandbox.executor import confinement
 from orkas.server.security import LocalOnly
 
-PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Orkas</title></head>
-<body><main id="app">Orkas {version}</main>
-<script>sessionStorage.setItem("orkas-token", new URLSearchParams(location.search).get("token"));
-history.replaceState(null, "", "/");</script></body></html>"""
+FRONTEND = Path(__file__).resolve().parents[3] / "frontend"
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+@dataclass
+class Services:
+    """What the routes need beyond the runtime, built by the composition root."""
+
+    settings: SettingsStore
+    vault: Callable[[], Vault]  # opened when keys are touched, so the OS keyring wakes only then
+    attachments: AttachmentStore
+    protected: Callable[[], tuple[Path, ...]]  # never granted, never attached
+    test_provider: Callable[[str], Awaitable[list[dict[str, Any]]]]
+    detect_local: Callable[[], Awaitable[list[dict[str, Any]]]]
+    frontend: Path = FRONTEND
 
 
 class NewConversation(BaseModel):
@@ -33,20 +54,9 @@ class Rename(BaseModel):
     title: str = Field(min_length=1, max_length=200)
 
 
-T = TypeVar("T")
-
-
-def _config(action: Callable[[], T]) -> T:
-    """Run a store action, turning a configuration mistake into a 404/400 with its message."""
-    try:
-        return action()
-    except ConfigError as e:
-        status = 404 if str(e).startswith("no conversation") else 400
-        raise HTTPException(status_code=status, detail=str(e)) from None
-
-
 class Send(BaseModel):
-    text: str = Field(min_length=1, max_length=200_000)
+    text: str = Field(default="", max_length=200_000)
+    attachments: list[str] = Field(default_factory=list, max_length=20)
 
 
 class Answer(BaseModel):
@@ -54,13 +64,71 @@ class Answer(BaseModel):
     decision: Literal["allow_once", "allow_run", "always", "deny"]
 
 
-def create_app(*, token: str, port: int, runtime: ConversationRuntime, providers: list[str]) -> LocalOnly:
+class Upload(BaseModel):
+    name: str = Field(min_length=1, max_length=255)
+    data: str  # base64
+
+
+class Folder(BaseModel):
+    path: str = Field(min_length=1, max_length=4096)
+
+
+class AddProvider(BaseModel):
+    name: str
+    kind: Kind
+    key: str | None = Field(default=None, max_length=4096)
+    base_url: str | None = None
+    models: list[str] = Field(default_factory=list)
+
+
+class Order(BaseModel):
+    order: list[str]
+
+
+class PreferencesChange(BaseModel):
+    default_model: str | None = None
+    mode: str | None = None
+    theme: str | None = None
+    language: str | None = None
+    clear_default_model: bool = False
+
+
+T = TypeVar("T")
+
+
+def _config(action: Callable[[], T]) -> T:
+    """Run a store action, turning a configuration mistake into a 404/400 with its message."""
+    try:
+        return action()
+    except PathDenied as e:
+        raise HTTPException(status_code=400, detail=f"{e.path} cannot be used: {e.reason}") from None
+    except ConfigError as e:
+        status = 404 if str(e).startswith("no conversation") else 400
+        raise HTTPException(status_code=status, detail=str(e)) from None
+
+
+def _message_view(message: Any) -> dict[str, Any]:
+    """A transcript message for the UI: image bytes are left out (the text line names the file)."""
+    data: dict[str, Any] = encode(message)
+    for block in data.get("content", []):
+        if isinstance(block, dict) and block.get("type") == "image":
+            block.pop("data", None)
+    return data
+
+
+def create_app(
+    *, token: str, port: int, runtime: ConversationRuntime, providers: list[str], services: Services | None = None
+) -> LocalOnly:
     conversations = runtime.store
     api = FastAPI(title="Orkas", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
 
-    @api.get("/", response_class=HTMLResponse)
-    async def page() -> str:
-        return PAGE.format(version=__version__)
+    if services is not None and services.frontend.is_dir():
+        frontend = services.frontend
+        api.mount("/static", StaticFiles(directory=frontend), name="static")
+
+        @api.get("/")
+        async def page() -> FileResponse:
+            return FileResponse(frontend / "index.html", headers=NO_STORE)
 
     @api.get("/api/status")
     async def status() -> dict[str, Any]:
@@ -68,12 +136,16 @@ def create_app(*, token: str, port: int, runtime: ConversationRuntime, providers
 
     @api.get("/api/conversations")
     async def conversations_list() -> list[dict[str, Any]]:
-        return [asdict(c) for c in conversations.recent()]
+        return [{**asdict(c), "running": c.id in runtime.active} for c in conversations.recent()]
 
     @api.post("/api/conversations", status_code=201)
     async def conversations_create(body: NewConversation) -> dict[str, Any]:
         workspace = Path(body.workspace).expanduser() if body.workspace else None
         return asdict(_config(lambda: conversations.create(title=body.title, workspace=workspace)))
+
+    @api.get("/api/conversations/{conversation_id}")
+    async def conversations_get(conversation_id: str) -> dict[str, Any]:
+        return asdict(_config(lambda: conversations.get(conversation_id)))
 
     @api.patch("/api/conversations/{conversation_id}")
     async def conversations_rename(conversation_id: str, body: Rename) -> dict[str, Any]:
@@ -81,14 +153,20 @@ def create_app(*, token: str, port: int, runtime: ConversationRuntime, providers
 
     @api.delete("/api/conversations/{conversation_id}", status_code=204)
     async def conversations_delete(conversation_id: str) -> None:
+        runtime.stop(conversation_id)
         _config(lambda: conversations.delete(conversation_id))
 
     @api.get("/api/conversations/{conversation_id}/messages")
     async def conversations_messages(conversation_id: str) -> dict[str, Any]:
-        session, report = _config(lambda: conversations.session(conversation_id))
-        session.close()
-        messages = [encode(m) for m in session.messages()]
-        return {"id": conversation_id, "messages": messages, "repaired": bool(report and report.changed)}
+        snap = _config(lambda: runtime.snapshot(conversation_id))
+        report = snap["report"]
+        return {
+            "id": conversation_id,
+            "messages": [_message_view(m) for m in snap["messages"]],
+            "after": snap["after"],
+            "running": snap["running"],
+            "repaired": bool(report and report.changed),
+        }
 
     @api.get("/api/search")
     async def search(q: str) -> list[dict[str, Any]]:
@@ -96,7 +174,14 @@ def create_app(*, token: str, port: int, runtime: ConversationRuntime, providers
 
     @api.post("/api/conversations/{conversation_id}/messages", status_code=202)
     async def conversations_send(conversation_id: str, body: Send) -> dict[str, Any]:
-        return _config(lambda: runtime.send(conversation_id, body.text))
+        if not body.text.strip() and not body.attachments:
+            raise HTTPException(status_code=422, detail="write something or attach a file")
+        files = []
+        if body.attachments:
+            if services is None:
+                raise HTTPException(status_code=400, detail="attachments are not available here")
+            files = _config(lambda: services.attachments.get(conversation_id, body.attachments))
+        return _config(lambda: runtime.send(conversation_id, body.text, files))
 
     @api.post("/api/conversations/{conversation_id}/stop")
     async def conversations_stop(conversation_id: str) -> dict[str, bool]:
@@ -109,6 +194,9 @@ def create_app(*, token: str, port: int, runtime: ConversationRuntime, providers
             raise HTTPException(status_code=404, detail="no open question with that id")
         return {"answered": True}
 
+    if services is not None:
+        _add_service_routes(api, runtime, services)
+
     @api.websocket("/api/events")
     async def events(socket: WebSocket, conversation: str = "", after: int = 0) -> None:
         await socket.accept()
@@ -117,14 +205,115 @@ def create_app(*, token: str, port: int, runtime: ConversationRuntime, providers
             await socket.close()
             return
         backlog, queue = runtime.subscribe(conversation, after)
+        # Listen for the client going away while waiting for events: a closed tab must free its
+        # handler at once (and let the server shut down without waiting for the next event).
+        gone = asyncio.ensure_future(_until_disconnect(socket))
         try:
             for event in backlog:
                 await socket.send_json(event)
-            while True:
-                await socket.send_json(await queue.get())
-        except WebSocketDisconnect:
+            while not gone.done():
+                waiting = asyncio.ensure_future(queue.get())
+                await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
+                if not waiting.done():
+                    waiting.cancel()
+                    break
+                await socket.send_json(waiting.result())
+        except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
+            gone.cancel()
             runtime.unsubscribe(conversation, queue)
 
     return LocalOnly(api, token=token, port=port)
+
+
+async def _until_disconnect(socket: WebSocket) -> None:
+    while True:
+        message = await socket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+
+
+def _add_service_routes(api: FastAPI, runtime: ConversationRuntime, services: Services) -> None:
+    conversations = runtime.store
+
+    def conversation(conversation_id: str) -> Conversation:
+        return _config(lambda: conversations.get(conversation_id))
+
+    @api.post("/api/conversations/{conversation_id}/attachments", status_code=201)
+    async def attachments_upload(conversation_id: str, body: Upload) -> dict[str, Any]:
+        try:
+            data = base64.b64decode(body.data, validate=True)
+        except (binascii.Error, ValueError):
+            raise HTTPException(status_code=400, detail="the file's data is not valid base64") from None
+        found = conversation(conversation_id)
+        return asdict(_config(lambda: services.attachments.add_bytes(found, body.name, data)))
+
+    @api.post("/api/conversations/{conversation_id}/grants")
+    async def grants_add(conversation_id: str, body: Folder) -> dict[str, Any]:
+        folder = Path(body.path).expanduser()
+        if not folder.is_dir():
+            raise HTTPException(status_code=400, detail=f"{body.path} is not a folder")
+        protected = services.protected()
+        return asdict(_config(lambda: conversations.grant(conversation_id, folder, protected=protected)))
+
+    @api.post("/api/conversations/{conversation_id}/grants/remove")
+    async def grants_remove(conversation_id: str, body: Folder) -> dict[str, Any]:
+        return asdict(_config(lambda: conversations.revoke(conversation_id, body.path)))
+
+    @api.get("/api/settings")
+    async def settings_get() -> dict[str, Any]:
+        product = _config(services.settings.load)
+        vault = services.vault() if product.providers else None
+        return {
+            "providers": describe_providers(product, vault),
+            "pools": pools(product),
+            "preferences": asdict(product.preferences),
+            "vault": vault.key_source.description if vault is not None else None,
+        }
+
+    @api.put("/api/settings/preferences")
+    async def preferences_set(body: PreferencesChange) -> dict[str, Any]:
+        product = _config(services.settings.load)
+        current = asdict(product.preferences)
+        changes = {k: v for k, v in body.model_dump().items() if v is not None and k in current}
+        if body.clear_default_model:
+            changes["default_model"] = None
+        if changes.get("default_model") and changes["default_model"] not in pools(product):
+            raise HTTPException(status_code=400, detail=f"{changes['default_model']} is not a configured model")
+        preferences = Preferences(**{**current, **changes})
+        _config(preferences.check)
+        product.preferences = preferences
+        services.settings.save(product)
+        return asdict(preferences)
+
+    @api.post("/api/providers", status_code=201)
+    async def providers_add(body: AddProvider) -> dict[str, Any]:
+        product = _config(services.settings.load)
+        new = NewProvider(body.name, body.kind, key=body.key, base_url=body.base_url, models=tuple(body.models))
+        vault = services.vault()
+        _config(lambda: add_provider(product, vault, new))
+        services.settings.save(product)
+        shown = describe_providers(product, vault)
+        return next(p for p in shown if p["name"] == body.name)
+
+    @api.delete("/api/providers/{name}", status_code=204)
+    async def providers_remove(name: str) -> None:
+        product = _config(services.settings.load)
+        _config(lambda: remove_provider(product, services.vault(), name))
+        services.settings.save(product)
+
+    @api.put("/api/providers/order")
+    async def providers_order(body: Order) -> dict[str, Any]:
+        product = _config(services.settings.load)
+        _config(lambda: reorder(product, body.order))
+        services.settings.save(product)
+        return {"pools": pools(product)}
+
+    @api.post("/api/providers/{name}/test")
+    async def providers_test(name: str) -> dict[str, Any]:
+        return {"results": await services.test_provider(name)}
+
+    @api.get("/api/local-servers")
+    async def local_servers() -> list[dict[str, Any]]:
+        return await services.detect_local()

@@ -24,7 +24,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-PUBLIC_PREFIXES = ("/static/", "/favicon.ico")  # the UI's own code: no data, no token needed
+PUBLIC_PREFIXES = ("/static/", "/favicon.ico")  # the UI's own code (and "/", its page): no data, no token
 
 
 class LocalOnly:
@@ -68,7 +68,7 @@ class LocalOnly:
         if method == "OPTIONS":
             return 403, "cross-origin requests are not allowed"
         path = scope.get("path", "")
-        if path.startswith(PUBLIC_PREFIXES):
+        if path == "/" or path.startswith(PUBLIC_PREFIXES):
             return None
         if not self._has_token(scope, headers):
             return 401, "a valid token is needed (open the URL the app printed)"

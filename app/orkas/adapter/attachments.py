@@ -1,0 +1,149 @@
+"""Files attached to a conversation's messages.
+
+A browser uploads the bytes; the desktop window hands over the dropped file's real path. Either way the
+file ends up in `<data>/attachments/<conversation>/<id>/<name>` — or, when the path already lies inside
+the conversation's workspace or a granted folder, it is referenced where it is (no copy). The agent is
+granted that attachments folder, so `read_file` works on every attachment. Images small enough for the
+model also go to it as images.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+import shutil
+import unicodedata
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from orkas.adapter.conversations import Conversation
+from orkas.core.errors import ConfigError
+from orkas.core.fsutil import atomic_write
+from orkas.engine.messages import ImageBlock, TextBlock
+from orkas.engine.sandbox import PathDenied, PathPolicy
+
+MAX_FILE_BYTES = 50 * 1024 * 1024
+MAX_IMAGE_BYTES = 5 * 1024 * 1024  # what the providers accept per image; larger images are attached as files
+MAX_FILES_PER_MESSAGE = 20
+IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+
+class AttachmentError(ConfigError):
+    """A file that cannot be attached; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    id: str
+    name: str
+    size: int
+    media_type: str
+    path: str
+    in_place: bool  # referenced where it lies (inside the workspace or a granted folder)
+
+    @property
+    def is_image(self) -> bool:
+        return self.media_type in IMAGE_TYPES and self.size <= MAX_IMAGE_BYTES
+
+
+def clean_name(name: str) -> str:
+    """A safe single file name: no folders, no control characters, not empty, not too long."""
+    name = unicodedata.normalize("NFC", name).replace("\\", "/").rsplit("/", 1)[-1]
+    name = "".join(c for c in name if c.isprintable() and c not in '<>:"|?*').strip().strip(".")
+    return name[:200] or "file"
+
+
+def _media_type(name: str) -> str:
+    return mimetypes.guess_type(name)[0] or "application/octet-stream"
+
+
+class AttachmentStore:
+    def __init__(self, data_dir: Path) -> None:
+        self.root = data_dir / "attachments"
+
+    def folder(self, conversation_id: str) -> Path:
+        return self.root / conversation_id
+
+    def add_bytes(self, conversation: Conversation, name: str, data: bytes) -> Attachment:
+        if len(data) > MAX_FILE_BYTES:
+            raise AttachmentError(f"{clean_name(name)} is {_size(len(data))}; the limit is {_size(MAX_FILE_BYTES)}")
+        attachment_id = uuid.uuid4().hex[:16]
+        target = self.folder(conversation.id) / attachment_id / clean_name(name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, data, mode=0o644)
+        return self._record(
+            conversation, Attachment(attachment_id, target.name, len(data), _media_type(name), str(target), False)
+        )
+
+    def add_path(self, conversation: Conversation, path: Path, policy: PathPolicy) -> Attachment:
+        """A dropped file by its real path: referenced in place inside the allowed roots, else copied."""
+        if not path.is_absolute():
+            raise AttachmentError(f"{str(path)!r} is not a full path")
+        resolved = path.resolve()
+        if any(resolved == p or p in resolved.parents for p in policy.protected):
+            raise AttachmentError(f"{path.name} lies in a protected location and cannot be attached")
+        if resolved.is_dir():
+            raise AttachmentError(f"{path.name} is a folder: grant it to the conversation instead of attaching it")
+        if not resolved.is_file():
+            raise AttachmentError(f"{path} does not exist or is not a regular file")
+        size = resolved.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise AttachmentError(f"{path.name} is {_size(size)}; the limit is {_size(MAX_FILE_BYTES)}")
+        attachment_id = uuid.uuid4().hex[:16]
+        try:
+            policy.check(resolved, write=False)
+            in_place = True
+            stored = resolved
+        except PathDenied:
+            in_place = False
+            stored = self.folder(conversation.id) / attachment_id / clean_name(path.name)
+            stored.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(resolved, stored)
+        return self._record(
+            conversation,
+            Attachment(attachment_id, clean_name(path.name), size, _media_type(path.name), str(stored), in_place),
+        )
+
+    def get(self, conversation_id: str, ids: list[str]) -> list[Attachment]:
+        if len(ids) > MAX_FILES_PER_MESSAGE:
+            raise AttachmentError(f"at most {MAX_FILES_PER_MESSAGE} files per message")
+        index = self._index(conversation_id)
+        missing = [i for i in ids if i not in index]
+        if missing:
+            raise AttachmentError(f"no attachment {missing[0]!r} in this conversation")
+        return [index[i] for i in ids]
+
+    def _index(self, conversation_id: str) -> dict[str, Attachment]:
+        path = self.folder(conversation_id) / "index.json"
+        if not path.exists():
+            return {}
+        return {a["id"]: Attachment(**a) for a in json.loads(path.read_text())}
+
+    def _record(self, conversation: Conversation, attachment: Attachment) -> Attachment:
+        index = self._index(conversation.id)
+        index[attachment.id] = attachment
+        folder = self.folder(conversation.id)
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(folder / "index.json", json.dumps([asdict(a) for a in index.values()]).encode(), mode=0o644)
+        return attachment
+
+
+def content_for(attachments: list[Attachment]) -> list[TextBlock | ImageBlock]:
+    """What the model receives for the attachments: a line naming each file, and small images as images."""
+    blocks: list[TextBlock | ImageBlock] = []
+    for a in attachments:
+        blocks.append(TextBlock(text=f"[attached file: {a.name} ({_size(a.size)}, {a.media_type}) at {a.path}]"))
+        if a.is_image:
+            data = base64.b64encode(Path(a.path).read_bytes()).decode()
+            blocks.append(ImageBlock(data=data, media_type=a.media_type))
+    return blocks
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"

@@ -1,0 +1,1 @@
+"""The desktop shell: a pywebview window (Qt backend) on the in-process server."""

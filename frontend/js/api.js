@@ -1,0 +1,89 @@
+// Talking to the in-process server: JSON over fetch with the launch token, and one WebSocket of
+// numbered events per open conversation that resumes after the last sequence number it saw.
+
+const TOKEN_KEY = "orkas-token";
+
+export function takeToken() {
+  const fromUrl = new URLSearchParams(location.search).get("token");
+  if (fromUrl) {
+    sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    history.replaceState(null, "", "/"); // the token never stays in the address bar or history
+  }
+  return sessionStorage.getItem(TOKEN_KEY) || "";
+}
+
+const token = takeToken();
+
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export async function call(method, path, body) {
+  const options = { method, headers: { "X-Orkas-Token": token } };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, options);
+  if (response.status === 204) return null;
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const detail = data.detail ?? data.error ?? response.statusText;
+    const message = Array.isArray(detail) ? detail.map((d) => d.msg).join("; ") : String(detail);
+    throw new ApiError(response.status, message);
+  }
+  return data;
+}
+
+export const get = (path) => call("GET", path);
+export const post = (path, body = {}) => call("POST", path, body);
+export const put = (path, body = {}) => call("PUT", path, body);
+export const patch = (path, body = {}) => call("PATCH", path, body);
+export const del = (path) => call("DELETE", path, {});
+
+// One conversation's live events. `onEvent` gets every event once, in order; after a drop the socket
+// reconnects and asks for everything after the last sequence number delivered.
+export class EventStream {
+  constructor(conversationId, after, onEvent, onState) {
+    this.conversationId = conversationId;
+    this.after = after;
+    this.onEvent = onEvent;
+    this.onState = onState;
+    this.closed = false;
+    this.retry = 250;
+    this.open();
+  }
+
+  open() {
+    const url = `ws://${location.host}/api/events?token=${encodeURIComponent(token)}` +
+      `&conversation=${this.conversationId}&after=${this.after}`;
+    this.socket = new WebSocket(url);
+    this.socket.onopen = () => { this.retry = 250; this.onState?.(true); };
+    this.socket.onmessage = (message) => {
+      const event = JSON.parse(message.data);
+      if (event.type === "hello") return;
+      if (event.seq <= this.after) return; // already shown: never twice
+      this.after = event.seq;
+      this.onEvent(event);
+    };
+    this.socket.onclose = () => {
+      if (this.closed) return;
+      this.onState?.(false);
+      setTimeout(() => this.closed || this.open(), this.retry);
+      this.retry = Math.min(this.retry * 2, 4000);
+    };
+  }
+
+  close() {
+    this.closed = true;
+    this.socket?.close();
+  }
+}
+
+// The desktop window's bridge to Python (pywebview), when there is one.
+export function desktop() {
+  return window.pywebview?.api ?? null;
+}

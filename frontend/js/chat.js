@@ -1,0 +1,323 @@
+// One conversation's messages: the history from the transcript, then live events on top of it.
+// Every bubble and card is keyed by its id (message id, tool call id, question id), so an event seen
+// again after a reconnect or a replay updates what is there and never draws a second copy.
+
+import { el, permissionAnswered, permissionCard, toolCard, toolFinished, toolProgress } from "./cards.js";
+import { renderMarkdown } from "./markdown.js";
+import { t } from "./strings.js";
+
+const ATTACHED = "[attached file: ";
+
+export class ChatView {
+  constructor(container, conversationId, hooks = {}) {
+    this.container = container;
+    this.conversationId = conversationId;
+    this.hooks = hooks; // onRunning(bool), onQueuedDropped(text)
+    this.bubbles = new Map();
+    this.cards = new Map();
+    this.questions = new Map();
+    this.turn = null;
+    this.running = false;
+    container.replaceChildren();
+  }
+
+  // ---- history ----
+  renderHistory(messages) {
+    if (!messages.length) this.container.append(el("p", "empty", t("emptyChat")));
+    for (const message of messages) {
+      if (message.role === "user") this.historyUser(message);
+      else if (message.role === "assistant") this.historyAssistant(message);
+      else if (message.role === "app") this.historyNotice(message);
+    }
+    this.turn = null;
+    this.scroll(true);
+  }
+
+  historyUser(message) {
+    const texts = [];
+    const files = [];
+    for (const block of message.content) {
+      if (block.type === "tool_result") {
+        const card = this.cards.get(block.tool_use_id);
+        if (card) toolFinished(card, { content: block.content, isError: block.is_error });
+      } else if (block.type === "text") {
+        if (block.text.startsWith(ATTACHED)) files.push({ name: block.text.slice(ATTACHED.length).split(" (")[0] });
+        else texts.push(block.text);
+      }
+    }
+    if (texts.join("").trim() || files.length) {
+      this.userBubble(message.id, texts.join("\n"), files);
+      this.turn = null;
+    }
+  }
+
+  historyAssistant(message) {
+    const turn = this.turn ?? this.newTurn();
+    for (const block of message.content) {
+      if (block.type === "text" && block.text) this.segment(turn).raw += block.text, this.paint(turn.segment);
+      else if (block.type === "thinking" && block.text) this.thinking(turn).append(block.text);
+      else if (block.type === "tool_use") this.addTool(turn, block.id, block.name, block.input);
+      if (block.type === "tool_use") turn.segment = null;
+    }
+    if (message.partial) turn.el.classList.add("partial");
+    const usage = message.usage ?? {};
+    turn.input += usage.input_tokens ?? 0;
+    turn.output += usage.output_tokens ?? 0;
+    this.footer(turn);
+    turn.segment = null;
+  }
+
+  historyNotice(message) {
+    if (message.kind === "stopped") this.marker("stopped", t("stopped"));
+    else if (message.kind === "error") this.marker("error", message.text);
+    this.turn = null;
+  }
+
+  // ---- live events ----
+  apply(event) {
+    const handler = this[`on_${event.type}`];
+    if (handler) handler.call(this, event);
+    this.scroll();
+  }
+
+  on_user_message(event) {
+    if (event.from_queued) {
+      for (const id of event.from_queued) this.markQueued(id, "applied");
+      this.turn = null;
+      return;
+    }
+    if (!this.bubbles.has(event.message_id)) this.userBubble(event.message_id, event.text, event.attachments ?? []);
+    this.turn = null;
+    this.setRunning(true);
+  }
+
+  on_message_queued(event) {
+    if (this.bubbles.has(event.message_id)) return;
+    const bubble = this.userBubble(event.message_id, event.text, event.attachments ?? []);
+    bubble.classList.add("queued");
+    bubble.append(el("span", "badge", t("queued")));
+  }
+
+  on_steer_applied(event) {
+    this.markQueued(event.message_id, "applied");
+    const bubble = this.bubbles.get(event.message_id);
+    if (bubble) this.container.append(bubble); // it joined here: what follows answers it
+    this.turn = null;
+  }
+
+  on_queued_dropped(event) {
+    const texts = [];
+    for (const id of event.message_ids) {
+      this.markQueued(id, "notSent");
+      const bubble = this.bubbles.get(id);
+      if (bubble) texts.push(bubble.querySelector(".text")?.textContent ?? "");
+    }
+    this.hooks.onQueuedDropped?.(texts.join("\n"));
+  }
+
+  on_run_start(event) {
+    this.setRunning(true);
+    const turn = this.turn ?? this.newTurn();
+    turn.el.dataset.model = event.model;
+  }
+
+  on_text_delta(event) {
+    const turn = this.turn ?? this.newTurn();
+    this.segment(turn).raw += event.text;
+    this.paint(turn.segment);
+  }
+
+  on_thinking_delta(event) {
+    this.thinking(this.turn ?? this.newTurn()).append(event.text);
+  }
+
+  on_tool_start(event) {
+    const turn = this.turn ?? this.newTurn();
+    this.addTool(turn, event.id, event.name, event.input);
+    turn.segment = null;
+    turn.thinking = null;
+  }
+
+  on_tool_progress(event) {
+    const card = this.cards.get(event.id);
+    if (card) toolProgress(card, event.message);
+  }
+
+  on_tool_end(event) {
+    const card = this.cards.get(event.id);
+    if (card) toolFinished(card, { content: event.content, isError: event.is_error, duration: event.duration });
+  }
+
+  on_permission_request(event) {
+    if (this.questions.has(event.id)) return;
+    const card = permissionCard(this.conversationId, event);
+    this.questions.set(event.id, card);
+    (this.turn ?? this.newTurn()).body.append(card);
+    if (this.turn) this.turn.segment = null;
+  }
+
+  on_permission_answered(event) {
+    const card = this.questions.get(event.question_id);
+    if (card) permissionAnswered(card, event.decision);
+  }
+
+  on_retry(event) {
+    this.notice("retry", t("retrying", { attempt: event.attempt, wait: Math.round(event.wait), reason: event.reason }));
+  }
+
+  on_compaction(event) {
+    this.notice("compaction", t("compacted", { method: event.method, before: event.tokens_before, after: event.tokens_after }));
+  }
+
+  on_provider_fallback(event) { this.notice("fallback", t("fallback", { message: event.message })); }
+  on_loop_warning(event) { this.notice("warning", t("loopWarning", event)); }
+  on_warning(event) { this.notice("warning", event.message); }
+
+  on_usage(event) {
+    const turn = this.turn;
+    if (!turn) return;
+    turn.input = event.total.input_tokens ?? 0;
+    turn.output = event.total.output_tokens ?? 0;
+    turn.cost = event.total_cost;
+    this.footer(turn);
+  }
+
+  on_done(event) {
+    const turn = this.turn;
+    if (turn) {
+      if (event.cost !== null && event.cost !== undefined) turn.cost = event.cost;
+      turn.input = event.usage.input_tokens ?? turn.input;
+      turn.output = event.usage.output_tokens ?? turn.output;
+      this.footer(turn);
+      turn.el.classList.add("finished");
+    }
+    this.closeOpenCards();
+  }
+
+  on_error(event) {
+    if (this.turn) this.turn.el.classList.add("finished");
+    this.closeOpenCards();
+    if (event.kind === "aborted") this.marker("stopped", t("stopped"));
+    else this.marker("error", event.message);
+    this.turn = null;
+  }
+
+  on_idle() {
+    this.setRunning(false);
+    this.turn = null;
+  }
+
+  // ---- building blocks ----
+  setRunning(running) {
+    this.running = running;
+    this.hooks.onRunning?.(running);
+  }
+
+  userBubble(id, text, files) {
+    this.container.querySelector(".empty")?.remove();
+    const bubble = el("div", "msg user");
+    bubble.dataset.messageId = id;
+    if (text) bubble.append(el("div", "text", text));
+    if (files.length) {
+      const chips = el("div", "chips");
+      for (const file of files) chips.append(el("span", "chip", file.name));
+      bubble.append(chips);
+    }
+    this.container.append(bubble);
+    this.bubbles.set(id, bubble);
+    return bubble;
+  }
+
+  markQueued(id, state) {
+    const bubble = this.bubbles.get(id);
+    if (!bubble) return;
+    bubble.classList.remove("queued");
+    bubble.classList.toggle("not-sent", state === "notSent");
+    const badge = bubble.querySelector(".badge") ?? bubble.appendChild(el("span", "badge"));
+    badge.textContent = t(state);
+  }
+
+  newTurn() {
+    this.container.querySelector(".empty")?.remove();
+    const node = el("div", "msg assistant");
+    const body = el("div", "body");
+    const foot = el("div", "turn-foot");
+    node.append(body, foot);
+    this.container.append(node);
+    this.turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null };
+    return this.turn;
+  }
+
+  segment(turn) {
+    if (!turn.segment) {
+      const node = el("div", "markdown");
+      turn.body.append(node);
+      turn.segment = { node, raw: "", pending: false };
+      turn.thinking = null;
+    }
+    return turn.segment;
+  }
+
+  paint(segment) {
+    if (segment.pending) return;
+    segment.pending = true;
+    requestAnimationFrame(() => {
+      segment.pending = false;
+      segment.node.replaceChildren(renderMarkdown(segment.raw));
+      this.scroll();
+    });
+  }
+
+  thinking(turn) {
+    if (!turn.thinking) {
+      const box = el("details", "thinking");
+      box.append(el("summary", "", t("thinking")));
+      const text = el("div", "thinking-text");
+      box.append(text);
+      turn.body.append(box);
+      turn.thinking = text;
+      turn.segment = null;
+    }
+    return turn.thinking;
+  }
+
+  addTool(turn, id, name, input) {
+    if (this.cards.has(id)) return;
+    const card = toolCard(id, name, input);
+    this.cards.set(id, card);
+    turn.body.append(card);
+  }
+
+  closeOpenCards() {
+    for (const card of this.cards.values()) {
+      if (card.classList.contains("running")) {
+        card.classList.remove("running");
+        card.classList.add("failed");
+      }
+    }
+  }
+
+  footer(turn) {
+    const parts = [];
+    if (turn.input || turn.output) parts.push(t("tokens", { input: turn.input, output: turn.output }));
+    if (turn.cost !== null && turn.cost !== undefined) parts.push(t("cost", { cost: turn.cost.toFixed(4) }));
+    turn.foot.textContent = parts.join(" · ");
+  }
+
+  notice(kind, text) {
+    const target = this.turn ? this.turn.body : this.container;
+    target.append(el("div", `notice ${kind}`, text));
+    if (this.turn) this.turn.segment = null;
+  }
+
+  marker(kind, text) {
+    this.container.append(el("div", `marker ${kind}`, text));
+  }
+
+  scroll(force = false) {
+    const box = this.container.parentElement;
+    if (!box) return;
+    const near = box.scrollHeight - box.scrollTop - box.clientHeight < 160;
+    if (force || near) box.scrollTop = box.scrollHeight;
+  }
+}

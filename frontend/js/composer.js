@@ -1,0 +1,172 @@
+// The message box: send (or steer while the agent runs), stop, and attachments from the file picker,
+// paste, or a drop anywhere on the window. In a browser the file's bytes are uploaded; in the desktop
+// window the real path comes from Python (pywebview hands it to `window.orkasDropped`).
+
+import { desktop, post } from "./api.js";
+import { el } from "./cards.js";
+import { t } from "./strings.js";
+
+const MAX_UPLOAD = 50 * 1024 * 1024;
+
+export class Composer {
+  constructor(root, { conversation, onError }) {
+    this.conversation = conversation; // () => current conversation id (creates one if needed)
+    this.onError = onError;
+    this.files = [];
+    this.running = false;
+    this.form = el("form", "composer");
+    this.chips = el("div", "chips pending");
+    this.input = el("textarea", "input");
+    this.input.rows = 2;
+    this.input.placeholder = t("placeholder");
+    this.input.setAttribute("aria-label", t("placeholder"));
+    this.picker = el("input");
+    this.picker.type = "file";
+    this.picker.multiple = true;
+    this.picker.hidden = true;
+    const attach = el("button", "attach", "+");
+    attach.type = "button";
+    attach.title = t("attach");
+    attach.setAttribute("aria-label", t("attach"));
+    this.sendButton = el("button", "send", t("send"));
+    this.sendButton.type = "submit";
+    this.stopButton = el("button", "stop", t("stop"));
+    this.stopButton.type = "button";
+    this.stopButton.hidden = true;
+    const row = el("div", "composer-row");
+    row.append(attach, this.input, this.stopButton, this.sendButton);
+    this.form.append(this.chips, row, this.picker);
+    root.append(this.form);
+
+    attach.addEventListener("click", () => this.picker.click());
+    this.picker.addEventListener("change", () => { this.uploadAll([...this.picker.files]); this.picker.value = ""; });
+    this.form.addEventListener("submit", (event) => { event.preventDefault(); this.send(); });
+    this.input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) { event.preventDefault(); this.send(); }
+      if (event.key === "Escape" && this.running) this.stop();
+    });
+    this.input.addEventListener("paste", (event) => {
+      const files = [...(event.clipboardData?.files ?? [])];
+      if (files.length) { event.preventDefault(); this.uploadAll(files); }
+    });
+    this.stopButton.addEventListener("click", () => this.stop());
+    this.watchDrops();
+  }
+
+  setRunning(running) {
+    this.running = running;
+    this.stopButton.hidden = !running;
+    this.input.placeholder = running ? t("placeholderRunning") : t("placeholder");
+  }
+
+  watchDrops() {
+    const overlay = el("div", "drop-overlay", t("dropHere"));
+    overlay.hidden = true;
+    document.body.append(overlay);
+    let depth = 0;
+    const hasFiles = (event) => [...(event.dataTransfer?.types ?? [])].includes("Files");
+    window.addEventListener("dragenter", (event) => {
+      if (!hasFiles(event)) return;
+      event.preventDefault();
+      depth++;
+      overlay.hidden = false;
+    });
+    window.addEventListener("dragover", (event) => { if (hasFiles(event)) event.preventDefault(); });
+    window.addEventListener("dragleave", () => { depth = Math.max(0, depth - 1); if (!depth) overlay.hidden = true; });
+    window.addEventListener("drop", (event) => {
+      depth = 0;
+      overlay.hidden = true;
+      if (!hasFiles(event)) return;
+      event.preventDefault();
+      if (desktop()) return; // the desktop shell sends the real paths to orkasDropped
+      this.uploadAll([...event.dataTransfer.files]);
+    });
+    window.orkasDropped = (paths) => this.attachPaths(paths);
+  }
+
+  async attachPaths(paths) {
+    const bridge = desktop();
+    if (!bridge || !paths.length) return;
+    const id = await this.conversation();
+    const results = await bridge.attach_paths(id, paths);
+    for (const result of results) {
+      if (result.error) this.onError(result.error);
+      else this.addChip(result);
+    }
+  }
+
+  async uploadAll(files) {
+    for (const file of files) {
+      if (file.size > MAX_UPLOAD) {
+        this.onError(`${file.name}: ${Math.round(file.size / 1048576)} MB — the limit is 50 MB`);
+        continue;
+      }
+      const chip = this.addChip({ name: file.name, uploading: true });
+      try {
+        const id = await this.conversation();
+        const data = await base64(file);
+        const record = await post(`/api/conversations/${id}/attachments`, { name: file.name, data });
+        chip.remove();
+        this.addChip(record);
+      } catch (error) {
+        chip.remove();
+        this.onError(`${file.name}: ${error.message}`);
+      }
+    }
+  }
+
+  addChip(record) {
+    const chip = el("span", "chip", record.name);
+    if (record.uploading) {
+      chip.classList.add("uploading");
+      chip.title = t("uploading");
+    } else {
+      this.files.push(record);
+      chip.dataset.attachmentId = record.id;
+      const remove = el("button", "chip-remove", "×");
+      remove.type = "button";
+      remove.setAttribute("aria-label", `${t("removeAttachment")} ${record.name}`);
+      remove.addEventListener("click", () => {
+        this.files = this.files.filter((f) => f.id !== record.id);
+        chip.remove();
+      });
+      chip.append(remove);
+    }
+    this.chips.append(chip);
+    return chip;
+  }
+
+  async send() {
+    const text = this.input.value.trim();
+    if (!text && !this.files.length) return;
+    if (this.chips.querySelector(".uploading")) return; // wait for uploads to land
+    const id = await this.conversation();
+    const attachments = this.files.map((f) => f.id);
+    try {
+      await post(`/api/conversations/${id}/messages`, { text, attachments });
+      this.input.value = "";
+      this.files = [];
+      this.chips.replaceChildren();
+    } catch (error) {
+      this.onError(error.message); // the text stays in the box: nothing typed is lost
+    }
+  }
+
+  async stop() {
+    const id = await this.conversation();
+    await post(`/api/conversations/${id}/stop`);
+  }
+
+  giveBack(text) {
+    if (text && !this.input.value.trim()) this.input.value = text;
+  }
+}
+
+function base64(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).split(",", 2)[1] ?? "");
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}

@@ -1,0 +1,186 @@
+// The app shell: the chat list, the open chat with its live stream, the folders panel, settings.
+
+import { EventStream, del, desktop, get, patch, post } from "./api.js";
+import { el } from "./cards.js";
+import { ChatView } from "./chat.js";
+import { Composer } from "./composer.js";
+import { openSettings } from "./settings.js";
+import { setLanguage, t } from "./strings.js";
+
+const $ = (selector) => document.querySelector(selector);
+
+const state = { current: null, view: null, stream: null, preferences: null };
+
+function toast(message) {
+  const node = el("div", "toast", message);
+  node.setAttribute("role", "alert");
+  $("#toasts").append(node);
+  setTimeout(() => node.remove(), 6000);
+}
+
+function applyPreferences(preferences) {
+  state.preferences = preferences;
+  document.documentElement.dataset.theme = preferences.theme ?? "system";
+  setLanguage(preferences.language);
+}
+
+// ---- the chat list ----
+async function refreshList(query = $("#search").value.trim()) {
+  const list = $("#chats");
+  const items = query
+    ? (await get(`/api/search?q=${encodeURIComponent(query)}`)).map((hit) => ({ ...hit.conversation, snippet: hit.snippet }))
+    : await get("/api/conversations");
+  list.replaceChildren();
+  if (!items.length) list.append(el("li", "hint", t("noChats")));
+  for (const chat of items) {
+    const item = el("li", "chat");
+    item.dataset.id = chat.id;
+    item.classList.toggle("active", chat.id === state.current?.id);
+    const open = el("button", "chat-open", chat.title || t("untitled"));
+    open.type = "button";
+    open.addEventListener("click", () => openChat(chat.id));
+    item.append(open);
+    if (chat.snippet && chat.snippet !== chat.title) item.append(el("div", "snippet", chat.snippet));
+    if (chat.running) item.classList.add("running");
+    list.append(item);
+  }
+}
+
+async function newChat() {
+  const chat = await post("/api/conversations", {});
+  await openChat(chat.id);
+  await refreshList();
+  return chat.id;
+}
+
+async function ensureChat() {
+  return state.current?.id ?? (await newChat());
+}
+
+// ---- the open chat ----
+async function openChat(id) {
+  state.stream?.close();
+  const [chat, history] = await Promise.all([get(`/api/conversations/${id}`), get(`/api/conversations/${id}/messages`)]);
+  state.current = chat;
+  sessionStorage.setItem("orkas-open", id);
+  $("#title").textContent = chat.title || t("untitled");
+  $("#title").title = chat.workspace;
+  for (const item of document.querySelectorAll("#chats .chat")) item.classList.toggle("active", item.dataset.id === id);
+  const view = new ChatView($("#messages"), id, {
+    onRunning: (running) => composer.setRunning(running),
+    onQueuedDropped: (text) => composer.giveBack(text),
+  });
+  state.view = view;
+  view.renderHistory(history.messages);
+  composer.setRunning(history.running);
+  state.stream = new EventStream(id, history.after, (event) => {
+    view.apply(event);
+    if (event.type === "idle") refreshTitle(id).then(() => refreshList());
+  }, (connected) => $("#offline").hidden = connected);
+  $("#folders").hidden = true;
+}
+
+async function refreshTitle(id) {
+  if (state.current?.id !== id) return;
+  state.current = await get(`/api/conversations/${id}`);
+  $("#title").textContent = state.current.title || t("untitled");
+}
+
+async function renameChat() {
+  if (!state.current) return;
+  const title = prompt(t("renamePrompt"), state.current.title);
+  if (!title?.trim()) return;
+  state.current = await patch(`/api/conversations/${state.current.id}`, { title: title.trim() });
+  $("#title").textContent = state.current.title;
+  refreshList();
+}
+
+async function deleteChat() {
+  if (!state.current || !confirm(t("deleteConfirm"))) return;
+  await del(`/api/conversations/${state.current.id}`);
+  state.stream?.close();
+  state.current = null;
+  $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
+  $("#title").textContent = "";
+  refreshList();
+}
+
+// ---- folders: the workspace and granted folders ----
+function showFolders() {
+  const panel = $("#folders");
+  if (!state.current) return;
+  panel.hidden = !panel.hidden;
+  if (panel.hidden) return;
+  const chat = state.current;
+  panel.replaceChildren(el("h3", "", t("workspace")), el("code", "path", chat.workspace), el("h3", "", t("folders")));
+  const list = el("ul", "granted");
+  for (const folder of chat.granted) {
+    const item = el("li", "", "");
+    item.append(el("code", "path", folder));
+    const remove = el("button", "small", t("remove"));
+    remove.type = "button";
+    remove.addEventListener("click", guarded(async () => {
+      state.current = await post(`/api/conversations/${chat.id}/grants/remove`, { path: folder });
+      panel.hidden = true;
+      showFolders();
+    }));
+    item.append(remove);
+    list.append(item);
+  }
+  panel.append(list);
+  const form = el("form", "grant");
+  const input = el("input");
+  input.placeholder = t("folderPath");
+  input.setAttribute("aria-label", t("folderPath"));
+  const add = el("button", "", t("addFolder"));
+  add.type = "submit";
+  form.append(input, add);
+  const bridge = desktop();
+  if (bridge) { // the desktop window has a native folder picker
+    const pick = el("button", "", "…");
+    pick.type = "button";
+    pick.addEventListener("click", async () => { input.value = (await bridge.pick_folder()) ?? input.value; });
+    form.append(pick);
+  }
+  form.addEventListener("submit", guarded(async (event) => {
+    event.preventDefault();
+    state.current = await post(`/api/conversations/${chat.id}/grants`, { path: input.value.trim() });
+    panel.hidden = true;
+    showFolders();
+  }));
+  panel.append(form);
+}
+
+function guarded(action) {
+  return async (...args) => {
+    try { await action(...args); } catch (error) { toast(error.message); }
+  };
+}
+
+// ---- start ----
+const composer = new Composer($("#composer"), { conversation: ensureChat, onError: toast });
+
+async function start() {
+  const settings = await get("/api/settings").catch(() => null);
+  applyPreferences(settings?.preferences ?? { theme: "system", language: "auto" });
+  document.querySelectorAll("[data-t]").forEach((node) => (node.textContent = t(node.dataset.t)));
+  $("#search").placeholder = t("search");
+  $("#new-chat").addEventListener("click", guarded(newChat));
+  $("#rename").addEventListener("click", guarded(renameChat));
+  $("#delete").addEventListener("click", guarded(deleteChat));
+  $("#folders-button").addEventListener("click", showFolders);
+  $("#settings-button").addEventListener("click", guarded(() =>
+    openSettings($("#settings"), { onPreferences: applyPreferences, onError: toast })));
+  let timer;
+  $("#search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => refreshList(), 200); });
+  await refreshList();
+  const last = sessionStorage.getItem("orkas-open");
+  const first = document.querySelector("#chats .chat")?.dataset.id;
+  const target = [...document.querySelectorAll("#chats .chat")].some((c) => c.dataset.id === last) ? last : first;
+  if (target) await openChat(target);
+  else $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
+  document.body.dataset.ready = "true";
+}
+
+window.addEventListener("unhandledrejection", (event) => toast(event.reason?.message ?? String(event.reason)));
+start().catch((error) => toast(error.message));

@@ -1,0 +1,185 @@
+// The settings dialog: providers and keys (shown masked, never returned by the API), testing a
+// provider, the pool order, local servers, default model, permission mode, appearance, language.
+
+import { del, get, post, put } from "./api.js";
+import { el } from "./cards.js";
+import { LANGUAGES, t } from "./strings.js";
+
+export async function openSettings(dialog, { onPreferences, onError }) {
+  const data = await get("/api/settings");
+  const body = el("div", "settings-body");
+  const close = el("button", "close", t("close"));
+  close.type = "button";
+  close.addEventListener("click", () => dialog.close());
+  const head = el("header", "settings-head");
+  head.append(el("h2", "", t("settings")), close);
+  dialog.replaceChildren(head, body);
+
+  const refresh = () => openSettings(dialog, { onPreferences, onError });
+  const guard = (action) => async (...args) => {
+    try { await action(...args); } catch (error) { onError(error.message); }
+  };
+
+  // Providers
+  const providers = el("section", "providers");
+  providers.append(el("h3", "", t("providers")));
+  if (!data.providers.length) providers.append(el("p", "hint", t("noProviders")));
+  for (const provider of data.providers) {
+    const row = el("div", "provider");
+    row.dataset.provider = provider.name;
+    const where = provider.base_url ? ` · ${provider.base_url}` : "";
+    row.append(el("strong", "", provider.name), el("span", "hint", ` ${provider.kind}${where}`));
+    row.append(el("div", "models", provider.models.join(", ")));
+    for (const key of provider.keys) row.append(el("code", "key", `${key.credential} ${key.masked ?? "—"}`));
+    const result = el("div", "test-result");
+    const test = el("button", "", t("test"));
+    test.type = "button";
+    test.addEventListener("click", guard(async () => {
+      result.textContent = t("testing");
+      const { results } = await post(`/api/providers/${provider.name}/test`);
+      result.textContent = results.map((r) => `${r.credential}: ${r.message}`).join(" · ");
+      result.className = `test-result ${results.every((r) => r.ok) ? "ok" : "failed"}`;
+    }));
+    const remove = el("button", "danger", t("remove"));
+    remove.type = "button";
+    remove.addEventListener("click", guard(async () => { await del(`/api/providers/${provider.name}`); refresh(); }));
+    row.append(test, remove, result);
+    providers.append(row);
+  }
+  if (data.vault) providers.append(el("p", "hint", t("keyStored", { where: data.vault })));
+  providers.append(addProviderForm(guard, refresh));
+  body.append(providers);
+
+  // Order of the pools
+  if (data.pools.length > 1) {
+    const order = el("section", "order");
+    order.append(el("h3", "", t("order")));
+    const list = el("ol", "pools");
+    data.pools.forEach((pool, index) => {
+      const item = el("li", "", pool);
+      for (const [label, delta] of [[t("up"), -1], [t("down"), 1]]) {
+        const button = el("button", "small", label);
+        button.type = "button";
+        button.disabled = index + delta < 0 || index + delta >= data.pools.length;
+        button.addEventListener("click", guard(async () => {
+          const next = [...data.pools];
+          [next[index], next[index + delta]] = [next[index + delta], next[index]];
+          await put("/api/providers/order", { order: next });
+          refresh();
+        }));
+        item.append(button);
+      }
+      list.append(item);
+    });
+    order.append(list);
+    body.append(order);
+  }
+
+  // Local servers
+  const local = el("section", "local");
+  local.append(el("h3", "", t("localServers")));
+  const found = el("div", "found");
+  const detect = el("button", "", t("detect"));
+  detect.type = "button";
+  detect.addEventListener("click", guard(async () => {
+    found.textContent = t("testing");
+    const servers = await get("/api/local-servers");
+    found.replaceChildren();
+    if (!servers.length) found.textContent = t("noneFound");
+    for (const server of servers) {
+      const row = el("div", "server", `${server.name} · ${server.base_url} · ${server.models.join(", ")}`);
+      const use = el("button", "small", t("useServer"));
+      use.type = "button";
+      use.addEventListener("click", guard(async () => {
+        await post("/api/providers", { name: server.name, kind: "openai-compatible", base_url: server.base_url,
+          models: server.models });
+        refresh();
+      }));
+      row.append(use);
+      found.append(row);
+    }
+  }));
+  local.append(detect, found);
+  body.append(local);
+
+  // Preferences
+  const prefs = data.preferences;
+  const save = guard(async (change) => {
+    const saved = await put("/api/settings/preferences", change);
+    onPreferences(saved);
+  });
+  const choices = el("section", "preferences");
+  choices.append(select(t("defaultModel"), "default_model",
+    [["", t("firstInOrder")], ...data.pools.map((p) => [p, p])], prefs.default_model ?? "",
+    (value) => save(value ? { default_model: value } : { clear_default_model: true })));
+  choices.append(select(t("mode"), "mode", ["ask", "auto", "plan"].map((m) => [m, t(`mode_${m}`)]), prefs.mode,
+    (value) => save({ mode: value })));
+  choices.append(select(t("appearance"), "theme", ["system", "light", "dark"].map((m) => [m, t(`theme_${m}`)]),
+    prefs.theme, (value) => save({ theme: value })));
+  const names = { auto: t("language_auto"), en: "English", zh: "中文", pt: "Português" };
+  choices.append(select(t("language"), "language", LANGUAGES.map((l) => [l, names[l] ?? l]), prefs.language,
+    (value) => save({ language: value })));
+  body.append(choices);
+  if (!dialog.open) dialog.showModal();
+}
+
+function select(label, name, options, value, onChange) {
+  const wrap = el("label", "field");
+  wrap.append(el("span", "", label));
+  const input = el("select");
+  input.name = name;
+  for (const [v, text] of options) {
+    const option = el("option", "", text);
+    option.value = v;
+    option.selected = v === value;
+    input.append(option);
+  }
+  input.addEventListener("change", () => onChange(input.value));
+  wrap.append(input);
+  return wrap;
+}
+
+function addProviderForm(guard, refresh) {
+  const form = el("form", "add-provider");
+  form.append(el("h4", "", t("addProvider")));
+  const field = (label, name, type = "text") => {
+    const wrap = el("label", "field");
+    const input = el("input");
+    input.name = name;
+    input.type = type;
+    input.autocomplete = "off";
+    wrap.append(el("span", "", label), input);
+    form.append(wrap);
+    return input;
+  };
+  const name = field(t("providerName"), "name");
+  const kindWrap = el("label", "field");
+  const kind = el("select");
+  kind.name = "kind";
+  for (const k of ["anthropic", "openai-compatible"]) {
+    const option = el("option", "", k);
+    option.value = k;
+    kind.append(option);
+  }
+  kindWrap.append(el("span", "", t("providerKind")), kind);
+  form.append(kindWrap);
+  const key = field(t("apiKey"), "key", "password");
+  const baseUrl = field(t("baseUrl"), "base_url");
+  const models = field(t("models"), "models");
+  const submit = el("button", "primary", t("add"));
+  submit.type = "submit";
+  form.append(submit);
+  form.addEventListener("submit", guard(async (event) => {
+    event.preventDefault();
+    await post("/api/providers", {
+      name: name.value.trim(),
+      kind: kind.value,
+      key: key.value || null,
+      base_url: baseUrl.value.trim() || null,
+      models: models.value.split(",").map((m) => m.trim()).filter(Boolean),
+    });
+    key.value = ""; // the key leaves the page as soon as it is stored
+    refresh();
+  }));
+  return form;
+}

@@ -1,0 +1,99 @@
+"""Browser tests: Debian's chromium driven by Playwright against a real `orkas serve` subprocess that
+talks to the wire-level fake Anthropic server. Playwright never downloads a browser here."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import subprocess_env
+from tests.fakes.server import FakeServer
+
+ORKAS = str(Path(sys.executable).parent / "orkas")
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_path() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.fail("chromium is not installed: run scripts/setup.sh (it installs Debian's chromium)")
+    return found
+
+
+@pytest.fixture(scope="module")  # not longer: Playwright's sync loop must be gone before async tests run
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS, headless=True)
+        yield launched
+        launched.close()
+
+
+class App:
+    """A running `orkas serve` and its data folder."""
+
+    def __init__(self, process: subprocess.Popen[str], url: str, home: Path) -> None:
+        self.process = process
+        self.url = url
+        self.home = home
+        self.base = url.split("/?", 1)[0]
+        self.token = url.split("token=", 1)[1]
+
+    def stop(self) -> str:
+        self.process.terminate()
+        try:
+            _, err = self.process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            _, err = self.process.communicate()
+        return err
+
+
+def start_app(home: Path, **env: str) -> App:
+    process = subprocess.Popen(
+        [ORKAS, "serve"],
+        env=subprocess_env(ORKAS_HOME=str(home), **env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    url = process.stdout.readline().strip()
+    if not url.startswith("http://127.0.0.1:"):
+        process.kill()
+        pytest.fail(f"orkas serve printed {url!r}; stderr: {process.communicate()[1]}")
+    return App(process, url, home)
+
+
+@pytest.fixture
+def app(anthropic_server: FakeServer, tmp_path: Path) -> Iterator[App]:
+    running = start_app(tmp_path / "home", ANTHROPIC_API_KEY="sk-ant-test-key", ANTHROPIC_BASE_URL=anthropic_server.url)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def page(browser: object, app: App) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1200, "height": 800})  # type: ignore[attr-defined]
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda e: errors.append(str(e)))
+    opened.goto(app.url)
+    opened.wait_for_selector("body[data-ready=true]")
+    yield opened
+    context.close()
+    assert not errors, f"the page raised: {errors}"

@@ -1,0 +1,279 @@
+"""The chat in a real browser against a real `orkas serve` and the fake Anthropic server."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from tests.fakes import anthropic as wire
+from tests.fakes.server import FakeServer, Recorded, Reply
+from tests.ui.conftest import App
+
+TIMEOUT = 15_000
+
+
+def slow(*blocks: dict[str, Any], delay: float = 0.25) -> Reply:
+    return Reply(events=wire.events(list(blocks)), event_delay=delay)
+
+
+def send(page: Page, text: str) -> None:
+    page.fill("textarea.input", text)
+    page.keyboard.press("Enter")
+
+
+def workspace_of(app: App) -> Path:
+    [folder] = (app.home / "workspaces").iterdir()
+    return folder
+
+
+def user_texts(request: Recorded) -> list[str]:
+    """Every text the model was sent in user turns (typed text, steers, tool results)."""
+    found = []
+    for message in request.json["messages"]:
+        if message["role"] != "user" or isinstance(message["content"], str):
+            continue
+        for block in message["content"]:
+            if block["type"] == "text":
+                found.append(block["text"])
+            elif block["type"] == "tool_result":
+                content = block["content"]
+                found += [c["text"] for c in content if c["type"] == "text"] if isinstance(content, list) else [content]
+    return found
+
+
+def test_a_reply_streams_in_as_markdown_with_no_script_running(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    reply = (
+        "Here is **bold** and code:\n\n```python\nprint('hi')\n```\n<img src=x onerror=\"window.pwned=1\"> 你好，世界"
+    )
+    anthropic_server.script(slow(wire.text(reply), delay=0.15))
+    send(page, "hello")
+    expect(page.locator(".msg.user")).to_have_text("hello", timeout=TIMEOUT)
+    answer = page.locator(".msg.assistant .markdown")
+    expect(answer).to_contain_text("Here is", timeout=TIMEOUT)  # the first part shows before the rest arrives
+    expect(answer).to_contain_text("你好，世界", timeout=TIMEOUT)
+    expect(answer.locator("strong")).to_have_text("bold")
+    expect(answer.locator(".code code")).to_have_text("print('hi')")
+    assert answer.locator("img").count() == 0  # the tag is text, not an element
+    assert page.evaluate("window.pwned") is None
+    expect(page.locator(".turn-foot")).to_contain_text("tokens")
+    expect(page.locator("button.stop")).to_be_hidden()
+
+
+def test_a_tool_card_appears_runs_and_completes(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    anthropic_server.script(
+        slow(wire.tool_use("list_files", {"path": "."}, id="toolu_ls"), delay=0.05),
+        wire.reply_text("The folder is empty."),
+    )
+    send(page, "what is here?")
+    card = page.locator(".tool-card")
+    expect(card).to_have_class(re.compile(r"\bok\b"), timeout=TIMEOUT)
+    expect(card.locator(".tool-name")).to_have_text("list_files")
+    expect(card.locator(".tool-time")).to_have_text(re.compile(r"\d+(\.\d)? (ms|s)"))
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("The folder is empty.", timeout=TIMEOUT)
+    card.locator("summary").click()
+    expect(card.locator(".tool-input")).to_contain_text('"path": "."')
+
+
+def test_a_permission_card_allowed_writes_the_file(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    anthropic_server.script(
+        wire.message(wire.tool_use("write_file", {"path": "plan.md", "content": "# Plan\n"}, id="toolu_w")),
+        wire.reply_text("Written."),
+    )
+    send(page, "write a plan")
+    card = page.locator(".permission-card")
+    expect(card).to_contain_text("write_file", timeout=TIMEOUT)
+    expect(card.locator(".preview")).to_contain_text("plan.md")
+    expect(card.locator("button.allow_once")).to_be_focused()  # keyboard first: Enter answers
+    page.keyboard.press("Enter")
+    expect(card).to_have_class(re.compile(r"\ballowed\b"), timeout=TIMEOUT)
+    expect(page.locator(".tool-card")).to_have_class(re.compile(r"\bok\b"), timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Written.", timeout=TIMEOUT)
+    assert (workspace_of(app) / "plan.md").read_text() == "# Plan\n"
+
+
+def test_a_permission_card_denied_changes_nothing(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    anthropic_server.script(
+        wire.message(wire.tool_use("write_file", {"path": "plan.md", "content": "x"}, id="toolu_w")),
+        wire.reply_text("Understood, I left it."),
+    )
+    send(page, "write a plan")
+    page.locator(".permission-card button.deny").click(timeout=TIMEOUT)
+    expect(page.locator(".permission-card")).to_have_class(re.compile(r"\bdenied\b"), timeout=TIMEOUT)
+    expect(page.locator(".tool-card")).to_have_class(re.compile(r"\bfailed\b"), timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Understood, I left it.", timeout=TIMEOUT)
+    assert not (workspace_of(app) / "plan.md").exists()
+    denied = user_texts(anthropic_server.requests[1])
+    assert any("not allowed" in text for text in denied), denied
+
+
+def test_stop_ends_the_turn_at_once_with_a_marker(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    long_reply = " ".join(f"word{i}" for i in range(60))
+    anthropic_server.script(Reply(events=wire.events([wire.text(long_reply)]), event_delay=1.0))
+    send(page, "talk slowly")
+    expect(page.locator("button.stop")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .markdown")).to_contain_text("word0", timeout=TIMEOUT)
+    page.click("button.stop")
+    expect(page.locator(".marker.stopped")).to_be_visible(timeout=3000)
+    expect(page.locator("button.stop")).to_be_hidden(timeout=3000)
+    assert "word59" not in page.locator("#messages").inner_text()
+    page.reload()  # the marker is in the transcript too
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".marker.stopped")).to_have_count(1, timeout=TIMEOUT)
+
+
+def test_typing_during_a_run_steers_it(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    anthropic_server.script(
+        slow(wire.text("Looking."), wire.tool_use("list_files", {"path": "."}, id="toolu_ls"), delay=0.4),
+        wire.reply_text("Checking the docs folder as you asked."),
+    )
+    send(page, "look around")
+    expect(page.locator(".msg.assistant .markdown").first).to_contain_text("Look", timeout=TIMEOUT)
+    send(page, "also check docs")
+    queued = page.locator(".msg.user", has_text="also check docs")
+    expect(queued.locator(".badge")).to_have_text(re.compile("queued|applied"), timeout=TIMEOUT)
+    expect(queued.locator(".badge")).to_have_text("applied", timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text(
+        "Checking the docs folder as you asked.", timeout=TIMEOUT
+    )
+    assert "also check docs" in user_texts(anthropic_server.requests[1])
+    expect(page.locator(".msg.user")).to_have_count(2)
+
+
+def test_a_dropped_file_is_attached_and_read_by_the_agent(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    def read_the_attachment(request: Recorded) -> Reply:
+        line = next(t for t in user_texts(request) if t.startswith("[attached file: "))
+        path = line.rsplit(" at ", 1)[1].rstrip("]")
+        return wire.message(wire.tool_use("read_file", {"path": path}, id="toolu_r"))
+
+    def say_what_it_read(request: Recorded) -> Reply:
+        contents = "\n".join(user_texts(request))
+        assert "the lighthouse keeper counts 42 ships" in contents
+        return wire.reply_text("The file says the keeper counts 42 ships.")
+
+    anthropic_server.script(read_the_attachment, say_what_it_read)
+    page.evaluate(
+        """() => {
+            const data = new DataTransfer();
+            const text = "the lighthouse keeper counts 42 ships\\n";
+            data.items.add(new File([text], "field notes.txt", {type: "text/plain"}));
+            for (const type of ["dragenter", "dragover", "drop"]) {
+                const init = {dataTransfer: data, bubbles: true, cancelable: true};
+                window.dispatchEvent(new DragEvent(type, init));
+            }
+        }"""
+    )
+    chip = page.locator(".chips.pending .chip")
+    expect(chip).to_contain_text("field notes.txt", timeout=TIMEOUT)
+    expect(chip).not_to_have_class(re.compile("uploading"), timeout=TIMEOUT)
+    expect(page.locator(".drop-overlay")).to_be_hidden()
+    send(page, "what does it say?")
+    expect(page.locator(".msg.user .chip")).to_have_text("field notes.txt", timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text(
+        "The file says the keeper counts 42 ships.", timeout=TIMEOUT
+    )
+    expect(page.locator(".tool-card")).to_have_class(re.compile(r"\bok\b"))
+
+
+def test_an_oversized_upload_gets_a_clear_error(page: Page, app: App) -> None:
+    page.evaluate(
+        """() => {
+            const data = new DataTransfer();
+            data.items.add(new File([new Uint8Array(51 * 1024 * 1024)], "huge.bin"));
+            window.dispatchEvent(new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true}));
+        }"""
+    )
+    expect(page.locator(".toast")).to_contain_text("huge.bin", timeout=TIMEOUT)
+    expect(page.locator(".toast")).to_contain_text("50 MB")
+    assert page.locator(".chips.pending .chip").count() == 0
+
+
+def test_reload_mid_run_and_after_shows_each_message_once(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    words = " ".join(f"w{i}" for i in range(12))
+    anthropic_server.script(Reply(events=wire.events([wire.text(words)]), event_delay=0.5))
+    send(page, "count")
+    expect(page.locator(".msg.assistant .markdown")).to_contain_text("w0", timeout=TIMEOUT)
+    page.reload()  # while the reply is still streaming
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".msg.assistant .markdown")).to_have_text(words, timeout=TIMEOUT)
+    expect(page.locator("button.stop")).to_be_hidden(timeout=TIMEOUT)
+    for _ in range(2):
+        expect(page.locator(".msg.user")).to_have_count(1)
+        expect(page.locator(".msg.assistant")).to_have_count(1)
+        page.reload()
+        page.wait_for_selector("body[data-ready=true]")
+        expect(page.locator(".msg.assistant .markdown")).to_have_text(words, timeout=TIMEOUT)
+
+
+def test_conversations_are_listed_renamed_searched_and_deleted(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(wire.reply_text("Noted: the budget is 4200."))
+    send(page, "remember the budget")
+    expect(page.locator(".msg.assistant .markdown")).to_have_text("Noted: the budget is 4200.", timeout=TIMEOUT)
+    expect(page.locator("#chats .chat")).to_have_text("remember the budget", timeout=TIMEOUT)
+    page.once("dialog", lambda dialog: dialog.accept("Budget 2027"))
+    page.click("#rename")
+    expect(page.locator("#title")).to_have_text("Budget 2027")
+    page.click("#new-chat")
+    expect(page.locator("#chats .chat")).to_have_count(2, timeout=TIMEOUT)
+    page.fill("#search", "4200")
+    expect(page.locator("#chats .chat")).to_have_count(1, timeout=TIMEOUT)
+    expect(page.locator("#chats .chat .snippet")).to_contain_text("4200")
+    page.fill("#search", "")
+    page.locator("#chats .chat", has_text="Budget 2027").locator("button").click()
+    expect(page.locator(".msg.user")).to_have_text("remember the budget", timeout=TIMEOUT)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#delete")
+    expect(page.locator("#chats .chat")).to_have_count(1, timeout=TIMEOUT)
+    assert len(list((app.home / "recycle").iterdir())) == 1
+
+
+def test_a_new_key_is_shown_masked_and_never_returned(page: Page, app: App) -> None:
+    key = "sk-ant-api03-SECRET-VALUE-1234567890-abcd"
+    page.click("#settings-button")
+    form = page.locator("form.add-provider")
+    form.locator("input[name=name]").fill("work")
+    form.locator("select[name=kind]").select_option("anthropic")
+    form.locator("input[name=key]").fill(key)
+    form.locator("input[name=models]").fill("claude-test")
+    form.locator("button[type=submit]").click()
+    shown = page.locator(".provider[data-provider=work] .key")
+    expect(shown).to_have_text("work#1 sk-…abcd", timeout=TIMEOUT)
+    assert key not in page.content()
+    everything = page.evaluate(
+        """async (token) => {
+            const out = [];
+            for (const path of ["/api/settings", "/api/conversations", "/api/status"]) {
+                out.push(await (await fetch(path, {headers: {"X-Orkas-Token": token}})).text());
+            }
+            return out.join("\\n");
+        }""",
+        app.token,
+    )
+    assert "work#1" in everything and key not in everything and "SECRET" not in everything
+    for stored in app.home.rglob("*"):
+        if stored.is_file():
+            assert b"SECRET-VALUE" not in stored.read_bytes(), f"the key is readable in {stored}"
+    settings = json.loads((app.home / "settings.json").read_text())
+    assert settings["entries"][0] == {"provider": "work", "model": "claude-test", "credential": "work#1"}
+
+
+def test_preferences_change_theme_and_mode(page: Page, app: App) -> None:
+    page.click("#settings-button")
+    page.select_option("select[name=theme]", "dark")
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark", timeout=TIMEOUT)
+    page.select_option("select[name=mode]", "plan")
+    page.select_option("select[name=language]", "zh")
+    expect(page.locator("html")).to_have_attribute("lang", "zh", timeout=TIMEOUT)
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    expect(page.locator("#new-chat")).to_have_text("新对话")
+    saved = json.loads((app.home / "settings.json").read_text())["preferences"]
+    assert saved["theme"] == "dark" and saved["mode"] == "plan" and saved["language"] == "zh"
