@@ -10,6 +10,7 @@ from typing import Any
 from orkas.adapter.conversations import Conversation, ConversationStore
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.engine.consent import Ask
+from orkas.engine.messages import TextBlock
 from orkas.engine.providers.base import TextDeltaChunk
 from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.runner import Agent, RunConfig
@@ -122,3 +123,96 @@ async def test_without_a_provider_the_message_is_kept_and_the_reason_shown(tmp_p
     assert events[1]["message"] == "no model provider is configured"
     session, _ = store.session(conversation.id)
     assert [m.role for m in session.messages()] == ["user"]  # the bubble survives a reload
+
+
+async def test_a_view_joining_mid_run_gets_the_history_before_it_and_replays_the_run(tmp_path: Path) -> None:
+    gate = Gate()
+    provider = ScriptedProvider(text("First answer."), [TextDeltaChunk(text="Half"), gate, end(TextBlock(text="Half"))])
+    run, conversation = runtime(tmp_path, provider)
+    _, live = run.subscribe(conversation.id)
+    run.send(conversation.id, "one")
+    await until(live, "idle")
+    idle = run.snapshot(conversation.id)
+    assert [m.role for m in idle["messages"]] == ["user", "assistant"] and idle["running"] is False
+    run.send(conversation.id, "two")
+    await asyncio.wait_for(gate.reached.wait(), timeout=5)
+    joining = run.snapshot(conversation.id)
+    assert joining["running"] is True
+    assert [m.role for m in joining["messages"]] == ["user", "assistant"]  # the run's own messages are replayed
+    backlog, _ = run.subscribe(conversation.id, joining["after"])
+    replayed = [e["type"] for e in backlog]
+    assert replayed[:3] == ["user_message", "run_start", "text_delta"] and backlog[0]["text"] == "two"
+    gate.opened.set()
+    await until(live, "idle")
+    after = run.snapshot(conversation.id)
+    assert [m.role for m in after["messages"]] == ["user", "assistant", "user", "assistant"]
+    assert run.subscribe(conversation.id, after["after"])[0] == []  # nothing is shown twice
+
+
+async def test_a_message_queued_as_the_answer_ends_starts_the_next_turn(tmp_path: Path) -> None:
+    gate = Gate()
+    provider = ScriptedProvider([TextDeltaChunk(text="Done"), gate, end(TextBlock(text="Done"))], text("Next."))
+    run, conversation = runtime(tmp_path, provider)
+    _, live = run.subscribe(conversation.id)
+    run.send(conversation.id, "first")
+    await asyncio.wait_for(gate.reached.wait(), timeout=5)
+    queued = run.send(conversation.id, "and then this")
+    gate.opened.set()  # the model ends without a tool round: the steer starts a new turn in the run
+    events = await until(live, "idle")
+    applied = next(e for e in events if e["type"] == "steer_applied")
+    assert applied["message_id"] == queued["message_id"]
+    assert [e["type"] for e in events].count("user_message") == 1  # the queued bubble is the only one
+    session, _ = run.store.session(conversation.id)
+    texts = [m.content[0].text for m in session.messages() if m.role == "user"]  # type: ignore[union-attr]
+    assert texts == ["first", "and then this"]
+
+
+async def test_stopping_gives_back_queued_words_and_marks_the_transcript(tmp_path: Path) -> None:
+    gate = Gate()
+    run, conversation = runtime(tmp_path, ScriptedProvider([TextDeltaChunk(text="Long"), gate]))
+    _, live = run.subscribe(conversation.id)
+    run.send(conversation.id, "write a book")
+    await asyncio.wait_for(gate.reached.wait(), timeout=5)
+    queued = run.send(conversation.id, "shorter please")
+    run.stop(conversation.id)
+    events = await until(live, "idle")
+    dropped = next(e for e in events if e["type"] == "queued_dropped")
+    assert dropped["message_ids"] == [queued["message_id"]]
+    session, _ = run.store.session(conversation.id)
+    notices = [m for m in session.messages() if m.role == "app"]
+    assert [n.kind for n in notices] == ["stopped"]  # type: ignore[union-attr]
+
+
+async def test_an_answer_is_published_for_every_open_view(tmp_path: Path) -> None:
+    run, conversation = runtime(tmp_path, ScriptedProvider(tool_call("guarded", {}), text("Cleaned.")))
+    _, live = run.subscribe(conversation.id)
+    run.send(conversation.id, "clean up")
+    asked = (await until(live, "permission_request"))[-1]
+    assert not run.answer(conversation.id, "no-such-question", "deny")
+    run.answer(conversation.id, asked["id"], "deny")
+    answered = (await until(live, "permission_answered"))[-1]
+    assert answered["question_id"] == asked["id"] and answered["decision"] == "deny"
+    await until(live, "idle")
+
+
+async def test_attachments_reach_the_model_and_the_view_names_them(tmp_path: Path) -> None:
+    from orkas.adapter.attachments import AttachmentStore
+
+    provider = ScriptedProvider(text("A red pixel."))
+    run, conversation = runtime(tmp_path, provider)
+    store = AttachmentStore(tmp_path)
+    png = bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de0000000c4944415408d763f8cfc0000003010100"
+        "c9fe92ef0000000049454e44ae426082"
+    )
+    image = store.add_bytes(conversation, "pixel.png", png)
+    notes = store.add_bytes(conversation, "notes.txt", b"hello")
+    _, live = run.subscribe(conversation.id)
+    run.send(conversation.id, "what is this?", [image, notes])
+    events = await until(live, "idle")
+    shown = events[0]
+    assert shown["text"] == "what is this?" and [a["name"] for a in shown["attachments"]] == ["pixel.png", "notes.txt"]
+    sent = provider.requests[0].messages[-1].content
+    kinds = [b.type for b in sent]
+    assert kinds == ["text", "text", "image", "text"]
+    assert f"at {notes.path}]" in sent[3].text  # type: ignore[union-attr]

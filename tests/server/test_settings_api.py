@@ -1,0 +1,110 @@
+"""Settings, providers, attachments and folders through the API, wired exactly as `orkas serve` wires
+them (`host()`), in process with FastAPI's test client."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from orkas.app import settings_from_env
+from orkas.host import Hosted, host
+from tests.fakes import anthropic as wire
+from tests.fakes.server import FakeServer
+
+KEY = "sk-ant-api03-THE-WHOLE-SECRET-0123456789"
+
+
+@pytest.fixture
+def hosted(tmp_path: Path) -> Iterator[Hosted]:
+    served = host(settings_from_env({"ORKAS_HOME": str(tmp_path / "data")}))
+    yield served
+    served.listener.close()
+
+
+@pytest.fixture
+def api(hosted: Hosted) -> Iterator[TestClient]:
+    base = f"http://127.0.0.1:{hosted.port}"
+    with TestClient(hosted.server.config.app, base_url=base, headers={"X-Orkas-Token": hosted.token}) as client:
+        yield client
+
+
+def test_a_key_goes_in_and_only_its_mask_comes_out(api: TestClient, anthropic_server: FakeServer) -> None:
+    added = api.post(
+        "/api/providers",
+        json={
+            "name": "work",
+            "kind": "anthropic",
+            "key": KEY,
+            "base_url": anthropic_server.url,
+            "models": ["claude-x"],
+        },
+    )
+    assert added.status_code == 201, added.text
+    assert added.json()["keys"] == [{"credential": "work#1", "masked": "sk-…6789"}]
+    everything = api.get("/api/settings").text + api.get("/api/status").text
+    assert "work#1" in everything and KEY not in everything and "THE-WHOLE-SECRET" not in everything
+    anthropic_server.path = "/v1/models"
+    anthropic_server.script(wire.error(401, "authentication_error", "invalid x-api-key"))
+    tested = api.post("/api/providers/work/test", json={}).json()["results"]
+    assert [(t["credential"], t["ok"]) for t in tested] == [("work#1", False)]
+    assert tested[0]["message"].startswith("work: invalid x-api-key (HTTP 401)")
+    assert api.request("DELETE", "/api/providers/work", json={}).status_code == 204
+    assert api.get("/api/settings").json()["providers"] == []
+
+
+def test_bad_provider_input_is_refused_with_the_reason(api: TestClient) -> None:
+    missing_key = api.post("/api/providers", json={"name": "work", "kind": "anthropic"})
+    assert missing_key.status_code == 400 and "a key is needed" in missing_key.json()["detail"]
+    bad_kind = api.post("/api/providers", json={"name": "work", "kind": "magic", "key": "k"})
+    assert bad_kind.status_code == 422
+    assert api.get("/api/settings").json()["providers"] == []  # nothing half-added
+
+
+def test_preferences_order_and_default_model(api: TestClient) -> None:
+    for name in ("one", "two"):
+        api.post("/api/providers", json={"name": name, "kind": "anthropic", "key": f"sk-{name}-0123456789"})
+    assert api.get("/api/settings").json()["pools"] == ["one/claude-sonnet-4-5", "two/claude-sonnet-4-5"]
+    order = api.put("/api/providers/order", json={"order": ["two/claude-sonnet-4-5", "one/claude-sonnet-4-5"]})
+    assert order.json()["pools"] == ["two/claude-sonnet-4-5", "one/claude-sonnet-4-5"]
+    assert api.put("/api/providers/order", json={"order": ["two/claude-sonnet-4-5"]}).status_code == 400
+    unknown = api.put("/api/settings/preferences", json={"default_model": "nobody/nothing"})
+    assert unknown.status_code == 400 and "not a configured model" in unknown.json()["detail"]
+    assert api.put("/api/settings/preferences", json={"mode": "yolo"}).status_code == 400
+    saved = api.put("/api/settings/preferences", json={"default_model": "one/claude-sonnet-4-5", "mode": "auto"})
+    assert saved.json()["default_model"] == "one/claude-sonnet-4-5" and saved.json()["mode"] == "auto"
+    cleared = api.put("/api/settings/preferences", json={"clear_default_model": True}).json()
+    assert cleared["default_model"] is None and cleared["mode"] == "auto"
+
+
+def test_uploads_and_folders(api: TestClient, tmp_path: Path) -> None:
+    chat = api.post("/api/conversations", json={}).json()
+    upload = api.post(
+        f"/api/conversations/{chat['id']}/attachments",
+        json={"name": "notes.txt", "data": base64.b64encode(b"hello").decode()},
+    )
+    assert upload.status_code == 201 and Path(upload.json()["path"]).read_bytes() == b"hello"
+    bad = api.post(f"/api/conversations/{chat['id']}/attachments", json={"name": "x", "data": "@@not base64@@"})
+    assert bad.status_code == 400 and "base64" in bad.json()["detail"]
+    nowhere = api.post(
+        "/api/conversations/0123456789abcdef0123456789abcdef/attachments", json={"name": "x", "data": ""}
+    )
+    assert nowhere.status_code == 404
+    unknown = api.post(f"/api/conversations/{chat['id']}/messages", json={"text": "hi", "attachments": ["nope"]})
+    assert unknown.status_code == 400 and "no attachment" in unknown.json()["detail"]
+    empty = api.post(f"/api/conversations/{chat['id']}/messages", json={"text": "  "})
+    assert empty.status_code == 422
+
+    project = tmp_path / "project"
+    project.mkdir()
+    granted = api.post(f"/api/conversations/{chat['id']}/grants", json={"path": str(project)})
+    assert granted.json()["granted"] == [str(project.resolve())]
+    data = api.post(f"/api/conversations/{chat['id']}/grants", json={"path": str(tmp_path / "data")})
+    assert data.status_code == 400 and "protected" in data.json()["detail"]
+    home = api.post(f"/api/conversations/{chat['id']}/grants", json={"path": str(Path.home())})
+    assert home.status_code == 400
+    removed = api.post(f"/api/conversations/{chat['id']}/grants/remove", json={"path": str(project.resolve())})
+    assert removed.json()["granted"] == []

@@ -1,0 +1,54 @@
+"""The composition root: an agent in a conversation's default workspace (inside the data folder) works,
+and the data folder's private parts stay out of its reach."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from orkas.adapter.attachments import AttachmentStore
+from orkas.adapter.conversations import ConversationStore
+from orkas.adapter.settings import Preferences, ProductSettings, SettingsStore
+from orkas.app import Configured, build_agent, protected_data, settings_from_env
+from orkas.engine.sandbox import PathDenied, PathPolicy
+
+
+def test_the_private_parts_of_the_data_folder_are_protected_even_before_they_exist(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "memory").mkdir(parents=True)  # something a later version adds
+    names = {p.name for p in protected_data(data)}
+    assert {"vault.bin", "vault.key", "settings.json", "conversations", "sessions", "memory"} <= names
+    assert not {"workspaces", "attachments"} & names
+
+
+def test_an_agent_works_in_a_default_workspace_and_reads_attachments_not_secrets(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    settings = settings_from_env({"ORKAS_HOME": str(data), "ANTHROPIC_API_KEY": "sk-test"})
+    chat = ConversationStore(data).create()
+    attachment = AttachmentStore(data).add_bytes(chat, "notes.txt", b"hi")
+    (data / "settings.json").write_text("{}")
+    granted = [Path(attachment.path).parent.parent]
+    agent = build_agent(settings, workspace=chat.workspace_path, model=None, granted=granted)
+    assert agent.workspace == chat.workspace_path.resolve()
+    policy = PathPolicy(chat.workspace, granted=granted, protected=protected_data(data))
+    assert policy.check(attachment.path, write=False) == Path(attachment.path).resolve()
+    for secret in ("settings.json", "vault.bin", "conversations"):
+        with pytest.raises(PathDenied):
+            policy.check(data / secret, write=False)
+    other = ConversationStore(data).create()
+    with pytest.raises(PathDenied):  # another conversation's workspace is not this one's
+        policy.check(Path(other.workspace) / "x.txt", write=True)
+
+
+def test_the_preferred_default_model_is_used(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    settings = settings_from_env({"ORKAS_HOME": str(data), "ANTHROPIC_API_KEY": "sk-test"})
+    workspace = tmp_path / "w"
+    workspace.mkdir()
+    configured = Configured(product=ProductSettings(preferences=Preferences(default_model="anthropic/claude-opus-4")))
+    agent = build_agent(settings, workspace=workspace, model=None, configured=configured)
+    assert agent.config.model == "anthropic/claude-opus-4"
+    SettingsStore(data / "settings.json").save(configured.product)
+    assert json.loads((data / "settings.json").read_text())["preferences"]["default_model"] == "anthropic/claude-opus-4"
