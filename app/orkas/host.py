@@ -8,11 +8,8 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import secrets
 import socket
 import threading
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,17 +18,16 @@ import uvicorn
 
 from orkas.adapter.attachments import AttachmentStore
 from orkas.adapter.conversations import Conversation, ConversationStore
-from orkas.adapter.local_servers import detect
 from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import SettingsStore
 from orkas.adapter.usage import LedgerBudget, UsageLedger
 from orkas.adapter.vault import Vault, choose_key_source
 from orkas.app import Settings, build_agent, check_provider, load_configured, protected_data
+from orkas.core.net import bind_local
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
 from orkas.engine.runner import Agent
-from orkas.engine.sandbox import PathPolicy
 from orkas.server.app import Services, create_app
 
 
@@ -64,8 +60,8 @@ def _vault(settings: Settings) -> Vault:
     return Vault(settings.data_dir / "vault.bin", choose_key_source(settings.data_dir))
 
 
-def host(settings: Settings, *, port: int = 0) -> Hosted:
-    """Bind the socket and build everything; nothing is served until `serve_forever` / `start_in_background`."""
+def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, str] | None = None) -> Hosted:
+    """Build everything on a bound socket; nothing is served until `serve_forever` / `start_in_background`."""
     store = ConversationStore(settings.data_dir)
     attachments = AttachmentStore(settings.data_dir)
     settings_store = SettingsStore(settings.data_dir / "settings.json")
@@ -104,6 +100,8 @@ def host(settings: Settings, *, port: int = 0) -> Hosted:
         return await check_provider(configured.product, configured.vault, name)
 
     async def detect_local() -> list[dict[str, Any]]:
+        from orkas.adapter.local_servers import detect  # httpx: only when someone looks
+
         return [asdict(s) for s in await detect(settings.local_servers)]
 
     services = Services(
@@ -117,19 +115,17 @@ def host(settings: Settings, *, port: int = 0) -> Hosted:
     runtime = ConversationRuntime(store, make_agent, prepare_run)
     configured = load_configured(settings)
     names = list(configured.product.providers) + [s.name for s in settings.providers]
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", port))
-    listener.listen(64)
-    bound = listener.getsockname()[1]
-    token = secrets.token_urlsafe(32)
-    app = create_app(token=token, port=bound, runtime=runtime, providers=list(dict.fromkeys(names)), services=services)
+    listener, token, url = bound or bind_local(port)
+    bound_port = listener.getsockname()[1]
+    app = create_app(
+        token=token, port=bound_port, runtime=runtime, providers=list(dict.fromkeys(names)), services=services
+    )
     server = uvicorn.Server(
         uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=3)
     )
     return Hosted(
-        url=f"http://127.0.0.1:{bound}/?token={token}",
-        port=bound,
+        url=url,
+        port=bound_port,
         token=token,
         runtime=runtime,
         services=services,
@@ -137,51 +133,3 @@ def host(settings: Settings, *, port: int = 0) -> Hosted:
         listener=listener,
         problems=problems,
     )
-
-
-def run_desktop(settings: Settings, *, report: Path | None = None) -> int:
-    """`orkas`: the server on a background thread and the window on this one, until the window closes.
-    `report` (tests) receives one JSON line per window event: shown (with the bridge's answer), dropped."""
-    from orkas.desktop.bridge import Bridge
-    from orkas.desktop.window import open_window
-
-    hosted = host(settings)
-    hosted.start_in_background()
-    deadline = time.monotonic() + 10
-    while not hosted.server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    store = hosted.runtime.store
-
-    def attach(conversation_id: str, path: Path) -> dict[str, Any]:
-        conversation = store.get(conversation_id)
-        policy = PathPolicy(
-            conversation.workspace, granted=conversation.granted, protected=protected_data(settings.data_dir)
-        )
-        return asdict(hosted.services.attachments.add_path(conversation, path, policy))
-
-    bridge = Bridge(attach)
-
-    def write(record: dict[str, Any]) -> None:
-        if report is not None:
-            with report.open("a") as out:
-                out.write(json.dumps(record) + "\n")
-
-    def on_shown(window: Any) -> None:
-        if report is None:
-            return
-        # The page calls Python through the bridge; the answer comes back through a resolved promise.
-        window.evaluate_js("window.pywebview.api.ping()", lambda answer: write({"event": "shown", "ping": answer}))
-
-    original = bridge.attach_paths
-
-    def attach_paths(conversation_id: str, paths: list[str]) -> list[dict[str, Any]]:
-        results = original(conversation_id, paths)
-        write({"event": "attached", "conversation": conversation_id, "paths": paths, "results": results})
-        return results
-
-    bridge.attach_paths = attach_paths  # type: ignore[method-assign]
-    try:
-        open_window(hosted.url, bridge, on_shown=on_shown)
-    finally:
-        hosted.stop()
-    return 0

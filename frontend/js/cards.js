@@ -36,8 +36,10 @@ export function toolCard(id, name, input) {
   const head = el("summary", "tool-head");
   const status = el("span", "tool-status", "");
   status.setAttribute("aria-label", t("running"));
-  head.append(status, el("span", "tool-name", name), el("span", "tool-arg", summarize(name, input)),
+  const row = el("div", "tool-row");
+  row.append(status, el("span", "tool-name", name), el("span", "tool-arg", summarize(name, input)),
     el("span", "tool-time", ""));
+  head.append(row);
   const body = el("div", "tool-body");
   body.append(el("div", "tool-progress", ""), el("div", "label", t("input")),
     el("pre", "tool-input", JSON.stringify(input ?? {}, null, 2)));
@@ -66,7 +68,7 @@ export function toolFinished(card, { content, isError, duration }) {
   card.querySelector(".tool-result").textContent = text.length > 20000 ? text.slice(0, 20000) + "\n…" : text;
   const preview = card.querySelector(".tool-preview") ?? el("div", "tool-preview");
   preview.textContent = shorten(text, 160);
-  card.querySelector("summary").after(preview);
+  card.querySelector("summary").append(preview); // visible while the card is closed
 }
 
 // A question from the agent. The buttons answer it; one answer closes the card.

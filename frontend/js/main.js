@@ -53,6 +53,16 @@ async function newChat() {
   return chat.id;
 }
 
+// A chat that works in a folder the person picks (native picker in the window, a path in a browser).
+async function newChatInFolder() {
+  const bridge = desktop();
+  const folder = bridge ? await bridge.pick_folder() : prompt(t("workspacePrompt"));
+  if (!folder?.trim()) return;
+  const chat = await post("/api/conversations", { workspace: folder.trim() });
+  await openChat(chat.id);
+  await refreshList();
+}
+
 async function ensureChat() {
   return state.current?.id ?? (await newChat());
 }
@@ -166,6 +176,7 @@ async function start() {
   document.querySelectorAll("[data-t]").forEach((node) => (node.textContent = t(node.dataset.t)));
   $("#search").placeholder = t("search");
   $("#new-chat").addEventListener("click", guarded(newChat));
+  $("#new-in-folder").addEventListener("click", guarded(newChatInFolder));
   $("#rename").addEventListener("click", guarded(renameChat));
   $("#delete").addEventListener("click", guarded(deleteChat));
   $("#folders-button").addEventListener("click", showFolders);

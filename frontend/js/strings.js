@@ -5,6 +5,8 @@ const STRINGS = {
   en: {
     app: "Orkas",
     newChat: "New chat",
+    inFolder: "In a folder…",
+    workspacePrompt: "Full path of the folder this chat works in",
     search: "Search chats",
     noChats: "No chats yet",
     settings: "Settings",
@@ -88,6 +90,7 @@ const STRINGS = {
   },
   zh: {
     newChat: "新对话",
+    inFolder: "在文件夹中…",
     search: "搜索对话",
     noChats: "还没有对话",
     settings: "设置",

@@ -49,7 +49,9 @@ def test_a_reply_streams_in_as_markdown_with_no_script_running(
     page: Page, app: App, anthropic_server: FakeServer
 ) -> None:
     reply = (
-        "Here is **bold** and code:\n\n```python\nprint('hi')\n```\n<img src=x onerror=\"window.pwned=1\"> 你好，世界"
+        "Here is **bold** and code:\n\n```python\nprint('hi')\n```\n"
+        '<img src=x onerror="window.pwned=1"> [docs](https://example.org/docs) [bad](javascript:window.pwned=2) '
+        "你好，世界"
     )
     anthropic_server.script(slow(wire.text(reply), delay=0.15))
     send(page, "hello")
@@ -60,6 +62,9 @@ def test_a_reply_streams_in_as_markdown_with_no_script_running(
     expect(answer.locator("strong")).to_have_text("bold")
     expect(answer.locator(".code code")).to_have_text("print('hi')")
     assert answer.locator("img").count() == 0  # the tag is text, not an element
+    expect(answer.locator("a")).to_have_count(1)  # only the http(s) link is a link
+    expect(answer.locator("a")).to_have_attribute("href", "https://example.org/docs")
+    expect(answer.locator("a")).to_have_attribute("rel", "noopener noreferrer")
     assert page.evaluate("window.pwned") is None
     expect(page.locator(".turn-foot")).to_contain_text("tokens")
     expect(page.locator("button.stop")).to_be_hidden()

@@ -131,18 +131,17 @@ def _desktop() -> int:
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         print("orkas: no display to open a window on; run `orkas serve` and open its URL in a browser", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        import webview  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("webview") is None:
         print("orkas: the desktop window needs pywebview and PySide6 (scripts/setup.sh installs them)", file=sys.stderr)
         return EXIT_USAGE
-    from orkas.app import settings_from_env
     from orkas.desktop.window import prepare_qt_environment
-    from orkas.host import run_desktop
+    from orkas.launch import run_desktop
 
     prepare_qt_environment(os.environ)  # type: ignore[arg-type]
     report = os.environ.get("ORKAS_DESKTOP_REPORT")
-    return run_desktop(settings_from_env(os.environ), report=Path(report) if report else None)
+    return run_desktop(dict(os.environ), report=Path(report) if report else None)
 
 
 def _status() -> int:

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 
 from orkas.adapter.settings import SettingsStore
 from orkas.adapter.usage import Totals, UsageLedger, today
-from orkas.app import settings_from_env
 
 EXIT_OK = 0
 
@@ -31,6 +30,8 @@ def _line(label: str, totals: Totals) -> str:
 
 
 def usage(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from orkas.app import settings_from_env  # here, not at the top: `orkas` starts faster
+
     ledger = UsageLedger(settings_from_env(env).data_dir / "usage.jsonl")
     day = args.day or today()
     print(_line(day, ledger.day(day)))
@@ -41,6 +42,8 @@ def usage(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
 
 def budget(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from orkas.app import settings_from_env
+
     store = SettingsStore(settings_from_env(env).data_dir / "settings.json")
     product = store.load()
     if args.day is not None:

@@ -11,11 +11,11 @@ import asyncio
 import getpass
 import sys
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from orkas.adapter.provider_admin import NewProvider, add_provider, describe_providers, pools, remove_provider
-from orkas.adapter.settings import Entry, ProviderConfig, SettingsStore
-from orkas.adapter.vault import Vault, VaultError, choose_key_source, mask
-from orkas.app import check_provider, settings_from_env
+if TYPE_CHECKING:  # the real imports wait until a providers command runs: `orkas` starts faster
+    from orkas.adapter.settings import SettingsStore
+    from orkas.adapter.vault import Vault
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -39,6 +39,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from orkas.adapter.settings import SettingsStore
+    from orkas.adapter.vault import Vault, VaultError, choose_key_source
+    from orkas.app import settings_from_env
+
     settings = settings_from_env(env)
     store = SettingsStore(settings.data_dir / "settings.json")
     vault = Vault(settings.data_dir / "vault.bin", choose_key_source(settings.data_dir))
@@ -69,6 +73,9 @@ def _read_key(given: str | None) -> str | None:
 
 
 def _add(args: argparse.Namespace, store: SettingsStore, vault: Vault) -> int:
+    from orkas.adapter.provider_admin import NewProvider, add_provider
+    from orkas.adapter.vault import mask
+
     product = store.load()
     key = _read_key(args.key)
     new = NewProvider(args.name, args.kind, key=key, base_url=args.base_url, models=tuple(args.model))
@@ -81,6 +88,8 @@ def _add(args: argparse.Namespace, store: SettingsStore, vault: Vault) -> int:
 
 
 def _list(store: SettingsStore, vault: Vault) -> int:
+    from orkas.adapter.provider_admin import describe_providers, pools
+
     product = store.load()
     if not product.providers:
         print("no providers configured (orkas providers add NAME --kind anthropic --key -)")
@@ -96,6 +105,8 @@ def _list(store: SettingsStore, vault: Vault) -> int:
 
 
 def _remove(name: str, store: SettingsStore, vault: Vault) -> int:
+    from orkas.adapter.provider_admin import remove_provider
+
     product = store.load()
     remove_provider(product, vault, name)
     store.save(product)
@@ -104,6 +115,8 @@ def _remove(name: str, store: SettingsStore, vault: Vault) -> int:
 
 
 async def _test(name: str, store: SettingsStore, vault: Vault) -> int:
+    from orkas.app import check_provider
+
     results = await check_provider(store.load(), vault, name)
     for result in results:
         print(f"{result['credential']}: {result['message']}")
@@ -112,6 +125,8 @@ async def _test(name: str, store: SettingsStore, vault: Vault) -> int:
 
 async def _detect(add: bool, store: SettingsStore, env: Mapping[str, str]) -> int:
     from orkas.adapter.local_servers import detect
+    from orkas.adapter.settings import Entry, ProviderConfig
+    from orkas.app import settings_from_env
 
     found = await detect(settings_from_env(env).local_servers)
     if not found:

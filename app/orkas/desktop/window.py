@@ -7,6 +7,7 @@ page reaches `_on_drop` with `pywebviewFullPath` on each file; the paths go to t
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import os
@@ -29,15 +30,20 @@ def open_window(
     url: str,
     bridge: Bridge,
     *,
+    server_ready: Callable[[], object] = lambda: None,  # blocks until served; returns a problem or None
+    on_splash: Callable[[Any], None] | None = None,
     on_shown: Callable[[Any], None] | None = None,
     gui: Literal["qt", "gtk"] = "qt",
 ) -> None:
-    """Show the window and run the GUI loop until it is closed (blocks the calling, main, thread)."""
+    """Show the window and run the GUI loop until it is closed (blocks the calling, main, thread).
+
+    The window paints the app's frame at once (`SPLASH`, no server needed) and moves to `url` when
+    `server_ready()` returns, so start-up shows something as soon as Qt is up."""
     import webview
     from webview.dom import DOMEventHandler
 
     created = webview.create_window(
-        "Orkas", url, js_api=bridge, width=1200, height=820, min_size=(640, 480), text_select=True
+        "Orkas", html=SPLASH, js_api=bridge, width=1200, height=820, min_size=(640, 480), text_select=True
     )
     if created is None:
         raise RuntimeError("pywebview could not create the window")
@@ -52,13 +58,45 @@ def open_window(
         bridge._dropped.append(paths)
         window.evaluate_js(f"window.orkasDropped && window.orkasDropped({json.dumps(paths)})")
 
-    def on_loaded() -> None:  # every load (a reload too) needs the handler again
+    splash = True
+
+    def on_loaded() -> None:
+        nonlocal splash
+        if splash:  # the frame is painted: go to the app when its server answers
+            splash = False
+            if on_splash is not None:
+                on_splash(window)
+            problem = server_ready()
+            if problem:
+                escaped = html.escape(str(problem))
+                window.load_html(f"<p style='font: 15px system-ui; padding: 2em'>Orkas could not start: {escaped}</p>")
+            else:
+                window.load_url(url)
+            return
+        # every load of the app (a reload too) needs the drop handler again
         window.dom.document.on("drop", DOMEventHandler(on_drop, prevent_default=True))
         if on_shown is not None:
             on_shown(window)
 
     window.events.loaded += on_loaded
     webview.start(gui=gui, private_mode=True, icon=str(_icon()))
+
+
+# The app's frame (sidebar, header, composer) in its own colours: what the window paints while the
+# in-process server starts. Nothing here needs the server or the network.
+SPLASH = """<!doctype html><html><head><meta charset="utf-8"><style>
+:root { --bg: #f7f7f8; --panel: #fff; --line: #e3e4e8; --text: #1c1d21; --accent: #2f6fed; }
+@media (prefers-color-scheme: dark) { :root { --bg: #16171b; --panel: #1e1f24; --line: #30323a; --text: #e7e8ec; } }
+html, body { margin: 0; height: 100%; background: var(--bg); color: var(--text);
+  font: 15px/1.55 system-ui, "Noto Sans", "Noto Sans CJK SC", "WenQuanYi Micro Hei", sans-serif; }
+body { display: grid; grid-template-columns: 260px 1fr; }
+aside { background: var(--panel); border-right: 1px solid var(--line); padding: 14px; }
+b { display: block; font-size: 17px; margin-bottom: 14px; }
+i { display: block; height: 34px; border-radius: 8px; background: var(--accent); opacity: .9; }
+main { display: flex; flex-direction: column; }
+header { height: 56px; border-bottom: 1px solid var(--line); }
+footer { margin-top: auto; height: 76px; border-top: 1px solid var(--line); }
+</style></head><body><aside><b>Orkas</b><i></i></aside><main><header></header><footer></footer></main></body></html>"""
 
 
 def _icon() -> Path:

@@ -1,0 +1,37 @@
+"""The page↔Python bridge without a window: what it accepts and what it refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from orkas.desktop.bridge import Bridge
+
+
+def test_only_web_and_mail_links_leave_the_app() -> None:
+    opened: list[str] = []
+    bridge = Bridge(lambda conversation, path: {}, open_url=opened.append)
+    assert bridge.open_external("https://example.org/x")
+    assert bridge.open_external("mailto:someone@example.org")
+    for bad in ("javascript:alert(1)", "file:///etc/passwd", "data:text/html,hi", 42):
+        assert not bridge.open_external(bad)  # type: ignore[arg-type]
+    assert opened == ["https://example.org/x", "mailto:someone@example.org"]
+
+
+def test_each_dropped_path_gets_a_record_or_its_own_error(tmp_path: Path) -> None:
+    def attach(conversation: str, path: Path) -> dict[str, Any]:
+        if path.name == "bad.txt":
+            raise ValueError("is not allowed")
+        return {"name": path.name, "conversation": conversation}
+
+    bridge = Bridge(attach)
+    results = bridge.attach_paths("c1", [str(tmp_path / "good.txt"), str(tmp_path / "bad.txt")])
+    assert results == [{"name": "good.txt", "conversation": "c1"}, {"error": "bad.txt: is not allowed"}]
+    assert bridge.ping()["ok"] is True
+    assert [name for name in dir(bridge) if not name.startswith("_")] == [
+        "attach_paths",
+        "dropped",
+        "open_external",
+        "pick_folder",
+        "ping",
+    ]  # all the page can reach
