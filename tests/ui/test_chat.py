@@ -282,3 +282,46 @@ def test_preferences_change_theme_and_mode(page: Page, app: App) -> None:
     expect(page.locator("#new-chat")).to_have_text("新对话")
     saved = json.loads((app.home / "settings.json").read_text())["preferences"]
     assert saved["theme"] == "dark" and saved["mode"] == "plan" and saved["language"] == "zh"
+
+
+def test_after_a_crash_the_history_shows_once_and_the_chat_continues(
+    browser: Any, anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    from tests.ui.conftest import start_app
+
+    env = {"ANTHROPIC_API_KEY": "sk-ant-test-key", "ANTHROPIC_BASE_URL": anthropic_server.url}
+    first = start_app(tmp_path / "home", **env)
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        anthropic_server.script(
+            wire.reply_text("Saved your note."),
+            Reply(events=wire.events([wire.text(" ".join(f"w{i}" for i in range(40)))]), event_delay=0.5),
+        )
+        page.goto(first.url)
+        page.wait_for_selector("body[data-ready=true]")
+        send(page, "note: the key is under the mat")
+        expect(page.locator(".msg.assistant .markdown")).to_have_text("Saved your note.", timeout=TIMEOUT)
+        send(page, "now count slowly")
+        expect(page.locator(".msg.assistant .markdown").last).to_contain_text("w0", timeout=TIMEOUT)
+        first.process.kill()  # a crash mid-reply
+        first.process.wait(10)
+
+        second = start_app(tmp_path / "home", **env)
+        try:
+            anthropic_server.script(wire.reply_text("It is under the mat."))
+            page.goto(second.url)
+            page.wait_for_selector("body[data-ready=true]")
+            expect(page.locator(".msg.user")).to_have_count(2, timeout=TIMEOUT)
+            expect(page.locator(".msg.user").first).to_have_text("note: the key is under the mat")
+            send(page, "where is the key?")
+            expect(page.locator(".msg.assistant .markdown").last).to_have_text("It is under the mat.", timeout=TIMEOUT)
+            expect(page.locator(".msg.user")).to_have_count(3)
+            sent = [m["role"] for m in anthropic_server.requests[-1].json["messages"]]
+            assert sent.count("user") >= 3 and sent[0] == "user"  # the whole history went to the model
+        finally:
+            second.stop()
+    finally:
+        context.close()
+        if first.process.poll() is None:
+            first.stop()
