@@ -25,6 +25,8 @@ from orkas.adapter.settings import ProductSettings, ProviderConfig, SettingsStor
 from orkas.adapter.vault import Vault, VaultError, choose_key_source
 from orkas.core.errors import ConfigError, ProviderError
 from orkas.core.paths import data_dir
+from orkas.engine.memory import Memory, MemoryTool
+from orkas.engine.prompt import SystemPrompt
 from orkas.engine.providers.base import Provider, ProviderSpec
 from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.providers.vendors import DEFAULT_MODELS, VENDORS, create_provider
@@ -259,6 +261,8 @@ def build_agent(
     except PathDenied as e:
         raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
     tools, _processes = workspace_tools(settings, policy)
+    memory = Memory.in_folder(settings.data_dir / "memory")
+    tools.append(MemoryTool(memory))
     return Agent(
         providers=registry,
         config=RunConfig(
@@ -269,4 +273,5 @@ def build_agent(
         ),
         workspace=policy.workspace,
         tools=tools,
+        system_prompt=SystemPrompt(hooks=(memory.prompt_section,)),  # read at the start of every turn
     )
