@@ -22,7 +22,8 @@ def test_entries_are_a_markdown_list_a_person_can_edit(tmp_path: Path) -> None:
     notes.add("Tests mirror the package layout.\nOne test file per module.")
     text = (tmp_path / "notes.md").read_text()
     assert text == (
-        "# Notes\n\n- Money is stored as integer cents.\n- Tests mirror the package layout.\n  One test file per module.\n"
+        "# Notes\n\n- Money is stored as integer cents.\n"
+        "- Tests mirror the package layout.\n  One test file per module.\n"
     )
     (tmp_path / "notes.md").write_text(text + "* Added by hand in an editor\n\nsome stray line\n")
     assert notes.entries()[-1] == "Added by hand in an editor"
