@@ -27,6 +27,7 @@ from orkas.app import Settings, build_agent, check_provider, load_configured, pr
 from orkas.core.net import bind_local
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
+from orkas.engine.memory import Memory
 from orkas.engine.runner import Agent
 from orkas.server.app import Services, create_app
 
@@ -111,6 +112,7 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         protected=lambda: tuple(protected_data(settings.data_dir)),
         test_provider=test_provider,
         detect_local=detect_local,
+        memory=Memory.in_folder(settings.data_dir / "memory"),
     )
     runtime = ConversationRuntime(store, make_agent, prepare_run)
     configured = load_configured(settings)

@@ -39,6 +39,13 @@ export async function call(method, path, body) {
 }
 
 export const get = (path) => call("GET", path);
+
+// A text body (an export): fetched with the token, which a plain link could not carry.
+export async function download(path) {
+  const response = await fetch(path, { headers: { "X-Orkas-Token": token } });
+  if (!response.ok) throw new ApiError(response.status, response.statusText);
+  return response.text();
+}
 export const post = (path, body = {}) => call("POST", path, body);
 export const put = (path, body = {}) => call("PUT", path, body);
 export const patch = (path, body = {}) => call("PATCH", path, body);

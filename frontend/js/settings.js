@@ -1,7 +1,7 @@
 // The settings dialog: providers and keys (shown masked, never returned by the API), testing a
 // provider, the pool order, local servers, default model, permission mode, appearance, language.
 
-import { del, get, post, put } from "./api.js";
+import { del, download, get, post, put } from "./api.js";
 import { el } from "./cards.js";
 import { LANGUAGES, t } from "./strings.js";
 
@@ -102,6 +102,8 @@ export async function openSettings(dialog, { onPreferences, onError }) {
   local.append(detect, found);
   body.append(local);
 
+  body.append(await memorySection(guard, refresh));
+
   // Preferences
   const prefs = data.preferences;
   const save = guard(async (change) => {
@@ -182,4 +184,66 @@ function addProviderForm(guard, refresh) {
     refresh();
   }));
   return form;
+}
+
+// What the agent remembers across sessions: the person can read, edit, delete, add and export it.
+async function memorySection(guard, refresh) {
+  const memory = await get("/api/memory");
+  const section = el("section", "memory");
+  section.append(el("h3", "", t("memory")), el("p", "hint", t("memoryHint")));
+  for (const target of ["profile", "notes"]) {
+    const store = memory[target];
+    const box = el("div", "memory-store");
+    box.dataset.target = target;
+    box.append(el("h4", "", `${t(`memory_${target}`)} · ${store.size}/${store.max_chars}`));
+    const list = el("ul", "entries");
+    for (const entry of store.entries) {
+      const item = el("li", "");
+      item.append(el("span", "entry", entry));
+      const edit = el("button", "small", t("edit"));
+      edit.type = "button";
+      edit.addEventListener("click", guard(async () => {
+        const text = prompt(t("edit"), entry);
+        if (text === null || text.trim() === entry) return;
+        await post(`/api/memory/${target}/replace`, { old: entry, text });
+        refresh();
+      }));
+      const remove = el("button", "small danger", t("remove"));
+      remove.type = "button";
+      remove.addEventListener("click", guard(async () => {
+        await post(`/api/memory/${target}/remove`, { old: entry });
+        refresh();
+      }));
+      item.append(edit, remove);
+      list.append(item);
+    }
+    if (!store.entries.length) list.append(el("li", "hint", t("memoryEmpty")));
+    const form = el("form", "memory-add");
+    const input = el("input");
+    input.name = "text";
+    input.placeholder = t("memoryAdd");
+    input.setAttribute("aria-label", `${t(`memory_${target}`)}: ${t("memoryAdd")}`);
+    const add = el("button", "", t("add"));
+    add.type = "submit";
+    form.append(input, add);
+    form.addEventListener("submit", guard(async (event) => {
+      event.preventDefault();
+      await post(`/api/memory/${target}`, { text: input.value });
+      refresh();
+    }));
+    box.append(list, form);
+    section.append(box);
+  }
+  const exporter = el("button", "", t("export"));
+  exporter.type = "button";
+  exporter.addEventListener("click", guard(async () => {
+    const text = await download("/api/memory/export");
+    const link = el("a");
+    link.href = URL.createObjectURL(new Blob([text], { type: "text/markdown" }));
+    link.download = "orkas-memory.md";
+    link.click();
+    URL.revokeObjectURL(link.href);
+  }));
+  section.append(exporter);
+  return section;
 }

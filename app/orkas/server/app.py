@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
@@ -24,6 +24,7 @@ from orkas.adapter.settings import Kind, Preferences, SettingsStore
 from orkas.adapter.vault import Vault
 from orkas.core.errors import ConfigError
 from orkas.engine.codec import encode
+from orkas.engine.memory import Memory, MemoryRejected, MemoryStore
 from orkas.engine.sandbox import PathDenied
 from orkas.engine.sandbox.executor import confinement
 from orkas.server.security import LocalOnly
@@ -42,6 +43,7 @@ class Services:
     protected: Callable[[], tuple[Path, ...]]  # never granted, never attached
     test_provider: Callable[[str], Awaitable[list[dict[str, Any]]]]
     detect_local: Callable[[], Awaitable[list[dict[str, Any]]]]
+    memory: Memory | None = None
     frontend: Path = FRONTEND
 
 
@@ -79,6 +81,15 @@ class AddProvider(BaseModel):
     key: str | None = Field(default=None, max_length=4096)
     base_url: str | None = None
     models: list[str] = Field(default_factory=list)
+
+
+class MemoryText(BaseModel):
+    text: str = Field(max_length=2000)
+
+
+class MemoryEdit(BaseModel):
+    old: str = Field(min_length=1, max_length=2000)
+    text: str = Field(default="", max_length=2000)
 
 
 class Order(BaseModel):
@@ -314,6 +325,63 @@ def _add_service_routes(api: FastAPI, runtime: ConversationRuntime, services: Se
     async def providers_test(name: str) -> dict[str, Any]:
         return {"results": await services.test_provider(name)}
 
+    if services.memory is not None:
+        _add_memory_routes(api, services.memory)
+
     @api.get("/api/local-servers")
     async def local_servers() -> list[dict[str, Any]]:
         return await services.detect_local()
+
+
+def _add_memory_routes(api: FastAPI, memory: Memory) -> None:
+    """Cross-session memory as the person sees it: view, add, edit, delete, export. Their writes pass
+    the same injection guard as the agent's."""
+
+    def store(target: str) -> MemoryStore:
+        try:
+            return memory.store(target)
+        except MemoryRejected as e:
+            raise HTTPException(status_code=404, detail=str(e)) from None
+
+    def guarded(action: Callable[[], T]) -> T:
+        try:
+            return action()
+        except MemoryRejected as e:
+            raise HTTPException(status_code=400, detail=str(e)) from None
+
+    def view() -> dict[str, Any]:
+        return {
+            target: {
+                "title": s.title,
+                "entries": s.entries(),
+                "size": s.size(),
+                "max_chars": s.max_chars,
+                "max_entries": s.max_entries,
+            }
+            for target, s in (("profile", memory.profile), ("notes", memory.notes))
+        }
+
+    @api.get("/api/memory")
+    async def memory_get() -> dict[str, Any]:
+        return view()
+
+    @api.post("/api/memory/{target}")
+    async def memory_add(target: str, body: MemoryText) -> dict[str, Any]:
+        change = guarded(lambda: store(target).add(body.text))
+        return {"change": change.describe(), "evicted": change.evicted, "memory": view()}
+
+    @api.post("/api/memory/{target}/replace")
+    async def memory_replace(target: str, body: MemoryEdit) -> dict[str, Any]:
+        change = guarded(lambda: store(target).replace(body.old, body.text))
+        return {"change": change.describe(), "evicted": change.evicted, "memory": view()}
+
+    @api.post("/api/memory/{target}/remove")
+    async def memory_remove(target: str, body: MemoryEdit) -> dict[str, Any]:
+        guarded(lambda: store(target).remove(body.old))
+        return {"memory": view()}
+
+    @api.get("/api/memory/export", response_class=PlainTextResponse)
+    async def memory_export() -> PlainTextResponse:
+        text = memory.profile.markdown() + "\n" + memory.notes.markdown()
+        headers = {"Content-Disposition": 'attachment; filename="orkas-memory.md"'}
+        return PlainTextResponse(text, media_type="text/markdown; charset=utf-8", headers=headers)
