@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,9 @@ from orkas.engine.memory.kb import KnowledgeBase, _terms
 
 DOCS = {
     "billing.md": "# Billing\nInvoices are generated on the first day of the month.\nRefunds take five working days.",
-    "deploy.md": "# Deploying\nRun `make release` and then `kubectl rollout restart deploy/ledger`.\nRollback with helm.",
+    "deploy.md": (
+        "# Deploying\nRun `make release` and then `kubectl rollout restart deploy/ledger`.\nRollback with helm."
+    ),
     "cats.md": "# Office pets\nThe office cat sleeps on the warm printer every afternoon.",
     "检索.md": "# 检索说明\n知识库使用混合检索：关键词检索和向量检索，用倒数排名融合合并结果。",
 }
@@ -35,7 +38,7 @@ def test_chunks_cut_at_lines_with_overlap_and_cover_everything() -> None:
     text = "\n".join(f"line {i} " + "word " * 20 for i in range(1, 41))
     chunks = chunk_text(text, max_tokens=120, overlap_lines=2)
     assert len(chunks) > 3 and chunks[0].start_line == 1 and chunks[-1].end_line == 40
-    for before, after in zip(chunks, chunks[1:], strict=False):
+    for before, after in itertools.pairwise(chunks):
         assert after.start_line == before.end_line - 1  # two lines of overlap
     long_line = "这是一个很长的句子。" * 200  # one line far over the size: split, nothing lost
     pieces = chunk_text(long_line, max_tokens=100)
