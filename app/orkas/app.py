@@ -26,6 +26,8 @@ from orkas.adapter.vault import Vault, VaultError, choose_key_source
 from orkas.core.errors import ConfigError, ProviderError
 from orkas.core.paths import data_dir
 from orkas.engine.memory import Memory, MemoryTool
+from orkas.engine.memory.kb import KnowledgeBase
+from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
 from orkas.engine.prompt import SystemPrompt
 from orkas.engine.providers.base import Provider, ProviderSpec
 from orkas.engine.providers.registry import ProviderRegistry
@@ -238,6 +240,8 @@ def build_agent(
     context_window: int | None = None,
     configured: Configured | None = None,
     granted: Sequence[str | Path] = (),
+    knowledge: KnowledgeBase | None = None,
+    past_conversations: KnowledgeBase | None = None,
 ) -> Agent:
     """Raises `ConfigError` when no provider or model can serve the run."""
     configured = configured or Configured()
@@ -263,6 +267,10 @@ def build_agent(
     tools, _processes = workspace_tools(settings, policy)
     memory = Memory.in_folder(settings.data_dir / "memory")
     tools.append(MemoryTool(memory))
+    if knowledge is not None:
+        tools += [KbSearch(knowledge), KbRead(knowledge), KbList(knowledge)]
+    if past_conversations is not None:
+        tools.append(ChatSearch(past_conversations))
     return Agent(
         providers=registry,
         config=RunConfig(

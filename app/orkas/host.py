@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import uvicorn
 
 from orkas.adapter.attachments import AttachmentStore
 from orkas.adapter.conversations import Conversation, ConversationStore
+from orkas.adapter.knowledge import KnowledgeService
 from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import SettingsStore
@@ -28,6 +30,8 @@ from orkas.core.net import bind_local
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
 from orkas.engine.memory import Memory
+from orkas.engine.memory.embedders import default_embedder
+from orkas.engine.messages import Message
 from orkas.engine.runner import Agent
 from orkas.server.app import Services, create_app
 
@@ -64,6 +68,7 @@ def _vault(settings: Settings) -> Vault:
 def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, str] | None = None) -> Hosted:
     """Build everything on a bound socket; nothing is served until `serve_forever` / `start_in_background`."""
     store = ConversationStore(settings.data_dir)
+    knowledge = KnowledgeService(settings.data_dir / "kb", default_embedder)
     attachments = AttachmentStore(settings.data_dir)
     settings_store = SettingsStore(settings.data_dir / "settings.json")
     rules = RuleStore(settings.data_dir / "permission_rules.json")
@@ -77,7 +82,13 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         granted: list[str | Path] = [*conversation.granted, attachments.folder(conversation.id)]
         attachments.folder(conversation.id).mkdir(parents=True, exist_ok=True)
         return build_agent(
-            settings, workspace=conversation.workspace_path, model=None, configured=configured, granted=granted
+            settings,
+            workspace=conversation.workspace_path,
+            model=None,
+            configured=configured,
+            granted=granted,
+            knowledge=knowledge.kb,
+            past_conversations=knowledge.chats,
         )
 
     def prepare_run(conversation: Conversation) -> tuple[Permissions, Budget | None]:
@@ -113,8 +124,13 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         test_provider=test_provider,
         detect_local=detect_local,
         memory=Memory.in_folder(settings.data_dir / "memory"),
+        knowledge=knowledge,
     )
-    runtime = ConversationRuntime(store, make_agent, prepare_run)
+
+    def after_turn(conversation: Conversation, messages: Sequence[Message]) -> None:
+        knowledge.index_conversation(conversation.id, store.get(conversation.id).title, messages)
+
+    runtime = ConversationRuntime(store, make_agent, prepare_run, after_turn)
     configured = load_configured(settings)
     names = list(configured.product.providers) + [s.name for s in settings.providers]
     listener, token, url = bound or bind_local(port)

@@ -23,6 +23,8 @@ def hosted(tmp_path: Path) -> Iterator[Hosted]:
     served = host(settings_from_env({"ORKAS_HOME": str(tmp_path / "data")}))
     yield served
     served.listener.close()
+    if served.services.knowledge is not None:
+        served.services.knowledge.close()  # its embedding worker and folder watcher
 
 
 @pytest.fixture
@@ -128,3 +130,23 @@ def test_memory_can_be_viewed_edited_deleted_and_exported(api: TestClient) -> No
     )
     assert api.post("/api/memory/notes/remove", json={"old": "cents"}).json()["memory"]["notes"]["entries"] == []
     assert api.post("/api/memory/elsewhere", json={"text": "x"}).status_code == 404
+
+
+def test_the_knowledge_base_through_the_api(api: TestClient, hosted: Hosted, tmp_path: Path) -> None:
+    added = api.post("/api/kb/text", json={"title": "Leave policy", "text": "Annual leave is 22 days.\nAsk HR."})
+    assert added.status_code == 201 and added.json() == {"doc_id": "note/Leave policy", "chunks": 1}
+    found = api.get("/api/kb/search", params={"q": "annual leave", "mode": "keyword"}).json()
+    assert found[0]["citation"] == "Leave policy:1-2"
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\nThe office opens at nine.")
+    assert api.post("/api/kb/paths", json={"path": str(folder)}).json()["added"] == 1
+    refused = api.post("/api/kb/paths", json={"path": str(tmp_path / "data")})
+    assert refused.status_code == 400 and "protected" in refused.json()["detail"]
+    assert api.post("/api/kb/paths", json={"path": "relative/path"}).status_code == 400
+    assert hosted.services.knowledge is not None and hosted.services.knowledge.wait_idle()
+    status = api.get("/api/kb").json()
+    assert status["pending"] == 0 and len(status["documents"]) == 2
+    assert api.get("/api/kb/export", params={"doc_id": "note/Leave policy"}).text == "Annual leave is 22 days.\nAsk HR."
+    assert api.post("/api/kb/remove", json={"doc_id": "note/Leave policy"}).json() == {"removed": True}
+    assert api.post("/api/kb/remove", json={"doc_id": "note/Leave policy"}).status_code == 404

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,7 @@ from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Decision, Permissions
 from orkas.engine.events import Done, Error, event_dict
-from orkas.engine.messages import Notice, TextBlock, UserMessage
+from orkas.engine.messages import Message, Notice, TextBlock, UserMessage
 from orkas.engine.runner import Agent
 from orkas.engine.session import Session
 from orkas.engine.steer import SteerQueue
@@ -66,10 +66,12 @@ class ConversationRuntime:
         store: ConversationStore,
         make_agent: Callable[[Conversation], Agent],
         prepare_run: PrepareRun = _ask_everything,
+        after_turn: Callable[[Conversation, Sequence[Message]], None] | None = None,
     ) -> None:
         self.store = store
         self.make_agent = make_agent
         self.prepare_run = prepare_run
+        self.after_turn = after_turn  # e.g. index the conversation for chat_search
         self.active: dict[str, _Active] = {}
         self.streams: dict[str, _Stream] = {}
 
@@ -178,6 +180,11 @@ class ConversationRuntime:
                         self.store.touch(conversation, _text(message))
                     if isinstance(event, Error):  # a reloaded view shows the same marker
                         await _note(session, "stopped" if event.aborted else "error", event.message)
+                if self.after_turn is not None:
+                    try:
+                        self.after_turn(conversation, session.messages())
+                    except Exception:  # indexing is a convenience: it never breaks a conversation
+                        log.exception("after-turn hook failed for %s", conversation.id)
                 left = active.steer.drain()
                 if left and active.signal.aborted:  # stopped: say so, so the UI gives the words back
                     self.publish(conversation.id, {"type": "queued_dropped", "message_ids": [m.id for m in left]})

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from orkas import __version__
 from orkas.adapter.attachments import AttachmentStore
 from orkas.adapter.conversations import Conversation
+from orkas.adapter.knowledge import KnowledgeService
 from orkas.adapter.provider_admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import Kind, Preferences, SettingsStore
@@ -44,6 +45,7 @@ class Services:
     test_provider: Callable[[str], Awaitable[list[dict[str, Any]]]]
     detect_local: Callable[[], Awaitable[list[dict[str, Any]]]]
     memory: Memory | None = None
+    knowledge: KnowledgeService | None = None
     frontend: Path = FRONTEND
 
 
@@ -90,6 +92,20 @@ class MemoryText(BaseModel):
 class MemoryEdit(BaseModel):
     old: str = Field(min_length=1, max_length=2000)
     text: str = Field(default="", max_length=2000)
+
+
+class KbText(BaseModel):
+    title: str = Field(min_length=1, max_length=200)
+    text: str = Field(min_length=1, max_length=5_000_000)
+
+
+class KbPath(BaseModel):
+    path: str = Field(min_length=1, max_length=4096)
+    watch: bool = False
+
+
+class KbDoc(BaseModel):
+    doc_id: str = Field(min_length=1, max_length=4096)
 
 
 class Order(BaseModel):
@@ -327,6 +343,8 @@ def _add_service_routes(api: FastAPI, runtime: ConversationRuntime, services: Se
 
     if services.memory is not None:
         _add_memory_routes(api, services.memory)
+    if services.knowledge is not None:
+        _add_knowledge_routes(api, services.knowledge, services.protected)
 
     @api.get("/api/local-servers")
     async def local_servers() -> list[dict[str, Any]]:
@@ -385,3 +403,51 @@ def _add_memory_routes(api: FastAPI, memory: Memory) -> None:
         text = memory.profile.markdown() + "\n" + memory.notes.markdown()
         headers = {"Content-Disposition": 'attachment; filename="orkas-memory.md"'}
         return PlainTextResponse(text, media_type="text/markdown; charset=utf-8", headers=headers)
+
+
+def _add_knowledge_routes(api: FastAPI, knowledge: KnowledgeService, protected: Callable[[], tuple[Path, ...]]) -> None:
+    """The knowledge base as the person manages it: list, add text / files / folders (watched or not),
+    remove, search, export a document's text. `pending` drives the UI's progress bar."""
+
+    @api.get("/api/kb")
+    async def kb_status() -> dict[str, Any]:
+        return await asyncio.to_thread(knowledge.status)
+
+    @api.post("/api/kb/text", status_code=201)
+    async def kb_add_text(body: KbText) -> dict[str, Any]:
+        doc_id = f"note/{body.title.strip()}"
+        count = await asyncio.to_thread(knowledge.add_text, doc_id, body.text, body.title.strip())
+        return {"doc_id": doc_id, "chunks": count}
+
+    @api.post("/api/kb/paths", status_code=201)
+    async def kb_add_path(body: KbPath) -> dict[str, Any]:
+        path = Path(body.path).expanduser()
+        if not path.is_absolute() or not path.exists():
+            raise HTTPException(status_code=400, detail=f"{body.path} is not an existing full path")
+        resolved = path.resolve()
+        for place in protected():
+            if resolved == place or place in resolved.parents or resolved in place.parents:
+                raise HTTPException(status_code=400, detail=f"{body.path} is or contains a protected location")
+        try:
+            return await asyncio.to_thread(knowledge.add_path, resolved, watch=body.watch)
+        except (OSError, ValueError) as e:
+            raise HTTPException(status_code=400, detail=str(e)) from None
+
+    @api.post("/api/kb/remove")
+    async def kb_remove(body: KbDoc) -> dict[str, bool]:
+        if not await asyncio.to_thread(knowledge.remove, body.doc_id):
+            raise HTTPException(status_code=404, detail="no such document")
+        return {"removed": True}
+
+    @api.get("/api/kb/search")
+    async def kb_search(q: str, mode: Literal["hybrid", "keyword", "vector"] = "hybrid", k: int = 10) -> list[Any]:
+        hits = await asyncio.to_thread(knowledge.kb.search, q, min(max(k, 1), 50), mode)
+        return [{**asdict(h), "citation": h.citation} for h in hits]
+
+    @api.get("/api/kb/export", response_class=PlainTextResponse)
+    async def kb_export(doc_id: str) -> PlainTextResponse:
+        try:
+            text = await asyncio.to_thread(knowledge.kb.read, doc_id)
+        except KeyError:
+            raise HTTPException(status_code=404, detail="no such document") from None
+        return PlainTextResponse(text, media_type="text/plain; charset=utf-8")

@@ -1,0 +1,228 @@
+"""The product's knowledge: the user's knowledge base, an index of past conversations, watched folders,
+and the background worker that embeds what was added (so nobody waits on embeddings).
+
+Keyword search works the moment text is added; the worker embeds pending chunks in batches and hybrid
+search uses whatever is embedded so far. Watched folders re-index on change (watchdog, debounced).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from orkas.core.fsutil import atomic_write
+from orkas.engine.memory.embedders import Embedder
+from orkas.engine.memory.kb import FolderReport, KnowledgeBase
+from orkas.engine.messages import AssistantMessage, Message, UserMessage
+
+log = logging.getLogger(__name__)
+DEBOUNCE_SECONDS = 1.0
+
+
+def transcript_text(messages: Sequence[Message]) -> str:
+    """One line per message (`[id] role: text`), the form chat_search cites."""
+    lines = []
+    for message in messages:
+        if isinstance(message, UserMessage | AssistantMessage):
+            text = " ".join(
+                t for b in message.content if (t := getattr(b, "text", "")) and not t.startswith("[attached file: ")
+            )
+            text = " ".join(text.split())
+            if text:
+                lines.append(f"[{message.id}] {message.role}: {text}")
+    return "\n".join(lines)
+
+
+class KnowledgeService:
+    def __init__(self, folder: Path, embedder: Callable[[], Embedder | None]) -> None:
+        self.folder = folder
+        self._embedder_factory = embedder
+        self._embedder: Embedder | None = None
+        self._ready = threading.Lock()
+        self._kb: KnowledgeBase | None = None
+        self._chats: KnowledgeBase | None = None
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._worker: threading.Thread | None = None
+        self._observer: Any = None
+        self._timers: dict[str, threading.Timer] = {}
+        self.progress: dict[str, int] = {"embedded": 0}
+
+    # Opened on first use: loading the embedder and the indexes costs nothing at start-up.
+    @property
+    def kb(self) -> KnowledgeBase:
+        self._open()
+        assert self._kb is not None
+        return self._kb
+
+    @property
+    def chats(self) -> KnowledgeBase:
+        self._open()
+        assert self._chats is not None
+        return self._chats
+
+    def _open(self) -> None:
+        with self._ready:
+            if self._kb is not None:
+                return
+            self._embedder = self._embedder_factory()
+            self._kb = KnowledgeBase.open(self.folder / "documents", embedder=self._embedder)
+            self._chats = KnowledgeBase.open(self.folder / "conversations", embedder=self._embedder)
+        self._start_worker()
+        for watched in self.watched():
+            self._watch(Path(watched))
+
+    # ---- the embedding worker ----
+    def _start_worker(self) -> None:
+        self._worker = threading.Thread(target=self._work, name="orkas-embedder", daemon=True)
+        self._worker.start()
+        self._wake.set()
+
+    def _work(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait()
+            self._wake.clear()
+            for kb in (self._kb, self._chats):
+                while kb is not None and not self._stop.is_set():
+                    try:
+                        done = kb.embed_pending(batch=16, limit=64)
+                    except Exception:  # an embedder failure must not kill the worker; keyword search goes on
+                        log.exception("embedding failed; will retry on the next change")
+                        break
+                    if not done:
+                        kb.save()
+                        break
+                    self.progress["embedded"] += done
+
+    def kick(self) -> None:
+        self._wake.set()
+
+    def wait_idle(self, timeout: float = 60) -> bool:
+        """For tests and benchmarks: block until nothing is pending."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.kb.pending() == 0 and self.chats.pending() == 0:
+                return True
+            self._wake.set()
+            time.sleep(0.05)
+        return False
+
+    # ---- documents ----
+    def add_text(self, doc_id: str, text: str, source: str | None = None) -> int:
+        count = self.kb.add_text(doc_id, text, source=source)
+        self.kick()
+        return count
+
+    def add_path(self, path: Path, *, watch: bool = False) -> dict[str, Any]:
+        path = path.resolve()
+        if path.is_dir():
+            report = self.kb.add_folder(path)
+            if watch:
+                self._remember_watch(path)
+                self._watch(path)
+            self.kick()
+            return asdict(report)
+        count = self.kb.add_file(path)
+        self.kick()
+        return asdict(FolderReport(added=1 if count else 0, unchanged=0 if count else 1, failed=[]))
+
+    def remove(self, doc_id: str) -> bool:
+        return self.kb.remove(doc_id)
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "documents": self.kb.documents(),
+            "pending": self.kb.pending() + self.chats.pending(),
+            "embedder": self._embedder.name if self._embedder is not None else None,
+            "watched": self.watched(),
+            "embedded": self.progress["embedded"],
+        }
+
+    # ---- conversations ----
+    def index_conversation(self, conversation_id: str, title: str, messages: Sequence[Message]) -> None:
+        text = transcript_text(messages)
+        if text:
+            self.chats.add_text(f"chat/{conversation_id}", text, source=title or "untitled conversation")
+            self.kick()
+
+    def forget_conversation(self, conversation_id: str) -> None:
+        self.chats.remove(f"chat/{conversation_id}")
+
+    # ---- watched folders ----
+    def watched(self) -> list[str]:
+        path = self.folder / "watched.json"
+        if not path.exists():
+            return []
+        try:
+            return [str(p) for p in json.loads(path.read_text())]
+        except ValueError:
+            return []
+
+    def _remember_watch(self, folder: Path) -> None:
+        folders = self.watched()
+        if str(folder) not in folders:
+            folders.append(str(folder))
+            self.folder.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.folder / "watched.json", json.dumps(folders).encode(), mode=0o644)
+
+    def unwatch(self, folder: str) -> None:
+        folders = [f for f in self.watched() if f != folder]
+        atomic_write(self.folder / "watched.json", json.dumps(folders).encode(), mode=0o644)
+
+    def _watch(self, folder: Path) -> None:
+        if not folder.is_dir():
+            return
+        from watchdog.events import FileSystemEvent, FileSystemEventHandler
+        from watchdog.observers import Observer
+
+        service = self
+
+        class Changed(FileSystemEventHandler):
+            def on_any_event(self, event: FileSystemEvent) -> None:
+                if event.event_type in ("created", "modified", "deleted", "moved"):
+                    service._debounced(folder)
+
+        if self._observer is None:
+            self._observer = Observer()
+            self._observer.daemon = True
+            self._observer.start()
+        self._observer.schedule(Changed(), str(folder), recursive=True)
+
+    def _debounced(self, folder: Path) -> None:
+        """Many events for one save (temp file, rename, modify): re-index once, a moment after the last."""
+        key = str(folder)
+        if (timer := self._timers.get(key)) is not None:
+            timer.cancel()
+        timer = threading.Timer(DEBOUNCE_SECONDS, self._reindex, args=(folder,))
+        timer.daemon = True
+        self._timers[key] = timer
+        timer.start()
+
+    def _reindex(self, folder: Path) -> None:
+        if self.folder in folder.parents or folder == self.folder:
+            return  # never index our own index
+        try:
+            self.kb.add_folder(folder)
+            self.kick()
+        except OSError:
+            log.warning("re-indexing %s failed", folder, exc_info=True)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._observer is not None:
+            self._observer.stop()
+        for timer in self._timers.values():
+            timer.cancel()
+        if self._worker is not None:
+            self._worker.join(5)
+        for kb in (self._kb, self._chats):
+            if kb is not None:
+                kb.close()

@@ -1,0 +1,139 @@
+"""Agent tools over knowledge bases: kb_search, kb_read, kb_list, and chat_search over past
+conversations (the same retriever over an index of conversation transcripts)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from orkas.engine.memory.kb import Hit, KnowledgeBase
+from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
+
+SNIPPET = 700
+
+
+def _hits_text(hits: list[Hit], cite: Any) -> str:
+    blocks = []
+    for number, hit in enumerate(hits, start=1):
+        text = hit.text if len(hit.text) <= SNIPPET else hit.text[:SNIPPET] + " …"
+        blocks.append(f"[{number}] {cite(hit)} (score {hit.score:.3f})\n{text}")
+    return "\n\n".join(blocks)
+
+
+class KbSearch:
+    name = "kb_search"
+    description = (
+        "Search the user's knowledge base (documents and folders they added) by meaning and by exact words. "
+        "Returns passages with citations (source:start-end lines); quote and cite them. Use kb_read for more "
+        "of a document."
+    )
+    read_only = True
+    input_schema: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1},
+            "k": {"type": "integer", "minimum": 1, "maximum": 30, "default": 8},
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    }
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+
+    async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        hits = self.kb.search(input["query"], k=input.get("k", 8))
+        if not hits:
+            return text_result("no passage in the knowledge base matches; try other words", {"hits": []})
+        details = {"hits": [{"citation": h.citation, "doc_id": h.doc_id, "score": h.score} for h in hits]}
+        return text_result(_hits_text(hits, lambda h: h.citation), details)
+
+
+class KbRead:
+    name = "kb_read"
+    description = "Read a knowledge-base document (its id as kb_search or kb_list show it) by line range."
+    read_only = True
+    input_schema: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {
+            "doc_id": {"type": "string", "minLength": 1},
+            "start_line": {"type": "integer", "minimum": 1, "default": 1},
+            "end_line": {"type": "integer", "minimum": 1},
+        },
+        "required": ["doc_id"],
+        "additionalProperties": False,
+    }
+    MAX_LINES = 400
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+
+    async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        start = input.get("start_line", 1)
+        end = input.get("end_line", start + self.MAX_LINES - 1)
+        if end < start:
+            return error_result("end_line is before start_line")
+        try:
+            text = self.kb.read(input["doc_id"], start, min(end, start + self.MAX_LINES - 1))
+        except KeyError:
+            return error_result(f"no document {input['doc_id']!r} in the knowledge base; kb_list shows them")
+        numbered = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(text.split("\n"), start=start))
+        return text_result(numbered or "(no lines in that range)")
+
+
+class KbList:
+    name = "kb_list"
+    description = "List the documents in the user's knowledge base."
+    read_only = True
+    input_schema: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+
+    async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        documents = self.kb.documents()
+        if not documents:
+            return text_result("the knowledge base is empty")
+        return text_result("\n".join(f"- {d['id']} ({d['chunks']} passages)" for d in documents))
+
+
+MESSAGE_LINE = re.compile(r"^\[(?P<message>[\w-]+)\] (?P<role>user|assistant): ", re.MULTILINE)
+
+
+class ChatSearch:
+    """Past conversations, indexed one document per conversation (`chat/<id>`, one line per message
+    starting `[<message id>] role: `), searched with the same hybrid retriever."""
+
+    name = "chat_search"
+    description = (
+        "Search the user's past conversations (what was said and decided before). Returns passages citing "
+        "the conversation and message."
+    )
+    read_only = True
+    input_schema: Mapping[str, Any] = KbSearch.input_schema
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+
+    async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        hits = self.kb.search(input["query"], k=input.get("k", 8))
+        if not hits:
+            return text_result("no past conversation matches; try other words", {"hits": []})
+
+        def cite(hit: Hit) -> str:
+            first = MESSAGE_LINE.search(hit.text)
+            where = f", message {first.group('message')}" if first else ""
+            return f"conversation “{hit.source}” ({hit.doc_id.removeprefix('chat/')}{where})"
+
+        details = {
+            "hits": [
+                {
+                    "conversation": h.doc_id.removeprefix("chat/"),
+                    "messages": [m.group("message") for m in MESSAGE_LINE.finditer(h.text)],
+                    "score": h.score,
+                }
+                for h in hits
+            ]
+        }
+        return text_result(_hits_text(hits, cite), details)

@@ -1,0 +1,84 @@
+"""The knowledge service: background embedding, watched folders, past conversations, and the agent's
+tools over them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from orkas.adapter.knowledge import KnowledgeService, transcript_text
+from orkas.engine.abort import AbortSignal
+from orkas.engine.memory.embedders import E5Embedder
+from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
+from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
+from orkas.engine.tools.base import ToolContext
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[KnowledgeService]:
+    knowledge = KnowledgeService(tmp_path / "kb", E5Embedder)
+    yield knowledge
+    knowledge.close()
+
+
+def ctx(tmp_path: Path) -> ToolContext:
+    return ToolContext(workspace=tmp_path, signal=AbortSignal(), tool_use_id="t")
+
+
+def until(condition: object, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def test_added_text_is_searchable_at_once_and_embedded_in_the_background(service: KnowledgeService) -> None:
+    service.add_text("note/vpn", "To reach the VPN, use WireGuard with the config from IT.", "VPN")
+    assert service.kb.search("WireGuard", mode="keyword")[0].doc_id == "note/vpn"  # before any embedding
+    assert service.wait_idle()
+    assert service.kb.search("how do I connect to the company network remotely?", mode="vector")[0].doc_id == "note/vpn"
+    assert service.status()["pending"] == 0 and service.status()["embedder"] == "multilingual-e5-small"
+
+
+def test_a_watched_folder_reindexes_when_a_file_changes(service: KnowledgeService, tmp_path: Path) -> None:
+    folder = tmp_path / "handbook"
+    folder.mkdir()
+    (folder / "leave.md").write_text("Annual leave is 22 days.")
+    report = service.add_path(folder, watch=True)
+    assert report["added"] == 1 and service.watched() == [str(folder.resolve())]
+    (folder / "leave.md").write_text("Annual leave is 25 days from 2027.")
+    until(lambda: bool(service.kb.search("25 days", mode="keyword")))
+    (folder / "leave.md").unlink()
+    until(lambda: service.kb.documents() == [])
+
+
+async def test_tools_search_read_list_and_cite(service: KnowledgeService, tmp_path: Path) -> None:
+    service.add_text("note/deploy", "Step 1: build.\nStep 2: run make release.\nStep 3: restart ledger.", "deploy")
+    found = await KbSearch(service.kb).execute({"query": "make release"}, ctx(tmp_path))
+    assert "deploy:1-3" in found.content[0].text  # type: ignore[union-attr]
+    read = await KbRead(service.kb).execute({"doc_id": "note/deploy", "start_line": 2, "end_line": 2}, ctx(tmp_path))
+    assert read.content[0].text == "    2  Step 2: run make release."  # type: ignore[union-attr]
+    missing = await KbRead(service.kb).execute({"doc_id": "nope"}, ctx(tmp_path))
+    assert missing.is_error
+    listed = await KbList(service.kb).execute({}, ctx(tmp_path))
+    assert "note/deploy (1 passages)" in listed.content[0].text  # type: ignore[union-attr]
+
+
+async def test_past_conversations_are_found_with_conversation_and_message(
+    service: KnowledgeService, tmp_path: Path
+) -> None:
+    question = UserMessage(content=(TextBlock(text="Which database port does staging use?"),))
+    answer = AssistantMessage(content=(TextBlock(text="Staging uses port 5433."),), provider="p", model="m")
+    assert transcript_text([question, answer]) == (
+        f"[{question.id}] user: Which database port does staging use?\n[{answer.id}] assistant: Staging uses port 5433."
+    )
+    service.index_conversation("c0ffee", "Staging setup", [question, answer])
+    result = await ChatSearch(service.chats).execute({"query": "staging database port"}, ctx(tmp_path))
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "conversation “Staging setup” (c0ffee, message" in text and "5433" in text
+    assert result.details["hits"][0]["messages"] == [question.id, answer.id]  # type: ignore[index]
