@@ -49,7 +49,11 @@ class Hosted:
     thread: threading.Thread | None = None
 
     def serve_forever(self) -> None:
-        asyncio.run(self.server.serve(sockets=[self.listener]))
+        try:
+            asyncio.run(self.server.serve(sockets=[self.listener]))
+        finally:
+            if self.thread is None and self.services.knowledge is not None:  # `orkas serve`: the main thread
+                self.services.knowledge.close()
 
     def start_in_background(self) -> None:
         self.thread = threading.Thread(target=self.serve_forever, name="orkas-server", daemon=True)
@@ -59,6 +63,8 @@ class Hosted:
         self.server.should_exit = True
         if self.thread is not None:
             self.thread.join(timeout)
+        if self.services.knowledge is not None:
+            self.services.knowledge.close()  # the embedding worker saves its index on the way out
 
 
 def _vault(settings: Settings) -> Vault:

@@ -103,6 +103,7 @@ export async function openSettings(dialog, { onPreferences, onError }) {
   body.append(local);
 
   body.append(await memorySection(guard, refresh));
+  body.append(await knowledgeSection(guard, refresh));
 
   // Preferences
   const prefs = data.preferences;
@@ -245,5 +246,104 @@ async function memorySection(guard, refresh) {
     URL.revokeObjectURL(link.href);
   }));
   section.append(exporter);
+  return section;
+}
+
+// The knowledge base: documents and folders the agent can search, with indexing progress.
+async function knowledgeSection(guard, refresh) {
+  const status = await get("/api/kb");
+  const section = el("section", "knowledge");
+  section.append(el("h3", "", t("knowledge")), el("p", "hint", t("knowledgeHint")));
+  const progress = el("div", "kb-progress");
+  const bar = el("progress");
+  const label = el("span", "hint");
+  progress.append(bar, label);
+  section.append(progress);
+  const showProgress = (s) => {
+    progress.hidden = !s.pending;
+    bar.max = s.pending + s.embedded || 1;
+    bar.value = s.embedded;
+    label.textContent = t("indexing", { pending: s.pending });
+  };
+  showProgress(status);
+  if (status.pending) {
+    const poll = setInterval(async () => {
+      if (!section.isConnected) return clearInterval(poll);
+      const now = await get("/api/kb");
+      showProgress(now);
+      if (!now.pending) clearInterval(poll);
+    }, 1000);
+  }
+  const list = el("ul", "kb-docs");
+  for (const doc of status.documents) {
+    const item = el("li", "");
+    item.append(el("span", "entry", doc.id.startsWith("note/") ? doc.id.slice(5) : doc.id),
+      el("span", "hint", ` · ${doc.chunks}`));
+    const remove = el("button", "small danger", t("remove"));
+    remove.type = "button";
+    remove.addEventListener("click", guard(async () => {
+      await post("/api/kb/remove", { doc_id: doc.id });
+      refresh();
+    }));
+    item.append(remove);
+    list.append(item);
+  }
+  if (!status.documents.length) list.append(el("li", "hint", t("memoryEmpty")));
+  section.append(list);
+
+  const addPath = el("form", "kb-add-path");
+  const path = el("input");
+  path.name = "path";
+  path.placeholder = t("kbPath");
+  path.setAttribute("aria-label", t("kbPath"));
+  const watchLabel = el("label", "hint");
+  const watch = el("input");
+  watch.type = "checkbox";
+  watch.name = "watch";
+  watch.checked = true;
+  watchLabel.append(watch, ` ${t("kbWatch")}`);
+  const addButton = el("button", "", t("add"));
+  addButton.type = "submit";
+  addPath.append(path, watchLabel, addButton);
+  addPath.addEventListener("submit", guard(async (event) => {
+    event.preventDefault();
+    await post("/api/kb/paths", { path: path.value.trim(), watch: watch.checked });
+    refresh();
+  }));
+  const addText = el("form", "kb-add-text");
+  const title = el("input");
+  title.name = "title";
+  title.placeholder = t("kbTitle");
+  const text = el("textarea");
+  text.name = "text";
+  text.rows = 3;
+  text.placeholder = t("kbText");
+  const save = el("button", "", t("add"));
+  save.type = "submit";
+  addText.append(title, text, save);
+  addText.addEventListener("submit", guard(async (event) => {
+    event.preventDefault();
+    await post("/api/kb/text", { title: title.value.trim(), text: text.value });
+    refresh();
+  }));
+  const search = el("form", "kb-search");
+  const query = el("input");
+  query.name = "q";
+  query.type = "search";
+  query.placeholder = t("kbSearch");
+  const results = el("ol", "kb-results");
+  search.append(query);
+  search.addEventListener("submit", guard(async (event) => {
+    event.preventDefault();
+    const hits = await get(`/api/kb/search?q=${encodeURIComponent(query.value)}`);
+    results.replaceChildren();
+    for (const hit of hits) {
+      const item = el("li", "");
+      item.append(el("code", "citation", hit.citation), el("div", "snippet", hit.text.slice(0, 300)));
+      results.append(item);
+    }
+    if (!hits.length) results.append(el("li", "hint", t("noneFound")));
+  }));
+  section.append(addPath, addText, search, results);
   return section;
 }

@@ -95,6 +95,14 @@ const STRINGS = {
     memoryAdd: "Add a fact",
     edit: "Edit",
     export: "Export as Markdown",
+    knowledge: "Knowledge base",
+    knowledgeHint: "Documents and folders the agent can search (kb_search). Keyword search works at once; meaning search as soon as indexing finishes.",
+    indexing: "Indexing: {pending} passages left",
+    kbPath: "Full path of a file or folder",
+    kbWatch: "keep in sync",
+    kbTitle: "Title",
+    kbText: "Paste text to keep",
+    kbSearch: "Search the knowledge base and press Enter",
   },
   zh: {
     newChat: "新对话",
@@ -129,6 +137,7 @@ const STRINGS = {
     memory: "记忆",
     memory_profile: "关于你",
     memory_notes: "工作笔记",
+    knowledge: "知识库",
   },
   pt: {
     newChat: "Nova conversa",

@@ -344,3 +344,17 @@ def test_memory_is_viewed_added_edited_and_removed_in_settings(page: Page, app: 
     assert "24-hour" in (app.home / "memory" / "profile.md").read_text()
     profile.locator("button.danger").click()
     expect(profile.locator(".entry")).to_have_count(0, timeout=TIMEOUT)
+
+
+def test_the_knowledge_base_panel_adds_searches_and_removes(page: Page, app: App) -> None:
+    page.click("#settings-button")
+    panel = page.locator("section.knowledge")
+    panel.locator("input[name=title]").fill("Leave policy")
+    panel.locator("textarea[name=text]").fill("Annual leave is 22 days.\n年假为二十二天。")
+    panel.locator(".kb-add-text button").click()
+    expect(panel.locator(".kb-docs .entry")).to_have_text("Leave policy", timeout=TIMEOUT)
+    panel.locator("input[name=q]").fill("二十二天")
+    panel.locator("input[name=q]").press("Enter")
+    expect(panel.locator(".kb-results .citation")).to_have_text("Leave policy:1-2", timeout=TIMEOUT)
+    panel.locator(".kb-docs button.danger").click()
+    expect(panel.locator(".kb-docs .entry")).to_have_count(0, timeout=TIMEOUT)
