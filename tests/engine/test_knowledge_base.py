@@ -125,3 +125,16 @@ def test_a_persistent_base_reopens_with_its_vectors(tmp_path: Path) -> None:
     (tmp_path / "kb" / "vectors.faiss").unlink()  # lost: rebuilt from the embedding cache, no re-embedding
     rebuilt = KnowledgeBase.open(tmp_path / "kb", embedder=embedder)
     assert rebuilt.pending() == 0 and rebuilt.search("printer cat", mode="vector") == before
+
+
+def test_words_in_most_chunks_are_left_out_of_keyword_queries() -> None:
+    kb = KnowledgeBase.in_memory()
+    for i in range(300):
+        kb.add_text(f"d{i}", f"The system log entry number {i} was written by the system service.")
+    kb.add_text("rare", "The system restarted after the zorium module failed.")
+    assert kb._selective(["system", "zorium"]) == ["zorium"]  # "system" is in every chunk
+    assert kb._selective(["system", "service"]) == ["service"]  # all common: the rarest stays
+    assert kb.search("system zorium", mode="keyword")[0].doc_id == "rare"
+    kb.remove("rare")
+    assert kb.search("zorium", mode="keyword") == []
+    assert kb._db.execute("SELECT df FROM terms WHERE term = 'zorium'").fetchone()[0] == 0  # counts follow removals

@@ -37,6 +37,7 @@ from orkas.engine.memory.sources import SUPPORTED, extract
 Mode = Literal["hybrid", "keyword", "vector"]
 CANDIDATES = 50  # per arm, before fusion
 SCORED = 1000  # keyword matches scored per query, at most
+FREQUENT = 0.05  # a word in more than this share of chunks is too common to search for
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (id TEXT PRIMARY KEY, source TEXT NOT NULL, hash TEXT NOT NULL, added REAL NOT NULL);
@@ -50,6 +51,7 @@ CREATE TABLE IF NOT EXISTS embeddings (
     hash TEXT NOT NULL, model TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (hash, model));
 CREATE TABLE IF NOT EXISTS indexed (chunk_id INTEGER PRIMARY KEY, model TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 """
 
 STOP_WORDS = frozenset(
@@ -146,6 +148,7 @@ class KnowledgeBase:
                     self._db.execute(
                         "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (cursor.lastrowid, chunk.text)
                     )
+                    self._count_terms(chunk.text, +1)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -193,6 +196,7 @@ class KnowledgeBase:
             self._db.execute(
                 "INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', ?, ?)", (chunk_id, text)
             )
+            self._count_terms(text, -1)
         if rows:
             ids = np.asarray([r[0] for r in rows], dtype=np.int64)
             if self._index is not None:
@@ -331,8 +335,9 @@ class KnowledgeBase:
         terms = _terms(query)
         if not terms:
             return []
-        quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
         with self._lock:
+            terms = self._selective(terms)
+            quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
             rows = self._scored(" OR ".join(quoted))
             if len(rows) >= SCORED and len(quoted) > 1:
                 # Frequent words: every chunk matches. Chunks with all the words come first, so the
@@ -342,6 +347,26 @@ class KnowledgeBase:
                 rows = both + [r for r in rows if r[0] not in ids][: max(0, SCORED - len(both))]
         rows.sort(key=lambda r: r[1], reverse=True)
         return [(int(r[0]), float(r[1])) for r in rows[:limit]]
+
+    def _count_terms(self, text: str, delta: int) -> None:
+        """Document frequency per query term, kept as chunks come and go: how `_keyword` tells a
+        frequent word (which would make the query slow and the ranking noisy) from a telling one."""
+        self._db.executemany(
+            "INSERT INTO terms (term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
+            [(term, delta) for term in set(_terms(text, cap=400))],
+        )
+
+    def _selective(self, terms: list[str]) -> list[str]:
+        """Leave out words found in more than FREQUENT of the chunks; if every word is that common,
+        keep only the rarest (a query of common words alone cannot rank much anyway)."""
+        total = self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        if total < 200:
+            return terms
+        marks = ",".join("?" * len(terms))
+        found = dict(self._db.execute(f"SELECT term, df FROM terms WHERE term IN ({marks})", terms).fetchall())
+        counts = {t: found.get(t, 0) for t in terms}
+        telling = [t for t in terms if counts[t] <= FREQUENT * total]
+        return telling or [min(terms, key=lambda t: counts[t])]
 
     def _scored(self, expression: str) -> list[tuple[int, float]]:
         """BM25 for at most SCORED matches. `ORDER BY rank` would score every match, and a query of
@@ -412,7 +437,7 @@ _WORD = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+|[\w
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 
 
-def _terms(query: str) -> list[str]:
+def _terms(query: str, cap: int = 48) -> list[str]:
     """Index terms: words of 3+ characters that are not stop words; a run of Chinese/Japanese/Korean is
     split into its overlapping 3-character windows (the trigram index matches each anywhere)."""
     terms: list[str] = []
@@ -422,4 +447,4 @@ def _terms(query: str) -> list[str]:
         for piece in pieces:
             if len(piece) >= 3 and piece not in STOP_WORDS and piece not in terms:
                 terms.append(piece)
-    return terms[:48]
+    return terms[:cap]
