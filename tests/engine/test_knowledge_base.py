@@ -138,3 +138,23 @@ def test_words_in_most_chunks_are_left_out_of_keyword_queries() -> None:
     kb.remove("rare")
     assert kb.search("zorium", mode="keyword") == []
     assert kb._db.execute("SELECT df FROM terms WHERE term = 'zorium'").fetchone()[0] == 0  # counts follow removals
+
+
+def test_a_large_base_switches_to_an_approximate_index_that_still_finds_and_forgets(tmp_path: Path) -> None:
+    import faiss
+
+    embedder = HashingEmbedder()
+    kb = KnowledgeBase.open(tmp_path / "kb", embedder=embedder, approximate_at=400)
+    for i in range(450):
+        kb.add_text(
+            f"d{i}", f"Report {i}: the {['north', 'south', 'east', 'west'][i % 4]} depot shipped {i * 7} crates."
+        )
+    kb.embed_pending()
+    assert isinstance(kb._index, faiss.IndexIVF) and kb._index.ntotal == 450
+    assert kb.search("Report 123: the west depot shipped 861 crates.", mode="vector")[0].doc_id == "d123"
+    kb.remove("d123")
+    assert kb._index.ntotal == 449 and all(h.doc_id != "d123" for h in kb.search("Report 123", mode="vector"))
+    kb.close()
+    reopened = KnowledgeBase.open(tmp_path / "kb", embedder=embedder, approximate_at=400)
+    assert isinstance(reopened._index, faiss.IndexIVF) and reopened._index.ntotal == 449
+    assert reopened.search("Report 78: the east depot shipped 546 crates.", mode="vector")[0].doc_id == "d78"

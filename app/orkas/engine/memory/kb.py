@@ -38,6 +38,7 @@ Mode = Literal["hybrid", "keyword", "vector"]
 CANDIDATES = 50  # per arm, before fusion
 SCORED = 1000  # keyword matches scored per query, at most
 FREQUENT = 0.05  # a word in more than this share of chunks is too common to search for
+APPROXIMATE_AT = 20_000  # embedded chunks from which the vector index is approximate (IVF)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (id TEXT PRIMARY KEY, source TEXT NOT NULL, hash TEXT NOT NULL, added REAL NOT NULL);
@@ -98,8 +99,11 @@ class KnowledgeBase:
         rrf_k: int = 60,
         chunk_tokens: int = CHUNK_TOKENS,
         overlap_lines: int = OVERLAP_LINES,
+        approximate_at: int = APPROXIMATE_AT,
     ) -> None:
         self.embedder = embedder
+        self.approximate_at = approximate_at
+        self._quantizer: faiss.Index | None = None
         self.vectors_path = vectors_path
         self.weights = weights
         self.rrf_k = rrf_k
@@ -278,6 +282,7 @@ class KnowledgeBase:
                         "INSERT OR REPLACE INTO indexed (chunk_id, model) VALUES (?, ?)",
                         [(r[0], self.embedder.name) for r in fresh],
                     )
+                    self._maybe_approximate()
             done += len(rows)
         return done
 
@@ -392,6 +397,8 @@ class KnowledgeBase:
         if self.vectors_path is not None and self.vectors_path.exists() and meta.get("model") == self.embedder.name:
             loaded = faiss.read_index(str(self.vectors_path))
             if loaded.ntotal == self._db.execute("SELECT COUNT(*) FROM indexed").fetchone()[0]:
+                if isinstance(loaded, faiss.IndexIVF):
+                    loaded.nprobe = _probes(loaded.nlist)  # a search setting: not in the file
                 return loaded
         # No file, another model, or out of step (a crash between writes): rebuild from the cache.
         self._db.execute("DELETE FROM indexed WHERE model != ?", (self.embedder.name,))
@@ -401,14 +408,44 @@ class KnowledgeBase:
         ).fetchall()
         self._db.execute("DELETE FROM indexed")
         if rows:
-            index.add_with_ids(
-                np.stack([np.frombuffer(v, dtype=np.float32) for _, v in rows]),
-                np.asarray([r[0] for r in rows], dtype=np.int64),
-            )
+            vectors = np.stack([np.frombuffer(v, dtype=np.float32) for _, v in rows])
+            ids = np.asarray([r[0] for r in rows], dtype=np.int64)
+            if len(rows) >= self.approximate_at:
+                return self._approximate(vectors, ids, rows)
+            index.add_with_ids(vectors, ids)
             self._db.executemany(
                 "INSERT INTO indexed (chunk_id, model) VALUES (?, ?)", [(r[0], self.embedder.name) for r in rows]
             )
         return index
+
+    def _approximate(self, vectors: np.ndarray, ids: np.ndarray, rows: Sequence[Any] | None = None) -> faiss.Index:
+        """An inverted-file index for a large base: exact search costs ~10 ms per query at 100k chunks
+        on two cores, probing a few dozen of ~1,000 lists costs well under one, at ~0.97 recall@10.
+        It supports removal (documents change), unlike HNSW."""
+        assert self.embedder is not None
+        lists = max(16, int(4 * np.sqrt(len(vectors))))
+        quantizer = faiss.IndexFlatIP(self.embedder.dim)
+        index = faiss.IndexIVFFlat(quantizer, self.embedder.dim, lists, faiss.METRIC_INNER_PRODUCT)
+        sample = vectors if len(vectors) <= 50_000 else vectors[np.random.default_rng(0).choice(len(vectors), 50_000)]
+        index.train(sample)
+        index.nprobe = _probes(lists)
+        index.add_with_ids(vectors, ids)
+        self._quantizer = quantizer  # faiss's Python wrapper needs the quantizer kept alive
+        if rows is not None:
+            self._db.executemany(
+                "INSERT INTO indexed (chunk_id, model) VALUES (?, ?)", [(r[0], self.embedder.name) for r in rows]
+            )
+        return index
+
+    def _maybe_approximate(self) -> None:
+        """Once the base outgrows exact search, rebuild the vector index as an inverted file."""
+        if self._index is None or self._index.ntotal < self.approximate_at or isinstance(self._index, faiss.IndexIVF):
+            return
+        count = self._index.ntotal
+        id_map = faiss.vector_to_array(self._index.id_map)  # type: ignore[attr-defined]  # an IndexIDMap2 here
+        vectors = np.vstack([self._index.reconstruct(int(i)) for i in id_map]).astype(np.float32)
+        self._index = self._approximate(vectors, id_map.astype(np.int64))
+        assert self._index.ntotal == count
 
     def save(self) -> None:
         """Write the vector index next to the database (temp file, fsync, rename)."""
@@ -432,6 +469,10 @@ class KnowledgeBase:
 
 
 _WORD = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+|[\w.+#-]+", re.UNICODE)
+
+
+def _probes(lists: int) -> int:
+    return max(8, lists // 24)
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
