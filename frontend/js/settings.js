@@ -279,13 +279,23 @@ async function knowledgeSection(guard, refresh) {
     const item = el("li", "");
     item.append(el("span", "entry", doc.id.startsWith("note/") ? doc.id.slice(5) : doc.id),
       el("span", "hint", ` · ${doc.chunks}`));
+    const exporter = el("button", "small", t("exportOne"));
+    exporter.type = "button";
+    exporter.addEventListener("click", guard(async () => {
+      const text = await download(`/api/kb/export?doc_id=${encodeURIComponent(doc.id)}`);
+      const link = el("a");
+      link.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+      link.download = `${doc.id.split("/").pop() || "document"}.txt`;
+      link.click();
+      URL.revokeObjectURL(link.href);
+    }));
     const remove = el("button", "small danger", t("remove"));
     remove.type = "button";
     remove.addEventListener("click", guard(async () => {
       await post("/api/kb/remove", { doc_id: doc.id });
       refresh();
     }));
-    item.append(remove);
+    item.append(exporter, remove);
     list.append(item);
   }
   if (!status.documents.length) list.append(el("li", "hint", t("memoryEmpty")));

@@ -95,6 +95,7 @@ const STRINGS = {
     memoryAdd: "Add a fact",
     edit: "Edit",
     export: "Export as Markdown",
+    exportOne: "Export",
     knowledge: "Knowledge base",
     knowledgeHint: "Documents and folders the agent can search (kb_search). Keyword search works at once; meaning search as soon as indexing finishes.",
     indexing: "Indexing: {pending} passages left",

@@ -44,6 +44,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return serve_cli.serve(args, os.environ)
         if args.command is None:
             return _desktop()
+        if args.command == "kb":
+            from orkas.cli import kb as kb_cli
+
+            return kb_cli.run(args, os.environ)
         if args.command in ("usage", "budget"):
             from orkas.cli import money
 
@@ -91,6 +95,9 @@ def _parser() -> argparse.ArgumentParser:
     from orkas.cli import serve as serve_cli
 
     serve_cli.add_parser(commands)
+    from orkas.cli import kb as kb_cli
+
+    kb_cli.add_parser(commands)
     rules = commands.add_parser("rules", help="list or remove 'always allow' approvals")
     rules.add_argument("action", nargs="?", choices=["list", "remove"], default="list")
     rules.add_argument("key", nargs="?", help="with remove: the rule's key, e.g. 'bash:pytest'")

@@ -7,6 +7,8 @@ import asyncio
 import signal
 import sys
 from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.sessions import SessionStore
@@ -17,6 +19,9 @@ from orkas.core.paths import data_dir, sessions_dir
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Decision, Permissions
 from orkas.engine.events import Done, Error, Event, PermissionRequest
+
+if TYPE_CHECKING:
+    from orkas.engine.memory.kb import KnowledgeBase
 
 EXIT_OK, EXIT_FAILED, EXIT_ABORTED = 0, 1, 130
 
@@ -34,6 +39,7 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     configured = load_configured(settings)
     for problem in configured.problems:
         print(f"orkas: {problem}", file=sys.stderr)
+    knowledge, past = _knowledge(settings.data_dir / "kb")
     agent = build_agent(
         settings,
         workspace=args.workspace,
@@ -42,6 +48,8 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         retries=args.retries,
         context_window=args.context_window,
         configured=configured,
+        knowledge=knowledge,
+        past_conversations=past,
     )
     store = SessionStore(sessions_dir(data_dir(env.get("ORKAS_HOME"))))
     if args.session:
@@ -122,3 +130,18 @@ def _summary(report: dict[str, object]) -> str:
         assert isinstance(synthesized, list)
         parts.append(f"answered {len(synthesized)} interrupted tool calls")
     return ", ".join(parts) or "reordered tool results"
+
+
+def _knowledge(folder: Path) -> tuple[KnowledgeBase | None, KnowledgeBase | None]:
+    """The knowledge bases the app built, if any (opened only when they exist: no model load otherwise)."""
+    documents, conversations = folder / "documents" / "kb.sqlite", folder / "conversations" / "kb.sqlite"
+    if not documents.exists() and not conversations.exists():
+        return None, None
+    from orkas.engine.memory.embedders import default_embedder
+    from orkas.engine.memory.kb import KnowledgeBase
+
+    embedder = default_embedder()
+    return (
+        KnowledgeBase.open(documents.parent, embedder=embedder) if documents.exists() else None,
+        KnowledgeBase.open(conversations.parent, embedder=embedder) if conversations.exists() else None,
+    )
