@@ -351,7 +351,20 @@ class KnowledgeBase:
                 ids = {r[0] for r in both}
                 rows = both + [r for r in rows if r[0] not in ids][: max(0, SCORED - len(both))]
         rows.sort(key=lambda r: r[1], reverse=True)
+        cjk = [t for t in terms if _CJK.match(t)]
+        if len(cjk) >= 3:
+            rows = self._covering(rows[: limit * 3], cjk)
         return [(int(r[0]), float(r[1])) for r in rows[:limit]]
+
+    def _covering(self, rows: list[tuple[int, float]], terms: list[str]) -> list[tuple[int, float]]:
+        """A Chinese query becomes many 3-character windows; a chunk that shares only one of them is
+        noise that would push better answers aside in the fusion: keep chunks with at least two."""
+        if not rows:
+            return rows
+        marks = ",".join("?" * len(rows))
+        with self._lock:
+            texts = dict(self._db.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", [r[0] for r in rows]))
+        return [r for r in rows if sum(t in texts.get(r[0], "").casefold() for t in terms) >= 2]
 
     def _count_terms(self, text: str, delta: int) -> None:
         """Document frequency per query term, kept as chunks come and go: how `_keyword` tells a
