@@ -158,3 +158,19 @@ def test_a_large_base_switches_to_an_approximate_index_that_still_finds_and_forg
     reopened = KnowledgeBase.open(tmp_path / "kb", embedder=embedder, approximate_at=400)
     assert isinstance(reopened._index, faiss.IndexIVF) and reopened._index.ntotal == 449
     assert reopened.search("Report 78: the east depot shipped 546 crates.", mode="vector")[0].doc_id == "d78"
+
+
+def test_an_approximate_index_is_trained_again_when_the_base_grows_fourfold() -> None:
+    import faiss
+
+    kb = KnowledgeBase.in_memory(embedder=HashingEmbedder(), approximate_at=100)
+    for i in range(100):
+        kb.add_text(f"d{i}", f"Entry {i} about topic {i % 9} and item {i * 3}.")
+    kb.embed_pending()
+    assert isinstance(kb._index, faiss.IndexIVF)
+    first_lists = kb._index.nlist
+    for i in range(100, 700):
+        kb.add_text(f"d{i}", f"Entry {i} about topic {i % 9} and item {i * 3}.")
+    kb.embed_pending()
+    assert kb._index.nlist > first_lists and kb._index.ntotal == 700
+    assert kb.search("Entry 650 about topic 2 and item 1950.", mode="vector")[0].doc_id == "d650"

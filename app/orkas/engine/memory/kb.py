@@ -451,8 +451,20 @@ class KnowledgeBase:
         return index
 
     def _maybe_approximate(self) -> None:
-        """Once the base outgrows exact search, rebuild the vector index as an inverted file."""
-        if self._index is None or self._index.ntotal < self.approximate_at or isinstance(self._index, faiss.IndexIVF):
+        """Once the base outgrows exact search, rebuild the vector index as an inverted file; when an
+        inverted file has grown to four times the size it was trained for, train it again (its lists
+        were cut for the old size: probing the same share of them would cost more and find less)."""
+        if self._index is None or self._index.ntotal < self.approximate_at:
+            return
+        if isinstance(self._index, faiss.IndexIVF):
+            trained_for = (self._index.nlist / 4) ** 2
+            if self._index.ntotal >= 4 * trained_for:
+                rows = self._db.execute(
+                    "SELECT i.chunk_id, e.vector FROM indexed i JOIN chunks c ON c.id = i.chunk_id "
+                    "JOIN embeddings e ON e.hash = c.hash AND e.model = i.model"
+                ).fetchall()
+                vectors = np.stack([np.frombuffer(v, dtype=np.float32) for _, v in rows])
+                self._index = self._approximate(vectors, np.asarray([r[0] for r in rows], dtype=np.int64))
             return
         count = self._index.ntotal
         id_map = faiss.vector_to_array(self._index.id_map)  # type: ignore[attr-defined]  # an IndexIDMap2 here
