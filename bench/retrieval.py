@@ -28,6 +28,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 
+from orkas.engine.memory import vectors as vector_index
 from orkas.engine.memory.embedders import E5Embedder, HashingEmbedder
 from orkas.engine.memory.kb import KnowledgeBase
 
@@ -109,10 +110,8 @@ def main() -> None:
         index_seconds = time.perf_counter() - start
         chunk_ids = [r[0] for r in kb._db.execute("SELECT id FROM chunks ORDER BY id")]
         vectors = clustered(np.random.default_rng(7), len(chunk_ids), dim)
-        assert kb._index is not None
-        kb._index.add_with_ids(vectors, np.asarray(chunk_ids, dtype=np.int64))
         start = time.perf_counter()
-        kb._maybe_approximate()  # what embed_pending does once a base passes APPROXIMATE_AT
+        kb._index = vector_index.build(vectors, np.asarray(chunk_ids, dtype=np.int64))  # what embedding builds
         ivf_build = time.perf_counter() - start
         print(f"corpus: {len(chunk_ids):,} chunks; keyword indexing {len(chunk_ids) / index_seconds:,.0f} chunks/s")
 

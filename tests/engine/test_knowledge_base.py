@@ -9,7 +9,8 @@ import pytest
 
 from orkas.engine.memory.chunking import chunk_text
 from orkas.engine.memory.embedders import E5Embedder, HashingEmbedder
-from orkas.engine.memory.kb import KnowledgeBase, _terms
+from orkas.engine.memory.kb import KnowledgeBase
+from orkas.engine.memory.terms import index_terms
 
 DOCS = {
     "billing.md": "# Billing\nInvoices are generated on the first day of the month.\nRefunds take five working days.",
@@ -51,7 +52,7 @@ def test_keyword_search_finds_exact_strings_and_chinese_substrings() -> None:
     assert hit.doc_id == "deploy.md" and hit.citation == "deploy.md:1-3"
     assert kb.search("混合检索", mode="keyword")[0].doc_id == "检索.md"
     assert kb.search("the and what", mode="keyword") == []  # stop words alone search nothing
-    assert _terms("向量检索 is great") == ["向量检", "量检索", "great"]
+    assert index_terms("向量检索 is great") == ["向量检", "量检索", "great"]
 
 
 def test_vector_search_finds_meaning_not_only_words(e5: E5Embedder) -> None:

@@ -17,7 +17,7 @@ Backends: `KnowledgeBase.in_memory()` (SQLite in memory, faiss in memory) and `K
 from __future__ import annotations
 
 import hashlib
-import re
+import os
 import sqlite3
 import threading
 import time
@@ -30,15 +30,17 @@ import faiss
 import numpy as np
 
 from orkas.core.fsutil import fsync_dir
+from orkas.engine.memory import vectors
 from orkas.engine.memory.chunking import CHUNK_TOKENS, OVERLAP_LINES, chunk_text
 from orkas.engine.memory.embedders import Embedder
 from orkas.engine.memory.sources import SUPPORTED, extract
+from orkas.engine.memory.terms import CJK, index_terms
+from orkas.engine.memory.vectors import APPROXIMATE_AT
 
 Mode = Literal["hybrid", "keyword", "vector"]
 CANDIDATES = 50  # per arm, before fusion
 SCORED = 1000  # keyword matches scored per query, at most
 FREQUENT = 0.05  # a word in more than this share of chunks is too common to search for
-APPROXIMATE_AT = 20_000  # embedded chunks from which the vector index is approximate (IVF)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (id TEXT PRIMARY KEY, source TEXT NOT NULL, hash TEXT NOT NULL, added REAL NOT NULL);
@@ -54,12 +56,6 @@ CREATE TABLE IF NOT EXISTS indexed (chunk_id INTEGER PRIMARY KEY, model TEXT NOT
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 """
-
-STOP_WORDS = frozenset(
-    "the and for with that this from are was were have has had what which how where when who why you your "
-    "can could does did not but all any its into about there their them they then than also just only will "
-    "would should some such more most other our out over very".split()
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +99,6 @@ class KnowledgeBase:
     ) -> None:
         self.embedder = embedder
         self.approximate_at = approximate_at
-        self._quantizer: faiss.Index | None = None
         self.vectors_path = vectors_path
         self.weights = weights
         self.rrf_k = rrf_k
@@ -282,7 +277,7 @@ class KnowledgeBase:
                         "INSERT OR REPLACE INTO indexed (chunk_id, model) VALUES (?, ?)",
                         [(r[0], self.embedder.name) for r in fresh],
                     )
-                    self._maybe_approximate()
+                    self._grow()
             done += len(rows)
         return done
 
@@ -337,7 +332,7 @@ class KnowledgeBase:
     def _keyword(self, query: str, limit: int) -> list[tuple[int, float]]:
         """BM25 over trigrams. Terms under three characters cannot use the index and are left out, as
         are common English words (they would make every chunk a candidate)."""
-        terms = _terms(query)
+        terms = index_terms(query)
         if not terms:
             return []
         with self._lock:
@@ -351,7 +346,7 @@ class KnowledgeBase:
                 ids = {r[0] for r in both}
                 rows = both + [r for r in rows if r[0] not in ids][: max(0, SCORED - len(both))]
         rows.sort(key=lambda r: r[1], reverse=True)
-        cjk = [t for t in terms if _CJK.match(t)]
+        cjk = [t for t in terms if CJK.match(t)]
         if len(cjk) >= 3:
             rows = self._covering(rows[: limit * 3], cjk)
         return [(int(r[0]), float(r[1])) for r in rows[:limit]]
@@ -371,7 +366,7 @@ class KnowledgeBase:
         frequent word (which would make the query slow and the ranking noisy) from a telling one."""
         self._db.executemany(
             "INSERT INTO terms (term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
-            [(term, delta) for term in set(_terms(text, cap=400))],
+            [(term, delta) for term in set(index_terms(text, cap=400))],
         )
 
     def _selective(self, terms: list[str]) -> list[str]:
@@ -405,71 +400,39 @@ class KnowledgeBase:
     def _load_vectors(self) -> faiss.Index | None:
         if self.embedder is None:
             return None
-        index = faiss.IndexIDMap2(faiss.IndexFlatIP(self.embedder.dim))
         meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
         if self.vectors_path is not None and self.vectors_path.exists() and meta.get("model") == self.embedder.name:
             loaded = faiss.read_index(str(self.vectors_path))
             if loaded.ntotal == self._db.execute("SELECT COUNT(*) FROM indexed").fetchone()[0]:
-                if isinstance(loaded, faiss.IndexIVF):
-                    loaded.nprobe = _probes(loaded.nlist)  # a search setting: not in the file
-                return loaded
+                return vectors.with_probes(loaded)
         # No file, another model, or out of step (a crash between writes): rebuild from the cache.
         self._db.execute("DELETE FROM indexed WHERE model != ?", (self.embedder.name,))
+        stored, ids = self._cached_vectors()
+        if not len(ids):
+            self._db.execute("DELETE FROM indexed")
+            return vectors.exact(self.embedder.dim)
+        return vectors.build(stored, ids, approximate_at=self.approximate_at)
+
+    def _cached_vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        """The vectors of every indexed chunk, from the embedding cache, with their chunk ids."""
         rows = self._db.execute(
             "SELECT i.chunk_id, e.vector FROM indexed i JOIN chunks c ON c.id = i.chunk_id "
             "JOIN embeddings e ON e.hash = c.hash AND e.model = i.model"
         ).fetchall()
-        self._db.execute("DELETE FROM indexed")
-        if rows:
-            vectors = np.stack([np.frombuffer(v, dtype=np.float32) for _, v in rows])
-            ids = np.asarray([r[0] for r in rows], dtype=np.int64)
-            if len(rows) >= self.approximate_at:
-                return self._approximate(vectors, ids, rows)
-            index.add_with_ids(vectors, ids)
-            self._db.executemany(
-                "INSERT INTO indexed (chunk_id, model) VALUES (?, ?)", [(r[0], self.embedder.name) for r in rows]
-            )
-        return index
+        ids = np.asarray([r[0] for r in rows], dtype=np.int64)
+        if not rows:
+            return np.zeros((0, 0), dtype=np.float32), ids
+        # chunks whose cached vector is gone are not in the index any more: embed_pending takes them again
+        self._db.execute(f"DELETE FROM indexed WHERE chunk_id NOT IN ({','.join('?' * len(ids))})", ids.tolist())
+        return np.stack([np.frombuffer(v, dtype=np.float32) for _, v in rows]), ids
 
-    def _approximate(self, vectors: np.ndarray, ids: np.ndarray, rows: Sequence[Any] | None = None) -> faiss.Index:
-        """An inverted-file index for a large base: exact search costs ~10 ms per query at 100k chunks
-        on two cores, probing a few dozen of ~1,000 lists costs well under one, at ~0.97 recall@10.
-        It supports removal (documents change), unlike HNSW."""
-        assert self.embedder is not None
-        lists = max(16, int(4 * np.sqrt(len(vectors))))
-        quantizer = faiss.IndexFlatIP(self.embedder.dim)
-        index = faiss.IndexIVFFlat(quantizer, self.embedder.dim, lists, faiss.METRIC_INNER_PRODUCT)
-        sample = vectors if len(vectors) <= 50_000 else vectors[np.random.default_rng(0).choice(len(vectors), 50_000)]
-        index.train(sample)
-        index.nprobe = _probes(lists)
-        index.add_with_ids(vectors, ids)
-        self._quantizer = quantizer  # faiss's Python wrapper needs the quantizer kept alive
-        if rows is not None:
-            self._db.executemany(
-                "INSERT INTO indexed (chunk_id, model) VALUES (?, ?)", [(r[0], self.embedder.name) for r in rows]
-            )
-        return index
-
-    def _maybe_approximate(self) -> None:
-        """Once the base outgrows exact search, rebuild the vector index as an inverted file; when an
-        inverted file has grown to four times the size it was trained for, train it again (its lists
-        were cut for the old size: probing the same share of them would cost more and find less)."""
-        if self._index is None or self._index.ntotal < self.approximate_at:
-            return
-        if isinstance(self._index, faiss.IndexIVF):
-            trained_for = (self._index.nlist / 4) ** 2
-            if self._index.ntotal >= 4 * trained_for:
-                rows = self._db.execute(
-                    "SELECT i.chunk_id, e.vector FROM indexed i JOIN chunks c ON c.id = i.chunk_id "
-                    "JOIN embeddings e ON e.hash = c.hash AND e.model = i.model"
-                ).fetchall()
-                vectors = np.stack([np.frombuffer(v, dtype=np.float32) for _, v in rows])
-                self._index = self._approximate(vectors, np.asarray([r[0] for r in rows], dtype=np.int64))
+    def _grow(self) -> None:
+        """Rebuild the vector index when the base has outgrown it (vectors.outgrown)."""
+        if self._index is None or not vectors.outgrown(self._index, self.approximate_at):
             return
         count = self._index.ntotal
-        id_map = faiss.vector_to_array(self._index.id_map)  # type: ignore[attr-defined]  # an IndexIDMap2 here
-        vectors = np.vstack([self._index.reconstruct(int(i)) for i in id_map]).astype(np.float32)
-        self._index = self._approximate(vectors, id_map.astype(np.int64))
+        stored, ids = self._cached_vectors()
+        self._index = vectors.build(stored, ids, approximate_at=self.approximate_at)
         assert self._index.ntotal == count
 
     def save(self) -> None:
@@ -480,8 +443,6 @@ class KnowledgeBase:
             temporary = self.vectors_path.with_suffix(".faiss.tmp")
             faiss.write_index(self._index, str(temporary))
             with open(temporary, "rb+") as handle:
-                import os
-
                 os.fsync(handle.fileno())
             temporary.replace(self.vectors_path)
             fsync_dir(self.vectors_path.parent)
@@ -491,26 +452,3 @@ class KnowledgeBase:
         self.save()
         with self._lock:
             self._db.close()
-
-
-_WORD = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+|[\w.+#-]+", re.UNICODE)
-
-
-def _probes(lists: int) -> int:
-    return max(8, lists // 24)
-
-
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
-
-
-def _terms(query: str, cap: int = 48) -> list[str]:
-    """Index terms: words of 3+ characters that are not stop words; a run of Chinese/Japanese/Korean is
-    split into its overlapping 3-character windows (the trigram index matches each anywhere)."""
-    terms: list[str] = []
-    for token in _WORD.findall(query.casefold()):
-        token = token.strip(".-")
-        pieces = [token[i : i + 3] for i in range(len(token) - 2)] if _CJK.match(token) else [token]
-        for piece in pieces:
-            if len(piece) >= 3 and piece not in STOP_WORDS and piece not in terms:
-                terms.append(piece)
-    return terms[:cap]
