@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -29,16 +28,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.display import CHROMIUM_FLAGS, start_xvfb, stop_group
+
 ORKAS = str(Path(sys.executable).parent / "orkas")
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 BARE = """
 import json, sys, time, webview
 window = webview.create_window("bare", html="<h1>Hello</h1>")
@@ -51,18 +43,6 @@ webview.start(gui="qt")
 """
 
 
-def xvfb() -> tuple[subprocess.Popen[bytes], str]:
-    read, write = os.pipe()
-    process = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
-        pass_fds=(write,),
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write)
-    with os.fdopen(read) as pipe:
-        return process, f":{pipe.readline().strip()}"
-
-
 def environment(display: str, home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
     env.update(
@@ -73,18 +53,6 @@ def environment(display: str, home: Path) -> dict[str, str]:
         QTWEBENGINE_DISABLE_SANDBOX="1",
     )
     return env
-
-
-def stop(process: subprocess.Popen[Any]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(10)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        process.wait(10)
 
 
 def wait_report(report: Path, timeout: float = 60) -> dict[str, dict[str, Any]]:
@@ -111,7 +79,7 @@ def orkas_start(display: str) -> dict[str, float]:
         try:
             records = wait_report(home / "report.jsonl")
         finally:
-            stop(process)
+            stop_group(process)
     splash, shown = records["splash"], records["shown"]
     origin = shown["time_origin"] / 1000
     return {
@@ -176,7 +144,7 @@ def orkas_idle(display: str, idle: float) -> tuple[float, int]:
             time.sleep(idle)
             return pss_mb([process.pid])
         finally:
-            stop(process)
+            stop_group(process)
 
 
 def bare_idle(display: str, idle: float) -> tuple[float, int]:
@@ -195,7 +163,7 @@ def bare_idle(display: str, idle: float) -> tuple[float, int]:
             time.sleep(idle + 2)
             return pss_mb([process.pid])
         finally:
-            stop(process)
+            stop_group(process)
 
 
 def chromium_idle(display: str, idle: float) -> tuple[float, int]:
@@ -226,8 +194,8 @@ def chromium_idle(display: str, idle: float) -> tuple[float, int]:
             time.sleep(idle + 2)  # no page report here: give it the start-up time on top
             return pss_mb([server.pid, browser.pid])
         finally:
-            stop(browser)
-            stop(server)
+            stop_group(browser)
+            stop_group(server)
 
 
 def main() -> None:
@@ -235,7 +203,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--idle", type=float, default=8.0, help="seconds idle before measuring memory")
     args = parser.parse_args()
-    server, display = xvfb()
+    server, display = start_xvfb()
     try:
         bare_start(display)  # warm the disk cache once for both sides
         ours = [orkas_start(display) for _ in range(args.runs)]

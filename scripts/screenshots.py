@@ -19,10 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
-
+from tests.display import CHROMIUM_FLAGS  # noqa: E402
 from tests.fakes import anthropic as wire  # noqa: E402
 from tests.fakes.server import FakeServer, Reply  # noqa: E402
-from tests.ui.conftest import CHROMIUM_FLAGS  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 ORKAS = str(Path(sys.executable).parent / "orkas")

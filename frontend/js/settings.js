@@ -238,12 +238,7 @@ async function memorySection(guard, refresh) {
   const exporter = el("button", "", t("export"));
   exporter.type = "button";
   exporter.addEventListener("click", guard(async () => {
-    const text = await download("/api/memory/export");
-    const link = el("a");
-    link.href = URL.createObjectURL(new Blob([text], { type: "text/markdown" }));
-    link.download = "orkas-memory.md";
-    link.click();
-    URL.revokeObjectURL(link.href);
+    saveAs(await download("/api/memory/export"), "orkas-memory.md", "text/markdown");
   }));
   section.append(exporter);
   return section;
@@ -283,11 +278,7 @@ async function knowledgeSection(guard, refresh) {
     exporter.type = "button";
     exporter.addEventListener("click", guard(async () => {
       const text = await download(`/api/kb/export?doc_id=${encodeURIComponent(doc.id)}`);
-      const link = el("a");
-      link.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
-      link.download = `${doc.id.split("/").pop() || "document"}.txt`;
-      link.click();
-      URL.revokeObjectURL(link.href);
+      saveAs(text, `${doc.id.split("/").pop() || "document"}.txt`, "text/plain");
     }));
     const remove = el("button", "small danger", t("remove"));
     remove.type = "button";
@@ -356,4 +347,13 @@ async function knowledgeSection(guard, refresh) {
   }));
   section.append(addPath, addText, search, results);
   return section;
+}
+
+// Hand text to the browser as a file download.
+function saveAs(text, name, type) {
+  const link = el("a");
+  link.href = URL.createObjectURL(new Blob([text], { type }));
+  link.download = name;
+  link.click();
+  URL.revokeObjectURL(link.href);
 }

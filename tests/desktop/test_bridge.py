@@ -30,7 +30,6 @@ def test_each_dropped_path_gets_a_record_or_its_own_error(tmp_path: Path) -> Non
     assert bridge.ping()["ok"] is True
     assert [name for name in dir(bridge) if not name.startswith("_")] == [
         "attach_paths",
-        "dropped",
         "open_external",
         "pick_folder",
         "ping",

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import subprocess_env
+from tests.display import start_xvfb, stop_group
 
 ORKAS = str(Path(sys.executable).parent / "orkas")
 SOURCE = str(Path(__file__).with_name("drag_source.py"))
@@ -33,16 +33,8 @@ def need(*tools: str) -> None:
 @pytest.fixture
 def display() -> Iterator[str]:
     need("Xvfb", "xdotool", "xwd", CONVERT)
-    read, write = os.pipe()
-    xvfb = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
-        pass_fds=(write,),
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write)
-    with os.fdopen(read) as pipe:
-        number = pipe.readline().strip()
-    yield f":{number}"
+    xvfb, number = start_xvfb()
+    yield number
     xvfb.terminate()
     xvfb.wait(10)
 
@@ -51,19 +43,6 @@ def start(command: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
-
-
-def stop(process: subprocess.Popen[str]) -> None:
-    """The whole process group: QtWebEngine's helper processes go with the window."""
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(10)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        process.wait(10)
 
 
 def wait_for(report: Path, event: str, timeout: float = 40) -> dict[str, Any]:
@@ -145,6 +124,6 @@ def test_the_window_opens_answers_and_receives_a_real_drop(display: str, tmp_pat
         assert copy.read_text() == dropped.read_text()
         assert str(tmp_path / "data" / "attachments" / attached["conversation"]) in str(copy)
     finally:
-        stop(window)
-        stop(source)
+        stop_group(window)
+        stop_group(source)
     assert window.returncode is not None

@@ -12,18 +12,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import subprocess_env
+from tests.display import CHROMIUM_FLAGS
 from tests.fakes.server import FakeServer
 
 ORKAS = str(Path(sys.executable).parent / "orkas")
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def chromium_path() -> str:

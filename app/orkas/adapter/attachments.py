@@ -28,6 +28,7 @@ MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # what the providers accept per image; larger images are attached as files
 MAX_FILES_PER_MESSAGE = 20
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+ATTACHED = "[attached file: "  # how a user message names an attachment; views and indexes look for it
 
 
 class AttachmentError(ConfigError):
@@ -134,7 +135,7 @@ def content_for(attachments: list[Attachment]) -> list[TextBlock | ImageBlock]:
     """What the model receives for the attachments: a line naming each file, and small images as images."""
     blocks: list[TextBlock | ImageBlock] = []
     for a in attachments:
-        blocks.append(TextBlock(text=f"[attached file: {a.name} ({_size(a.size)}, {a.media_type}) at {a.path}]"))
+        blocks.append(TextBlock(text=f"{ATTACHED}{a.name} ({_size(a.size)}, {a.media_type}) at {a.path}]"))
         if a.is_image:
             data = base64.b64encode(Path(a.path).read_bytes()).decode()
             blocks.append(ImageBlock(data=data, media_type=a.media_type))

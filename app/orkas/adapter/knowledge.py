@@ -15,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from orkas.adapter.attachments import ATTACHED
 from orkas.core.fsutil import atomic_write
 from orkas.engine.memory.embedders import Embedder
 from orkas.engine.memory.kb import FolderReport, KnowledgeBase
@@ -29,9 +30,7 @@ def transcript_text(messages: Sequence[Message]) -> str:
     lines = []
     for message in messages:
         if isinstance(message, UserMessage | AssistantMessage):
-            text = " ".join(
-                t for b in message.content if (t := getattr(b, "text", "")) and not t.startswith("[attached file: ")
-            )
+            text = " ".join(t for b in message.content if (t := getattr(b, "text", "")) and not t.startswith(ATTACHED))
             text = " ".join(text.split())
             if text:
                 lines.append(f"[{message.id}] {message.role}: {text}")

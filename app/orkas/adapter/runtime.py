@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from orkas.adapter.attachments import Attachment, content_for
+from orkas.adapter.attachments import ATTACHED, Attachment, content_for
 from orkas.adapter.conversations import Conversation, ConversationStore
 from orkas.core.errors import ConfigError, OrkasError
 from orkas.engine.abort import AbortSignal
@@ -217,9 +217,6 @@ class ConversationRuntime:
         tasks = [a.task for a in self.active.values() if a.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=5)
-
-
-ATTACHED = "[attached file: "
 
 
 async def _note(session: Session, kind: str, text: str) -> None:

@@ -25,7 +25,6 @@ class Bridge:
         self._attach = attach
         self._open_url = open_url
         self._window: Any = None
-        self._dropped: list[list[str]] = []  # every drop's paths, for the window test
 
     def ping(self) -> dict[str, Any]:
         return {"ok": True, "version": __version__}
@@ -54,6 +53,3 @@ class Bridge:
             return False
         self._open_url(url)
         return True
-
-    def dropped(self) -> list[list[str]]:
-        return list(self._dropped)

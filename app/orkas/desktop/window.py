@@ -55,7 +55,6 @@ def open_window(
         paths = [f["pywebviewFullPath"] for f in files if f.get("pywebviewFullPath")]
         if not paths:
             return
-        bridge._dropped.append(paths)
         window.evaluate_js(f"window.orkasDropped && window.orkasDropped({json.dumps(paths)})")
 
     splash = True

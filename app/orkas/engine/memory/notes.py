@@ -109,9 +109,10 @@ class MemoryStore:
         with self._lock:
             self._save([])
 
-    def markdown(self) -> str:
+    def markdown(self, entries: list[str] | None = None) -> str:
+        """The file's text: a title and a bullet per entry (continuation lines indented)."""
         lines = [f"# {self.title}", ""]
-        for entry in self.entries():
+        for entry in self.entries() if entries is None else entries:
             first, *rest = entry.split("\n")
             lines.append(f"- {first}")
             lines.extend(f"  {line}" for line in rest)
@@ -153,12 +154,7 @@ class MemoryStore:
                 break
             evicted.append(entries.pop(victim))
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        body = [f"# {self.title}", ""]
-        for entry in entries:
-            first, *rest = entry.split("\n")
-            body.append(f"- {first}")
-            body.extend(f"  {line}" for line in rest)
-        atomic_write(self.path, ("\n".join(body) + "\n").encode("utf-8"), mode=0o644)
+        atomic_write(self.path, self.markdown(entries).encode("utf-8"), mode=0o644)
         return evicted
 
 
