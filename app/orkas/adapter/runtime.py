@@ -40,7 +40,7 @@ class _Active:
     budget: Budget | None = None
     task: asyncio.Task[None] | None = None
     start_seq: int = 0  # the last event before this run: a view joining mid-run replays from here
-    history_length: int = 0  # messages in the transcript when the run started
+    history_length: int | None = None  # messages in the transcript when the run started (None: not loaded yet)
 
 
 @dataclass
@@ -96,7 +96,8 @@ class ConversationRuntime:
         active = self.active.get(conversation_id)
         if active is not None:
             return {
-                "messages": messages[: active.history_length],
+                # Until the run has loaded its transcript nothing of it is written: all of it is history.
+                "messages": messages if active.history_length is None else messages[: active.history_length],
                 "after": active.start_seq,
                 "running": True,
                 "report": report,
@@ -130,9 +131,6 @@ class ConversationRuntime:
         permissions, budget = self.prepare_run(conversation)
         stream = self.streams.setdefault(conversation_id, _Stream())
         active = _Active(AbortSignal(), SteerQueue(), permissions, budget=budget, start_seq=stream.next_seq - 1)
-        session, _ = self.store.session(conversation_id)
-        active.history_length = len(session.messages())
-        session.close()
         self.active[conversation_id] = active
         active.task = asyncio.create_task(self._run(conversation, message, active))
         return {"queued": False, "message_id": message.id}
@@ -153,7 +151,8 @@ class ConversationRuntime:
         return True
 
     async def _run(self, conversation: Conversation, message: UserMessage, active: _Active) -> None:
-        session, _ = self.store.session(conversation.id)
+        session, _ = self.store.session(conversation.id)  # loaded once per run, here
+        active.history_length = len(session.messages())
         try:
             agent = self.make_agent(conversation)
         except ConfigError as e:  # no provider, bad model: keep the message, say why nothing answered
