@@ -10,7 +10,7 @@ import pytest
 from orkas.engine.memory.chunking import chunk_text
 from orkas.engine.memory.embedders import E5Embedder, HashingEmbedder
 from orkas.engine.memory.kb import KnowledgeBase
-from orkas.engine.memory.terms import index_terms
+from orkas.engine.memory.terms import KEYWORD_INDEX, query_terms
 
 DOCS = {
     "billing.md": "# Billing\nInvoices are generated on the first day of the month.\nRefunds take five working days.",
@@ -52,7 +52,37 @@ def test_keyword_search_finds_exact_strings_and_chinese_substrings() -> None:
     assert hit.doc_id == "deploy.md" and hit.citation == "deploy.md:1-3"
     assert kb.search("混合检索", mode="keyword")[0].doc_id == "检索.md"
     assert kb.search("the and what", mode="keyword") == []  # stop words alone search nothing
-    assert index_terms("向量检索 is great") == ["向量检", "量检索", "great"]
+    assert query_terms("向量检索 is great") == ["向量", "量检", "检索", "great"]
+
+
+def test_keyword_search_matches_two_character_chinese_words_word_forms_and_identifiers() -> None:
+    kb = filled()
+    # most Chinese words are two characters: a three-character index could not match these at all
+    assert kb.search("排名", mode="keyword")[0].doc_id == "检索.md"
+    assert kb.search("融合是什么意思", mode="keyword")[0].doc_id == "检索.md"  # 是什么 / 意思 left out or missed
+    assert query_terms("融合是什么意思") == ["融合", "合是", "是什", "意思"]
+    assert kb.search("generating invoice", mode="keyword")[0].doc_id == "billing.md"  # stems meet
+    # an identifier is its words in a row, not any of them
+    assert kb.search("deploy/ledger", mode="keyword")[0].doc_id == "deploy.md"
+    assert kb.search("ledger/deploy", mode="keyword") == []
+    assert query_terms("os.path.join(x) in src/app.py") == ["os path join", "src app py"]
+
+
+def test_a_base_written_with_older_keyword_rules_is_reindexed_on_open(tmp_path: Path) -> None:
+    kb = KnowledgeBase.open(tmp_path / "kb")
+    for name, text in DOCS.items():
+        kb.add_text(name, text)
+    # what an earlier version left behind: a trigram index and no version mark
+    kb._db.executescript(
+        "DROP TABLE chunks_fts; DELETE FROM meta WHERE key = 'keyword_index'; "
+        "CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='chunks', content_rowid='id', tokenize='trigram');"
+    )
+    kb.close()
+    again = KnowledgeBase.open(tmp_path / "kb")
+    assert again._db.execute("SELECT value FROM meta WHERE key = 'keyword_index'").fetchone() == (KEYWORD_INDEX,)
+    assert again.search("排名", mode="keyword")[0].doc_id == "检索.md"
+    assert again.remove("检索.md") and again.search("排名", mode="keyword") == []
+    assert again.search("kubectl", mode="keyword")[0].doc_id == "deploy.md"
 
 
 def test_vector_search_finds_meaning_not_only_words(e5: E5Embedder) -> None:

@@ -1,8 +1,8 @@
 """The knowledge base: large material, looked up when needed, with hybrid retrieval.
 
-Documents are cut into chunks (chunking.py) and indexed twice: SQLite FTS5 with the trigram tokenizer
-(BM25; substrings match, so Chinese works without a segmenter) and a faiss inner-product index over
-normalized embeddings. `search` fuses the two rankings with weighted Reciprocal Rank Fusion,
+Documents are cut into chunks (chunking.py) and indexed twice: SQLite FTS5 with BM25 over stemmed words
+and two-character windows of Chinese (terms.py), and a faiss inner-product index over normalized
+embeddings. `search` fuses the two rankings with weighted Reciprocal Rank Fusion,
 `score = Σ w / (k + rank)`, keeps the best hit per (document, start line), cuts below a threshold and
 returns the top K, each with its citation.
 
@@ -21,7 +21,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -34,13 +34,14 @@ from orkas.engine.memory import vectors
 from orkas.engine.memory.chunking import CHUNK_TOKENS, OVERLAP_LINES, chunk_text
 from orkas.engine.memory.embedders import Embedder
 from orkas.engine.memory.sources import SUPPORTED, extract
-from orkas.engine.memory.terms import CJK, index_terms
+from orkas.engine.memory.terms import KEYWORD_INDEX, TOKENIZER, index_text, query_terms, words
 from orkas.engine.memory.vectors import APPROXIMATE_AT
 
 Mode = Literal["hybrid", "keyword", "vector"]
+Progress = Callable[[int, int, str], None]  # (files done, files in all, the file just done)
 CANDIDATES = 50  # per arm, before fusion
 SCORED = 1000  # keyword matches scored per query, at most
-FREQUENT = 0.05  # a word in more than this share of chunks is too common to search for
+FREQUENT = 0.2  # a word in more than this share of chunks is too common to search for (BM25 gives it ~no weight)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (id TEXT PRIMARY KEY, source TEXT NOT NULL, hash TEXT NOT NULL, added REAL NOT NULL);
@@ -48,13 +49,15 @@ CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY, doc_id TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
     text TEXT NOT NULL, hash TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts
-    USING fts5(text, content='chunks', content_rowid='id', tokenize='trigram');
 CREATE TABLE IF NOT EXISTS embeddings (
     hash TEXT NOT NULL, model TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (hash, model));
 CREATE TABLE IF NOT EXISTS indexed (chunk_id INTEGER PRIMARY KEY, model TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+"""
+# Contentless: the text lives in `chunks`; what the index holds is derived from it (terms.index_text)
+KEYWORD_SCHEMA = f"""
+CREATE VIRTUAL TABLE chunks_fts USING fts5(body, content='', tokenize='{TOKENIZER}');
+CREATE TABLE terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
 """
 
 
@@ -112,6 +115,7 @@ class KnowledgeBase:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
+        self._keyword_index_ready()
         self._index = self._load_vectors()
 
     @classmethod
@@ -144,10 +148,7 @@ class KnowledgeBase:
                         "INSERT INTO chunks (doc_id, start_line, end_line, text, hash) VALUES (?, ?, ?, ?, ?)",
                         (doc_id, chunk.start_line, chunk.end_line, chunk.text, content_hash(chunk.text)),
                     )
-                    self._db.execute(
-                        "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (cursor.lastrowid, chunk.text)
-                    )
-                    self._count_terms(chunk.text, +1)
+                    self._index_words(int(cursor.lastrowid or 0), chunk.text)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -158,14 +159,20 @@ class KnowledgeBase:
         resolved = path.resolve()
         return self.add_text(str(resolved), extract(resolved), source=str(resolved))
 
-    def add_folder(self, folder: Path) -> FolderReport:
-        """Index every supported file under `folder`; files gone since the last time are removed."""
+    def add_folder(self, folder: Path, progress: Progress | None = None) -> FolderReport:
+        """Index every supported file under `folder`; files gone since the last time are removed.
+        `progress(done, total, path)` is called after each file."""
         report = FolderReport(failed=[])
         root = folder.resolve()
+        files = [
+            path
+            for path in sorted(root.rglob("*"))
+            if path.is_file()
+            and path.suffix.lower() in SUPPORTED
+            and not any(p.startswith(".") for p in path.relative_to(root).parts)
+        ]
         seen: set[str] = set()
-        for path in sorted(root.rglob("*")):
-            if not path.is_file() or path.suffix.lower() not in SUPPORTED or any(p.startswith(".") for p in path.parts):
-                continue
+        for done, path in enumerate(files, start=1):
             seen.add(str(path))
             try:
                 if self.add_file(path):
@@ -175,6 +182,8 @@ class KnowledgeBase:
             except (OSError, ValueError) as e:
                 assert report.failed is not None
                 report.failed.append((str(path), str(e)))
+            if progress is not None:
+                progress(done, len(files), str(path))
         prefix = str(root) + "/"
         for doc_id in [d["id"] for d in self.documents() if d["id"].startswith(prefix) and d["id"] not in seen]:
             self.remove(doc_id)
@@ -192,10 +201,7 @@ class KnowledgeBase:
     def _delete_chunks(self, doc_id: str) -> None:
         rows = self._db.execute("SELECT id, text FROM chunks WHERE doc_id = ?", (doc_id,)).fetchall()
         for chunk_id, text in rows:
-            self._db.execute(
-                "INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', ?, ?)", (chunk_id, text)
-            )
-            self._count_terms(text, -1)
+            self._unindex_words(chunk_id, text)
         if rows:
             ids = np.asarray([r[0] for r in rows], dtype=np.int64)
             if self._index is not None:
@@ -330,9 +336,8 @@ class KnowledgeBase:
         return hits
 
     def _keyword(self, query: str, limit: int) -> list[tuple[int, float]]:
-        """BM25 over trigrams. Terms under three characters cannot use the index and are left out, as
-        are common English words (they would make every chunk a candidate)."""
-        terms = index_terms(query)
+        """BM25 over the keyword index, words too common to tell anything left out."""
+        terms = query_terms(query)
         if not terms:
             return []
         with self._lock:
@@ -346,38 +351,62 @@ class KnowledgeBase:
                 ids = {r[0] for r in both}
                 rows = both + [r for r in rows if r[0] not in ids][: max(0, SCORED - len(both))]
         rows.sort(key=lambda r: r[1], reverse=True)
-        cjk = [t for t in terms if CJK.match(t)]
-        if len(cjk) >= 3:
-            rows = self._covering(rows[: limit * 3], cjk)
         return [(int(r[0]), float(r[1])) for r in rows[:limit]]
 
-    def _covering(self, rows: list[tuple[int, float]], terms: list[str]) -> list[tuple[int, float]]:
-        """A Chinese query becomes many 3-character windows; a chunk that shares only one of them is
-        noise that would push better answers aside in the fusion: keep chunks with at least two."""
-        if not rows:
-            return rows
-        marks = ",".join("?" * len(rows))
-        with self._lock:
-            texts = dict(self._db.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", [r[0] for r in rows]))
-        return [r for r in rows if sum(t in texts.get(r[0], "").casefold() for t in terms) >= 2]
+    def _index_words(self, chunk_id: int, text: str) -> None:
+        self._db.execute("INSERT INTO chunks_fts (rowid, body) VALUES (?, ?)", (chunk_id, index_text(text)))
+        self._count_words(text, +1)
 
-    def _count_terms(self, text: str, delta: int) -> None:
-        """Document frequency per query term, kept as chunks come and go: how `_keyword` tells a
-        frequent word (which would make the query slow and the ranking noisy) from a telling one."""
+    def _unindex_words(self, chunk_id: int, text: str) -> None:
+        # a contentless index forgets a row only when told exactly what it held
+        self._db.execute(
+            "INSERT INTO chunks_fts (chunks_fts, rowid, body) VALUES ('delete', ?, ?)", (chunk_id, index_text(text))
+        )
+        self._count_words(text, -1)
+
+    def _count_words(self, text: str, delta: int) -> None:
+        """Document frequency per word, kept as chunks come and go: how `_keyword` tells a frequent
+        word (which would make the query slow and the ranking noisy) from a telling one."""
         self._db.executemany(
             "INSERT INTO terms (term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
-            [(term, delta) for term in set(index_terms(text, cap=400))],
+            [(word, delta) for word in words(text)],
         )
+
+    def _keyword_index_ready(self) -> None:
+        """Create the keyword index, or rebuild it from the chunks when it was written by another
+        version of the tokenizing rules (terms.KEYWORD_INDEX)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'keyword_index'").fetchone()
+        if row is not None and row[0] == KEYWORD_INDEX:
+            return
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.execute("DROP TABLE IF EXISTS chunks_fts")
+                self._db.execute("DROP TABLE IF EXISTS terms")
+                for statement in KEYWORD_SCHEMA.split(";"):  # executescript would commit halfway
+                    if statement.strip():
+                        self._db.execute(statement)
+                for chunk_id, text in self._db.execute("SELECT id, text FROM chunks").fetchall():
+                    self._index_words(chunk_id, text)
+                self._db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('keyword_index', ?)", (KEYWORD_INDEX,)
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     def _selective(self, terms: list[str]) -> list[str]:
         """Leave out words found in more than FREQUENT of the chunks; if every word is that common,
-        keep only the rarest (a query of common words alone cannot rank much anyway)."""
+        keep only the rarest (a query of common words alone cannot rank much anyway). An identifier's
+        count is that of its rarest word."""
         total = self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         if total < 200:
             return terms
-        marks = ",".join("?" * len(terms))
-        found = dict(self._db.execute(f"SELECT term, df FROM terms WHERE term IN ({marks})", terms).fetchall())
-        counts = {t: found.get(t, 0) for t in terms}
+        parts = sorted({part for term in terms for part in term.split()})
+        marks = ",".join("?" * len(parts))
+        found = dict(self._db.execute(f"SELECT term, df FROM terms WHERE term IN ({marks})", parts).fetchall())
+        counts = {t: min(found.get(part, 0) for part in t.split()) for t in terms}
         telling = [t for t in terms if counts[t] <= FREQUENT * total]
         return telling or [min(terms, key=lambda t: counts[t])]
 
