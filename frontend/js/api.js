@@ -40,11 +40,11 @@ export async function call(method, path, body) {
 
 export const get = (path) => call("GET", path);
 
-// A text body (an export): fetched with the token, which a plain link could not carry.
-export async function download(path) {
+// An export (text, or a Blob for an archive): fetched with the token, which a plain link could not carry.
+export async function download(path, as = "text") {
   const response = await fetch(path, { headers: { "X-Orkas-Token": token } });
   if (!response.ok) throw new ApiError(response.status, response.statusText);
-  return response.text();
+  return as === "blob" ? response.blob() : response.text();
 }
 export const post = (path, body = {}) => call("POST", path, body);
 export const put = (path, body = {}) => call("PUT", path, body);
@@ -88,6 +88,26 @@ export class EventStream {
     this.closed = true;
     this.socket?.close();
   }
+}
+
+// A socket of server-pushed events that are not numbered (indexing progress): reconnects after a
+// drop until `close()`; the server sends its current state first, so nothing is missed for long.
+export function listen(path, onEvent) {
+  let socket = null;
+  let closed = false;
+  let retry = 250;
+  const open = () => {
+    socket = new WebSocket(`ws://${location.host}${path}?token=${encodeURIComponent(token)}`);
+    socket.onopen = () => { retry = 250; };
+    socket.onmessage = (message) => onEvent(JSON.parse(message.data));
+    socket.onclose = () => {
+      if (closed) return;
+      setTimeout(() => closed || open(), retry);
+      retry = Math.min(retry * 2, 4000);
+    };
+  };
+  open();
+  return () => { closed = true; socket?.close(); };
 }
 
 // The desktop window's bridge to Python (pywebview), when there is one.

@@ -1,7 +1,7 @@
 // The settings dialog: providers and keys (shown masked, never returned by the API), testing a
 // provider, the pool order, local servers, default model, permission mode, appearance, language.
 
-import { del, download, get, post, put } from "./api.js";
+import { del, download, get, listen, post, put } from "./api.js";
 import { el } from "./cards.js";
 import { LANGUAGES, t } from "./strings.js";
 
@@ -103,7 +103,7 @@ export async function openSettings(dialog, { onPreferences, onError }) {
   body.append(local);
 
   body.append(await memorySection(guard, refresh));
-  body.append(await knowledgeSection(guard, refresh));
+  body.append(await knowledgeSection(guard, refresh, onError));
 
   // Preferences
   const prefs = data.preferences;
@@ -245,7 +245,9 @@ async function memorySection(guard, refresh) {
 }
 
 // The knowledge base: documents and folders the agent can search, with indexing progress.
-async function knowledgeSection(guard, refresh) {
+let stopListening = null; // the knowledge section's progress socket, closed when the section is redrawn
+
+async function knowledgeSection(guard, refresh, onError) {
   const status = await get("/api/kb");
   const section = el("section", "knowledge");
   section.append(el("h3", "", t("knowledge")), el("p", "hint", t("knowledgeHint")));
@@ -254,21 +256,33 @@ async function knowledgeSection(guard, refresh) {
   const label = el("span", "hint");
   progress.append(bar, label);
   section.append(progress);
-  const showProgress = (s) => {
-    progress.hidden = !s.pending;
-    bar.max = s.pending + s.embedded || 1;
-    bar.value = s.embedded;
-    label.textContent = t("indexing", { pending: s.pending });
+  // Files first (done of total), then passages to embed; pushed by the server as they happen.
+  const showFiles = ({ done, total, path: folder }) => {
+    progress.hidden = false;
+    bar.max = total || 1;
+    bar.value = done;
+    label.textContent = t("indexingFiles", { done, total: total ?? "…", folder: folder.split(/[\\/]/).pop() });
   };
-  showProgress(status);
-  if (status.pending) {
-    const poll = setInterval(async () => {
-      if (!section.isConnected) return clearInterval(poll);
-      const now = await get("/api/kb");
-      showProgress(now);
-      if (!now.pending) clearInterval(poll);
-    }, 1000);
-  }
+  const showPassages = ({ pending, embedded }) => {
+    progress.hidden = !pending;
+    bar.max = pending + embedded || 1;
+    bar.value = embedded;
+    label.textContent = t("indexing", { pending });
+  };
+  if (status.indexing) showFiles(status.indexing); else showPassages(status);
+  stopListening?.();
+  stopListening = listen("/api/kb/events", (event) => {
+    if (!section.isConnected) return stopListening();
+    if (event.type === "kb.status") {
+      if (event.indexing) showFiles(event.indexing); else showPassages(event);
+    } else if (event.phase === "indexing") showFiles(event);
+    else if (event.phase === "embedding" || event.phase === "idle") showPassages(event);
+    else if (event.phase === "indexed") {
+      const failed = event.report.failed ?? [];
+      if (failed.length) onError(t("notIndexed", { files: failed.map(([file, why]) => `${file}: ${why}`).join("; ") }));
+      refresh();
+    } else if (event.phase === "failed") onError(`${event.path}: ${event.error}`);
+  });
   const list = el("ul", "kb-docs");
   for (const doc of status.documents) {
     const item = el("li", "");
@@ -291,6 +305,14 @@ async function knowledgeSection(guard, refresh) {
   }
   if (!status.documents.length) list.append(el("li", "hint", t("memoryEmpty")));
   section.append(list);
+  if (status.documents.length) {
+    const exportAll = el("button", "small", t("exportAll"));
+    exportAll.type = "button";
+    exportAll.addEventListener("click", guard(async () => {
+      saveAs(await download("/api/kb/export/all", "blob"), "orkas-knowledge.zip", "application/zip");
+    }));
+    section.append(exportAll);
+  }
 
   const addPath = el("form", "kb-add-path");
   const path = el("input");
@@ -308,8 +330,9 @@ async function knowledgeSection(guard, refresh) {
   addPath.append(path, watchLabel, addButton);
   addPath.addEventListener("submit", guard(async (event) => {
     event.preventDefault();
-    await post("/api/kb/paths", { path: path.value.trim(), watch: watch.checked });
-    refresh();
+    const added = await post("/api/kb/paths", { path: path.value.trim(), watch: watch.checked });
+    if (added.indexing) showFiles({ done: 0, total: null, path: added.indexing }); // a folder: progress follows
+    else refresh();
   }));
   const addText = el("form", "kb-add-text");
   const title = el("input");
@@ -350,9 +373,9 @@ async function knowledgeSection(guard, refresh) {
 }
 
 // Hand text to the browser as a file download.
-function saveAs(text, name, type) {
+function saveAs(content, name, type) {
   const link = el("a");
-  link.href = URL.createObjectURL(new Blob([text], { type }));
+  link.href = URL.createObjectURL(content instanceof Blob ? content : new Blob([content], { type }));
   link.download = name;
   link.click();
   URL.revokeObjectURL(link.href);

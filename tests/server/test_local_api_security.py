@@ -33,10 +33,10 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def served() -> Iterator[Served]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     process = subprocess.Popen(
         [ORKAS, "serve"],
-        env=subprocess_env(ORKAS_HOME=str(Path.cwd() / ".test-home-serve")),
+        env=subprocess_env(ORKAS_HOME=str(tmp_path_factory.mktemp("home"))),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -4,6 +4,9 @@ them (`host()`), in process with FastAPI's test client."""
 from __future__ import annotations
 
 import base64
+import io
+import json
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -140,7 +143,8 @@ def test_the_knowledge_base_through_the_api(api: TestClient, hosted: Hosted, tmp
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "a.md").write_text("# A\nThe office opens at nine.")
-    assert api.post("/api/kb/paths", json={"path": str(folder)}).json()["added"] == 1
+    queued = api.post("/api/kb/paths", json={"path": str(folder)})
+    assert queued.status_code == 202 and queued.json() == {"indexing": str(folder.resolve())}
     refused = api.post("/api/kb/paths", json={"path": str(tmp_path / "data")})
     assert refused.status_code == 400 and "protected" in refused.json()["detail"]
     assert api.post("/api/kb/paths", json={"path": "relative/path"}).status_code == 400
@@ -150,3 +154,44 @@ def test_the_knowledge_base_through_the_api(api: TestClient, hosted: Hosted, tmp
     assert api.get("/api/kb/export", params={"doc_id": "note/Leave policy"}).text == "Annual leave is 22 days.\nAsk HR."
     assert api.post("/api/kb/remove", json={"doc_id": "note/Leave policy"}).json() == {"removed": True}
     assert api.post("/api/kb/remove", json={"doc_id": "note/Leave policy"}).status_code == 404
+
+
+def test_folder_indexing_reports_progress_as_it_goes_and_the_whole_base_exports(
+    api: TestClient, hosted: Hosted, tmp_path: Path
+) -> None:
+    folder = tmp_path / "handbook"
+    (folder / "team").mkdir(parents=True)
+    for name in ("a.md", "b.txt", "team/c.md"):
+        (folder / name).write_text(f"# {name}\nThe {name} page of the handbook.\n")
+    (folder / "broken.pdf").write_bytes(b"not a pdf at all")
+    host_header = {"Host": f"127.0.0.1:{hosted.port}"}
+    with api.websocket_connect(f"/api/kb/events?token={hosted.token}", headers=host_header) as socket:
+        assert socket.receive_json()["type"] == "kb.status"
+        assert api.post("/api/kb/paths", json={"path": str(folder)}).status_code == 202
+        events = []
+        while not events or events[-1]["phase"] not in ("indexed", "failed"):
+            events.append(socket.receive_json())
+    steps = [(e["done"], e["total"]) for e in events if e["phase"] == "indexing"]
+    assert steps == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    report = events[-1]["report"]
+    assert (report["added"], report["unchanged"]) == (3, 0)
+    assert [Path(p).name for p, _ in report["failed"]] == ["broken.pdf"]  # named, with its reason; nothing else lost
+
+    api.post("/api/kb/text", json={"title": "Leave: policy?", "text": "Annual leave is 22 days."})
+    exported = api.get("/api/kb/export/all")
+    assert exported.headers["content-type"] == "application/zip"
+    assert 'filename="orkas-knowledge.zip"' in exported.headers["content-disposition"]
+    with zipfile.ZipFile(io.BytesIO(exported.content)) as archive:
+        names = sorted(archive.namelist())
+        manifest = json.loads(archive.read("documents.json"))
+        assert archive.read("notes/Leave_ policy_.txt").decode() == "Annual leave is 22 days."
+        # the indexed text, as kb_read gives it (a file's trailing newline is not kept)
+        assert archive.read("files/handbook/team/c.md").decode() == "# team/c.md\nThe team/c.md page of the handbook."
+    assert names == [
+        "documents.json", "files/handbook/a.md", "files/handbook/b.txt", "files/handbook/team/c.md",
+        "notes/Leave_ policy_.txt",
+    ]  # fmt: skip
+    assert {d["id"] for d in manifest} == {
+        "note/Leave: policy?",
+        *(str((folder / n).resolve()) for n in ("a.md", "b.txt", "team/c.md")),
+    }

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
+import httpx
 from playwright.sync_api import Page, expect
 
 from tests.fakes import anthropic as wire
@@ -358,3 +360,43 @@ def test_the_knowledge_base_panel_adds_searches_and_removes(page: Page, app: App
     expect(panel.locator(".kb-results .citation")).to_have_text("Leave policy:1-2", timeout=TIMEOUT)
     panel.locator(".kb-docs button.danger").click()
     expect(panel.locator(".kb-docs .entry")).to_have_count(0, timeout=TIMEOUT)
+
+
+def test_a_folder_is_indexed_in_the_background_and_the_base_exports_as_a_zip(
+    page: Page, app: App, tmp_path: Path
+) -> None:
+    folder = tmp_path / "handbook"
+    folder.mkdir()
+    for n in range(12):
+        (folder / f"page{n:02d}.md").write_text(f"# Page {n}\nRule number {n} of the handbook.\n")
+    page.click("#settings-button")
+    panel = page.locator("section.knowledge")
+    panel.locator("input[name=path]").fill(str(folder))
+    # every text the progress label shows, however briefly
+    page.evaluate("""() => {
+        window.progressSeen = [];
+        const label = document.querySelector("section.knowledge .kb-progress span");
+        new MutationObserver(() => window.progressSeen.push(label.textContent))
+            .observe(label, { childList: true, characterData: true, subtree: true });
+    }""")
+    panel.locator(".kb-add-path button").click()
+    # the request returns at once; the list is redrawn when the server says the folder is done
+    expect(panel.locator(".kb-docs .entry")).to_have_count(12, timeout=TIMEOUT)
+    seen = page.evaluate("window.progressSeen")
+    assert "Reading handbook: 12 of 12 files" in seen, seen
+    expect(page.locator(".toast")).to_have_count(0)
+    with page.expect_download() as download:
+        page.locator("section.knowledge button", has_text="Export everything").click()
+    saved = tmp_path / "export.zip"
+    download.value.save_as(saved)
+    with zipfile.ZipFile(saved) as archive:
+        assert archive.read("files/handbook/page07.md").decode() == "# Page 7\nRule number 7 of the handbook."
+    panel.locator(".kb-docs button.danger").first.click()
+    expect(panel.locator(".kb-docs .entry")).to_have_count(11, timeout=TIMEOUT)
+    for n in range(1, 12):  # leave the shared app's base empty for the next test
+        removed = httpx.post(
+            f"{app.base}/api/kb/remove",
+            json={"doc_id": str((folder / f"page{n:02d}.md").resolve())},
+            headers={"X-Orkas-Token": app.token},
+        )
+        assert removed.status_code == 200, removed.text

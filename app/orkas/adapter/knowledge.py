@@ -3,14 +3,23 @@ and the background worker that embeds what was added (so nobody waits on embeddi
 
 Keyword search works the moment text is added; the worker embeds pending chunks in batches and hybrid
 search uses whatever is embedded so far. Watched folders re-index on change (watchdog, debounced).
+
+Progress goes to whoever listens (`listen`), as events of type "kb.progress" with a `phase`:
+"indexing" (files done of total, per file), "indexed" (a folder's report) or "failed", "embedding"
+(passages left, after each batch) and "idle" (nothing left to do).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import logging
+import os
+import re
 import threading
+import zipfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -37,6 +46,15 @@ def transcript_text(messages: Sequence[Message]) -> str:
     return "\n".join(lines)
 
 
+def _safe_name(text: str) -> str:
+    """A file name every system accepts (no separators, no characters Windows refuses)."""
+    return re.sub(r'[<>:"/\\|?*\x00-\x1f]', "_", text).strip(" .") or "untitled"
+
+
+class _Closing(Exception):
+    pass
+
+
 class KnowledgeService:
     def __init__(self, folder: Path, embedder: Callable[[], Embedder | None]) -> None:
         self.folder = folder
@@ -51,6 +69,24 @@ class KnowledgeService:
         self._observer: Any = None
         self._timers: dict[str, threading.Timer] = {}
         self.progress: dict[str, int] = {"embedded": 0}
+        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        # Folders are indexed one at a time, off the caller's thread: a big folder must not hold up a request
+        self._indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="orkas-indexer")
+        self.indexing: dict[str, Any] | None = None  # the folder being indexed: path, done, total
+
+    # ---- progress ----
+    def listen(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Call `listener` with every progress event (from worker threads) until the returned function is called."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, phase: str, **fields: Any) -> None:
+        event = {"type": "kb.progress", "phase": phase, **fields}
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # a broken listener must not stop indexing
+                log.exception("a progress listener failed")
 
     # Opened on first use: loading the embedder and the indexes costs nothing at start-up.
     @property
@@ -97,6 +133,12 @@ class KnowledgeService:
                         kb.save()
                         break
                     self.progress["embedded"] += done
+                    self._emit("embedding", pending=self._pending(), embedded=self.progress["embedded"])
+            if not self._stop.is_set() and not self._wake.is_set():
+                self._emit("idle", pending=self._pending(), embedded=self.progress["embedded"])
+
+    def _pending(self) -> int:
+        return sum(kb.pending() for kb in (self._kb, self._chats) if kb is not None)
 
     def kick(self) -> None:
         self._wake.set()
@@ -120,9 +162,10 @@ class KnowledgeService:
         return count
 
     def add_path(self, path: Path, *, watch: bool = False) -> dict[str, Any]:
+        """Index a file or a folder now (and watch the folder if asked); returns what changed."""
         path = path.resolve()
         if path.is_dir():
-            report = self.kb.add_folder(path)
+            report = self._index_folder(path)
             if watch:
                 self._remember_watch(path)
                 self._watch(path)
@@ -131,6 +174,34 @@ class KnowledgeService:
         count = self.kb.add_file(path)
         self.kick()
         return asdict(FolderReport(added=1 if count else 0, unchanged=0 if count else 1, failed=[]))
+
+    def add_path_later(self, path: Path, *, watch: bool = False) -> None:
+        """`add_path` in the background; its report arrives as an "indexed" event (or "failed")."""
+
+        def run() -> None:
+            try:
+                report = self.add_path(path, watch=watch)
+            except _Closing:
+                return
+            except (OSError, ValueError) as e:
+                self._emit("failed", path=str(path), error=str(e))
+            else:
+                self._emit("indexed", path=str(path), report=report)
+
+        self._indexer.submit(run)
+
+    def _index_folder(self, folder: Path) -> FolderReport:
+        def step(done: int, total: int, current: str) -> None:
+            if self._stop.is_set():
+                raise _Closing  # the app is quitting: stop between files (nothing half-written)
+            self.indexing = {"path": str(folder), "done": done, "total": total}
+            self._emit("indexing", path=str(folder), done=done, total=total, file=current)
+
+        self.indexing = {"path": str(folder), "done": 0, "total": None}
+        try:
+            return self.kb.add_folder(folder, progress=step)
+        finally:
+            self.indexing = None
 
     def remove(self, doc_id: str) -> bool:
         return self.kb.remove(doc_id)
@@ -142,7 +213,35 @@ class KnowledgeService:
             "embedder": self._embedder.name if self._embedder is not None else None,
             "watched": self.watched(),
             "embedded": self.progress["embedded"],
+            "indexing": self.indexing,
         }
+
+    def export_zip(self) -> bytes:
+        """Every document's text in one zip: notes under notes/, files under files/ by their folders,
+        and documents.json listing ids, sources and when each was added."""
+        documents = self.kb.documents()
+        files = [d["id"] for d in documents if d["id"].startswith("/")]
+        base = Path(os.path.commonpath([str(Path(f).parent) for f in files])).parent if files else Path("/")
+        taken: set[str] = set()
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for document in documents:
+                doc_id = document["id"]
+                if doc_id in files:
+                    name = "files/" + Path(doc_id).relative_to(base).as_posix()
+                elif doc_id.startswith("note/"):
+                    name = f"notes/{_safe_name(doc_id[5:])}.txt"
+                else:
+                    name = f"other/{_safe_name(doc_id)}.txt"
+                stem, dot, suffix = name.rpartition(".")
+                number = 2
+                while name in taken:
+                    name, number = f"{stem} ({number}){dot}{suffix}", number + 1
+                taken.add(name)
+                archive.writestr(name, self.kb.read(doc_id))
+            manifest = [{k: d[k] for k in ("id", "source", "added", "chunks")} for d in documents]
+            archive.writestr("documents.json", json.dumps(manifest, ensure_ascii=False, indent=1))
+        return buffer.getvalue()
 
     # ---- conversations ----
     def index_conversation(self, conversation_id: str, title: str, messages: Sequence[Message]) -> None:
@@ -208,14 +307,17 @@ class KnowledgeService:
         if self.folder in folder.parents or folder == self.folder:
             return  # never index our own index
         try:
-            self.kb.add_folder(folder)
+            self._index_folder(folder)
             self.kick()
+        except _Closing:
+            pass
         except OSError:
             log.warning("re-indexing %s failed", folder, exc_info=True)
 
     def close(self) -> None:
         self._stop.set()
         self._wake.set()
+        self._indexer.shutdown(wait=True, cancel_futures=True)
         if self._observer is not None:
             self._observer.stop()
         for timer in self._timers.values():

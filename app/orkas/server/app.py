@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
-from fastapi.responses import FileResponse, PlainTextResponse
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
@@ -232,26 +232,33 @@ def create_app(
             await socket.close()
             return
         backlog, queue = runtime.subscribe(conversation, after)
-        # Listen for the client going away while waiting for events: a closed tab must free its
-        # handler at once (and let the server shut down without waiting for the next event).
-        gone = asyncio.ensure_future(_until_disconnect(socket))
         try:
-            for event in backlog:
-                await socket.send_json(event)
-            while not gone.done():
-                waiting = asyncio.ensure_future(queue.get())
-                await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
-                if not waiting.done():
-                    waiting.cancel()
-                    break
-                await socket.send_json(waiting.result())
-        except (WebSocketDisconnect, RuntimeError):
-            pass
+            await _forward(socket, backlog, queue)
         finally:
-            gone.cancel()
             runtime.unsubscribe(conversation, queue)
 
     return LocalOnly(api, token=token, port=port)
+
+
+async def _forward(socket: WebSocket, first: list[dict[str, Any]], queue: asyncio.Queue[dict[str, Any]]) -> None:
+    """Send `first`, then whatever arrives on `queue`, until the client goes away. The going away is
+    listened for while waiting: a closed tab must free its handler at once (and let the server shut
+    down without waiting for the next event)."""
+    gone = asyncio.ensure_future(_until_disconnect(socket))
+    try:
+        for event in first:
+            await socket.send_json(event)
+        while not gone.done():
+            waiting = asyncio.ensure_future(queue.get())
+            await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
+            if not waiting.done():
+                waiting.cancel()
+                break
+            await socket.send_json(waiting.result())
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        gone.cancel()
 
 
 async def _until_disconnect(socket: WebSocket) -> None:
@@ -420,7 +427,7 @@ def _add_knowledge_routes(api: FastAPI, knowledge: KnowledgeService, protected: 
         return {"doc_id": doc_id, "chunks": count}
 
     @api.post("/api/kb/paths", status_code=201)
-    async def kb_add_path(body: KbPath) -> dict[str, Any]:
+    async def kb_add_path(body: KbPath) -> Any:
         path = Path(body.path).expanduser()
         if not path.is_absolute() or not path.exists():
             raise HTTPException(status_code=400, detail=f"{body.path} is not an existing full path")
@@ -428,6 +435,9 @@ def _add_knowledge_routes(api: FastAPI, knowledge: KnowledgeService, protected: 
         for place in protected():
             if resolved == place or place in resolved.parents or resolved in place.parents:
                 raise HTTPException(status_code=400, detail=f"{body.path} is or contains a protected location")
+        if resolved.is_dir():  # a folder may take minutes: indexed in the background, progress on /api/kb/events
+            knowledge.add_path_later(resolved, watch=body.watch)
+            return JSONResponse({"indexing": str(resolved)}, status_code=202)
         try:
             return await asyncio.to_thread(knowledge.add_path, resolved, watch=body.watch)
         except (OSError, ValueError) as e:
@@ -443,6 +453,30 @@ def _add_knowledge_routes(api: FastAPI, knowledge: KnowledgeService, protected: 
     async def kb_search(q: str, mode: Literal["hybrid", "keyword", "vector"] = "hybrid", k: int = 10) -> list[Any]:
         hits = await asyncio.to_thread(knowledge.kb.search, q, min(max(k, 1), 50), mode)
         return [{**asdict(h), "citation": h.citation} for h in hits]
+
+    @api.websocket("/api/kb/events")
+    async def kb_events(socket: WebSocket) -> None:
+        """Indexing progress as it happens: the status first, then every "kb.progress" event."""
+        await socket.accept()
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+        def deliver(event: dict[str, Any]) -> None:  # called on indexing threads
+            loop.call_soon_threadsafe(queue.put_nowait, event)
+
+        stop_listening = knowledge.listen(deliver)
+        try:
+            status = await asyncio.to_thread(knowledge.status)
+            status = {"type": "kb.status", **{k: v for k, v in status.items() if k != "documents"}}
+            await _forward(socket, [status], queue)
+        finally:
+            stop_listening()
+
+    @api.get("/api/kb/export/all")
+    async def kb_export_all() -> Response:
+        archive = await asyncio.to_thread(knowledge.export_zip)
+        headers = {"Content-Disposition": 'attachment; filename="orkas-knowledge.zip"'}
+        return Response(archive, media_type="application/zip", headers=headers)
 
     @api.get("/api/kb/export", response_class=PlainTextResponse)
     async def kb_export(doc_id: str) -> PlainTextResponse:
