@@ -26,6 +26,7 @@ from orkas.adapter.vault import Vault, VaultError, choose_key_source
 from orkas.core.errors import ConfigError, ProviderError
 from orkas.core.paths import data_dir
 from orkas.engine.memory import Memory, MemoryTool
+from orkas.engine.memory.embedders import Embedder, OpenAIEmbedder, default_embedder
 from orkas.engine.memory.kb import KnowledgeBase
 from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
 from orkas.engine.prompt import SystemPrompt
@@ -158,6 +159,29 @@ def spec_for(config: ProviderConfig, key: str | None) -> ProviderSpec:
     else:
         base = VENDORS.get(config.name) or replace(VENDORS["openai"], max_tokens_param="max_tokens")
     return replace(base, name=config.name, api_key=key, base_url=config.base_url or base.base_url)
+
+
+def embedder_for(settings: Settings) -> Embedder | None:
+    """The embedder chosen in the settings (preferences.embeddings): the bundled model, none, or an
+    OpenAI-compatible provider's embeddings endpoint with its first key. Raises OSError, ValueError
+    or ConfigError with the reason when the chosen one cannot be used."""
+    configured = load_configured(settings)
+    choice = configured.product.preferences.embeddings
+    if choice == "none":
+        return None
+    if choice == "bundled":
+        return default_embedder()
+    name, _, model = choice.partition("/")
+    config = configured.product.providers.get(name)
+    if config is None or config.kind != "openai-compatible":
+        raise ConfigError(f"embeddings: {name!r} is not a configured OpenAI-compatible provider")
+    credentials = configured.product.credentials_of(name)
+    vault = configured.vault
+    key = vault.get(credentials[0]) if credentials and vault is not None else None
+    base_url = spec_for(config, key).base_url
+    if not base_url:
+        raise ConfigError(f"embeddings: provider {name!r} has no address")
+    return OpenAIEmbedder(base_url, model, api_key=key)
 
 
 async def check_provider(product: ProductSettings, vault: Vault | None, name: str) -> list[dict[str, Any]]:

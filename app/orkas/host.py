@@ -25,12 +25,11 @@ from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import SettingsStore
 from orkas.adapter.usage import LedgerBudget, UsageLedger
 from orkas.adapter.vault import Vault, choose_key_source
-from orkas.app import Settings, build_agent, check_provider, load_configured, protected_data
+from orkas.app import Settings, build_agent, check_provider, embedder_for, load_configured, protected_data
 from orkas.core.net import bind_local
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
 from orkas.engine.memory import Memory
-from orkas.engine.memory.embedders import default_embedder
 from orkas.engine.messages import Message
 from orkas.engine.runner import Agent
 from orkas.server.app import Services, create_app
@@ -74,7 +73,7 @@ def _vault(settings: Settings) -> Vault:
 def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, str] | None = None) -> Hosted:
     """Build everything on a bound socket; nothing is served until `serve_forever` / `start_in_background`."""
     store = ConversationStore(settings.data_dir)
-    knowledge = KnowledgeService(settings.data_dir / "kb", default_embedder)
+    knowledge = KnowledgeService(settings.data_dir / "kb", lambda: embedder_for(settings))
     attachments = AttachmentStore(settings.data_dir)
     settings_store = SettingsStore(settings.data_dir / "settings.json")
     rules = RuleStore(settings.data_dir / "permission_rules.json")

@@ -103,7 +103,7 @@ export async function openSettings(dialog, { onPreferences, onError }) {
   body.append(local);
 
   body.append(await memorySection(guard, refresh));
-  body.append(await knowledgeSection(guard, refresh, onError));
+  body.append(await knowledgeSection(data, guard, refresh, onError));
 
   // Preferences
   const prefs = data.preferences;
@@ -247,7 +247,7 @@ async function memorySection(guard, refresh) {
 // The knowledge base: documents and folders the agent can search, with indexing progress.
 let stopListening = null; // the knowledge section's progress socket, closed when the section is redrawn
 
-async function knowledgeSection(guard, refresh, onError) {
+async function knowledgeSection(data, guard, refresh, onError) {
   const status = await get("/api/kb");
   const section = el("section", "knowledge");
   section.append(el("h3", "", t("knowledge")), el("p", "hint", t("knowledgeHint")));
@@ -283,6 +283,8 @@ async function knowledgeSection(guard, refresh, onError) {
       refresh();
     } else if (event.phase === "failed") onError(`${event.path}: ${event.error}`);
   });
+  section.append(embeddingsChoice(data, guard, refresh));
+  if (status.embedder_problem) section.append(el("p", "warning", t("embedderProblem", { problem: status.embedder_problem })));
   const list = el("ul", "kb-docs");
   for (const doc of status.documents) {
     const item = el("li", "");
@@ -370,6 +372,45 @@ async function knowledgeSection(guard, refresh, onError) {
   }));
   section.append(addPath, addText, search, results);
   return section;
+}
+
+// What meaning search runs on: the bundled model, nothing, or an OpenAI-compatible provider's
+// embeddings endpoint (Ollama, LM Studio, OpenAI…) with a model name.
+function embeddingsChoice(data, guard, refresh) {
+  const current = data.preferences.embeddings;
+  const [chosen, ...rest] = current.split("/");
+  const form = el("form", "kb-embeddings");
+  const select = el("select");
+  select.name = "embeddings";
+  select.setAttribute("aria-label", t("meaningSearch"));
+  const options = [["bundled", t("embeddingsBundled")], ["none", t("embeddingsNone")]];
+  for (const provider of data.providers.filter((p) => p.kind === "openai-compatible")) {
+    options.push([provider.name, t("embeddingsEndpoint", { provider: provider.name })]);
+  }
+  for (const [value, label] of options) {
+    const option = el("option", "", label);
+    option.value = value;
+    option.selected = value === chosen;
+    select.append(option);
+  }
+  const model = el("input");
+  model.name = "embeddings-model";
+  model.placeholder = t("embeddingsModel");
+  model.setAttribute("aria-label", t("embeddingsModel"));
+  model.value = rest.join("/");
+  const endpointChosen = () => !["bundled", "none"].includes(select.value);
+  model.hidden = !endpointChosen();
+  select.addEventListener("change", () => { model.hidden = !endpointChosen(); });
+  const apply = el("button", "small", t("apply"));
+  apply.type = "submit";
+  form.append(el("label", "hint", `${t("meaningSearch")} `), select, model, apply);
+  form.addEventListener("submit", guard(async (event) => {
+    event.preventDefault();
+    const embeddings = endpointChosen() ? `${select.value}/${model.value.trim()}` : select.value;
+    await put("/api/settings/preferences", { embeddings });
+    refresh();
+  }));
+  return form;
 }
 
 // Hand text to the browser as a file download.

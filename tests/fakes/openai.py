@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
-from tests.fakes.server import Reply, json_reply, sse
+from tests.fakes.server import Recorded, Reply, json_reply, sse
 
 PATH = "/chat/completions"
 
@@ -97,3 +98,23 @@ def error(status: int, msg: str, code: str | None = None, headers: dict[str, str
 
 def stream_error(msg: str = "server had an error", kind: str = "server_error") -> bytes:
     return sse(None, {"error": {"message": msg, "type": kind}})
+
+
+EMBEDDINGS_PATH = "/embeddings"
+
+
+def embeddings_responder(dim: int = 64) -> Callable[[Recorded], Reply]:
+    """An `/embeddings` endpoint whose vectors are feature hashes of the input (same text, same
+    vector; shared words, nearby vectors), in OpenAI's answer shape, listed out of order as the API
+    allows."""
+    from orkas.engine.memory.embedders import HashingEmbedder
+
+    hashing = HashingEmbedder(dim)
+
+    def answer(request: Recorded) -> Reply:
+        texts = request.json["input"]
+        vectors = hashing.passages(texts if isinstance(texts, list) else [texts])
+        data = [{"object": "embedding", "index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)]
+        return json_reply(200, {"object": "list", "data": data[::-1], "model": request.json["model"]})
+
+    return answer

@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from orkas.app import settings_from_env
 from orkas.host import Hosted, host
 from tests.fakes import anthropic as wire
+from tests.fakes.openai import EMBEDDINGS_PATH, embeddings_responder
 from tests.fakes.server import FakeServer
 
 KEY = "sk-ant-api03-THE-WHOLE-SECRET-0123456789"
@@ -195,3 +196,33 @@ def test_folder_indexing_reports_progress_as_it_goes_and_the_whole_base_exports(
         "note/Leave: policy?",
         *(str((folder / n).resolve()) for n in ("a.md", "b.txt", "team/c.md")),
     }
+
+
+def test_meaning_search_runs_on_the_embeddings_endpoint_chosen_in_settings(api: TestClient, hosted: Hosted) -> None:
+    endpoint = FakeServer(EMBEDDINGS_PATH, responder=embeddings_responder(dim=32)).start()
+    try:
+        added = api.post(
+            "/api/providers",
+            json={"name": "ollama", "kind": "openai-compatible", "base_url": endpoint.url, "models": ["llama3"]},
+        )
+        assert added.status_code == 201, added.text
+        api.post("/api/kb/text", json={"title": "Leave", "text": "Annual leave is twenty-two days."})
+        refused = api.put("/api/settings/preferences", json={"embeddings": "nowhere/model"})
+        assert refused.status_code == 400 and "not an OpenAI-compatible provider" in refused.json()["detail"]
+        chosen = api.put("/api/settings/preferences", json={"embeddings": "ollama/nomic-embed-text"})
+        assert chosen.status_code == 200 and chosen.json()["embeddings"] == "ollama/nomic-embed-text"
+        assert hosted.services.knowledge is not None and hosted.services.knowledge.wait_idle()
+        status = api.get("/api/kb").json()
+        assert status["embedder"] == f"{endpoint.url}#nomic-embed-text" and status["embedder_problem"] is None
+        found = api.get("/api/kb/search", params={"q": "Annual leave is twenty-two days.", "mode": "vector"}).json()
+        assert found[0]["doc_id"] == "note/Leave"
+        assert any(r.json["model"] == "nomic-embed-text" for r in endpoint.requests if r.method == "POST")
+        assert api.get("/api/settings").json()["preferences"]["embeddings"] == "ollama/nomic-embed-text"
+    finally:
+        endpoint.stop()
+    # the endpoint is gone: choosing it again says why meaning search is off, keyword search goes on
+    api.put("/api/settings/preferences", json={"embeddings": "none"})
+    api.put("/api/settings/preferences", json={"embeddings": "ollama/nomic-embed-text"})
+    status = api.get("/api/kb").json()
+    assert status["embedder"] is None and "did not answer" in status["embedder_problem"]
+    assert api.get("/api/kb/search", params={"q": "annual leave"}).json()[0]["doc_id"] == "note/Leave"

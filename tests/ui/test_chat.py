@@ -12,6 +12,7 @@ import httpx
 from playwright.sync_api import Page, expect
 
 from tests.fakes import anthropic as wire
+from tests.fakes.openai import EMBEDDINGS_PATH, embeddings_responder
 from tests.fakes.server import FakeServer, Recorded, Reply
 from tests.ui.conftest import App
 
@@ -393,10 +394,39 @@ def test_a_folder_is_indexed_in_the_background_and_the_base_exports_as_a_zip(
         assert archive.read("files/handbook/page07.md").decode() == "# Page 7\nRule number 7 of the handbook."
     panel.locator(".kb-docs button.danger").first.click()
     expect(panel.locator(".kb-docs .entry")).to_have_count(11, timeout=TIMEOUT)
-    for n in range(1, 12):  # leave the shared app's base empty for the next test
-        removed = httpx.post(
-            f"{app.base}/api/kb/remove",
-            json={"doc_id": str((folder / f"page{n:02d}.md").resolve())},
+
+
+def applied(page: Page) -> Any:
+    """Submit the embeddings form and wait for the settings page to be drawn again with the result."""
+    form = page.locator("section.knowledge .kb-embeddings")
+    form.evaluate("node => { node.dataset.before = 'yes'; }")
+    form.locator("button").click()
+    expect(page.locator("section.knowledge .kb-embeddings[data-before]")).to_have_count(0, timeout=TIMEOUT)
+    return form
+
+
+def test_meaning_search_can_run_on_a_local_embeddings_endpoint_or_be_off(page: Page, app: App) -> None:
+    endpoint = FakeServer(EMBEDDINGS_PATH, responder=embeddings_responder(dim=32)).start()
+    try:
+        added = httpx.post(
+            f"{app.base}/api/providers",
+            json={"name": "ollama", "kind": "openai-compatible", "base_url": endpoint.url, "models": ["llama3"]},
             headers={"X-Orkas-Token": app.token},
         )
-        assert removed.status_code == 200, removed.text
+        assert added.status_code == 201, added.text
+        page.click("#settings-button")
+        form = page.locator("section.knowledge .kb-embeddings")
+        expect(form.locator("input[name=embeddings-model]")).to_be_hidden()
+        form.locator("select").select_option("ollama")
+        form.locator("input[name=embeddings-model]").fill("nomic-embed-text")
+        form = applied(page)
+        expect(form.locator("input[name=embeddings-model]")).to_have_value("nomic-embed-text")
+        expect(form.locator("select")).to_have_value("ollama")
+        status = httpx.get(f"{app.base}/api/kb", headers={"X-Orkas-Token": app.token}).json()
+        assert status["embedder"] == f"{endpoint.url}#nomic-embed-text"
+        form.locator("select").select_option("none")
+        form = applied(page)
+        expect(form.locator("select")).to_have_value("none")
+        expect(form.locator("input")).to_be_hidden()
+    finally:
+        endpoint.stop()

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from orkas.adapter.attachments import ATTACHED
+from orkas.core.errors import OrkasError
 from orkas.core.fsutil import atomic_write
 from orkas.engine.memory.embedders import Embedder
 from orkas.engine.memory.kb import FolderReport, KnowledgeBase
@@ -73,6 +74,7 @@ class KnowledgeService:
         # Folders are indexed one at a time, off the caller's thread: a big folder must not hold up a request
         self._indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="orkas-indexer")
         self.indexing: dict[str, Any] | None = None  # the folder being indexed: path, done, total
+        self.embedder_problem: str | None = None  # why the chosen embedder is not running
 
     # ---- progress ----
     def listen(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
@@ -105,12 +107,33 @@ class KnowledgeService:
         with self._ready:
             if self._kb is not None:
                 return
-            self._embedder = self._embedder_factory()
+            self._embedder = self._make_embedder()
             self._kb = KnowledgeBase.open(self.folder / "documents", embedder=self._embedder)
             self._chats = KnowledgeBase.open(self.folder / "conversations", embedder=self._embedder)
         self._start_worker()
         for watched in self.watched():
             self._watch(Path(watched))
+
+    def _make_embedder(self) -> Embedder | None:
+        try:
+            embedder = self._embedder_factory()
+        except (OSError, ValueError, OrkasError) as e:  # keyword search goes on without it
+            log.warning("meaning search is off: %s", e)
+            self.embedder_problem = str(e)
+            return None
+        self.embedder_problem = None
+        return embedder
+
+    def use_embedder(self) -> None:
+        """The choice of embedder changed: apply it to both indexes. Vectors come from the cache where
+        that model ran before; the rest is embedded in the background."""
+        with self._ready:
+            if self._kb is None or self._chats is None:
+                return  # not open yet: it opens with the new choice
+            self._embedder = self._make_embedder()
+            for kb in (self._kb, self._chats):
+                kb.use_embedder(self._embedder)
+        self.kick()
 
     # ---- the embedding worker ----
     def _start_worker(self) -> None:
@@ -211,6 +234,7 @@ class KnowledgeService:
             "documents": self.kb.documents(),
             "pending": self.kb.pending() + self.chats.pending(),
             "embedder": self._embedder.name if self._embedder is not None else None,
+            "embedder_problem": self.embedder_problem,
             "watched": self.watched(),
             "embedded": self.progress["embedded"],
             "indexing": self.indexing,

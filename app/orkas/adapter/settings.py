@@ -52,8 +52,13 @@ class Preferences:
     mode: str = "ask"  # permission mode for new runs: ask | auto | plan
     theme: str = "system"  # system | light | dark
     language: str = "auto"
+    # what the knowledge base's meaning search runs on: "bundled" (the local model), "none" (keyword
+    # search only) or "provider/model" (an OpenAI-compatible provider's embeddings endpoint)
+    embeddings: str = "bundled"
 
     def check(self) -> None:
+        if self.embeddings not in ("bundled", "none") and not all(self.embeddings.partition("/")[::2]):
+            raise ConfigError(f"embeddings must be bundled, none or provider/model, not {self.embeddings!r}")
         for name, value, allowed in (
             ("mode", self.mode, MODES),
             ("theme", self.theme, THEMES),

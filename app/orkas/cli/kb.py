@@ -31,10 +31,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from orkas.adapter.knowledge import KnowledgeService
-    from orkas.app import settings_from_env
-    from orkas.engine.memory.embedders import default_embedder
+    from orkas.app import embedder_for, settings_from_env
 
-    service = KnowledgeService(settings_from_env(env).data_dir / "kb", default_embedder)
+    settings = settings_from_env(env)
+    service = KnowledgeService(settings.data_dir / "kb", lambda: embedder_for(settings))
     try:
         command = args.kb_command or "list"
         if command == "add":

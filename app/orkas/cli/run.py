@@ -7,14 +7,13 @@ import asyncio
 import signal
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.sessions import SessionStore
 from orkas.adapter.usage import LedgerBudget, UsageLedger
-from orkas.app import build_agent, load_configured, settings_from_env
-from orkas.core.errors import ConfigError
+from orkas.app import Settings, build_agent, embedder_for, load_configured, settings_from_env
+from orkas.core.errors import ConfigError, OrkasError
 from orkas.core.paths import data_dir, sessions_dir
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Decision, Permissions
@@ -39,7 +38,7 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     configured = load_configured(settings)
     for problem in configured.problems:
         print(f"orkas: {problem}", file=sys.stderr)
-    knowledge, past = _knowledge(settings.data_dir / "kb")
+    knowledge, past = _knowledge(settings)
     agent = build_agent(
         settings,
         workspace=args.workspace,
@@ -132,15 +131,19 @@ def _summary(report: dict[str, object]) -> str:
     return ", ".join(parts) or "reordered tool results"
 
 
-def _knowledge(folder: Path) -> tuple[KnowledgeBase | None, KnowledgeBase | None]:
+def _knowledge(settings: Settings) -> tuple[KnowledgeBase | None, KnowledgeBase | None]:
     """The knowledge bases the app built, if any (opened only when they exist: no model load otherwise)."""
+    folder = settings.data_dir / "kb"
     documents, conversations = folder / "documents" / "kb.sqlite", folder / "conversations" / "kb.sqlite"
     if not documents.exists() and not conversations.exists():
         return None, None
-    from orkas.engine.memory.embedders import default_embedder
     from orkas.engine.memory.kb import KnowledgeBase
 
-    embedder = default_embedder()
+    try:
+        embedder = embedder_for(settings)
+    except (OSError, ValueError, OrkasError) as e:
+        print(f"orkas: meaning search is off ({e}); keyword search still works", file=sys.stderr)
+        embedder = None
     return (
         KnowledgeBase.open(documents.parent, embedder=embedder) if documents.exists() else None,
         KnowledgeBase.open(conversations.parent, embedder=embedder) if conversations.exists() else None,

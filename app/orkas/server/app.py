@@ -117,6 +117,7 @@ class PreferencesChange(BaseModel):
     mode: str | None = None
     theme: str | None = None
     language: str | None = None
+    embeddings: str | None = None
     clear_default_model: bool = False
 
 
@@ -315,10 +316,19 @@ def _add_service_routes(api: FastAPI, runtime: ConversationRuntime, services: Se
             changes["default_model"] = None
         if changes.get("default_model") and changes["default_model"] not in pools(product):
             raise HTTPException(status_code=400, detail=f"{changes['default_model']} is not a configured model")
+        embeddings = changes.get("embeddings")
+        if embeddings and embeddings not in ("bundled", "none"):
+            provider = product.providers.get(embeddings.partition("/")[0])
+            if provider is None or provider.kind != "openai-compatible" or not embeddings.partition("/")[2]:
+                raise HTTPException(
+                    status_code=400, detail=f"{embeddings} is not an OpenAI-compatible provider/model configured here"
+                )
         preferences = Preferences(**{**current, **changes})
         _config(preferences.check)
         product.preferences = preferences
         services.settings.save(product)
+        if embeddings and embeddings != current["embeddings"] and services.knowledge is not None:
+            await asyncio.to_thread(services.knowledge.use_embedder)
         return asdict(preferences)
 
     @api.post("/api/providers", status_code=201)

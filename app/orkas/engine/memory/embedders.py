@@ -83,24 +83,42 @@ def _features(text: str) -> list[str]:
 class OpenAIEmbedder:
     """An OpenAI-compatible embeddings endpoint. Called from the indexing worker thread, so sync."""
 
-    def __init__(self, base_url: str, model: str, *, api_key: str | None = None, dim: int, timeout: float = 60) -> None:
+    def __init__(
+        self, base_url: str, model: str, *, api_key: str | None = None, dim: int | None = None, timeout: float = 60
+    ) -> None:
+        """Without `dim`, one call finds it out (and shows at once whether the endpoint answers)."""
         import httpx
 
         self.name = f"{base_url.rstrip('/')}#{model}"
-        self.dim = dim
         self.model = model
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout)
+        self.dim = dim if dim is not None else self._call(["dimensions"]).shape[1]
 
     def passages(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        response = self._client.post("/embeddings", json={"model": self.model, "input": list(texts)})
-        response.raise_for_status()
-        data: list[dict[str, Any]] = sorted(response.json()["data"], key=lambda d: d["index"])
-        vectors = np.asarray([d["embedding"] for d in data], dtype=np.float32)
+        vectors = self._call(texts)
         if vectors.shape != (len(texts), self.dim):
             raise ValueError(f"the embeddings endpoint returned {vectors.shape}, expected ({len(texts)}, {self.dim})")
+        return vectors
+
+    def _call(self, texts: Sequence[str]) -> Vectors:
+        import httpx
+
+        try:
+            response = self._client.post("/embeddings", json={"model": self.model, "input": list(texts)})
+        except httpx.HTTPError as e:
+            raise OSError(f"the embeddings endpoint {self._client.base_url} did not answer: {e}") from e
+        if response.status_code != 200:
+            raise OSError(f"the embeddings endpoint said {response.status_code}: {response.text[:200]}")
+        try:
+            data: list[dict[str, Any]] = sorted(response.json()["data"], key=lambda d: d["index"])
+            vectors = np.asarray([d["embedding"] for d in data], dtype=np.float32)
+        except (ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"the embeddings endpoint's answer is not a list of embeddings: {e}") from e
+        if vectors.ndim != 2 or len(vectors) != len(texts):
+            raise ValueError(f"the embeddings endpoint returned {vectors.shape} for {len(texts)} texts")
         return _normalized(vectors)
 
     def query(self, text: str) -> Vectors:

@@ -247,53 +247,62 @@ class KnowledgeBase:
     # ---- embeddings ----
     def embed_pending(self, batch: int = 16, limit: int | None = None) -> int:
         """Embed waiting chunks, `batch` at a time (cached by content hash); returns how many were indexed."""
-        if self.embedder is None or self._index is None:
-            return 0
         done = 0
         while limit is None or done < limit:
+            embedder, index = self.embedder, self._index
+            if embedder is None or index is None:
+                break
             with self._lock:
                 rows = self._db.execute(
                     "SELECT c.id, c.text, c.hash FROM chunks c LEFT JOIN indexed i ON i.chunk_id = c.id "
                     "WHERE i.chunk_id IS NULL ORDER BY c.id LIMIT ?",
                     (batch,),
                 ).fetchall()
-                cached = self._cached([r[2] for r in rows])
+                cached = self._cached(embedder.name, [r[2] for r in rows])
             if not rows:
                 break
             missing = [r for r in rows if r[2] not in cached]
             if missing:  # the slow part, outside the lock: searches go on meanwhile
-                vectors = self.embedder.passages([r[1] for r in missing])
+                vectors = embedder.passages([r[1] for r in missing])
                 for row, vector in zip(missing, vectors, strict=True):
                     cached[row[2]] = vector
             with self._lock:
                 for row in missing:
                     self._db.execute(
                         "INSERT OR IGNORE INTO embeddings (hash, model, vector) VALUES (?, ?, ?)",
-                        (row[2], self.embedder.name, cached[row[2]].tobytes()),
+                        (row[2], embedder.name, cached[row[2]].tobytes()),
                     )
+                if self._index is not index:
+                    continue  # the embedder was changed meanwhile: these vectors are cached, not indexed
                 alive = {r[0] for r in self._db.execute(
                     f"SELECT id FROM chunks WHERE id IN ({','.join('?' * len(rows))})", [r[0] for r in rows]
                 )}  # fmt: skip
                 fresh = [r for r in rows if r[0] in alive]  # a document removed meanwhile stays removed
                 if fresh:
-                    self._index.add_with_ids(
+                    index.add_with_ids(
                         np.stack([cached[r[2]] for r in fresh]), np.asarray([r[0] for r in fresh], dtype=np.int64)
                     )
                     self._db.executemany(
                         "INSERT OR REPLACE INTO indexed (chunk_id, model) VALUES (?, ?)",
-                        [(r[0], self.embedder.name) for r in fresh],
+                        [(r[0], embedder.name) for r in fresh],
                     )
                     self._grow()
             done += len(rows)
         return done
 
-    def _cached(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
-        assert self.embedder is not None
+    def use_embedder(self, embedder: Embedder | None) -> None:
+        """Switch to another embedder (or none: keyword search only). The vector index is rebuilt from
+        the cache for the new model; what it has not embedded yet becomes pending."""
+        with self._lock:
+            self.embedder = embedder
+            self._index = self._load_vectors()
+
+    def _cached(self, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         if not hashes:
             return {}
         rows = self._db.execute(
             f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({','.join('?' * len(hashes))})",
-            [self.embedder.name, *hashes],
+            [model, *hashes],
         ).fetchall()
         return {h: np.frombuffer(v, dtype=np.float32) for h, v in rows}
 
@@ -418,11 +427,13 @@ class KnowledgeBase:
         ).fetchall()
 
     def _vector(self, query: str, limit: int) -> list[tuple[int, float]]:
-        if self.embedder is None or self._index is None or self._index.ntotal == 0:
+        with self._lock:  # the pair, as one: the embedder may be switched meanwhile
+            embedder, index = self.embedder, self._index
+        if embedder is None or index is None or index.ntotal == 0:
             return []
-        vector = self.embedder.query(query).reshape(1, -1)
+        vector = embedder.query(query).reshape(1, -1)
         with self._lock:
-            scores, ids = self._index.search(vector, min(limit, self._index.ntotal))
+            scores, ids = index.search(vector, min(limit, index.ntotal))
         return [(int(i), float(s)) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0]
 
     # ---- persistence ----
