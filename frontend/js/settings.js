@@ -288,8 +288,40 @@ async function knowledgeSection(data, guard, refresh, onError) {
   const list = el("ul", "kb-docs");
   for (const doc of status.documents) {
     const item = el("li", "");
-    item.append(el("span", "entry", doc.id.startsWith("note/") ? doc.id.slice(5) : doc.id),
-      el("span", "hint", ` · ${doc.chunks}`));
+    const isNote = doc.id.startsWith("note/");
+    item.append(el("span", "entry", isNote ? doc.id.slice(5) : doc.id), el("span", "hint", ` · ${doc.chunks}`));
+    const textOf = () => download(`/api/kb/export?doc_id=${encodeURIComponent(doc.id)}`);
+    // View shows the indexed text under the entry; a pasted note can be edited there too (files are
+    // edited where they live: a watched folder picks the change up).
+    const viewer = el("div", "kb-view");
+    viewer.hidden = true;
+    const view = el("button", "small", t("view"));
+    view.type = "button";
+    view.addEventListener("click", guard(async () => {
+      viewer.hidden = !viewer.hidden;
+      if (viewer.hidden) return;
+      viewer.replaceChildren(el("pre", "kb-text", await textOf()));
+      if (!isNote) return;
+      const edit = el("button", "small", t("edit"));
+      edit.type = "button";
+      edit.addEventListener("click", guard(async () => {
+        const form = el("form", "kb-edit");
+        const text = el("textarea");
+        text.name = "text";
+        text.rows = 6;
+        text.value = await textOf();
+        const save = el("button", "small", t("save"));
+        save.type = "submit";
+        form.append(text, save);
+        form.addEventListener("submit", guard(async (event) => {
+          event.preventDefault();
+          await post("/api/kb/text", { title: doc.id.slice(5), text: text.value });
+          refresh();
+        }));
+        viewer.replaceChildren(form);
+      }));
+      viewer.append(edit);
+    }));
     const exporter = el("button", "small", t("exportOne"));
     exporter.type = "button";
     exporter.addEventListener("click", guard(async () => {
@@ -302,7 +334,7 @@ async function knowledgeSection(data, guard, refresh, onError) {
       await post("/api/kb/remove", { doc_id: doc.id });
       refresh();
     }));
-    item.append(exporter, remove);
+    item.append(view, exporter, remove, viewer);
     list.append(item);
   }
   if (!status.documents.length) list.append(el("li", "hint", t("memoryEmpty")));

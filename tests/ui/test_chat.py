@@ -349,6 +349,14 @@ def test_memory_is_viewed_added_edited_and_removed_in_settings(page: Page, app: 
     expect(profile.locator(".entry")).to_have_count(0, timeout=TIMEOUT)
 
 
+def redrawn(page: Page, button: Any) -> None:
+    """Click `button` and wait until the settings page has been drawn again (so later clicks land on
+    the new page, not on the one about to go)."""
+    page.locator("section.knowledge").evaluate("node => { node.dataset.before = 'yes'; }")
+    button.click()
+    expect(page.locator("section.knowledge[data-before]")).to_have_count(0, timeout=TIMEOUT)
+
+
 def test_the_knowledge_base_panel_adds_searches_and_removes(page: Page, app: App) -> None:
     page.click("#settings-button")
     panel = page.locator("section.knowledge")
@@ -359,6 +367,14 @@ def test_the_knowledge_base_panel_adds_searches_and_removes(page: Page, app: App
     panel.locator("input[name=q]").fill("二十二天")
     panel.locator("input[name=q]").press("Enter")
     expect(panel.locator(".kb-results .citation")).to_have_text("Leave policy:1-2", timeout=TIMEOUT)
+    panel.locator(".kb-docs button", has_text="View").click()
+    expect(panel.locator(".kb-text")).to_have_text("Annual leave is 22 days.\n年假为二十二天。", timeout=TIMEOUT)
+    panel.locator(".kb-view button", has_text="Edit").click()
+    panel.locator(".kb-edit textarea").fill("Annual leave is 25 days from 2027.")
+    redrawn(page, panel.locator(".kb-edit button"))
+    expect(panel.locator(".kb-docs .entry")).to_have_text("Leave policy")
+    panel.locator(".kb-docs button", has_text="View").click()
+    expect(panel.locator(".kb-text")).to_have_text("Annual leave is 25 days from 2027.", timeout=TIMEOUT)
     panel.locator(".kb-docs button.danger").click()
     expect(panel.locator(".kb-docs .entry")).to_have_count(0, timeout=TIMEOUT)
 
@@ -399,9 +415,7 @@ def test_a_folder_is_indexed_in_the_background_and_the_base_exports_as_a_zip(
 def applied(page: Page) -> Any:
     """Submit the embeddings form and wait for the settings page to be drawn again with the result."""
     form = page.locator("section.knowledge .kb-embeddings")
-    form.evaluate("node => { node.dataset.before = 'yes'; }")
-    form.locator("button").click()
-    expect(page.locator("section.knowledge .kb-embeddings[data-before]")).to_have_count(0, timeout=TIMEOUT)
+    redrawn(page, form.locator("button"))
     return form
 
 

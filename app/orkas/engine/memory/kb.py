@@ -434,7 +434,8 @@ class KnowledgeBase:
         vector = embedder.query(query).reshape(1, -1)
         with self._lock:
             scores, ids = index.search(vector, min(limit, index.ntotal))
-        return [(int(i), float(s)) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0]
+        found = [(int(i), float(s)) for s, i in zip(scores[0], ids[0], strict=True) if i >= 0]
+        return sorted(found, key=lambda hit: (-hit[1], hit[0]))  # exact ties (identical passages): older first
 
     # ---- persistence ----
     def _load_vectors(self) -> faiss.Index | None:
