@@ -164,7 +164,7 @@ def _incidents(rng: random.Random) -> tuple[list[Record], list[Query]]:
 
 
 def _products(rng: random.Random) -> tuple[list[Record], list[Query]]:
-    docs, queries, by_feature, by_warranty = [], [], {}, {}
+    docs, queries, by_feature = [], [], {}
     models = rng.sample(range(100, 990, 10), 30)
     for i in range(30):
         doc_id = f"zh-product/{i + 1:02d}"
@@ -178,7 +178,6 @@ def _products(rng: random.Random) -> tuple[list[Record], list[Query]]:
         )
         docs.append((doc_id, text))
         by_feature.setdefault(feature, set()).add(doc_id)
-        by_warranty.setdefault(warranty, set()).add(doc_id)
         if i % 2 == 0:
             queries.append(("known", f"{model} 坏了能免费修多久", {doc_id}))
         elif i % 4 == 1:
