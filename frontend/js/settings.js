@@ -289,7 +289,7 @@ async function knowledgeSection(data, guard, refresh, onError) {
   for (const doc of status.documents) {
     const item = el("li", "");
     const isNote = doc.id.startsWith("note/");
-    item.append(el("span", "entry", isNote ? doc.id.slice(5) : doc.id), el("span", "hint", ` · ${t("passages", { n: doc.chunks })}`));
+    item.append(el("span", "entry", isNote ? doc.id.slice(5) : doc.id), el("span", "hint", ` · ${t(doc.chunks === 1 ? "passage" : "passages", { n: doc.chunks })}`));
     const textOf = () => download(`/api/kb/export?doc_id=${encodeURIComponent(doc.id)}`);
     // View shows the indexed text under the entry; a pasted note can be edited there too (files are
     // edited where they live: a watched folder picks the change up).

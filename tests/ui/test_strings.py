@@ -1,0 +1,27 @@
+"""Every language the settings offer says everything the English UI says (a missing key would fall
+back to English in the middle of a translated screen), and keeps the same placeholders."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+STRINGS = Path(__file__).parents[2] / "frontend" / "js" / "strings.js"
+
+
+def tables() -> dict[str, dict[str, str]]:
+    source = STRINGS.read_text(encoding="utf-8")
+    found: dict[str, dict[str, str]] = {}
+    for language, body in re.findall(r"^  (\w+): \{\n(.*?)^  \},", source, re.M | re.S):
+        found[language] = dict(re.findall(r'^    (\w+): "((?:[^"\\]|\\.)*)",$', body, re.M))
+    return found
+
+
+def test_every_language_has_every_string_with_the_same_placeholders() -> None:
+    languages = tables()
+    english = languages.pop("en")
+    assert len(english) > 100 and set(languages) == {"zh", "pt"}
+    for language, table in languages.items():
+        assert set(table) == set(english), (language, set(english) ^ set(table))
+        for key, text in english.items():
+            assert set(re.findall(r"\{(\w+)\}", table[key])) == set(re.findall(r"\{(\w+)\}", text)), (language, key)
