@@ -49,7 +49,9 @@ class E5Embedder:
     def passages(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return _normalized(np.asarray(self._model.passage(list(texts)), dtype=np.float32))
+        # One at a time: a batch is padded to its longest text, and on the CPU that costs more than
+        # batching saves (128-token chunks: 8.7/s alone, 7.9/s in batches of 8)
+        return _normalized(np.stack([np.asarray(self._model.passage([t]), dtype=np.float32)[0] for t in texts]))
 
     def query(self, text: str) -> Vectors:
         return _normalized(np.asarray(self._model.query(text), dtype=np.float32).reshape(-1))
