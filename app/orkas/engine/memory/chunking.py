@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from orkas.engine.tokens import estimate_tokens
 
-# Measured with the bundled model on 2 cores (bench/RESULTS.md): chunks of 128 estimated tokens embed
-# at ~9 a second for code and English (3,800 characters/s), chunks of 256 at ~3 (3,000 characters/s:
-# the model's cost grows faster than the text). Retrieval quality was the same or better at 128.
+# Measured with the bundled model on 2 cores (bench/embedding_rate.py): chunks of 128 estimated tokens
+# embed ~7 a second for code and English, 22% more text per second than chunks of 256 (the model's cost
+# grows faster than the text); ~12 a second for Chinese. Retrieval quality was the same or better.
 CHUNK_TOKENS = 128
 OVERLAP_LINES = 2
 

@@ -50,7 +50,7 @@ class E5Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         # One at a time: a batch is padded to its longest text, and on the CPU that costs more than
-        # batching saves (128-token chunks: 8.7/s alone, 7.9/s in batches of 8)
+        # batching saves (128-token chunks: 6.6/s alone, 6.1/s in batches of 8; bench/embedding_rate.py)
         return _normalized(np.stack([np.asarray(self._model.passage([t]), dtype=np.float32)[0] for t in texts]))
 
     def query(self, text: str) -> Vectors:
