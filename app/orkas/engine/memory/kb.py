@@ -21,7 +21,8 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -55,10 +56,10 @@ CREATE TABLE IF NOT EXISTS indexed (chunk_id INTEGER PRIMARY KEY, model TEXT NOT
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 # Contentless: the text lives in `chunks`; what the index holds is derived from it (terms.index_text)
-KEYWORD_SCHEMA = f"""
-CREATE VIRTUAL TABLE chunks_fts USING fts5(body, content='', tokenize='{TOKENIZER}');
-CREATE TABLE terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
-"""
+KEYWORD_SCHEMA = (
+    f"CREATE VIRTUAL TABLE chunks_fts USING fts5(body, content='', tokenize='{TOKENIZER}')",
+    "CREATE TABLE terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,8 +137,7 @@ class KnowledgeBase:
             if row is not None and row[0] == digest:
                 return 0
             chunks = chunk_text(text, max_tokens=self.chunk_tokens, overlap_lines=self.overlap_lines)
-            self._db.execute("BEGIN")
-            try:
+            with self._transaction():
                 self._delete_chunks(doc_id)
                 self._db.execute(
                     "INSERT OR REPLACE INTO docs (id, source, hash, added) VALUES (?, ?, ?, ?)",
@@ -149,10 +149,6 @@ class KnowledgeBase:
                         (doc_id, chunk.start_line, chunk.end_line, chunk.text, content_hash(chunk.text)),
                     )
                     self._index_words(int(cursor.lastrowid or 0), chunk.text)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
             return len(chunks)
 
     def add_file(self, path: Path) -> int:
@@ -191,12 +187,22 @@ class KnowledgeBase:
         return report
 
     def remove(self, doc_id: str) -> bool:
-        with self._lock:
-            self._db.execute("BEGIN")
+        with self._transaction():
             self._delete_chunks(doc_id)
             gone = self._db.execute("DELETE FROM docs WHERE id = ?", (doc_id,)).rowcount
+        return bool(gone)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """Several statements committed as one, or rolled back whole on any error."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
             self._db.execute("COMMIT")
-            return bool(gone)
 
     def _delete_chunks(self, doc_id: str) -> None:
         rows = self._db.execute("SELECT id, text FROM chunks WHERE doc_id = ?", (doc_id,)).fetchall()
@@ -249,10 +255,10 @@ class KnowledgeBase:
         """Embed waiting chunks, `batch` at a time (cached by content hash); returns how many were indexed."""
         done = 0
         while limit is None or done < limit:
-            embedder, index = self.embedder, self._index
-            if embedder is None or index is None:
-                break
             with self._lock:
+                embedder, index = self.embedder, self._index  # the pair, as one (see use_embedder)
+                if embedder is None or index is None:
+                    break
                 rows = self._db.execute(
                     "SELECT c.id, c.text, c.hash FROM chunks c LEFT JOIN indexed i ON i.chunk_id = c.id "
                     "WHERE i.chunk_id IS NULL ORDER BY c.id LIMIT ?",
@@ -387,23 +393,14 @@ class KnowledgeBase:
         row = self._db.execute("SELECT value FROM meta WHERE key = 'keyword_index'").fetchone()
         if row is not None and row[0] == KEYWORD_INDEX:
             return
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._db.execute("DROP TABLE IF EXISTS chunks_fts")
-                self._db.execute("DROP TABLE IF EXISTS terms")
-                for statement in KEYWORD_SCHEMA.split(";"):  # executescript would commit halfway
-                    if statement.strip():
-                        self._db.execute(statement)
-                for chunk_id, text in self._db.execute("SELECT id, text FROM chunks").fetchall():
-                    self._index_words(chunk_id, text)
-                self._db.execute(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('keyword_index', ?)", (KEYWORD_INDEX,)
-                )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction():
+            self._db.execute("DROP TABLE IF EXISTS chunks_fts")
+            self._db.execute("DROP TABLE IF EXISTS terms")
+            for statement in KEYWORD_SCHEMA:  # one by one: executescript would commit halfway
+                self._db.execute(statement)
+            for chunk_id, text in self._db.execute("SELECT id, text FROM chunks").fetchall():
+                self._index_words(chunk_id, text)
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('keyword_index', ?)", (KEYWORD_INDEX,))
 
     def _selective(self, terms: list[str]) -> list[str]:
         """Leave out words found in more than FREQUENT of the chunks; if every word is that common,
