@@ -169,18 +169,16 @@ def embedder_for(settings: Settings) -> Embedder | None:
     choice = configured.product.preferences.embeddings
     if choice == "none":
         return None
-    if choice == "bundled":
+    endpoint = configured.product.embeddings_endpoint(choice)
+    if endpoint is None:
         return default_embedder()
-    name, _, model = choice.partition("/")
-    config = configured.product.providers.get(name)
-    if config is None or config.kind != "openai-compatible":
-        raise ConfigError(f"embeddings: {name!r} is not a configured OpenAI-compatible provider")
-    credentials = configured.product.credentials_of(name)
+    config, model = endpoint
+    credentials = configured.product.credentials_of(config.name)
     vault = configured.vault
     key = vault.get(credentials[0]) if credentials and vault is not None else None
     base_url = spec_for(config, key).base_url
     if not base_url:
-        raise ConfigError(f"embeddings: provider {name!r} has no address")
+        raise ConfigError(f"embeddings: provider {config.name!r} has no address")
     return OpenAIEmbedder(base_url, model, api_key=key)
 
 

@@ -171,8 +171,9 @@ class KnowledgeService:
         import time
 
         deadline = time.monotonic() + timeout
+        self._open()
         while time.monotonic() < deadline:
-            if self.kb.pending() == 0 and self.chats.pending() == 0:
+            if self._pending() == 0:
                 return True
             self._wake.set()
             time.sleep(0.05)
@@ -232,7 +233,7 @@ class KnowledgeService:
     def status(self) -> dict[str, Any]:
         return {
             "documents": self.kb.documents(),
-            "pending": self.kb.pending() + self.chats.pending(),
+            "pending": self._pending(),
             "embedder": self._embedder.name if self._embedder is not None else None,
             "embedder_problem": self.embedder_problem,
             "watched": self.watched(),

@@ -75,6 +75,17 @@ class ProductSettings:
     budgets: Budgets = field(default_factory=Budgets)
     preferences: Preferences = field(default_factory=Preferences)
 
+    def embeddings_endpoint(self, choice: str) -> tuple[ProviderConfig, str] | None:
+        """The provider and model an embeddings choice names; None for "bundled" and "none". Raises
+        ConfigError when it names no OpenAI-compatible provider configured here, or no model."""
+        if choice in ("bundled", "none"):
+            return None
+        name, _, model = choice.partition("/")
+        config = self.providers.get(name)
+        if config is None or config.kind != "openai-compatible" or not model:
+            raise ConfigError(f"embeddings: {choice} is not an OpenAI-compatible provider/model configured here")
+        return config, model
+
     def credentials_of(self, provider: str) -> list[str]:
         return list(dict.fromkeys(e.credential for e in self.entries if e.provider == provider and e.credential))
 

@@ -8,6 +8,10 @@ import argparse
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from orkas.adapter.knowledge import KnowledgeService
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -71,11 +75,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         service.close()
 
 
-def _embed(service: object) -> None:
+def _embed(service: KnowledgeService) -> None:
     """Embed what was added before exiting, with a progress line (the worker runs only while we do)."""
-    from orkas.adapter.knowledge import KnowledgeService
-
-    assert isinstance(service, KnowledgeService)
     total = service.kb.pending()
     while (left := service.kb.pending()) > 0:
         if sys.stderr.isatty():

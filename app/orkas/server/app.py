@@ -317,12 +317,8 @@ def _add_service_routes(api: FastAPI, runtime: ConversationRuntime, services: Se
         if changes.get("default_model") and changes["default_model"] not in pools(product):
             raise HTTPException(status_code=400, detail=f"{changes['default_model']} is not a configured model")
         embeddings = changes.get("embeddings")
-        if embeddings and embeddings not in ("bundled", "none"):
-            provider = product.providers.get(embeddings.partition("/")[0])
-            if provider is None or provider.kind != "openai-compatible" or not embeddings.partition("/")[2]:
-                raise HTTPException(
-                    status_code=400, detail=f"{embeddings} is not an OpenAI-compatible provider/model configured here"
-                )
+        if embeddings:
+            _config(lambda: product.embeddings_endpoint(embeddings))
         preferences = Preferences(**{**current, **changes})
         _config(preferences.check)
         product.preferences = preferences
