@@ -51,63 +51,42 @@ export const put = (path, body = {}) => call("PUT", path, body);
 export const patch = (path, body = {}) => call("PATCH", path, body);
 export const del = (path) => call("DELETE", path, {});
 
-// One conversation's live events. `onEvent` gets every event once, in order; after a drop the socket
-// reconnects and asks for everything after the last sequence number delivered.
-export class EventStream {
-  constructor(conversationId, after, onEvent, onState) {
-    this.conversationId = conversationId;
-    this.after = after;
-    this.onEvent = onEvent;
-    this.onState = onState;
-    this.closed = false;
-    this.retry = 250;
-    this.open();
-  }
-
-  open() {
-    const url = `ws://${location.host}/api/events?token=${encodeURIComponent(token)}` +
-      `&conversation=${this.conversationId}&after=${this.after}`;
-    this.socket = new WebSocket(url);
-    this.socket.onopen = () => { this.retry = 250; this.onState?.(true); };
-    this.socket.onmessage = (message) => {
-      const event = JSON.parse(message.data);
-      if (event.type === "hello") return;
-      if (event.seq <= this.after) return; // already shown: never twice
-      this.after = event.seq;
-      this.onEvent(event);
-    };
-    this.socket.onclose = () => {
-      if (this.closed) return;
-      this.onState?.(false);
-      setTimeout(() => this.closed || this.open(), this.retry);
-      this.retry = Math.min(this.retry * 2, 4000);
-    };
-  }
-
-  close() {
-    this.closed = true;
-    this.socket?.close();
-  }
-}
-
-// A socket of server-pushed events that are not numbered (indexing progress): reconnects after a
-// drop until `close()`; the server sends its current state first, so nothing is missed for long.
-export function listen(path, onEvent) {
+// A socket of server-pushed events that reconnects after a drop until the returned function is
+// called. `path` is a string or a function giving it at each connection (to resume where it left off);
+// `onState(true|false)` hears the connection come and go.
+export function listen(path, onEvent, onState) {
   let socket = null;
   let closed = false;
   let retry = 250;
   const open = () => {
-    socket = new WebSocket(`ws://${location.host}${path}?token=${encodeURIComponent(token)}`);
-    socket.onopen = () => { retry = 250; };
+    const where = typeof path === "function" ? path() : path;
+    const joiner = where.includes("?") ? "&" : "?";
+    socket = new WebSocket(`ws://${location.host}${where}${joiner}token=${encodeURIComponent(token)}`);
+    socket.onopen = () => { retry = 250; onState?.(true); };
     socket.onmessage = (message) => onEvent(JSON.parse(message.data));
     socket.onclose = () => {
       if (closed) return;
+      onState?.(false);
       setTimeout(() => closed || open(), retry);
       retry = Math.min(retry * 2, 4000);
     };
   };
   open();
   return () => { closed = true; socket?.close(); };
+}
+
+// One conversation's live events. `onEvent` gets every event once, in order; after a drop the socket
+// reconnects and asks for everything after the last sequence number delivered.
+export class EventStream {
+  constructor(conversationId, after, onEvent, onState) {
+    this.after = after;
+    this.close = listen(() => `/api/events?conversation=${conversationId}&after=${this.after}`, (event) => {
+      if (event.type === "hello") return;
+      if (event.seq <= this.after) return; // already shown: never twice
+      this.after = event.seq;
+      onEvent(event);
+    }, onState);
+  }
 }
 
 // The desktop window's bridge to Python (pywebview), when there is one.

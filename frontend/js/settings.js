@@ -8,9 +8,7 @@ import { LANGUAGES, t } from "./strings.js";
 export async function openSettings(dialog, { onPreferences, onError }) {
   const data = await get("/api/settings");
   const body = el("div", "settings-body");
-  const close = el("button", "close", t("close"));
-  close.type = "button";
-  close.addEventListener("click", () => dialog.close());
+  const close = actionButton("close", t("close"), () => dialog.close());
   const head = el("header", "settings-head");
   head.append(el("h2", "", t("settings")), close);
   dialog.replaceChildren(head, body);
@@ -32,17 +30,13 @@ export async function openSettings(dialog, { onPreferences, onError }) {
     row.append(el("div", "models", provider.models.join(", ")));
     for (const key of provider.keys) row.append(el("code", "key", `${key.credential} ${key.masked ?? "—"}`));
     const result = el("div", "test-result");
-    const test = el("button", "", t("test"));
-    test.type = "button";
-    test.addEventListener("click", guard(async () => {
+    const test = actionButton("", t("test"), guard(async () => {
       result.textContent = t("testing");
       const { results } = await post(`/api/providers/${provider.name}/test`);
       result.textContent = results.map((r) => `${r.credential}: ${r.message}`).join(" · ");
       result.className = `test-result ${results.every((r) => r.ok) ? "ok" : "failed"}`;
     }));
-    const remove = el("button", "danger", t("remove"));
-    remove.type = "button";
-    remove.addEventListener("click", guard(async () => { await del(`/api/providers/${provider.name}`); refresh(); }));
+    const remove = actionButton("danger", t("remove"), guard(async () => { await del(`/api/providers/${provider.name}`); refresh(); }));
     row.append(test, remove, result);
     providers.append(row);
   }
@@ -58,16 +52,14 @@ export async function openSettings(dialog, { onPreferences, onError }) {
     data.pools.forEach((pool, index) => {
       const item = el("li", "", pool);
       for (const [label, delta] of [[t("up"), -1], [t("down"), 1]]) {
-        const button = el("button", "small", label);
-        button.type = "button";
-        button.disabled = index + delta < 0 || index + delta >= data.pools.length;
-        button.addEventListener("click", guard(async () => {
+        const move = actionButton("small", label, guard(async () => {
           const next = [...data.pools];
           [next[index], next[index + delta]] = [next[index + delta], next[index]];
           await put("/api/providers/order", { order: next });
           refresh();
         }));
-        item.append(button);
+        move.disabled = index + delta < 0 || index + delta >= data.pools.length;
+        item.append(move);
       }
       list.append(item);
     });
@@ -79,18 +71,14 @@ export async function openSettings(dialog, { onPreferences, onError }) {
   const local = el("section", "local");
   local.append(el("h3", "", t("localServers")));
   const found = el("div", "found");
-  const detect = el("button", "", t("detect"));
-  detect.type = "button";
-  detect.addEventListener("click", guard(async () => {
+  const detect = actionButton("", t("detect"), guard(async () => {
     found.textContent = t("testing");
     const servers = await get("/api/local-servers");
     found.replaceChildren();
     if (!servers.length) found.textContent = t("noneFound");
     for (const server of servers) {
       const row = el("div", "server", `${server.name} · ${server.base_url} · ${server.models.join(", ")}`);
-      const use = el("button", "small", t("useServer"));
-      use.type = "button";
-      use.addEventListener("click", guard(async () => {
+      const use = actionButton("small", t("useServer"), guard(async () => {
         await post("/api/providers", { name: server.name, kind: "openai-compatible", base_url: server.base_url,
           models: server.models });
         refresh();
@@ -201,17 +189,13 @@ async function memorySection(guard, refresh) {
     for (const entry of store.entries) {
       const item = el("li", "");
       item.append(el("span", "entry", entry));
-      const edit = el("button", "small", t("edit"));
-      edit.type = "button";
-      edit.addEventListener("click", guard(async () => {
+      const edit = actionButton("small", t("edit"), guard(async () => {
         const text = prompt(t("edit"), entry);
         if (text === null || text.trim() === entry) return;
         await post(`/api/memory/${target}/replace`, { old: entry, text });
         refresh();
       }));
-      const remove = el("button", "small danger", t("remove"));
-      remove.type = "button";
-      remove.addEventListener("click", guard(async () => {
+      const remove = actionButton("small danger", t("remove"), guard(async () => {
         await post(`/api/memory/${target}/remove`, { old: entry });
         refresh();
       }));
@@ -235,9 +219,7 @@ async function memorySection(guard, refresh) {
     box.append(list, form);
     section.append(box);
   }
-  const exporter = el("button", "", t("export"));
-  exporter.type = "button";
-  exporter.addEventListener("click", guard(async () => {
+  const exporter = actionButton("", t("export"), guard(async () => {
     saveAs(await download("/api/memory/export"), "orkas-memory.md", "text/markdown");
   }));
   section.append(exporter);
@@ -271,6 +253,7 @@ async function knowledgeSection(data, guard, refresh, onError) {
   };
   if (status.indexing) showFiles(status.indexing); else showPassages(status);
   stopListening?.();
+  // the server sends its state first on every connection, so a dropped socket misses nothing for long
   stopListening = listen("/api/kb/events", (event) => {
     if (!section.isConnected) return stopListening();
     if (event.type === "kb.status") {
@@ -295,16 +278,12 @@ async function knowledgeSection(data, guard, refresh, onError) {
     // edited where they live: a watched folder picks the change up).
     const viewer = el("div", "kb-view");
     viewer.hidden = true;
-    const view = el("button", "small", t("view"));
-    view.type = "button";
-    view.addEventListener("click", guard(async () => {
+    const view = actionButton("small", t("view"), guard(async () => {
       viewer.hidden = !viewer.hidden;
       if (viewer.hidden) return;
       viewer.replaceChildren(el("pre", "kb-text", await textOf()));
       if (!isNote) return;
-      const edit = el("button", "small", t("edit"));
-      edit.type = "button";
-      edit.addEventListener("click", guard(async () => {
+      const edit = actionButton("small", t("edit"), guard(async () => {
         const form = el("form", "kb-edit");
         const text = el("textarea");
         text.name = "text";
@@ -322,15 +301,11 @@ async function knowledgeSection(data, guard, refresh, onError) {
       }));
       viewer.append(edit);
     }));
-    const exporter = el("button", "small", t("exportOne"));
-    exporter.type = "button";
-    exporter.addEventListener("click", guard(async () => {
+    const exporter = actionButton("small", t("exportOne"), guard(async () => {
       const text = await download(`/api/kb/export?doc_id=${encodeURIComponent(doc.id)}`);
       saveAs(text, `${doc.id.split("/").pop() || "document"}.txt`, "text/plain");
     }));
-    const remove = el("button", "small danger", t("remove"));
-    remove.type = "button";
-    remove.addEventListener("click", guard(async () => {
+    const remove = actionButton("small danger", t("remove"), guard(async () => {
       await post("/api/kb/remove", { doc_id: doc.id });
       refresh();
     }));
@@ -340,9 +315,7 @@ async function knowledgeSection(data, guard, refresh, onError) {
   if (!status.documents.length) list.append(el("li", "hint", t("memoryEmpty")));
   section.append(list);
   if (status.documents.length) {
-    const exportAll = el("button", "small", t("exportAll"));
-    exportAll.type = "button";
-    exportAll.addEventListener("click", guard(async () => {
+    const exportAll = actionButton("small", t("exportAll"), guard(async () => {
       saveAs(await download("/api/kb/export/all", "blob"), "orkas-knowledge.zip", "application/zip");
     }));
     section.append(exportAll);
@@ -443,6 +416,14 @@ function embeddingsChoice(data, guard, refresh) {
     refresh();
   }));
   return form;
+}
+
+// A button that does something here (never submits a form).
+function actionButton(className, label, onClick) {
+  const node = el("button", className, label);
+  node.type = "button";
+  node.addEventListener("click", onClick);
+  return node;
 }
 
 // Hand text to the browser as a file download.
