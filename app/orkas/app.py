@@ -9,11 +9,13 @@ providers the settings do not name:
     DEEPSEEK_API_KEY, OPENROUTER_API_KEY
     OLLAMA_BASE_URL                        (a local Ollama; no key needed)
     ORKAS_MODEL                            default model string
+    ORKAS_SANDBOX=off                      run commands unconfined (every command that is not a read then asks)
     BRAVE_API_KEY | TAVILY_API_KEY | SEARXNG_URL   the web_search backend
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,7 +38,9 @@ from orkas.engine.providers.vendors import DEFAULT_MODELS, VENDORS, create_provi
 from orkas.engine.retry import RetryPolicy, describe
 from orkas.engine.runner import Agent, RunConfig
 from orkas.engine.sandbox import PathDenied, PathPolicy
-from orkas.engine.sandbox.executor import SAFE_ENV, Executor
+from orkas.engine.sandbox.confine import git_identity, toolchain_dirs
+from orkas.engine.sandbox.executor import SAFE_ENV, ConfinementReport, Executor, confinement, describe_confinement
+from orkas.engine.sandbox.limits import Limits, PidsLimiter
 from orkas.engine.tools.base import Tool
 from orkas.engine.tools.edits import DeleteFile, EditFile, WriteFile
 from orkas.engine.tools.files import GrepFiles, ListFiles, ReadFile, SearchFiles, StatFile
@@ -59,7 +63,7 @@ class Settings:
     default_model: str | None
     data_dir: Path = field(default_factory=lambda: data_dir(None))
     search: SearchBackend | None = None
-    network: bool = True  # may shell commands reach the network (when confined)
+    confine: bool = True  # ORKAS_SANDBOX=off: no confinement (then every command that is not a read asks)
     process_env: Mapping[str, str] = field(default_factory=dict)  # the safe part of our environment
     model_override: str | None = None  # ORKAS_MODEL
     local_servers: tuple[tuple[str, str], ...] = KNOWN_LOCAL  # where to look for Ollama / LM Studio
@@ -86,6 +90,7 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
         default_model=model,
         data_dir=data_dir(env.get("ORKAS_HOME")),
         search=search,
+        confine=env.get("ORKAS_SANDBOX", "").lower() not in ("off", "0", "no", "none"),
         process_env={k: env[k] for k in SAFE_ENV if k in env},
         model_override=env.get("ORKAS_MODEL"),
         local_servers=_local_servers(env.get("ORKAS_LOCAL_SERVERS")),
@@ -100,11 +105,38 @@ def _local_servers(value: str | None) -> tuple[tuple[str, str], ...]:
     return tuple((name.strip(), url.strip()) for name, url in pairs)
 
 
-def workspace_tools(settings: Settings, policy: PathPolicy) -> tuple[list[Tool], ProcessManager]:
-    """The full tool set bound to one workspace, every process going through one executor."""
-    executor = Executor(
-        policy, spill_dir=settings.data_dir / "outputs", network=settings.network, base_env=settings.process_env
+def sandbox(settings: Settings, policy: PathPolicy, limits: Limits | None = None) -> Executor:
+    """The one executor of a workspace: its private home, the toolchains it may use, the person's git identity."""
+    gitconfig = git_identity(policy.home / ".gitconfig") or git_identity(policy.home / ".config" / "git" / "config")
+    return Executor(
+        policy,
+        spill_dir=settings.data_dir / "outputs",
+        home_dir=settings.data_dir / "sandbox-homes" / _slug(policy.workspace),
+        confine=settings.confine,
+        limits=limits,
+        base_env=settings.process_env,
+        toolchains=toolchain_dirs(policy.home, settings.process_env.get("PATH", ""), policy.secrets),
+        home_files={".gitconfig": gitconfig} if gitconfig else {},
     )
+
+
+def confinement_report(settings: Settings, configured: Configured | None = None) -> ConfinementReport:
+    """What confinement commands get here, in words (orkas status, the settings screen)."""
+    configured = configured or load_configured(settings)
+    limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
+    kind = confinement() if settings.confine else "none"
+    return describe_confinement(kind, limits, PidsLimiter(limits.pids, user_namespace=kind == "bubblewrap").method)
+
+
+def _slug(path: Path) -> str:
+    return hashlib.sha256(str(path).encode()).hexdigest()[:16]
+
+
+def workspace_tools(
+    settings: Settings, policy: PathPolicy, limits: Limits | None = None
+) -> tuple[list[Tool], ProcessManager]:
+    """The full tool set bound to one workspace, every process going through one executor."""
+    executor = sandbox(settings, policy, limits)
     processes = ProcessManager(executor, settings.data_dir / "processes")
     tools: list[Tool] = [
         ReadFile(policy),
@@ -286,7 +318,8 @@ def build_agent(
         policy = PathPolicy(workspace, granted=granted, protected=protected_data(settings.data_dir))
     except PathDenied as e:
         raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
-    tools, _processes = workspace_tools(settings, policy)
+    limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
+    tools, _processes = workspace_tools(settings, policy, limits)
     memory = Memory.in_folder(settings.data_dir / "memory")
     tools.append(MemoryTool(memory))
     if knowledge is not None:

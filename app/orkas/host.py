@@ -25,7 +25,15 @@ from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import SettingsStore
 from orkas.adapter.usage import LedgerBudget, UsageLedger
 from orkas.adapter.vault import Vault, choose_key_source
-from orkas.app import Settings, build_agent, check_provider, embedder_for, load_configured, protected_data
+from orkas.app import (
+    Settings,
+    build_agent,
+    check_provider,
+    confinement_report,
+    embedder_for,
+    load_configured,
+    protected_data,
+)
 from orkas.core.net import bind_local
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
@@ -130,6 +138,7 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         detect_local=detect_local,
         memory=Memory.in_folder(settings.data_dir / "memory"),
         knowledge=knowledge,
+        sandbox=lambda: confinement_report(settings).as_dict(),
     )
 
     def after_turn(conversation: Conversation, messages: Sequence[Message]) -> None:

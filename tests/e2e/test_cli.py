@@ -209,7 +209,7 @@ def test_auto_mode_runs_workspace_commands_and_refuses_dangerous_ones(
     (workspace / "keep.txt").write_text("precious")
     anthropic_server.script(
         a_wire.message(a_wire.tool_use("bash", {"command": "mkdir out && echo made > out/a.txt"}, id="toolu_1")),
-        a_wire.message(a_wire.tool_use("bash", {"command": "rm -rf keep.txt"}, id="toolu_2")),
+        a_wire.message(a_wire.tool_use("bash", {"command": "rm -rf ./*"}, id="toolu_2")),
         a_wire.reply_text("Made the file; deleting needs your approval."),
     )
     result = orkas(
@@ -224,7 +224,7 @@ def test_auto_mode_runs_workspace_commands_and_refuses_dangerous_ones(
     )
     assert result.returncode == 0, result.stderr
     assert (workspace / "out" / "a.txt").read_text() == "made\n"
-    assert (workspace / "keep.txt").read_text() == "precious"  # dangerous: asked, nobody answered, denied
+    assert (workspace / "keep.txt").read_text() == "precious"  # wholesale: asked, nobody answered, denied
     lines = [line for line in result.stderr.splitlines() if line.startswith("• bash")]
     assert "→ ok" in lines[0] and "→ error" in lines[1] and "destructive" in lines[1]
     sent = anthropic_server.requests[2].json["messages"][-1]["content"][0]

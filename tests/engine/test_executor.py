@@ -1,16 +1,19 @@
-"""The process executor: environment, process groups, output caps, and bubblewrap confinement."""
+"""The process executor: environment, process groups, limits, output caps, and what a confined command sees."""
 
 from __future__ import annotations
 
 import os
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-from orkas.engine.sandbox import PathPolicy
+from orkas.engine.sandbox import PathDenied, PathPolicy
+from orkas.engine.sandbox.confine import git_identity, toolchain_dirs
 from orkas.engine.sandbox.executor import Executor, confinement
+from orkas.engine.sandbox.limits import Limits, prune_spills
 
 needs_bwrap = pytest.mark.skipif(
     confinement() != "bubblewrap" and not os.environ.get("CI"),
@@ -23,14 +26,19 @@ def home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_rsa").write_text("-----BEGIN PRIVATE KEY----- planted")
+    (home / ".bash_history").write_text("export TOKEN=planted\n")
+    (home / "Documents").mkdir()
+    (home / "Documents" / "taxes.txt").write_text("planted")
     (home / "ws").mkdir()
+    (home / "other-conversation").mkdir()
+    (home / "other-conversation" / "notes.txt").write_text("planted")
     return home
 
 
 def executor(home: Path, **kwargs: object) -> Executor:
     policy = PathPolicy(home / "ws", home=home)
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "ANTHROPIC_API_KEY": "sk-secret", "MY_TOKEN": "t0k"}
-    return Executor(policy, spill_dir=home / "spill", base_env=env, **kwargs)  # type: ignore[arg-type]
+    return Executor(policy, spill_dir=home.parent / "spill", base_env=env, **kwargs)  # type: ignore[arg-type]
 
 
 async def test_runs_in_the_workspace_with_a_clean_environment(home: Path) -> None:
@@ -50,6 +58,19 @@ async def test_a_timeout_kills_the_whole_process_group(home: Path) -> None:
     assert leftovers.stdout.strip() == ""
 
 
+def test_the_model_cannot_raise_a_timeout_past_the_maximum() -> None:
+    limits = Limits(max_timeout=30, default_timeout=10)
+    assert limits.timeout(None) == 10 and limits.timeout(5) == 5
+    assert limits.timeout(3600) == 30 and limits.timeout(0) == 1
+
+
+async def test_the_timeout_is_capped_when_the_command_runs(home: Path) -> None:
+    run = executor(home, confine=False, limits=Limits(max_timeout=1))
+    started = time.perf_counter()
+    result = await run.run("sleep 20", timeout=3600)
+    assert result.timed_out and time.perf_counter() - started < 8
+
+
 async def test_big_output_keeps_head_and_tail_and_spills_the_rest(home: Path) -> None:
     result = await executor(home, confine=False, output_limit=2000).run("seq 1 100000")
     assert result.truncated and result.spill_path is not None
@@ -58,39 +79,154 @@ async def test_big_output_keeps_head_and_tail_and_spills_the_rest(home: Path) ->
     assert result.spill_path.read_text().split() == [str(i) for i in range(1, 100001)]
 
 
-async def test_a_cwd_outside_the_policy_is_refused(home: Path) -> None:
-    from orkas.engine.sandbox import PathDenied
+async def test_the_spill_file_is_capped(home: Path) -> None:
+    run = executor(home, confine=False, output_limit=1000, limits=Limits(spill_bytes=50_000))
+    result = await run.run("seq 1 1000000")
+    assert result.spill_path is not None and result.spill_path.stat().st_size < 60_000
+    assert "the cap is 50000 characters" in result.spill_path.read_text()
+    assert result.output.rstrip().endswith("1000000")  # the tail is still the real end
 
+
+def test_old_and_excess_spills_are_pruned(tmp_path: Path) -> None:
+    folder = tmp_path / "spill"
+    folder.mkdir()
+    now = time.time()
+    for i in range(5):
+        path = folder / f"output-{i}.txt"
+        path.write_bytes(b"x" * 1000)
+        os.utime(path, (now - i * 60, now - i * 60))
+    old = folder / "old.txt"
+    old.write_text("x")
+    os.utime(old, (now - 30 * 86400, now - 30 * 86400))
+    removed = prune_spills(folder, Limits(spill_total_bytes=2500, spill_days=7), now=now)
+    assert removed == 4 and sorted(p.name for p in folder.iterdir()) == ["output-0.txt", "output-1.txt"]
+
+
+async def test_a_cwd_outside_the_policy_is_refused(home: Path) -> None:
     with pytest.raises(PathDenied):
         await executor(home, confine=False).run("ls", cwd=home)
 
 
 @needs_bwrap
-async def test_confined_commands_cannot_write_outside_or_read_credentials(home: Path, tmp_path: Path) -> None:
+async def test_confined_commands_cannot_write_outside_or_read_the_home_folder(home: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     run = executor(home)
     assert run.confined == "bubblewrap"
     result = await run.run(
         f"echo ok > inside.txt; echo bad > {outside}/x.txt; echo W=$?; cat {home}/.ssh/id_rsa; echo R=$?; "
-        "touch /usr/local/evil; echo U=$?"
+        f"cat ~/.bash_history; echo H=$?; ls {home}/Documents; echo D=$?; cat {home}/other-conversation/notes.txt; "
+        "echo O=$?; touch /usr/local/evil; echo U=$?; cat /etc/shadow; echo S=$?"
     )
     assert (home / "ws" / "inside.txt").read_text() == "ok\n"
     assert not (outside / "x.txt").exists() and not Path("/usr/local/evil").exists()
-    assert "planted" not in result.output
-    codes = dict(line.split("=") for line in result.output.splitlines() if line[:2] in ("W=", "R=", "U="))
-    assert codes["W"] != "0" and codes["R"] != "0" and codes["U"] != "0"
+    assert "planted" not in result.output and "root:" not in result.output
+    codes = dict(line.split("=") for line in result.output.splitlines() if line[1:2] == "=" and line[0] in "WRHDOU")
+    assert all(codes[k] != "0" for k in "WRHDOU"), result.output
 
 
 @needs_bwrap
-async def test_the_network_can_be_cut(home: Path) -> None:
+async def test_the_network_is_off_unless_approved_for_the_command(home: Path) -> None:
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen()
         port = server.getsockname()[1]
         # bash's own /dev/tcp: no interpreter path that a private /tmp could hide
         probe = f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
-        online = await executor(home).run(probe)
-        offline = await executor(home, network=False).run(probe)
-    assert "connected" in online.output
-    assert "connected" not in offline.output and offline.exit_code != 0
+        offline = await executor(home).run(probe)
+        online = await executor(home).run(probe, network=True)
+    assert "connected" not in offline.output and offline.exit_code != 0 and not offline.network
+    assert "connected" in online.output and online.network
+
+
+@needs_bwrap
+async def test_host_unix_sockets_are_not_reachable(home: Path, tmp_path: Path) -> None:
+    sockets = tmp_path / "sockets"
+    sockets.mkdir()
+    path_socket = socket.socket(socket.AF_UNIX)
+    path_socket.bind(str(sockets / "agent.sock"))
+    path_socket.listen()
+    abstract = socket.socket(socket.AF_UNIX)
+    abstract.bind("\0orkas-test-abstract")
+    abstract.listen()
+    try:
+        probe = (
+            'python3 -c "import socket,sys\n'
+            f"for a in ['{sockets}/agent.sock', '\\0orkas-test-abstract', '/run/docker.sock']:\n"
+            "  s = socket.socket(socket.AF_UNIX)\n"
+            "  try: s.connect(a); print('reached', repr(a))\n"
+            "  except OSError as e: print('refused', type(e).__name__)\""
+        )
+        result = await executor(home).run(probe)
+    finally:
+        path_socket.close()
+        abstract.close()
+    assert "reached" not in result.output and result.output.count("refused") == 3, result.output
+
+
+@needs_bwrap
+async def test_the_private_home_persists_per_workspace_and_toolchains_are_read_only(home: Path) -> None:
+    tool = home / ".local" / "bin"
+    tool.mkdir(parents=True)
+    (tool / "hello-tool").write_text("#!/bin/sh\necho tool says hi\n")
+    (tool / "hello-tool").chmod(0o755)
+    (home / ".gitconfig").write_text(
+        '[user]\n\tname = Ana\n\temail = ana@example.com\n[url "https://TOKEN@github.com"]\n\tinsteadOf = gh:\n'
+    )
+    identity = git_identity(home / ".gitconfig")
+    assert identity is not None and "TOKEN" not in identity
+    path = f"{tool}:{os.environ['PATH']}"
+    run = executor(home, toolchains=toolchain_dirs(home, path), home_files={".gitconfig": identity})
+    run.base_env["PATH"] = path
+    first = await run.run("echo cached > ~/.cache-note; hello-tool; cat ~/.gitconfig; touch ~/.local/bin/x; echo T=$?")
+    second = await run.run("cat ~/.cache-note; ls -a ~")
+    assert "tool says hi" in first.output and "ana@example.com" in first.output and "TOKEN" not in first.output
+    assert "T=0" not in first.output  # the toolchain is read-only
+    assert "cached" in second.output and ".ssh" not in second.output and ".bash_history" not in second.output
+
+
+@needs_bwrap
+async def test_processes_are_capped_per_command(home: Path) -> None:
+    run = executor(home, limits=Limits(pids=40))
+    if run.pids.method == "none":
+        pytest.skip("no way to cap processes on this machine (root without a writable pids cgroup)")
+    forker = (
+        'python3 -c "import os, time\n'
+        "n = 0\n"
+        "for _ in range(120):\n"
+        "    try: pid = os.fork()\n"
+        "    except OSError: break\n"
+        "    if pid == 0: time.sleep(3); os._exit(0)\n"
+        "    n += 1\n"
+        "print('forked', n, flush=True)\""
+    )
+    result = await run.run(forker, timeout=20)
+    forked = int(result.output.split("forked")[1].split()[0])
+    assert 0 < forked < 40, result.output
+
+
+async def test_a_process_that_leaves_its_group_is_still_stopped(home: Path) -> None:
+    run = executor(home)
+    marker = "73.1717"
+    result = await run.run(f"setsid sleep {marker} & sleep {marker}", timeout=0.5)
+    assert result.timed_out
+    time.sleep(0.3)
+    leftovers = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True)
+    if run.confined == "none" and run.pids.method != "cgroup":
+        pytest.skip("unconfined and without cgroups a process can leave its group")
+    assert leftovers.stdout.strip() == ""
+
+
+async def test_background_logs_keep_the_latest_output(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from orkas.engine.sandbox import executor as executor_module
+
+    monkeypatch.setattr(executor_module, "LOG_LIMIT", 10_000)
+    run = executor(home, confine=False)
+    log = home.parent / "logs" / "p1.log"
+    background = await run.start("seq 1 200000; echo the-end", log_path=log)
+    for _ in range(200):
+        if background.returncode is not None and background._pump is not None and background._pump.done():
+            break
+        await __import__("asyncio").sleep(0.05)
+    text = log.read_text()
+    assert text.rstrip().endswith("the-end") and len(text) < 40_000 and "earlier output dropped" in text

@@ -321,7 +321,9 @@ async def test_bash_runs_reads_at_once_and_asks_for_the_rest(ws: Path, executor:
     assert not listing.is_error and body(listing).startswith("exit code 0\nhi")
     refused = await bash.execute({"command": "touch created.txt"}, ctx_deny)
     assert refused.is_error and "approval" in body(refused) and not (ws / "created.txt").exists()
-    assert asked[-1].key == "bash:touch" and asked[-1].level == "workspace_write"
+    # Nothing confines this executor: every command that is not a read is asked about as dangerous.
+    assert asked[-1].key == "bash:touch <path>" and asked[-1].level == "dangerous"
+    assert asked[-1].categories == ("writes", "unconfined")
     failing = await bash.execute({"command": "exit 7"}, ctx(ws))
     assert failing.is_error and failing.details is not None and failing.details["exit_code"] == 7
     slow = await bash.execute({"command": "sleep 5", "timeout": 1}, ctx(ws))
@@ -364,7 +366,7 @@ async def test_consent_flows_through_the_run(ws: Path, executor: Executor) -> No
         last = event
     assert isinstance(last, Done) and (ws / "one.txt").exists() and (ws / "two.txt").exists()
     assert len(questions) == 1  # "always" covered the second call
-    assert rules == [AllowRule(workspace=str(ws), key="bash:touch")]
+    assert rules == [AllowRule(workspace=str(ws), key="bash:touch <path>")]
     provider.verify()
 
 
@@ -388,6 +390,7 @@ async def test_no_answer_channel_means_deny_and_plan_mode_is_read_only(ws: Path,
 async def test_auto_mode_writes_without_asking_but_dangerous_still_asks(ws: Path, executor: Executor) -> None:
     permissions = Permissions(workspace=ws, mode="auto", can_ask=False)
     assert permissions.immediate(Ask(tool="bash", level="workspace_write", categories=(), preview="", key="k"))
+    assert permissions.immediate(Ask(tool="bash", level="runs_program", categories=(), preview="", key="k"))
     assert not permissions.immediate(
         Ask(tool="bash", level="dangerous", categories=("destructive",), preview="", key="bash:rm")
     )

@@ -55,8 +55,11 @@ class Preferences:
     # what the knowledge base's meaning search runs on: "bundled" (the local model), "none" (keyword
     # search only) or "provider/model" (an OpenAI-compatible provider's embeddings endpoint)
     embeddings: str = "bundled"
+    command_timeout: int = 600  # seconds: the longest a command may run; the model cannot ask for more
 
     def check(self) -> None:
+        if not isinstance(self.command_timeout, int) or not 10 <= self.command_timeout <= 86_400:
+            raise ConfigError(f"command_timeout must be 10 to 86400 seconds, not {self.command_timeout!r}")
         if self.embeddings not in ("bundled", "none") and not all(self.embeddings.partition("/")[::2]):
             raise ConfigError(f"embeddings must be bundled, none or provider/model, not {self.embeddings!r}")
         for name, value, allowed in (

@@ -152,8 +152,7 @@ def _desktop() -> int:
 
 
 def _status() -> int:
-    from orkas.app import load_configured, settings_from_env
-    from orkas.engine.sandbox.executor import confinement
+    from orkas.app import confinement_report, load_configured, settings_from_env
 
     settings = settings_from_env(os.environ)
     configured = load_configured(settings)
@@ -161,19 +160,24 @@ def _status() -> int:
     env_names = [spec.name for spec in settings.providers if spec.name not in configured_names]
     names = ", ".join(configured_names + [f"{n} (environment)" for n in env_names])
     names = names or "none (orkas providers add …, or ANTHROPIC_API_KEY / OPENAI_API_KEY)"
-    confined = confinement()
-    sandbox = (
-        "bubblewrap: read-only system, writable workspace, credentials hidden"
-        if confined == "bubblewrap"
-        else "none: only the path policy and command checks apply (install bubblewrap on Linux)"
-    )
+    report = confinement_report(settings, configured)
+    timeout = configured.product.preferences.command_timeout
     print(f"providers:     {names}")
     entries = configured.product.entries
     first = f"{entries[0].provider}/{entries[0].model}" if entries else None
     print(f"default model: {settings.model_override or first or settings.default_model or '(none)'}")
     print(f"data folder:   {settings.data_dir}")
     print(f"web search:    {settings.search.kind if settings.search else 'not configured'}")
-    print(f"sandbox:       {sandbox}")
+    if report.kind == "bubblewrap":
+        print("sandbox:       bubblewrap: every command is confined")
+    else:
+        print("sandbox:       NONE: commands are not confined here, so every command that is not a known read asks,")
+        print("               even in auto mode (on Linux: install bubblewrap)")
+    print(f"  network:     {report.network}")
+    print(f"  home:        {report.home}")
+    print(f"  sockets:     {report.sockets}")
+    print(f"  processes:   {report.processes}")
+    print(f"  time:        at most {timeout} s per command")
     if configured.vault is not None:
         print(f"vault key:     {configured.vault.key_source.description}")
     for problem in configured.problems:

@@ -6,8 +6,11 @@ event and waits for the person: allow once, allow for this run, always allow (a 
 workspace that they can see and remove later), or deny. With no one to answer, the answer is deny.
 Logs keep the tool, the categories and the preview's length, never the command text.
 
-Modes: "ask" (default: only reads run without asking), "auto" (reads and writes inside the workspace
-run without asking; dangerous operations still ask), "plan" (read-only: every change is refused).
+Modes: "ask" (default: only known reads run without asking), "auto" (anything that stays inside the
+sandbox runs without asking — workspace changes and programs, confined; only what would leave it asks:
+network, places outside the workspace, privilege, the person's keys, wholesale destruction), "plan"
+(only known reads run; every change is refused). Where commands cannot be confined the shell tool
+says so by raising its asks to "dangerous", so even `auto` asks before anything that is not a read.
 """
 
 from __future__ import annotations
@@ -24,20 +27,28 @@ log = logging.getLogger(__name__)
 
 Mode = Literal["ask", "auto", "plan"]
 Decision = Literal["allow_once", "allow_run", "always", "deny"]
-Level = Literal["read_only", "workspace_write", "dangerous"]
+Level = Literal["read_only", "workspace_write", "runs_program", "dangerous"]
+Effect = Literal["", "network", "unconfined"]  # what approving grants beyond the sandbox
 PREVIEW_CHARS = 800
 _ids = itertools.count(1)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ask:
-    """What a tool wants to do. `key` names it for grants and rules (e.g. "bash:pytest")."""
+    """What a tool wants to do. `key` names it for grants and rules (e.g. "bash:make test", the parsed
+    shape of the command); None when nothing stable can be remembered, so it can only be allowed once.
+    `effect` says what approval grants: the network for this command, or running outside the sandbox."""
 
     tool: str
     level: Level
     categories: tuple[str, ...]
     preview: str
-    key: str
+    key: str | None
+    effect: Effect = ""
+
+    @property
+    def options(self) -> tuple[Decision, ...]:
+        return ("allow_once", "allow_run", "always", "deny") if self.key else ("allow_once", "deny")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,11 +81,9 @@ class Permissions:
             return True
         if self.mode == "plan":
             return False
-        if self.mode == "auto" and ask.level == "workspace_write":
+        if self.mode == "auto" and ask.level in ("workspace_write", "runs_program"):
             return True
-        if ask.key in self._run_grants or any(
-            r.key == ask.key and r.workspace == str(self.workspace) for r in self.rules
-        ):
+        if ask.key is not None and (ask.key in self._run_grants or self.rule_for(ask.key) is not None):
             return True
         if not self.can_ask:
             return False
@@ -95,9 +104,11 @@ class Permissions:
     async def wait(self, question: Question) -> bool:
         decision = await self._pending[question.id]
         del self._pending[question.id]
-        if decision == "allow_run":
+        if decision in ("allow_run", "always") and question.ask.key is None:
+            decision = "allow_once"  # nothing stable to remember: the answer covers this call only
+        if decision == "allow_run" and question.ask.key is not None:
             self._run_grants.add(question.ask.key)
-        elif decision == "always":
+        elif decision == "always" and question.ask.key is not None:
             rule = AllowRule(workspace=str(self.workspace), key=question.ask.key)
             self.rules.append(rule)
             if self.on_rule_added is not None:

@@ -124,6 +124,8 @@ class PermissionRequest:
     categories: tuple[str, ...]
     preview: str
     options: tuple[str, ...] = ("allow_once", "allow_run", "always", "deny")
+    level: str = "workspace_write"  # read_only | workspace_write | runs_program | dangerous
+    effect: str = ""  # what approval grants: "" | "network" (this command only) | "unconfined"
     type: Literal["permission_request"] = "permission_request"
 
 

@@ -151,6 +151,9 @@ class ToolRunner:
                         tool=message.ask.tool,
                         categories=message.ask.categories,
                         preview=message.ask.preview,
+                        options=message.ask.options,
+                        level=message.ask.level,
+                        effect=message.ask.effect,
                     )
                 else:
                     call, task, began = pending.pop(who.id)

@@ -46,6 +46,7 @@ class Services:
     detect_local: Callable[[], Awaitable[list[dict[str, Any]]]]
     memory: Memory | None = None
     knowledge: KnowledgeService | None = None
+    sandbox: Callable[[], dict[str, str]] | None = None  # what confines commands, in words
     frontend: Path = FRONTEND
 
 
@@ -160,7 +161,8 @@ def create_app(
 
     @api.get("/api/status")
     async def status() -> dict[str, Any]:
-        return {"version": __version__, "providers": providers, "sandbox": confinement()}
+        sandbox = services.sandbox() if services is not None and services.sandbox is not None else None
+        return {"version": __version__, "providers": providers, "sandbox": sandbox or {"kind": confinement()}}
 
     @api.get("/api/conversations")
     async def conversations_list() -> list[dict[str, Any]]:

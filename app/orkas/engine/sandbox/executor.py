@@ -2,42 +2,99 @@
 
 Every command gets a fresh environment (a safe allowlist plus what the caller passes explicitly; no
 secret is inherited), a working directory inside the allowed folders, its own process group (a
-timeout sends SIGTERM to the whole group, then SIGKILL after a grace period), and capped output: the
-model gets the head and the tail, the full output is spilled to a file.
+timeout sends SIGTERM to the whole group, then SIGKILL after a grace period), a cap on its processes,
+a timeout no longer than the configured maximum, and capped output: the model gets the head and the
+tail, the full output is spilled to a file (itself capped; old spills are pruned).
 
-On Linux with bubblewrap the command is also confined: the root file system is read-only, only the
-workspace, granted folders and a private /tmp are writable, credential folders are hidden, and the
-network can be cut. `confinement()` says what is in force, so settings can show it.
+On Linux with bubblewrap the command is also confined (confine.py): it sees the system's runtime,
+a private home, the workspace and the granted folders — nothing else of the home folder, no host
+socket, and no network unless the caller says the person approved it for this command. Where there
+is no confinement `report()` says so plainly and the shell tool asks before anything that is not
+known to be read-only.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import Any, BinaryIO, Literal, TextIO
 
+from orkas.engine.sandbox.confine import Layout, bwrap_argv, prepare_home
+from orkas.engine.sandbox.limits import Limits, PidsLimiter, prune_spills
 from orkas.engine.sandbox.paths import PathPolicy
 
 SAFE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "HOME", "TMPDIR")
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 OUTPUT_LIMIT = 30_000  # characters the model sees: head and tail halves
+LOG_LIMIT = 16 * 1024 * 1024  # bytes of a background process's log kept (the latest)
 GRACE = 3.0  # seconds between SIGTERM and SIGKILL
 Confinement = Literal["bubblewrap", "none"]
 
 
+@cache
+def bubblewrap_works() -> bool:
+    """Is bubblewrap here, and can it make the namespaces we need? (It cannot in some containers.)"""
+    if not sys.platform.startswith("linux") or shutil.which("bwrap") is None:
+        return False
+    probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--unshare-user-try", "true"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
 def confinement() -> Confinement:
     """What confines commands on this machine. macOS sandbox-exec is not wired yet: say so plainly."""
-    if sys.platform.startswith("linux") and shutil.which("bwrap"):
-        return "bubblewrap"
-    return "none"
+    return "bubblewrap" if bubblewrap_works() else "none"
+
+
+@dataclass(frozen=True, slots=True)
+class ConfinementReport:
+    """What confinement is in force, in words for `orkas status` and the settings screen."""
+
+    kind: Confinement
+    network: str
+    home: str
+    sockets: str
+    processes: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "kind": self.kind,
+            "network": self.network,
+            "home": self.home,
+            "sockets": self.sockets,
+            "processes": self.processes,
+        }
+
+
+def describe_confinement(kind: Confinement, limits: Limits, pids_method: str) -> ConfinementReport:
+    if kind == "none":
+        return ConfinementReport(
+            kind="none",
+            network="not confined: a command can reach the network, so every command that is not a known read asks",
+            home="not confined: commands can read the whole home folder",
+            sockets="not confined: host sockets (Docker, ssh-agent, D-Bus) are reachable",
+            processes=f"at most {limits.pids} per command" if pids_method != "none" else "not limited",
+        )
+    return ConfinementReport(
+        kind="bubblewrap",
+        network="off, unless you approve it for a command",
+        home="a private home per workspace; the rest of your home folder is not visible",
+        sockets="host sockets (Docker, ssh-agent, D-Bus, X11) are not reachable",
+        processes=f"at most {limits.pids} per command ({pids_method})" if pids_method != "none" else "not limited",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,21 +102,24 @@ class ExecResult:
     exit_code: int | None  # None when killed by the timeout
     output: str  # head and tail when the output was larger than the limit
     truncated: bool
-    spill_path: Path | None  # the full output, when truncated
+    spill_path: Path | None  # the full output (up to the spill cap), when truncated
     timed_out: bool
     duration: float
     confined: Confinement
+    network: bool = False
 
 
 @dataclass(slots=True)
 class _Capture:
     limit: int
     spill_path: Path
+    spill_cap: int
     head: list[str] = field(default_factory=list)
     head_size: int = 0
     tail: deque[str] = field(default_factory=deque)
     tail_size: int = 0
     total: int = 0
+    spilled: int = 0
     spill: TextIO | None = None
 
     def add(self, text: str) -> None:
@@ -67,9 +127,9 @@ class _Capture:
         if self.spill is None and self.total > self.limit:
             self.spill_path.parent.mkdir(parents=True, exist_ok=True)
             self.spill = self.spill_path.open("w", encoding="utf-8", errors="replace")
-            self.spill.write("".join(self.head) + "".join(self.tail))
+            self._spill("".join(self.head) + "".join(self.tail))
         if self.spill is not None:
-            self.spill.write(text)
+            self._spill(text)
         if self.head_size < self.limit // 2:
             take = text[: self.limit // 2 - self.head_size]
             self.head.append(take)
@@ -80,6 +140,17 @@ class _Capture:
             self.tail_size += len(text)
             while self.tail_size - len(self.tail[0]) >= self.limit // 2:
                 self.tail_size -= len(self.tail.popleft())
+
+    def _spill(self, text: str) -> None:
+        assert self.spill is not None
+        room = self.spill_cap - self.spilled
+        if room <= 0:
+            return
+        part = text[:room]
+        self.spill.write(part)
+        self.spilled += len(part)
+        if self.spilled >= self.spill_cap:
+            self.spill.write(f"\n[… output kept on disk stops here: the cap is {self.spill_cap} characters …]\n")
 
     def finish(self) -> tuple[str, bool]:
         if self.spill is not None:
@@ -93,97 +164,143 @@ class _Capture:
         return f"{head}\n[… {omitted} characters omitted; full output in {self.spill_path} …]\n{tail}", True
 
 
+@dataclass
+class Background:
+    """A command running in the background: its process, its log, and what cleans up after it."""
+
+    process: asyncio.subprocess.Process
+    log_path: Path
+    network: bool
+    _pump: asyncio.Task[None] | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    async def stop(self) -> None:
+        await terminate(self.process)
+        if self._pump is not None:
+            await asyncio.gather(self._pump, return_exceptions=True)
+
+
+def _slug(path: Path) -> str:
+    return hashlib.sha256(str(path).encode()).hexdigest()[:16]
+
+
 class Executor:
     def __init__(
         self,
         policy: PathPolicy,
         *,
         spill_dir: Path,
-        network: bool = True,
+        home_dir: Path | None = None,
         confine: bool = True,
+        limits: Limits | None = None,
         output_limit: int = OUTPUT_LIMIT,
         base_env: Mapping[str, str] | None = None,
+        toolchains: Sequence[Path] = (),
+        home_files: Mapping[str, str] | None = None,
     ) -> None:
+        """`home_dir` is the workspace's private home (default: beside `spill_dir`, one per workspace)."""
         self.policy = policy
         self.spill_dir = spill_dir
-        self.network = network
+        self.limits = limits or Limits()
         self.confined: Confinement = confinement() if confine else "none"
         self.output_limit = output_limit
+        self.home_dir = home_dir or spill_dir.parent / "sandbox-homes" / _slug(policy.workspace)
+        self.toolchains = tuple(toolchains)
+        self.home_files = dict(home_files or {})
+        self.pids = PidsLimiter(self.limits.pids, user_namespace=self.confined == "bubblewrap")
         source = base_env or {}  # the caller (the composition root) passes what it read from the environment
         self.base_env = {k: source[k] for k in SAFE_ENV if k in source}
         self.base_env.setdefault("PATH", DEFAULT_PATH)
         self.base_env.update(
             {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", "LANG": self.base_env.get("LANG", "C.UTF-8")}
         )
+        if self.confined == "bubblewrap":
+            self.base_env["HOME"] = str(policy.home)
+            self.base_env["TMPDIR"] = "/tmp"
+
+    def report(self) -> ConfinementReport:
+        return describe_confinement(self.confined, self.limits, self.pids.method)
 
     def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         env = dict(self.base_env)
         env.update(extra or {})
         return env
 
-    def argv(self, command: str, cwd: Path) -> list[str]:
+    def layout(self) -> Layout:
+        return Layout(
+            roots=self.policy.roots,
+            home=self.policy.home,
+            private_home=self.home_dir,
+            toolchains=self.toolchains,
+            home_files=self.home_files,
+        )
+
+    def argv(
+        self, command: str, cwd: Path, *, network: bool = False, unconfined: bool = False, group: Path | None = None
+    ) -> list[str]:
         shell = shutil.which("bash") or "/bin/sh"
-        if self.confined != "bubblewrap":
-            return [shell, "-c", command]
-        args = [
-            "bwrap",
-            "--die-with-parent",
-            "--unshare-pid",
-            "--ro-bind",
-            "/",
-            "/",
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc",
-            "--tmpfs",
-            "/tmp",
-        ]
-        for root in self.policy.roots:
-            if root.exists():
-                args += ["--bind", str(root), str(root)]
-        for hidden in self.policy.secrets:
-            if hidden.is_dir():
-                args += ["--tmpfs", str(hidden)]
-            elif hidden.exists():
-                args += ["--ro-bind", "/dev/null", str(hidden)]
-        if not self.network:
-            args.append("--unshare-net")
-        args += ["--chdir", str(cwd), "--", shell, "-c", command]
-        return args
+        program = [shell, "-c", command]
+        if self.confined == "bubblewrap" and not unconfined:
+            layout = self.layout()
+            prepare_home(layout)
+            program = bwrap_argv(layout, cwd=cwd, network=network, program=program)
+        return [*self.pids.prefix(group), *program]
 
     async def run(
         self,
         command: str,
         *,
         cwd: Path | None = None,
-        timeout: float = 120.0,  # noqa: ASYNC109 - the command's own limit, enforced by killing its group
+        timeout: float | None = None,  # noqa: ASYNC109 - the command's own limit, enforced by killing its group
         env: Mapping[str, str] | None = None,
+        network: bool = False,
+        unconfined: bool = False,
     ) -> ExecResult:
-        """Run `command` to completion (or its timeout). Raises `PathDenied` for a cwd outside the policy."""
+        """Run `command` to completion (or its timeout, capped by the limits). `network=True` only when the
+        person approved network for this command, `unconfined=True` only when they approved running it outside
+        the sandbox. Raises `PathDenied` for a cwd outside the policy."""
         workdir = self.policy.check(cwd or self.policy.workspace, write=False)
+        limit = self.limits.timeout(timeout)
+        group = self.pids.new_group()
         started = time.perf_counter()
-        process = await asyncio.create_subprocess_exec(
-            *self.argv(command, workdir),
-            cwd=workdir,
-            env=self.environment(env),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,  # its own process group: a timeout kills the whole tree
-        )
-        capture = _Capture(self.output_limit, self.spill_dir / f"output-{os.getpid()}-{process.pid}.txt")
-        timed_out = False
         try:
-            await asyncio.wait_for(self._read(process, capture), timeout=timeout)
-            await process.wait()
-        except TimeoutError:
-            timed_out = True
-            await terminate(process)
-        except asyncio.CancelledError:
-            await terminate(process)
-            raise
+            process = await asyncio.create_subprocess_exec(
+                *self.argv(command, workdir, network=network, unconfined=unconfined, group=group),
+                cwd=workdir,
+                env=self.environment(env),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,  # its own process group: a timeout kills the whole tree
+            )
+            capture = _Capture(
+                self.output_limit,
+                self.spill_dir / f"output-{os.getpid()}-{process.pid}-{time.time_ns()}.txt",
+                self.limits.spill_bytes,
+            )
+            timed_out = False
+            try:
+                await asyncio.wait_for(self._read(process, capture), timeout=limit)
+                await process.wait()
+            except TimeoutError:
+                timed_out = True
+                await terminate(process)
+            except asyncio.CancelledError:
+                await terminate(process)
+                raise
+        finally:
+            self.pids.kill_group(group)
+            self.pids.remove_group(group)
         output, truncated = capture.finish()
+        if truncated:
+            prune_spills(self.spill_dir, self.limits)
         return ExecResult(
             exit_code=None if timed_out else process.returncode,
             output=output,
@@ -191,7 +308,8 @@ class Executor:
             spill_path=capture.spill_path if truncated else None,
             timed_out=timed_out,
             duration=time.perf_counter() - started,
-            confined=self.confined,
+            confined="none" if unconfined else self.confined,
+            network=network or unconfined or self.confined == "none",
         )
 
     async def _read(self, process: asyncio.subprocess.Process, capture: _Capture) -> None:
@@ -202,21 +320,62 @@ class Executor:
         capture.add(decoder.decode(b"", final=True))
 
     async def start(
-        self, command: str, *, log_path: Path, cwd: Path | None = None, env: Mapping[str, str] | None = None
-    ) -> asyncio.subprocess.Process:
-        """Start `command` in the background, its output going to `log_path`."""
+        self,
+        command: str,
+        *,
+        log_path: Path,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        network: bool = False,
+        unconfined: bool = False,
+    ) -> Background:
+        """Start `command` in the background; its latest output (up to LOG_LIMIT bytes) goes to `log_path`."""
         workdir = self.policy.check(cwd or self.policy.workspace, write=False)
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        with log_path.open("ab") as log:
-            return await asyncio.create_subprocess_exec(
-                *self.argv(command, workdir),
+        group = self.pids.new_group()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *self.argv(command, workdir, network=network, unconfined=unconfined, group=group),
                 cwd=workdir,
                 env=self.environment(env),
                 stdin=asyncio.subprocess.DEVNULL,
-                stdout=log,
+                stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,
             )
+        except BaseException:
+            self.pids.remove_group(group)
+            raise
+        background = Background(process=process, log_path=log_path, network=network)
+        background._pump = asyncio.create_task(self._pump(process, log_path, group))
+        return background
+
+    async def _pump(self, process: asyncio.subprocess.Process, log_path: Path, group: Path | None) -> None:
+        """Copy a background process's output to its log, keeping only the latest LOG_LIMIT bytes."""
+        assert process.stdout is not None
+        try:
+            log: BinaryIO = await asyncio.to_thread(log_path.open, "ab")
+            try:
+                while chunk := await process.stdout.read(65536):
+                    log.write(chunk)
+                    log.flush()
+                    if log.tell() > 2 * LOG_LIMIT:
+                        log.close()
+                        await asyncio.to_thread(_keep_tail, log_path, LOG_LIMIT)
+                        log = await asyncio.to_thread(log_path.open, "ab")
+            finally:
+                log.close()
+            await process.wait()
+        finally:
+            await asyncio.to_thread(self.pids.kill_group, group)
+            await asyncio.to_thread(self.pids.remove_group, group)
+
+
+def _keep_tail(path: Path, size: int) -> None:
+    with path.open("rb") as f:
+        f.seek(-size, os.SEEK_END)
+        tail = f.read()
+    path.write_bytes(b"[... earlier output dropped ...]\n" + tail)
 
 
 async def terminate(process: asyncio.subprocess.Process, grace: float = GRACE) -> None:
@@ -239,7 +398,7 @@ class _Utf8:
     def __init__(self) -> None:
         import codecs
 
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._decoder: Any = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def decode(self, data: bytes, final: bool = False) -> str:
         return str(self._decoder.decode(data, final))

@@ -1,51 +1,72 @@
 """Running commands: bash, and long-lived background processes.
 
-Every command is classified (sandbox/risk.py) and goes through consent before it runs; only what is
-provably read-only runs without asking. Everything runs through the one `Executor`.
+Every command is classified (sandbox/risk.py) and goes through consent before it runs; the mode
+decides what is asked (consent.py). Everything runs through the one `Executor`, confined where the
+machine allows it: no network unless the person approved network for this command, no home folder,
+no host sockets. Where nothing confines commands, anything that is not a known read is asked about
+as "dangerous" — even in `auto`. An approved command that must leave the sandbox (a path outside the
+workspace, privilege, the person's keys) runs unconfined: the question says so.
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
-import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orkas.engine.consent import Ask, preview
+from orkas.engine.consent import Ask, Effect, preview
 from orkas.engine.sandbox import PathDenied
-from orkas.engine.sandbox.executor import ExecResult, Executor, terminate
+from orkas.engine.sandbox.executor import Background, ExecResult, Executor
 from orkas.engine.sandbox.risk import CommandRisk, classify_command
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 
-DEFAULT_TIMEOUT = 120
-MAX_TIMEOUT = 3600
 MAX_PROCESSES = 8
 READ_CHARS = 32_000
 
 
-def command_key(command: str) -> str:
-    """What a grant or an "always allow" rule names: the program, and its subcommand if it has one."""
-    words = command.strip().split()
-    key = words[0] if words else ""
-    if len(words) > 1 and re.fullmatch(r"[a-z][a-z0-9-]*", words[1]):
-        key += f" {words[1]}"
-    return f"bash:{key}"
+@dataclass(frozen=True, slots=True)
+class Approved:
+    """What the person allowed for one command: whether it may use the network or leave the sandbox."""
+
+    network: bool = False
+    unconfined: bool = False
 
 
-def _ask(command: str, risk: CommandRisk) -> Ask:
-    return Ask(
-        tool="bash", level=risk.level, categories=risk.categories, preview=preview(command), key=command_key(command)
+def assess(executor: Executor, command: str, *, wants_network: bool = False) -> tuple[Ask, CommandRisk]:
+    """The question a command raises, given the sandbox in force and what the model asked for."""
+    policy = executor.policy
+    risk = classify_command(command, workspace=policy.workspace, roots=policy.roots)
+    level = risk.level
+    categories: list[str] = list(risk.categories)
+    effect: Effect = ""
+    if risk.unconfined:
+        effect = "unconfined"
+    elif risk.network or wants_network:
+        effect = "network"
+        level = "dangerous"
+        if "network" not in categories:
+            categories.insert(0, "network")
+    if executor.confined == "none" and level != "read_only":
+        level = "dangerous"  # nothing would catch a misjudged command: ask before anything but a known read
+        categories.append("unconfined")
+    key = (
+        f"bash:{risk.signature}" + (" +network" if wants_network and not risk.network else "")
+        if risk.signature
+        else None
     )
+    ask = Ask(tool="bash", level=level, categories=tuple(categories), preview=preview(command), key=key, effect=effect)
+    return ask, risk
 
 
-async def _approve(ctx: ToolContext, command: str) -> ToolResult | None:
-    """None when the command may run; otherwise the refusal the model reads."""
-    risk = classify_command(command)
-    return None if await ctx.ask(_ask(command, risk)) else _refusal(command, risk)
+async def _approve(ctx: ToolContext, executor: Executor, command: str, wants_network: bool) -> Approved | ToolResult:
+    """What the command may do, or the refusal the model reads."""
+    ask, risk = assess(executor, command, wants_network=wants_network)
+    if not await ctx.ask(ask):
+        return _refusal(ask, risk)
+    return Approved(network=ask.effect in ("network", "unconfined"), unconfined=ask.effect == "unconfined")
 
 
 def _cwd(executor: Executor, raw: str | None) -> Path | None:
@@ -56,11 +77,24 @@ def _cwd(executor: Executor, raw: str | None) -> Path | None:
     return path if path.is_absolute() else executor.policy.workspace / path
 
 
-def _refusal(command: str, risk: CommandRisk) -> ToolResult:
-    why = f" ({', '.join(risk.categories)}: {risk.reason})" if risk.categories else f" ({risk.reason})"
+def _refusal(ask: Ask, risk: CommandRisk) -> ToolResult:
+    why = f" ({', '.join(ask.categories)}: {risk.reason})" if ask.categories else f" ({risk.reason})"
+    hint = ""
+    if ask.effect == "network":
+        hint = " Without network access it would fail here; web_fetch reads web pages."
     return error_result(
-        f"not run: this command needs the user's approval, which was not given{why}", details={"level": risk.level}
+        f"not run: this command needs the user's approval, which was not given{why}.{hint}",
+        details={"level": ask.level, "categories": list(ask.categories)},
     )
+
+
+NETWORK_PROPERTY: Mapping[str, Any] = {
+    "type": "boolean",
+    "description": (
+        "Ask the user to let this command use the network (downloads, installs, servers others must reach). "
+        "Without it commands run with the network off."
+    ),
+}
 
 
 class Bash:
@@ -68,36 +102,48 @@ class Bash:
     read_only = False
     description = (
         "Run a shell command in the workspace and get its exit code and output (long output keeps its "
-        "beginning and end). Commands that change things may need the user's approval; read-only commands run "
-        "at once. For servers and watchers use process_start instead."
+        "beginning and end). Commands run in a sandbox: the workspace and granted folders, no network unless "
+        "the user approves it (set `network`), no home folder. Reads run at once; other commands may need the "
+        "user's approval. For servers and watchers use process_start instead."
     )
-    input_schema: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "minLength": 1},
-            "timeout": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": MAX_TIMEOUT,
-                "description": "Seconds (default 120).",
-            },
-            "cwd": {"type": "string", "description": "Working folder, relative to the workspace."},
-        },
-        "required": ["command"],
-        "additionalProperties": False,
-    }
 
     def __init__(self, executor: Executor) -> None:
         self.executor = executor
 
+    @property
+    def input_schema(self) -> Mapping[str, Any]:
+        limits = self.executor.limits
+        return {
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "minLength": 1},
+                "timeout": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": int(limits.max_timeout),
+                    "description": f"Seconds (default {limits.default_timeout:.0f}, at most {limits.max_timeout:.0f}).",
+                },
+                "cwd": {"type": "string", "description": "Working folder, relative to the workspace."},
+                "network": NETWORK_PROPERTY,
+            },
+            "required": ["command"],
+            "additionalProperties": False,
+        }
+
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         command = input["command"]
-        refused = await _approve(ctx, command)
-        if refused is not None:
-            return refused
+        approved = await _approve(ctx, self.executor, command, bool(input.get("network")))
+        if isinstance(approved, ToolResult):
+            return approved
         cwd = _cwd(self.executor, input.get("cwd"))
         try:
-            result = await self.executor.run(command, cwd=cwd, timeout=float(input.get("timeout", DEFAULT_TIMEOUT)))
+            result = await self.executor.run(
+                command,
+                cwd=cwd,
+                timeout=input.get("timeout"),
+                network=approved.network,
+                unconfined=approved.unconfined,
+            )
         except PathDenied as e:
             return error_result(f"access denied: {e.reason}")
         return _shown(result)
@@ -110,6 +156,7 @@ def _shown(result: ExecResult) -> ToolResult:
         "timed_out": result.timed_out,
         "duration": round(result.duration, 3),
         "confined": result.confined,
+        "network": result.network,
         "spill_path": str(result.spill_path) if result.spill_path else None,
     }
     body = f"{status}\n{result.output}" if result.output else status
@@ -123,7 +170,7 @@ class _Process:
     id: str
     command: str
     log: Path
-    process: asyncio.subprocess.Process
+    process: Background
     started: float = field(default_factory=time.time)
 
 
@@ -139,17 +186,19 @@ class ProcessManager:
     def running(self) -> list[_Process]:
         return [p for p in self.processes.values() if p.process.returncode is None]
 
-    async def start(self, command: str, cwd: Path | None) -> _Process:
+    async def start(self, command: str, cwd: Path | None, approved: Approved) -> _Process:
         ident = f"p{next(self._ids)}"
         log = self.log_dir / f"{ident}-{int(time.time())}.log"
-        process = await self.executor.start(command, log_path=log, cwd=cwd)
+        process = await self.executor.start(
+            command, log_path=log, cwd=cwd, network=approved.network, unconfined=approved.unconfined
+        )
         entry = _Process(ident, command, log, process)
         self.processes[ident] = entry
         return entry
 
     async def stop_all(self) -> None:
         for entry in self.running():
-            await terminate(entry.process)
+            await entry.process.stop()
 
 
 class ProcessStart:
@@ -161,7 +210,11 @@ class ProcessStart:
     )
     input_schema: Mapping[str, Any] = {
         "type": "object",
-        "properties": {"command": {"type": "string", "minLength": 1}, "cwd": {"type": "string"}},
+        "properties": {
+            "command": {"type": "string", "minLength": 1},
+            "cwd": {"type": "string"},
+            "network": NETWORK_PROPERTY,
+        },
         "required": ["command"],
         "additionalProperties": False,
     }
@@ -173,12 +226,12 @@ class ProcessStart:
         command = input["command"]
         if len(self.manager.running()) >= MAX_PROCESSES:
             return error_result(f"{MAX_PROCESSES} background processes are already running; stop one first")
-        refused = await _approve(ctx, command)
-        if refused is not None:
-            return refused
+        approved = await _approve(ctx, self.manager.executor, command, bool(input.get("network")))
+        if isinstance(approved, ToolResult):
+            return approved
         cwd = _cwd(self.manager.executor, input.get("cwd"))
         try:
-            entry = await self.manager.start(command, cwd)
+            entry = await self.manager.start(command, cwd, approved)
         except PathDenied as e:
             return error_result(f"access denied: {e.reason}")
         return text_result(
@@ -255,7 +308,7 @@ class ProcessStop(_ProcessTool):
         if isinstance(entry, ToolResult):
             return entry
         if entry.process.returncode is None:
-            await terminate(entry.process)
+            await entry.process.stop()
         return text_result(
             f"{entry.id} stopped (exit code {entry.process.returncode})",
             details={"id": entry.id, "exit_code": entry.process.returncode},

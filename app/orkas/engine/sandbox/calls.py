@@ -1,0 +1,117 @@
+"""One program invocation being judged: its arguments, where they point, and what it runs in turn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from orkas.engine.sandbox import known
+from orkas.engine.sandbox.shell import Command, Word
+from orkas.engine.sandbox.verdict import Context, Place, Verdict, place
+
+WHOLESALE = frozenset(
+    {".", "./", "..", "../", "*", "./*", ".*", "*.*", "/", "/*", "~", "~/", "~/*", "$HOME", "${HOME}"}
+)
+WHOLESALE |= frozenset({"$PWD", "${PWD}", ".git", "./.git", ".[!.]*", "..?*", "*/"})
+
+
+@dataclass
+class Call:
+    """One program invocation being judged, with ways to judge what it runs in turn."""
+
+    name: str
+    args: list[Word]
+    command: Command
+    ctx: Context
+    verdict: Verdict
+    judge_words: Callable[[list[Word]], None]  # judge an inner command given as words
+    judge_line: Callable[[str], None]  # judge a string the program will run as a shell line
+
+    @property
+    def words(self) -> list[str]:
+        return [a.text for a in self.args]
+
+    def positionals(self, *, skip_values: frozenset[str] = frozenset()) -> list[Word]:
+        """Arguments that are not options (after `--` everything is positional)."""
+        out: list[Word] = []
+        skip = False
+        dashdash = False
+        for arg in self.args:
+            if skip:
+                skip = False
+                continue
+            if dashdash or not arg.text.startswith("-") or arg.text == "-":
+                out.append(arg)
+            elif arg.text == "--":
+                dashdash = True
+            elif arg.text in skip_values:
+                skip = True
+        return out
+
+    def option_values(self, *names: str) -> list[str]:
+        """Values of options given as `-o V`, `-oV`, `--opt V` or `--opt=V`."""
+        found: list[str] = []
+        words = self.words
+        for i, word in enumerate(words):
+            for name in names:
+                if word == name and i + 1 < len(words):
+                    found.append(words[i + 1])
+                elif name.startswith("--") and word.startswith(name + "="):
+                    found.append(word[len(name) + 1 :])
+                elif len(name) == 2 and not name.startswith("--") and word.startswith(name) and len(word) > 2:
+                    found.append(word[2:])
+        return found
+
+    def has(self, *flags: str) -> bool:
+        """Is any of these options present (also inside a cluster such as `-rf` for `-f`)?"""
+        for word in self.words:
+            if word in flags:
+                return True
+            if word.startswith("-") and not word.startswith("--") and len(word) > 2:
+                if any(len(f) == 2 and f[1] in word[1:] and not f.startswith("--") for f in flags):
+                    return True
+            if any(f.startswith("--") and word.startswith(f + "=") for f in flags):
+                return True
+        return False
+
+    def where(self, word: Word) -> Place:
+        return place(word.text, self.ctx, dynamic=word.dynamic)
+
+    def read(self, word: Word) -> None:
+        found = self.where(word)
+        if found in ("home", "outside", "device") or (found == "root" and self.name not in known.ROOT_OK):
+            self.verdict.add("outside_workspace", f"{self.name} reads {word.text}, outside the workspace")
+        elif found == "network_device":
+            self.verdict.add("network", f"{self.name} opens a network connection ({word.text})")
+
+    def write(self, word: Word, *, deletes: bool = False) -> None:
+        found = self.where(word)
+        if found == "network_device":
+            self.verdict.add("network", f"{self.name} sends data to {word.text}")
+        elif found in ("home", "outside", "system", "root", "device"):
+            self.verdict.add("outside_workspace", f"{self.name} changes {word.text}, outside the workspace")
+        elif deletes:
+            self.verdict.add("deletes", f"{self.name} removes {word.text}")
+        else:
+            self.verdict.add("writes", f"{self.name} writes {word.text}")
+
+    def read_all(self, words: list[Word]) -> None:
+        for word in words:
+            if pathish(word):
+                self.read(word)
+
+    def program(self, reason: str) -> None:
+        self.verdict.add("runs_program", reason)
+
+    def code(self, reason: str) -> None:
+        self.verdict.add("code_execution", reason)
+
+    def network(self, reason: str) -> None:
+        self.verdict.add("network", reason)
+
+
+def pathish(word: Word) -> bool:
+    text = word.text
+    return bool(text) and (
+        "/" in text or text.startswith(("~", ".", "$")) or word.dynamic or text in ("..", ".") or ":" in text[1:3]
+    )

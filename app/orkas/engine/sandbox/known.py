@@ -1,0 +1,164 @@
+"""What is known about programs and environment variables, as data.
+
+A program in `READERS` only reads the files it is given (its positional arguments are checked as
+paths); `NO_PATHS` programs take no file arguments; the other sets name programs that reach the
+network, need privilege, use the person's keys, or control the machine's processes. Programs with
+options that change what they do have their own rules (rules_*.py). Environment variables in
+`HOOKS` make a program run other code (a pager, an editor, a preloaded library, a startup file).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from orkas.engine.sandbox.verdict import Verdict
+
+READERS = frozenset(
+    """
+    ls dir vdir exa eza lsd cat tac head tail more most wc grep egrep fgrep rg ripgrep ag ack ugrep stat file du
+    tree cut paste join comm column nl fold fmt pr expand unexpand rev diff diff3 sdiff cmp md5sum sha1sum
+    sha224sum sha256sum sha384sum sha512sum cksum sum b2sum getfacl df lsattr od hexdump
+    strings base32 basenc jq gron csvlook csvstat csvcut csvgrep zcat bzcat xzcat lzcat zstdcat lz4cat zgrep
+    zegrep zfgrep bzgrep xzgrep zless zmore zdiff bzless xzless identify pdfinfo ffprobe mediainfo nm objdump
+    readelf size ldd otool c++filt addr2line look zipinfo lsof blkid findmnt test [ bc shasum
+    """.split()
+)
+NO_PATHS = frozenset(
+    """
+    echo printf tr true false : pwd whoami id groups logname cal uptime uname arch nproc free lscpu lsblk lsusb lspci
+    lshw ps pgrep pidof pstree top htop btop seq yes sleep wait printenv locale tput clear reset help basename
+    dirname expr numfmt factor getconf ulimit set shopt umask hash jobs times type which whereis history dirs
+    shift break continue exit return true ss netstat route arp w who last lastlog users vmstat iostat mpstat sar
+    lsb_release sw_vers tty stty sensors dmidecode cd pushd popd unalias sync readlink realpath namei whatis
+    apropos info
+    """.split()
+)
+# Accepted as the only argument by most programs: answering them runs nothing else.
+VERSION_FLAGS = frozenset({"--version", "--help", "-help", "--usage"})
+SHORT_VERSION = frozenset(
+    "python python3 python2 node ruby perl php go rustc cargo java javac gcc g++ clang make cmake npm pnpm yarn pip "
+    "pip3 git docker curl wget bash sh zsh deno bun lua tsc mvn gradle kubectl terraform openssl ssh gpg".split()
+)
+ROOT_OK = frozenset({"ls", "cd", "stat", "file", "df", "test", "[", "findmnt", "namei", "readlink", "realpath"})
+
+NETWORK = frozenset(
+    """
+    curl wget wget2 http https httpie xh curlie aria2c axel lynx links elinks w3m nc ncat netcat socat telnet ftp
+    tftp lftp ping ping6 traceroute traceroute6 tracepath mtr dig nslookup host whois arping nmap masscan
+    ssh-keyscan youtube-dl yt-dlp ollama huggingface-cli hf rclone s3cmd gsutil aws gcloud az gh glab doctl flyctl
+    fly heroku vercel netlify firebase kubectl helm k9s stern eksctl oc minikube kind ansible ansible-playbook
+    ansible-galaxy vagrant packer nomad consul pulumi wrangler supabase railway tailscale ngrok cloudflared tldr
+    """.split()
+)
+PRIVILEGE = frozenset(
+    """
+    chroot unshare nsenter capsh setpriv setcap insmod rmmod modprobe useradd userdel usermod groupadd groupdel
+    passwd chpasswd visudo vipw chsh chfn newgrp sg mount umount losetup cryptsetup mkfs mke2fs mkfs.ext4 mkfs.ext3
+    mkfs.xfs mkfs.btrfs mkfs.vfat mkfs.fat mkswap swapon swapoff fdisk sfdisk gdisk parted wipefs iptables
+    ip6tables nft ufw firewall-cmd sysctl sudoedit runas
+    """.split()
+)
+CREDENTIALS = frozenset(
+    "ssh scp sftp sshfs mosh autossh ssh-add ssh-agent ssh-copy-id gpg gpg2 pass gopass security keyctl secret-tool "
+    "op bw lpass age".split()
+)
+CREDENTIALS_NETWORK = frozenset("ssh scp sftp sshfs mosh autossh ssh-copy-id".split())
+PROCESS_CONTROL = frozenset(
+    "kill pkill killall killall5 xkill skill renice shutdown reboot halt poweroff init telinit systemd-run at batch "
+    "atrm service launchctl loginctl disown".split()
+)
+WRAPPERS = frozenset("nice ionice nohup time stdbuf unbuffer setsid taskset chrt caffeinate catchsegv valgrind".split())
+WRAPPER_VALUES: dict[str, frozenset[str]] = {
+    "nice": frozenset({"-n", "--adjustment"}),
+    "ionice": frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "-u"}),
+    "stdbuf": frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}),
+    "time": frozenset({"-o", "--output", "-f", "--format"}),
+    "taskset": frozenset(),
+    "chrt": frozenset(),
+    "valgrind": frozenset(),
+}
+WRAPPER_POSITIONALS: dict[str, int] = {"taskset": 1, "chrt": 1}
+SHELLS = frozenset("sh bash zsh dash ksh mksh fish csh tcsh ash busybox".split())
+INTERPRETERS = frozenset(
+    """
+    python python2 python3 python3.8 python3.9 python3.10 python3.11 python3.12 python3.13 python3.14 pypy pypy3
+    perl ruby irb node nodejs deno bun php lua luajit Rscript R julia osascript pwsh powershell tclsh wish expect
+    guile racket sbcl clisp ocaml ghci runghc swipl erl elixir iex scala groovy kotlin jshell
+    """.split()
+)
+PACKAGE_RUNNERS = frozenset("npx pnpx bunx uvx pipx".split())
+XARGS_VALUES = frozenset(
+    {"-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "--max-args", "-P"}
+    | {"--max-procs", "-s", "--max-chars", "--process-slot-var"}
+)
+FIND_FILTERS = frozenset(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -newer -mtime -mmin -atime -ctime -size "
+    "-user -group -perm -empty -links -inum -samefile -lname -ilname".split()
+)
+
+# Environment variables that make a program run other code, or load it from somewhere else.
+HOOKS = frozenset(
+    """
+    LESSOPEN LESSCLOSE LESSKEY LESSKEYIN LESSKEY_SYSTEM LESSEDIT LESS PAGER MANPAGER MANOPT MANPATH BROWSER EDITOR
+    VISUAL SUDO_EDITOR FCEDIT SYSTEMD_PAGER SYSTEMD_EDITOR BAT_PAGER DELTA_PAGER PSQL_PAGER MYSQL_PS1 LD_PRELOAD
+    LD_LIBRARY_PATH LD_AUDIT LD_BIND_NOW BASH_ENV ENV PROMPT_COMMAND PS0 PS1 PS2 PS4 SHELLOPTS BASHOPTS IFS
+    PYTHONPATH PYTHONSTARTUP PYTHONHOME PYTHONINSPECT PYTHONWARNINGS PYTHONBREAKPOINT PYTHONUSERBASE PERL5LIB PERL5OPT
+    PERLLIB PERL5DB RUBYLIB RUBYOPT NODE_OPTIONS NODE_PATH NODE_REPL_EXTERNAL_MODULE JAVA_TOOL_OPTIONS _JAVA_OPTIONS
+    JDK_JAVA_OPTIONS CLASSPATH GCONV_PATH NLSPATH HOSTALIASES XDG_CONFIG_HOME XDG_DATA_HOME ZDOTDIR INPUTRC
+    GNUPGHOME CURL_HOME WGETRC HOME TMUX_TMPDIR MAKEFLAGS MFLAGS GEM_HOME GEM_PATH BUNDLE_GEMFILE RUSTC_WRAPPER
+    RUSTC CARGO_HOME CC CXX LD AR LUA_INIT LUA_PATH LUA_CPATH TCLLIBPATH R_PROFILE R_PROFILE_USER R_ENVIRON
+    DOCKER_HOST KUBECONFIG PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE NPM_CONFIG_USERCONFIG
+    """.split()
+)
+HOOK_PATTERNS = re.compile(r"^(LD_|DYLD_|GIT_(?!AUTHOR_|COMMITTER_|TERMINAL_PROMPT|TRACE)|NPM_CONFIG_|npm_config_)")
+SAFE_PATH = re.compile(r"^(/usr/local/s?bin|/usr/s?bin|/s?bin|/opt/[\w.-]+/bin|\$PATH|\$\{PATH\})(:|$)")
+
+
+def is_hook(name: str) -> bool:
+    return name in HOOKS or bool(HOOK_PATTERNS.match(name))
+
+
+def hidden_commands(text: str) -> list[str]:
+    """Bodies of `$( … )` and backticks inside text that bash may evaluate later (a quoted value, a subscript)."""
+    bodies: list[str] = []
+    i = 0
+    while i < len(text):
+        if text.startswith("$(", i) and not text.startswith("$((", i):
+            depth, j = 0, i + 1
+            while j < len(text):
+                depth += {"(": 1, ")": -1}.get(text[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            bodies.append(text[i + 2 : j])
+            i = j + 1
+        elif text[i] == "`":
+            end = text.find("`", i + 1)
+            end = len(text) if end < 0 else end
+            bodies.append(text[i + 1 : end])
+            i = end + 1
+        else:
+            i += 1
+    return bodies
+
+
+def check_assignment(verdict: Verdict, name: str, value: str, judge_line: Callable[[str], None]) -> None:
+    """`NAME=value`: a hook variable makes the command run other code; a value holding `$(…)` is code."""
+    if name == "PATH":
+        if not all(SAFE_PATH.match(part + ":") for part in value.split(":") if part):
+            verdict.add("code_execution", "PATH is changed, so another program may run under a known name")
+    elif is_hook(name):
+        verdict.add("code_execution", f"{name}=… makes programs run other code")
+    for body in hidden_commands(value):
+        judge_line(body)
+
+
+def only_asks_for_version(name: str, words: list[str]) -> bool:
+    """`prog --version`, `prog --help` (and `-V`, `-v`, `-h`, `version` for well-known programs): reads nothing else."""
+    if len(words) != 1:
+        return False
+    flag = words[0]
+    if flag in VERSION_FLAGS:
+        return True
+    return name in SHORT_VERSION and flag in ("-V", "-v", "-h", "-version", "version")

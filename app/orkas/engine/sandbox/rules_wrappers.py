@@ -1,0 +1,299 @@
+"""Programs that run other programs: wrappers (env, timeout, xargs, sudo…), shells, interpreters, find."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from orkas.engine.sandbox import known
+from orkas.engine.sandbox.calls import WHOLESALE, Call
+from orkas.engine.sandbox.rules_tools import python_module
+from orkas.engine.sandbox.shell import Word
+
+
+def _wrapper(call: Call) -> None:
+    options_with_values = known.WRAPPER_VALUES.get(call.name, frozenset())
+    rest = list(call.args)
+    while rest and rest[0].text.startswith("-") and rest[0].text != "-":
+        option = rest.pop(0).text
+        if option == "--":
+            break
+        if option in options_with_values and rest:
+            rest.pop(0)
+    for _ in range(known.WRAPPER_POSITIONALS.get(call.name, 0)):
+        if rest:
+            rest.pop(0)
+    if call.name in ("taskset", "chrt") and call.has("-p", "--pid"):
+        call.verdict.add("process_control", f"{call.name} changes another process")
+        return
+    if call.name == "ionice" and call.has("-p", "-P", "-u"):
+        call.verdict.add("process_control", "ionice changes other processes")
+        return
+    if rest:
+        call.judge_words(rest)
+
+
+def _env(call: Call) -> None:
+    rest = list(call.args)
+    while rest:
+        word = rest[0].text
+        if word in ("-i", "--ignore-environment", "-0", "--null", "-v", "--debug", "-"):
+            rest.pop(0)
+        elif word in ("-u", "--unset", "-C", "--chdir", "-P"):
+            rest = rest[2:]
+        elif word.startswith(("--unset=", "--chdir=")):
+            rest.pop(0)
+        elif word in ("-S", "--split-string") and len(rest) > 1:
+            call.judge_line(" ".join([rest[1].text] + [w.raw for w in rest[2:]]))
+            return
+        elif word.startswith("-S") or word.startswith("--split-string="):
+            split = word[2:] if word.startswith("-S") else word.split("=", 1)[1]
+            call.judge_line(" ".join([split] + [w.raw for w in rest[1:]]))
+            return
+        elif re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word):
+            name, value = word.split("=", 1)
+            known.check_assignment(call.verdict, name, value, call.judge_line)
+            rest.pop(0)
+        elif word.startswith("-"):
+            rest.pop(0)
+        else:
+            break
+    if rest:
+        call.judge_words(rest)
+
+
+def _exec(call: Call) -> None:
+    rest = list(call.args)
+    while rest and rest[0].text.startswith("-"):
+        option = rest.pop(0).text
+        if option == "-a" and rest:
+            rest.pop(0)
+    if rest:
+        call.judge_words(rest)
+
+
+def _command(call: Call) -> None:
+    if call.has("-v", "-V"):
+        return
+    rest = [w for w in call.args if w.text != "-p"]
+    if rest:
+        call.judge_words(rest)
+
+
+def _timeout(call: Call) -> None:
+    rest = list(call.args)
+    while rest and rest[0].text.startswith("-"):
+        option = rest.pop(0).text
+        if option in ("-s", "--signal", "-k", "--kill-after") and rest:
+            rest.pop(0)
+    if rest:
+        rest.pop(0)  # the duration
+    if rest:
+        call.judge_words(rest)
+
+
+def _flock(call: Call) -> None:
+    rest = list(call.args)
+    while rest and rest[0].text.startswith("-"):
+        option = rest.pop(0).text
+        if option in ("-c", "--command") and rest:
+            call.judge_line(rest[0].text)
+            return
+        if option in ("-w", "--timeout", "-E", "--conflict-exit-code") and rest:
+            rest.pop(0)
+    if rest:
+        rest.pop(0)  # the lock file
+    if rest and rest[0].text in ("-c", "--command") and len(rest) > 1:
+        call.judge_line(rest[1].text)
+    elif rest:
+        call.judge_words(rest)
+
+
+def _watch(call: Call) -> None:
+    rest = list(call.args)
+    while rest and rest[0].text.startswith("-"):
+        option = rest.pop(0).text
+        if option in ("-n", "--interval", "-q", "--equexit") and rest:
+            rest.pop(0)
+    if not rest:
+        return
+    if call.has("-x", "--exec"):
+        call.judge_words(rest)
+    else:
+        call.judge_line(" ".join(w.raw or w.text for w in rest))
+
+
+def _xargs(call: Call) -> None:
+    rest = list(call.args)
+    while rest and rest[0].text.startswith("-"):
+        option = rest.pop(0).text
+        if option in known.XARGS_VALUES and rest:
+            value = rest.pop(0)
+            if option in ("-a", "--arg-file"):
+                call.read(value)
+        elif option.startswith("--arg-file="):
+            call.read(Word(option.split("=", 1)[1]))
+    inner = rest or [Word("echo")]
+    before = set(call.verdict.categories)
+    call.judge_words(inner)
+    if inner[0].text.rsplit("/", 1)[-1] in ("rm", "shred", "unlink", "rmdir", "truncate") and (
+        ("deletes" in call.verdict.categories and "deletes" not in before) or "destructive" in call.verdict.categories
+    ):
+        call.verdict.add("destructive", "xargs deletes whatever list it is fed")
+
+
+def _script(call: Call) -> None:
+    command = call.option_values("-c", "--command")
+    for line in command:
+        call.judge_line(line)
+    if not command:
+        call.program("script starts a shell")
+    outputs = call.positionals(skip_values=frozenset({"-c", "--command", "-t", "-T", "-I", "-O", "-B", "-E"}))
+    for word in outputs:
+        call.write(word)
+
+
+def _sudo(call: Call) -> None:
+    call.verdict.add("privilege", f"{call.name} runs a command with other privileges")
+    rest = list(call.args)
+    while rest and rest[0].text.startswith("-"):
+        option = rest.pop(0).text
+        if option in ("-u", "-g", "-C", "-p", "-h", "-r", "-t", "-U", "-D") and rest:
+            rest.pop(0)
+    if call.name == "su":
+        for line in call.option_values("-c", "--command"):
+            call.judge_line(line)
+    elif rest:
+        call.judge_words(rest)
+
+
+def _trace(call: Call) -> None:
+    for word in call.option_values("-o", "--output"):
+        call.write(Word(word))
+    if call.has("-p", "--attach"):
+        call.verdict.add("process_control", f"{call.name} attaches to another process")
+    rest = call.positionals(skip_values=frozenset({"-o", "-e", "-s", "-p", "-E", "-u", "-P", "-I", "-b", "-S", "-X"}))
+    if rest:
+        call.judge_words(rest)
+
+
+def _find_inner(call: Call, start: int) -> tuple[list[Word], int]:
+    end = start
+    while end < len(call.args) and call.args[end].text not in (";", "+"):
+        end += 1
+    return list(call.args[start:end]), end
+
+
+def _find(call: Call) -> None:
+    words = call.words
+    first_expression = next((i for i, w in enumerate(words) if w.startswith(("-", "(", "!"))), len(words))
+    roots = call.args[:first_expression] or [Word(".")]
+    for root in roots:
+        call.read(root)
+    filtered = any(w in known.FIND_FILTERS for w in words)
+    i = first_expression
+    while i < len(call.args):
+        word = words[i]
+        if word in ("-exec", "-execdir", "-ok", "-okdir"):
+            inner, end = _find_inner(call, i + 1)
+            inner = [w for w in inner if w.text != "{}"] or []
+            if inner:
+                before = set(call.verdict.categories)
+                call.judge_words(inner)
+                deleted = {"deletes", "destructive"} & (set(call.verdict.categories) - before)
+                if deleted and not filtered and any(r.text in WHOLESALE for r in roots):
+                    call.verdict.add("destructive", "find deletes everything under the folder")
+            i = end + 1
+            continue
+        if word == "-delete":
+            if filtered or not any(r.text in WHOLESALE for r in roots):
+                for root in roots:
+                    call.write(root, deletes=True)
+            else:
+                call.verdict.add("destructive", "find -delete removes everything under the folder")
+        elif word in ("-fprint", "-fprint0", "-fprintf", "-fls") and i + 1 < len(call.args):
+            call.write(call.args[i + 1])
+        elif word == "-files0-from" and i + 1 < len(call.args):
+            call.read(call.args[i + 1])
+        i += 1
+
+
+def _fd(call: Call) -> None:
+    for i, word in enumerate(call.words):
+        if word in ("-x", "--exec", "-X", "--exec-batch"):
+            inner = [w for w in call.args[i + 1 :] if w.text not in ("{}", ";")]
+            if inner:
+                call.judge_words(inner)
+            return
+    call.read_all(
+        call.positionals(skip_values=frozenset({"-e", "-t", "-E", "-d", "-S", "-j", "-c", "--base-directory"}))
+    )
+
+
+def _shell(call: Call) -> None:
+    words = call.words
+    code = None
+    for i, word in enumerate(words):
+        if word.startswith("-") and not word.startswith("--") and "c" in word[1:] and word != "-":
+            code = words[i + 1] if i + 1 < len(words) else None
+            break
+        if not word.startswith(("-", "+")):
+            break
+        if word in ("-o", "+o", "-O", "+O"):
+            continue
+    if code is not None:
+        call.judge_line(code)
+        return
+    scripts = call.positionals(skip_values=frozenset({"-o", "+o", "-O", "+O"}))
+    if call.name == "busybox" and scripts:
+        call.judge_words(call.args)
+        return
+    if scripts:
+        call.program(f"{call.name} runs the script {scripts[0].text}")
+        call.read(scripts[0])
+    elif call.command.piped_into:
+        call.code(f"pipes text into {call.name} to run it as commands")
+    else:
+        call.code(f"{call.name} runs the commands it reads from its input")
+
+
+def _interpreter(call: Call) -> None:
+    name = call.name
+    if name.startswith(("python", "pypy")):
+        module = call.option_values("-m")
+        if module:
+            python_module(call, module[0])
+            return
+    if call.command.piped_into and not call.positionals():
+        call.code(f"pipes text into {name} to run it as a program")
+        return
+    call.program(f"{name} runs a program that can do anything")
+    call.read_all(call.positionals())
+
+
+HANDLERS: dict[str, Callable[[Call], None]] = {
+    **dict.fromkeys(known.SHELLS, _shell),
+    **dict.fromkeys(known.INTERPRETERS, _interpreter),
+    **dict.fromkeys(known.WRAPPERS, _wrapper),
+    "env": _env,
+    "exec": _exec,
+    "command": _command,
+    "builtin": lambda call: call.judge_words(call.args) if call.args else None,
+    "timeout": _timeout,
+    "gtimeout": _timeout,
+    "flock": _flock,
+    "watch": _watch,
+    "xargs": _xargs,
+    "script": _script,
+    "sudo": _sudo,
+    "su": _sudo,
+    "doas": _sudo,
+    "pkexec": _sudo,
+    "run0": _sudo,
+    "gsudo": _sudo,
+    "strace": _trace,
+    "ltrace": _trace,
+    "find": _find,
+    "fd": _fd,
+    "fdfind": _fd,
+}
