@@ -146,3 +146,50 @@ def test_status_says_what_confinement_is_in_force(victim: Victim, anthropic_serv
         assert "sockets:     host sockets" in confined.stdout and "not reachable" in confined.stdout
     assert "sandbox:       NONE" in bare.stdout and "even in auto mode" in bare.stdout
     assert "network:     not confined" in bare.stdout
+
+
+def _run_in_terminal(victim: Victim, server: FakeServer, answer: str) -> str:
+    """`orkas run` on a pseudo-terminal; answers the first question with `answer`. Returns what it showed."""
+    import os
+    import pty
+    import select
+
+    main, child = pty.openpty()
+    process = subprocess.Popen(
+        [ORKAS, "run", "fetch it", "--workspace", str(victim.workspace)],
+        env=victim.env(server),
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        close_fds=True,
+    )
+    os.close(child)
+    shown, answered = b"", False
+    try:
+        while process.poll() is None or select.select([main], [], [], 0.2)[0]:
+            if not select.select([main], [], [], 0.5)[0]:
+                continue
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:
+                break
+            shown += chunk
+            if not answered and b"[d]eny?" in shown:
+                os.write(main, answer.encode() + b"\n")
+                answered = True
+    finally:
+        process.wait(timeout=60)
+        os.close(main)
+    return shown.decode(errors="replace")
+
+
+@needs_tools
+def test_in_a_terminal_the_question_says_network_and_once_means_this_command(
+    anthropic_server: FakeServer, victim: Victim, listener: Listener
+) -> None:
+    fetch = f"curl -s -m 5 {listener.url}/ping"
+    script_tool_calls(anthropic_server, [("bash", {"command": fetch})])
+    shown = _run_in_terminal(victim, anthropic_server, "o")
+    assert "WITH network access" in shown and "curl" in shown, shown
+    assert len(listener.received) == 1 and b"GET /ping" in listener.received[0]
+    assert "exit code 0" in tool_results(anthropic_server)["toolu_0"]

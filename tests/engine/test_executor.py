@@ -165,6 +165,33 @@ async def test_host_unix_sockets_are_not_reachable(home: Path, tmp_path: Path) -
 
 
 @needs_bwrap
+async def test_a_command_with_network_still_cannot_reach_abstract_sockets(home: Path) -> None:
+    from orkas.engine.sandbox import landlock
+
+    if not landlock.available():
+        pytest.skip("Landlock scopes need Linux 6.12+ (status and settings say so)")
+    abstract = socket.socket(socket.AF_UNIX)
+    abstract.bind("\0orkas-test-x11")
+    abstract.listen()
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        probe = (
+            'python3 -c "import socket\n'
+            "s = socket.socket(socket.AF_UNIX)\n"
+            "try: s.connect('\\0orkas-test-x11'); print('reached abstract')\n"
+            "except OSError as e: print('refused', type(e).__name__)\n"
+            f"socket.create_connection(('127.0.0.1', {port}), timeout=3); print('network ok')\""
+        )
+        try:
+            result = await executor(home).run(probe, network=True)
+        finally:
+            abstract.close()
+    assert "network ok" in result.output and "reached abstract" not in result.output, result.output
+
+
+@needs_bwrap
 async def test_the_private_home_persists_per_workspace_and_toolchains_are_read_only(home: Path) -> None:
     tool = home / ".local" / "bin"
     tool.mkdir(parents=True)
@@ -183,6 +210,13 @@ async def test_the_private_home_persists_per_workspace_and_toolchains_are_read_o
     assert "tool says hi" in first.output and "ana@example.com" in first.output and "TOKEN" not in first.output
     assert "T=0" not in first.output  # the toolchain is read-only
     assert "cached" in second.output and ".ssh" not in second.output and ".bash_history" not in second.output
+
+
+@needs_bwrap
+async def test_private_folders_have_a_size(home: Path) -> None:
+    result = await executor(home).run("df -k /tmp /run | tail -n 2")
+    sizes = [int(line.split()[1]) for line in result.output.splitlines()]
+    assert sizes and all(0 < size <= 2 * 1024 * 1024 for size in sizes), result.output
 
 
 @needs_bwrap

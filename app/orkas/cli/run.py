@@ -102,18 +102,26 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 ANSWERS: dict[str, Decision] = {"o": "allow_once", "r": "allow_run", "a": "always", "d": "deny", "": "deny"}
 
 
+EFFECTS = {
+    "network": "if allowed, it runs in the sandbox WITH network access",
+    "unconfined": "if allowed, it runs OUTSIDE the sandbox, with your files and your keys",
+}
+
+
 async def _prompt(event: PermissionRequest) -> Decision:
     """Ask on the terminal; anything but a clear yes is a no."""
     categories = ", ".join(event.categories) or "changes files"
-    question = (
-        f"\n{event.tool} wants to run ({categories}):\n  {event.preview}\n"
-        "allow [o]nce, for this [r]un, [a]lways in this workspace, or [d]eny? "
-    )
+    effect = f"  ({EFFECTS[event.effect]})\n" if event.effect in EFFECTS else ""
+    choices = "allow [o]nce, for this [r]un, [a]lways in this workspace, or [d]eny? "
+    if "always" not in event.options:
+        choices = "allow [o]nce or [d]eny? "
+    question = f"\n{event.tool} wants to run ({categories}):\n  {event.preview}\n{effect}{choices}"
     try:
         reply = await asyncio.to_thread(input, question)
     except EOFError:
         return "deny"
-    return ANSWERS.get(reply.strip().lower()[:1], "deny")
+    decision = ANSWERS.get(reply.strip().lower()[:1], "deny")
+    return decision if decision in event.options else "deny"
 
 
 def _summary(report: dict[str, object]) -> str:

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/etc", "/sys", "/nix/store")
-PRIVATE = ("/tmp", "/var/tmp", "/run")
+# Private, in-memory folders, with a size each so a runaway command cannot fill the machine's memory.
+PRIVATE = (("/tmp", 2 << 30), ("/var/tmp", 1 << 30), ("/run", 16 << 20))
 # Entries of /etc that hold secrets or keys; masked even though a non-root person cannot read most of them.
 ETC_SECRETS = (
     "shadow",
@@ -140,7 +141,7 @@ def prepare_home(layout: Layout) -> None:
             target.write_text(text)
 
 
-def bwrap_argv(layout: Layout, *, cwd: Path, network: bool, program: Sequence[str]) -> list[str]:
+def bwrap_argv(layout: Layout, *, cwd: Path, network: bool, program: Sequence[str], sized: bool = True) -> list[str]:
     """The bubblewrap command line that runs `program` under `layout`. Later mounts sit on earlier ones."""
     args = [
         "bwrap",
@@ -170,12 +171,12 @@ def bwrap_argv(layout: Layout, *, cwd: Path, network: bool, program: Sequence[st
         elif entry.exists() or entry.is_symlink():
             args += ["--ro-bind", "/dev/null", str(entry)]
     args += ["--dev", "/dev", "--proc", "/proc"]
-    for name in PRIVATE:
-        args += ["--tmpfs", name]
+    for name, size in PRIVATE:
+        args += ["--size", str(size), "--tmpfs", name] if sized else ["--tmpfs", name]
     if network:
         resolv = Path("/etc/resolv.conf")
         target = Path(os.path.realpath(resolv))
-        if target != resolv and target.exists() and any(_inside(target, Path(p)) for p in PRIVATE):
+        if target != resolv and target.exists() and any(_inside(target, Path(p)) for p, _ in PRIVATE):
             args += ["--ro-bind", str(target), str(target)]
     args += ["--bind", str(layout.private_home), str(layout.home)]
     for toolchain in layout.toolchains:

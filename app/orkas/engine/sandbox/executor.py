@@ -30,6 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, TextIO
 
+from orkas.engine.sandbox import landlock
 from orkas.engine.sandbox.confine import Layout, bwrap_argv, prepare_home
 from orkas.engine.sandbox.limits import Limits, PidsLimiter, prune_spills
 from orkas.engine.sandbox.paths import PathPolicy
@@ -48,8 +49,18 @@ def bubblewrap_works() -> bool:
     if not sys.platform.startswith("linux") or shutil.which("bwrap") is None:
         return False
     probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--unshare-user-try", "true"]
+    return _succeeds(probe)
+
+
+@cache
+def bubblewrap_sizes_tmpfs() -> bool:
+    """Does this bubblewrap take --size (0.5+)? Older ones get unsized private folders."""
+    return _succeeds(["bwrap", "--ro-bind", "/", "/", "--size", "1048576", "--tmpfs", "/tmp", "true"])
+
+
+def _succeeds(argv: list[str]) -> bool:
     try:
-        return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
+        return subprocess.run(argv, capture_output=True, timeout=10).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 
@@ -80,6 +91,9 @@ class ConfinementReport:
 
 
 def describe_confinement(kind: Confinement, limits: Limits, pids_method: str) -> ConfinementReport:
+    sockets = "host sockets (Docker, ssh-agent, D-Bus, X11) are not reachable" + (
+        "" if landlock.available() else ", except abstract ones (X11) for a command you let use the network"
+    )
     if kind == "none":
         return ConfinementReport(
             kind="none",
@@ -92,7 +106,7 @@ def describe_confinement(kind: Confinement, limits: Limits, pids_method: str) ->
         kind="bubblewrap",
         network="off, unless you approve it for a command",
         home="a private home per workspace; the rest of your home folder is not visible",
-        sockets="host sockets (Docker, ssh-agent, D-Bus, X11) are not reachable",
+        sockets=sockets,
         processes=f"at most {limits.pids} per command ({pids_method})" if pids_method != "none" else "not limited",
     )
 
@@ -250,7 +264,9 @@ class Executor:
         if self.confined == "bubblewrap" and not unconfined:
             layout = self.layout()
             prepare_home(layout)
-            program = bwrap_argv(layout, cwd=cwd, network=network, program=program)
+            program = bwrap_argv(layout, cwd=cwd, network=network, program=program, sized=bubblewrap_sizes_tmpfs())
+            if network:  # the host's abstract unix sockets (X11, D-Bus) come with its network: scope them out
+                program = [*landlock.prefix(), *program]
         return [*self.pids.prefix(group), *program]
 
     async def run(
