@@ -22,6 +22,7 @@ import numpy as np
 from orkas.engine.memory import vectors
 from orkas.engine.memory.embedders import E5Embedder
 from orkas.engine.memory.kb import KnowledgeBase
+from orkas.engine.sandbox import PathPolicy
 
 HERE = Path(__file__).parent
 
@@ -33,6 +34,7 @@ def main() -> None:
     args = parser.parse_args()
     kb = KnowledgeBase.open(HERE / ".cache" / "stdlib-kb", embedder=E5Embedder(), approximate_at=10**9)
     stdlib = Path(sysconfig.get_paths()["stdlib"])
+    policy = PathPolicy.source(stdlib, home="/nonexistent")  # the stdlib may sit under a pyenv in the home folder
     total = kb._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
     for path in sorted(stdlib.rglob("*.py")):
         if total >= args.chunks:
@@ -40,7 +42,7 @@ def main() -> None:
         if "test" in path.relative_to(stdlib).parts[0]:
             continue  # the test suites: repetitive, and not what people keep in a knowledge base
         try:
-            total += kb.add_file(path)
+            total += kb.add_file(path, policy=policy)
         except (OSError, ValueError):
             continue
     pending = kb.pending()

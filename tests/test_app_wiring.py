@@ -20,7 +20,7 @@ def test_the_private_parts_of_the_data_folder_are_protected_even_before_they_exi
     (data / "memory").mkdir(parents=True)  # something a later version adds
     names = {p.name for p in protected_data(data)}
     assert {"vault.bin", "vault.key", "settings.json", "conversations", "sessions", "memory"} <= names
-    assert not {"workspaces", "attachments"} & names
+    assert {"workspaces", "attachments"} <= names  # a conversation owns only its own folders in them
 
 
 def test_an_agent_works_in_a_default_workspace_and_reads_attachments_not_secrets(tmp_path: Path) -> None:
@@ -29,17 +29,25 @@ def test_an_agent_works_in_a_default_workspace_and_reads_attachments_not_secrets
     chat = ConversationStore(data).create()
     attachment = AttachmentStore(data).add_bytes(chat, "notes.txt", b"hi")
     (data / "settings.json").write_text("{}")
-    granted = [Path(attachment.path).parent.parent]
-    agent = build_agent(settings, workspace=chat.workspace_path, model=None, granted=granted)
+    folder = AttachmentStore(data).folder(chat.id)
+    own = (*ConversationStore(data).own(chat), folder)
+    agent = build_agent(settings, workspace=chat.workspace_path, model=None, granted=[folder], own=own)
     assert agent.workspace == chat.workspace_path.resolve()
-    policy = PathPolicy(chat.workspace, granted=granted, protected=protected_data(data))
+    policy = PathPolicy(chat.workspace, granted=[folder], protected=protected_data(data), own=own)
     assert policy.check(attachment.path, write=False) == Path(attachment.path).resolve()
     for secret in ("settings.json", "vault.bin", "conversations"):
         with pytest.raises(PathDenied):
             policy.check(data / secret, write=False)
     other = ConversationStore(data).create()
+    theirs = AttachmentStore(data).add_bytes(other, "theirs.txt", b"not yours")
     with pytest.raises(PathDenied):  # another conversation's workspace is not this one's
         policy.check(Path(other.workspace) / "x.txt", write=True)
+    with pytest.raises(PathDenied):  # nor its attachments
+        policy.check(theirs.path, write=False)
+    with pytest.raises(PathDenied):  # nor may the attachments folder as a whole be granted
+        policy.grant(data / "attachments")
+    with pytest.raises(PathDenied):  # without being named as its own, a default workspace is protected
+        PathPolicy(chat.workspace, protected=protected_data(data))
 
 
 def test_the_preferred_default_model_is_used(tmp_path: Path) -> None:

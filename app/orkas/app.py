@@ -265,10 +265,11 @@ def build_registry(settings: Settings, configured: Configured | None = None) -> 
     return ProviderRegistry(providers)
 
 
-# The agent may work in its default workspaces and read attachments; everything else in the data folder
-# (vault, settings, transcripts, usage, memory…) is protected, including what later versions add.
-OPEN_DATA = frozenset({"workspaces", "attachments"})
+# Everything in the data folder is protected, including what later versions add; a conversation's own
+# default workspace and attachments are carved out for its runs alone (`own`), never their siblings.
 KNOWN_DATA = (
+    "workspaces",
+    "attachments",
     "vault.bin",
     "vault.key",
     "settings.json",
@@ -281,7 +282,7 @@ KNOWN_DATA = (
 
 def protected_data(data: Path) -> list[Path]:
     present = {p.name for p in data.iterdir()} if data.is_dir() else set()
-    return [data / name for name in sorted(present | set(KNOWN_DATA)) if name not in OPEN_DATA]
+    return [data / name for name in sorted(present | set(KNOWN_DATA))]
 
 
 def build_agent(
@@ -294,6 +295,7 @@ def build_agent(
     context_window: int | None = None,
     configured: Configured | None = None,
     granted: Sequence[str | Path] = (),
+    own: Sequence[Path] = (),
     knowledge: KnowledgeBase | None = None,
     past_conversations: KnowledgeBase | None = None,
 ) -> Agent:
@@ -315,7 +317,7 @@ def build_agent(
     registry = build_registry(settings, configured)
     registry.resolve(chosen)  # fail before anything runs
     try:
-        policy = PathPolicy(workspace, granted=granted, protected=protected_data(settings.data_dir))
+        policy = PathPolicy(workspace, granted=granted, protected=protected_data(settings.data_dir), own=own)
     except PathDenied as e:
         raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
     limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))

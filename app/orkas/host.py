@@ -81,7 +81,9 @@ def _vault(settings: Settings) -> Vault:
 def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, str] | None = None) -> Hosted:
     """Build everything on a bound socket; nothing is served until `serve_forever` / `start_in_background`."""
     store = ConversationStore(settings.data_dir)
-    knowledge = KnowledgeService(settings.data_dir / "kb", lambda: embedder_for(settings))
+    knowledge = KnowledgeService(
+        settings.data_dir / "kb", lambda: embedder_for(settings), lambda: protected_data(settings.data_dir)
+    )
     attachments = AttachmentStore(settings.data_dir)
     settings_store = SettingsStore(settings.data_dir / "settings.json")
     rules = RuleStore(settings.data_dir / "permission_rules.json")
@@ -93,6 +95,7 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
     def make_agent(conversation: Conversation) -> Agent:
         configured = load_configured(settings)  # every run sees what the settings screen just changed
         granted: list[str | Path] = [*conversation.granted, attachments.folder(conversation.id)]
+        own = (*store.own(conversation), attachments.folder(conversation.id))
         attachments.folder(conversation.id).mkdir(parents=True, exist_ok=True)
         return build_agent(
             settings,
@@ -100,6 +103,7 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
             model=None,
             configured=configured,
             granted=granted,
+            own=own,
             knowledge=knowledge.kb,
             past_conversations=knowledge.chats,
         )

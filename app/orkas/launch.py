@@ -78,13 +78,14 @@ def run_desktop(env: Mapping[str, str], *, report: Path | None = None) -> int:
 
     def attach(conversation_id: str, path: Path) -> dict[str, Any]:
         from orkas.app import protected_data
-        from orkas.engine.sandbox import PathPolicy
 
         ready.wait()
         hosted, settings = state["hosted"], state["settings"]
         conversation = hosted.runtime.store.get(conversation_id)
-        policy = PathPolicy(
-            conversation.workspace, granted=conversation.granted, protected=protected_data(settings.data_dir)
+        policy = hosted.runtime.store.policy(
+            conversation,
+            protected=tuple(protected_data(settings.data_dir)),
+            own=(hosted.services.attachments.folder(conversation_id),),
         )
         record = asdict(hosted.services.attachments.add_path(conversation, path, policy))
         write({"event": "attached", "conversation": conversation_id, "paths": [str(path)], "results": [record]})

@@ -11,6 +11,7 @@ from orkas.engine.memory.chunking import chunk_text
 from orkas.engine.memory.embedders import E5Embedder, HashingEmbedder
 from orkas.engine.memory.kb import KnowledgeBase
 from orkas.engine.memory.terms import KEYWORD_INDEX, query_terms
+from orkas.engine.sandbox import PathPolicy
 
 DOCS = {
     "billing.md": "# Billing\nInvoices are generated on the first day of the month.\nRefunds take five working days.",
@@ -134,11 +135,12 @@ def test_folders_index_incrementally_and_drop_deleted_files(tmp_path: Path) -> N
     (folder / "page.html").write_text("<html><script>evil()</script><p>Opening hours: 9 to 5</p></html>")
     (folder / "image.png").write_bytes(b"\x89PNG")
     kb = KnowledgeBase.in_memory()
-    report = kb.add_folder(folder)
+    policy = PathPolicy.source(folder, home=tmp_path / "home")
+    report = kb.add_folder(folder, policy=policy)
     assert (report.added, report.unchanged, report.removed) == (2, 0, 0)
     assert kb.search("opening hours")[0].text == "Opening hours: 9 to 5"
     (folder / "a.md").unlink()
-    again = kb.add_folder(folder)
+    again = kb.add_folder(folder, policy=policy)
     assert (again.added, again.unchanged, again.removed) == (0, 1, 1)
     assert kb.read(str((folder / "page.html").resolve())) == "Opening hours: 9 to 5"
 

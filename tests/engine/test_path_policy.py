@@ -155,3 +155,76 @@ def test_a_symlink_swapped_in_after_the_check_is_caught(tree: dict[str, Path]) -
             p.verify_open(fd, resolved)
     finally:
         os.close(fd)
+
+
+# --- reading through the policy ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def reading(tmp_path: Path) -> tuple[PathPolicy, Path, Path]:
+    from orkas.engine.sandbox import links
+
+    links.forget()
+    home = tmp_path / "home"
+    ws = home / "ws"
+    ws.mkdir(parents=True)
+    (home / ".bash_history").write_text("export TOKEN=secret\n")
+    (home / "store").mkdir()
+    (home / "store" / "lib.js").write_text("module.exports = 1\n")
+    return PathPolicy(ws, home=home), ws, home
+
+
+def test_a_hard_link_to_a_protected_file_is_not_read(reading: tuple[PathPolicy, Path, Path]) -> None:
+    policy, ws, home = reading
+    os.link(home / ".bash_history", ws / "history.txt")
+    with pytest.raises(PathDenied, match="hard link"):
+        policy.read_bytes(ws / "history.txt")
+
+
+def test_an_ordinary_hard_link_is_read(reading: tuple[PathPolicy, Path, Path]) -> None:
+    """pnpm and uv fill node_modules and .venv with hard links into their stores: those must stay readable."""
+    policy, ws, home = reading
+    os.link(home / "store" / "lib.js", ws / "lib.js")
+    assert policy.read_bytes(ws / "lib.js") == b"module.exports = 1\n"
+
+
+def test_when_protected_files_cannot_all_be_checked_hard_links_are_refused(
+    reading: tuple[PathPolicy, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orkas.engine.sandbox import links
+
+    policy, ws, home = reading
+    os.link(home / "store" / "lib.js", ws / "lib.js")
+    (home / ".ssh").mkdir()
+    for i in range(30):
+        (home / ".ssh" / f"k{i}").write_text("x")
+    monkeypatch.setattr(links, "BUDGET", 10)
+    links.forget()
+    with pytest.raises(PathDenied, match="cannot all be checked"):
+        policy.read_bytes(ws / "lib.js")
+    (ws / "plain.txt").write_text("ok")
+    assert policy.read_bytes(ws / "plain.txt") == b"ok"  # a file with one name needs no checking
+
+
+def test_a_fifo_is_refused_without_waiting(reading: tuple[PathPolicy, Path, Path]) -> None:
+    policy, ws, _home = reading
+    os.mkfifo(ws / "pipe")
+    with pytest.raises(PathDenied, match="not a regular file"):
+        policy.read_bytes(ws / "pipe")
+
+
+def test_a_source_policy_keeps_links_inside_the_source(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    notes = home / "notes"
+    notes.mkdir(parents=True)
+    (home / "private.txt").write_text("private")
+    (notes / "a.md").write_text("a")
+    (notes / "escape.md").symlink_to(home / "private.txt")
+    policy = PathPolicy.source(notes, home=home)
+    assert policy.read_bytes(notes / "a.md") == b"a"
+    with pytest.raises(PathDenied):
+        policy.read_bytes(notes / "escape.md")
+    with pytest.raises(PathDenied):
+        PathPolicy.source(home, home=home)
+    single = PathPolicy.source(notes / "a.md", home=home)
+    assert single.read_bytes(notes / "a.md") == b"a"

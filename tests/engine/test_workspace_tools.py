@@ -15,7 +15,7 @@ from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import AllowRule, Ask, Permissions
 from orkas.engine.events import Done, PermissionRequest, ToolEnd
 from orkas.engine.messages import ImageBlock, TextBlock
-from orkas.engine.sandbox import PathPolicy
+from orkas.engine.sandbox import PathDenied, PathPolicy
 from orkas.engine.sandbox.executor import Executor
 from orkas.engine.session import InMemorySession
 from orkas.engine.tools.base import ToolContext, ToolResult
@@ -181,7 +181,7 @@ async def test_grep_modes_context_and_bad_patterns(ws: Path, policy: PathPolicy)
 async def test_listing_and_grep_are_capped(ws: Path, policy: PathPolicy) -> None:
     (ws / "many.txt").write_text("hit\n" * 500)
     result = await GrepFiles(policy).execute({"pattern": "hit"}, ctx(ws))
-    assert result.details == {"matches": 200, "files": 1} and "stopped at 200 matches" in body(result)
+    assert result.details == {"matches": 200, "files": 1, "skipped": 0} and "stopped at 200 matches" in body(result)
 
 
 # --- writes and edits ---------------------------------------------------------------------------------------
@@ -484,7 +484,16 @@ def test_a_symlink_swapped_in_after_the_check_is_not_read(ws: Path, policy: Path
     target.write_text("inside")
     resolved = policy.check("doc.txt", write=False)
     assert read_verified(policy, resolved) == b"inside"
-    target.unlink()
-    os.symlink(secret, target)  # the swap, between the policy check and the open
-    with pytest.raises(OSError):
-        read_verified(policy, resolved)
+
+    class SwapAfterCheck(PathPolicy):
+        """The real policy; the file is swapped for a symlink right after the check, before the open."""
+
+        def check(self, path: Path | str, *, write: bool) -> Path:
+            checked = super().check(path, write=write)
+            target.unlink()
+            os.symlink(secret, target)
+            return checked
+
+    racing = SwapAfterCheck(ws, home=ws.parent)
+    with pytest.raises(PathDenied, match="replaced by a symbolic link"):
+        read_verified(racing, resolved)

@@ -12,11 +12,12 @@ from __future__ import annotations
 import base64
 import json
 import mimetypes
-import shutil
+import os
 import unicodedata
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from orkas.adapter.conversations import Conversation
 from orkas.core.errors import ConfigError
@@ -79,29 +80,34 @@ class AttachmentStore:
         )
 
     def add_path(self, conversation: Conversation, path: Path, policy: PathPolicy) -> Attachment:
-        """A dropped file by its real path: referenced in place inside the allowed roots, else copied."""
+        """A dropped file by its real path: referenced in place inside the allowed roots, else copied.
+
+        The file is opened through a path policy of its own (`PathPolicy.source`): a protected place, or a
+        link into one, is refused; the copy is read from the file that was checked."""
         if not path.is_absolute():
             raise AttachmentError(f"{str(path)!r} is not a full path")
-        resolved = path.resolve()
-        if any(resolved == p or p in resolved.parents for p in policy.protected):
-            raise AttachmentError(f"{path.name} lies in a protected location and cannot be attached")
-        if resolved.is_dir():
+        if path.is_dir():
             raise AttachmentError(f"{path.name} is a folder: grant it to the conversation instead of attaching it")
-        if not resolved.is_file():
+        if not path.exists():
             raise AttachmentError(f"{path} does not exist or is not a regular file")
-        size = resolved.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise AttachmentError(f"{path.name} is {_size(size)}; the limit is {_size(MAX_FILE_BYTES)}")
-        attachment_id = uuid.uuid4().hex[:16]
         try:
-            policy.check(resolved, write=False)
-            in_place = True
-            stored = resolved
-        except PathDenied:
-            in_place = False
-            stored = self.folder(conversation.id) / attachment_id / clean_name(path.name)
-            stored.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(resolved, stored)
+            source = PathPolicy.source(path, protected=policy.protected, home=policy.home)
+            resolved, handle = source.open_read(path)
+        except PathDenied as e:
+            raise AttachmentError(f"{path.name} cannot be attached: {e.reason}") from None
+        attachment_id = uuid.uuid4().hex[:16]
+        with handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                raise AttachmentError(f"{path.name} is {_size(size)}; the limit is {_size(MAX_FILE_BYTES)}")
+            try:
+                policy.check(resolved, write=False)
+                in_place, stored = True, resolved
+            except PathDenied:
+                in_place = False
+                stored = self.folder(conversation.id) / attachment_id / clean_name(path.name)
+                stored.parent.mkdir(parents=True, exist_ok=True)
+                _copy_capped(handle, stored)
         return self._record(
             conversation,
             Attachment(attachment_id, clean_name(path.name), size, _media_type(path.name), str(stored), in_place),
@@ -129,6 +135,20 @@ class AttachmentStore:
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write(folder / "index.json", json.dumps([asdict(a) for a in index.values()]).encode(), mode=0o644)
         return attachment
+
+
+def _copy_capped(source: BinaryIO, target: Path) -> None:
+    """Copy at most MAX_FILE_BYTES (the file may grow while it is copied): past the limit, nothing is kept."""
+    copied = 0
+    with target.open("wb") as out:
+        while chunk := source.read(1024 * 1024):
+            copied += len(chunk)
+            if copied > MAX_FILE_BYTES:
+                out.close()
+                target.unlink(missing_ok=True)
+                raise AttachmentError(f"{target.name} grew past the limit of {_size(MAX_FILE_BYTES)} while copying")
+            out.write(chunk)
+    os.chmod(target, 0o600)
 
 
 def content_for(attachments: list[Attachment]) -> list[TextBlock | ImageBlock]:

@@ -123,8 +123,22 @@ class ConversationStore:
         self._save(conversation)
         return conversation
 
-    def policy(self, conversation: Conversation, *, protected: tuple[Path, ...] = ()) -> PathPolicy:
-        return PathPolicy(conversation.workspace, granted=conversation.granted, protected=protected)
+    def policy(
+        self, conversation: Conversation, *, protected: tuple[Path, ...] = (), own: tuple[Path, ...] = ()
+    ) -> PathPolicy:
+        """The conversation's path policy. Its default workspace (inside the data folder) is its own; so are
+        the `own` folders the caller names (its attachments)."""
+        return PathPolicy(
+            conversation.workspace,
+            granted=conversation.granted,
+            protected=protected,
+            own=(*self.own(conversation), *own),
+        )
+
+    def own(self, conversation: Conversation) -> tuple[Path, ...]:
+        """The conversation's folders inside the data folder: its default workspace, if it uses it."""
+        default = self.workspaces / conversation.id
+        return (default,) if Path(conversation.workspace) == default else ()
 
     def delete(self, conversation_id: str) -> None:
         """Move to the recycle bin (restorable)."""

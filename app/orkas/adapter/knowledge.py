@@ -30,6 +30,7 @@ from orkas.core.fsutil import atomic_write
 from orkas.engine.memory.embedders import Embedder
 from orkas.engine.memory.kb import FolderReport, KnowledgeBase
 from orkas.engine.messages import AssistantMessage, Message, UserMessage
+from orkas.engine.sandbox import PathDenied, PathPolicy
 
 log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = 1.0
@@ -57,8 +58,16 @@ class _Closing(Exception):
 
 
 class KnowledgeService:
-    def __init__(self, folder: Path, embedder: Callable[[], Embedder | None]) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        embedder: Callable[[], Embedder | None],
+        protected: Callable[[], Sequence[Path]] = lambda: (),
+    ) -> None:
+        """`protected` names the places no source may be or contain (the app's data); credential folders
+        and the home folder itself are refused by the path policy anyway."""
         self.folder = folder
+        self._protected = protected
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
         self._ready = threading.Lock()
@@ -185,9 +194,20 @@ class KnowledgeService:
         self.kick()
         return count
 
+    def source(self, path: Path) -> PathPolicy:
+        """The path policy of a source the person gives: rooted at it, so nothing inside leads out of it.
+        Raises `ValueError` for the home folder itself, protected places, and what does not exist."""
+        if not path.is_absolute() or not path.exists():
+            raise ValueError(f"{path} is not an existing full path")
+        try:
+            return PathPolicy.source(path, protected=[*self._protected(), self.folder])
+        except PathDenied as e:
+            raise ValueError(f"{path} cannot be indexed: {e.reason}") from None
+
     def add_path(self, path: Path, *, watch: bool = False) -> dict[str, Any]:
         """Index a file or a folder now (and watch the folder if asked); returns what changed."""
-        path = path.resolve()
+        policy = self.source(path)
+        path = policy.workspace
         if path.is_dir():
             report = self._index_folder(path)
             if watch:
@@ -195,7 +215,7 @@ class KnowledgeService:
                 self._watch(path)
             self.kick()
             return asdict(report)
-        count = self.kb.add_file(path)
+        count = self.kb.add_file(path, policy=policy)
         self.kick()
         return asdict(FolderReport(added=1 if count else 0, unchanged=0 if count else 1, failed=[]))
 
@@ -221,9 +241,10 @@ class KnowledgeService:
             self.indexing = {"path": str(folder), "done": done, "total": total}
             self._emit("indexing", path=str(folder), done=done, total=total, file=current)
 
+        policy = self.source(folder)
         self.indexing = {"path": str(folder), "done": 0, "total": None}
         try:
-            return self.kb.add_folder(folder, progress=step)
+            return self.kb.add_folder(folder, progress=step, policy=policy)
         finally:
             self.indexing = None
 
@@ -336,7 +357,7 @@ class KnowledgeService:
             self.kick()
         except _Closing:
             pass
-        except OSError:
+        except (OSError, ValueError):
             log.warning("re-indexing %s failed", folder, exc_info=True)
 
     def close(self) -> None:

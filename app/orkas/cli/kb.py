@@ -35,10 +35,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from orkas.adapter.knowledge import KnowledgeService
-    from orkas.app import embedder_for, settings_from_env
+    from orkas.app import embedder_for, protected_data, settings_from_env
 
     settings = settings_from_env(env)
-    service = KnowledgeService(settings.data_dir / "kb", lambda: embedder_for(settings))
+    service = KnowledgeService(
+        settings.data_dir / "kb", lambda: embedder_for(settings), lambda: protected_data(settings.data_dir)
+    )
     try:
         command = args.kb_command or "list"
         if command == "add":

@@ -359,7 +359,7 @@ def _add_service_routes(api: FastAPI, runtime: ConversationRuntime, services: Se
     if services.memory is not None:
         _add_memory_routes(api, services.memory)
     if services.knowledge is not None:
-        _add_knowledge_routes(api, services.knowledge, services.protected)
+        _add_knowledge_routes(api, services.knowledge)
 
     @api.get("/api/local-servers")
     async def local_servers() -> list[dict[str, Any]]:
@@ -420,7 +420,7 @@ def _add_memory_routes(api: FastAPI, memory: Memory) -> None:
         return PlainTextResponse(text, media_type="text/markdown; charset=utf-8", headers=headers)
 
 
-def _add_knowledge_routes(api: FastAPI, knowledge: KnowledgeService, protected: Callable[[], tuple[Path, ...]]) -> None:
+def _add_knowledge_routes(api: FastAPI, knowledge: KnowledgeService) -> None:
     """The knowledge base as the person manages it: list, add text / files / folders (watched or not),
     remove, search, export a document's text. `pending` drives the UI's progress bar."""
 
@@ -436,13 +436,10 @@ def _add_knowledge_routes(api: FastAPI, knowledge: KnowledgeService, protected: 
 
     @api.post("/api/kb/paths", status_code=201)
     async def kb_add_path(body: KbPath) -> Any:
-        path = Path(body.path).expanduser()
-        if not path.is_absolute() or not path.exists():
-            raise HTTPException(status_code=400, detail=f"{body.path} is not an existing full path")
-        resolved = path.resolve()
-        for place in protected():
-            if resolved == place or place in resolved.parents or resolved in place.parents:
-                raise HTTPException(status_code=400, detail=f"{body.path} is or contains a protected location")
+        try:  # the one path policy decides what may be a source
+            resolved = knowledge.source(Path(body.path).expanduser()).workspace
+        except ValueError as e:
+            raise HTTPException(status_code=400, detail=str(e)) from None
         if resolved.is_dir():  # a folder may take minutes: indexed in the background, progress on /api/kb/events
             knowledge.add_path_later(resolved, watch=body.watch)
             return JSONResponse({"indexing": str(resolved)}, status_code=202)

@@ -37,6 +37,7 @@ from orkas.engine.memory.embedders import Embedder
 from orkas.engine.memory.sources import SUPPORTED, extract
 from orkas.engine.memory.terms import KEYWORD_INDEX, TOKENIZER, index_text, query_terms, words
 from orkas.engine.memory.vectors import APPROXIMATE_AT
+from orkas.engine.sandbox import PathDenied, PathPolicy
 
 Mode = Literal["hybrid", "keyword", "vector"]
 Progress = Callable[[int, int, str], None]  # (files done, files in all, the file just done)
@@ -82,6 +83,19 @@ class FolderReport:
     unchanged: int = 0
     removed: int = 0
     failed: list[tuple[str, str]] | None = None
+
+
+def _files_under(root: Path) -> list[Path]:
+    """Supported files under `root`, hidden parts skipped, symlinked folders not followed."""
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        found += [
+            Path(dirpath) / name
+            for name in sorted(filenames)
+            if not name.startswith(".") and Path(name).suffix.lower() in SUPPORTED
+        ]
+    return found
 
 
 def content_hash(text: str) -> str:
@@ -151,27 +165,27 @@ class KnowledgeBase:
                     self._index_words(int(cursor.lastrowid or 0), chunk.text)
             return len(chunks)
 
-    def add_file(self, path: Path) -> int:
-        resolved = path.resolve()
-        return self.add_text(str(resolved), extract(resolved), source=str(resolved))
+    def add_file(self, path: Path, *, policy: PathPolicy) -> int:
+        """Index one file, read through `policy` (see `PathPolicy.source`). Raises `ValueError` for a file the
+        policy refuses (a link out of the source, another name of a protected file)."""
+        try:
+            resolved = policy.check(path, write=False)
+        except PathDenied as e:
+            raise ValueError(f"{path.name}: not read ({e.reason})") from None
+        return self.add_text(str(resolved), extract(resolved, policy), source=str(resolved))
 
-    def add_folder(self, folder: Path, progress: Progress | None = None) -> FolderReport:
+    def add_folder(self, folder: Path, progress: Progress | None = None, *, policy: PathPolicy) -> FolderReport:
         """Index every supported file under `folder`; files gone since the last time are removed.
-        `progress(done, total, path)` is called after each file."""
+        Symlinked folders are not followed and every file is read through `policy`, so a link inside the
+        folder cannot lead out of it. `progress(done, total, path)` is called after each file."""
         report = FolderReport(failed=[])
-        root = folder.resolve()
-        files = [
-            path
-            for path in sorted(root.rglob("*"))
-            if path.is_file()
-            and path.suffix.lower() in SUPPORTED
-            and not any(p.startswith(".") for p in path.relative_to(root).parts)
-        ]
+        root = policy.check(folder, write=False)
+        files = _files_under(root)
         seen: set[str] = set()
         for done, path in enumerate(files, start=1):
             seen.add(str(path))
             try:
-                if self.add_file(path):
+                if self.add_file(path, policy=policy):
                     report.added += 1
                 else:
                     report.unchanged += 1

@@ -7,6 +7,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+from orkas.engine.sandbox import PathDenied, PathPolicy
 from orkas.engine.tools.documents import DOCUMENT_KINDS, DocumentError, extract_text
 
 TEXT = {
@@ -19,19 +20,23 @@ SUPPORTED = frozenset(TEXT | HTML | set(DOCUMENT_KINDS))
 MAX_BYTES = 20 * 1024 * 1024
 
 
-def extract(path: Path) -> str:
-    """The file's text. Raises `ValueError` with the reason for what cannot be read."""
+def extract(path: Path, policy: PathPolicy) -> str:
+    """The file's text, read through `policy` (a link out of the source is refused). Raises `ValueError`
+    with the reason for what cannot be read."""
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED:
         raise ValueError(f"{path.name}: this kind of file is not indexed ({suffix or 'no extension'})")
-    if path.stat().st_size > MAX_BYTES:
+    try:
+        raw = policy.read_bytes(path, limit=MAX_BYTES + 1)
+    except PathDenied as e:
+        raise ValueError(f"{path.name}: not read ({e.reason})") from e
+    if len(raw) > MAX_BYTES:
         raise ValueError(f"{path.name}: larger than {MAX_BYTES // (1024 * 1024)} MB")
     if suffix in DOCUMENT_KINDS:
         try:
-            return extract_text(path)
+            return extract_text(path.name, raw)
         except DocumentError as e:
             raise ValueError(f"{path.name}: {e}") from e
-    raw = path.read_bytes()
     if b"\0" in raw[:4096]:
         raise ValueError(f"{path.name}: binary content")
     text = raw.decode("utf-8", errors="replace")

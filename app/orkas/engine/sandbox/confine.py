@@ -10,7 +10,8 @@ namespaces, with no capabilities, dying with Orkas. It sees only:
 - a private home: a folder of its own per workspace, bound at the home path so `~` and caches work,
   with the toolchains found in the real home (pyenv, rustup, nvm…) read-only inside it, and a
   .gitconfig holding only the person's name and e-mail — not the rest of the home folder;
-- the workspace and the granted folders (which include the conversation's attachments), writable;
+- the workspace and the granted folders (which include the conversation's attachments), writable —
+  except names in them of protected files (hard links to ~/.bash_history and the like), shown empty;
 - no network: a fresh namespace with only its own loopback. With network approved the host's
   network is shared and DNS works (resolv.conf's target is made visible).
 
@@ -88,6 +89,7 @@ class Layout:
     private_home: Path  # the folder of this workspace's private home
     toolchains: tuple[Path, ...] = ()  # read-only inside the private home
     home_files: Mapping[str, str] = field(default_factory=dict)  # written into the private home
+    masked: tuple[Path, ...] = ()  # names in the roots of protected files (hard links): shown as empty
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -184,5 +186,7 @@ def bwrap_argv(layout: Layout, *, cwd: Path, network: bool, program: Sequence[st
     for root in layout.roots:
         if root.exists():
             args += ["--bind", str(root), str(root)]
+    for masked in layout.masked:
+        args += ["--ro-bind", "/dev/null", str(masked)]
     args += ["--chdir", str(cwd), "--", *program]
     return args

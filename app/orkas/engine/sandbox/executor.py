@@ -33,6 +33,7 @@ from typing import Any, BinaryIO, Literal, TextIO
 from orkas.engine.sandbox import landlock
 from orkas.engine.sandbox.confine import Layout, bwrap_argv, prepare_home
 from orkas.engine.sandbox.limits import Limits, PidsLimiter, prune_spills
+from orkas.engine.sandbox.links import planted_names
 from orkas.engine.sandbox.paths import PathPolicy
 
 SAFE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "HOME", "TMPDIR")
@@ -41,6 +42,25 @@ OUTPUT_LIMIT = 30_000  # characters the model sees: head and tail halves
 LOG_LIMIT = 16 * 1024 * 1024  # bytes of a background process's log kept (the latest)
 GRACE = 3.0  # seconds between SIGTERM and SIGKILL
 Confinement = Literal["bubblewrap", "none"]
+# LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL
+LANDLOCK_PRELUDE = """
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+class Attr(ctypes.Structure):
+    _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+attr = Attr(0, 0, 3)
+if libc.prctl(38, 1, 0, 0, 0) != 0:
+    sys.exit("orkas: cannot set no_new_privs")
+fd = libc.syscall(444, ctypes.byref(attr), ctypes.sizeof(attr), 0)
+if fd < 0 or libc.syscall(446, fd, 0) != 0:
+    sys.exit("orkas: Landlock refused the scope")
+os.execvp(sys.argv[1], sys.argv[1:])
+"""
+
+
+def landlock_prefix() -> list[str]:
+    """The argv prefix that scopes what follows it (empty when Landlock scopes are not available)."""
+    return [sys.executable, "-I", "-S", "-c", LANDLOCK_PRELUDE] if landlock.available() else []
 
 
 @cache
@@ -254,6 +274,7 @@ class Executor:
             private_home=self.home_dir,
             toolchains=self.toolchains,
             home_files=self.home_files,
+            masked=tuple(planted_names(self.policy.roots, self.policy.home, self.policy.secrets)),
         )
 
     def argv(
@@ -266,7 +287,7 @@ class Executor:
             prepare_home(layout)
             program = bwrap_argv(layout, cwd=cwd, network=network, program=program, sized=bubblewrap_sizes_tmpfs())
             if network:  # the host's abstract unix sockets (X11, D-Bus) come with its network: scope them out
-                program = [*landlock.prefix(), *program]
+                program = [*landlock_prefix(), *program]
         return [*self.pids.prefix(group), *program]
 
     async def run(
@@ -287,8 +308,12 @@ class Executor:
         group = self.pids.new_group()
         started = time.perf_counter()
         try:
+            # Building the argv looks at the file system (the private home, planted links): off the event loop.
+            argv = await asyncio.to_thread(
+                self.argv, command, workdir, network=network, unconfined=unconfined, group=group
+            )
             process = await asyncio.create_subprocess_exec(
-                *self.argv(command, workdir, network=network, unconfined=unconfined, group=group),
+                *argv,
                 cwd=workdir,
                 env=self.environment(env),
                 stdin=asyncio.subprocess.DEVNULL,
@@ -350,8 +375,12 @@ class Executor:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         group = self.pids.new_group()
         try:
+            # Building the argv looks at the file system (the private home, planted links): off the event loop.
+            argv = await asyncio.to_thread(
+                self.argv, command, workdir, network=network, unconfined=unconfined, group=group
+            )
             process = await asyncio.create_subprocess_exec(
-                *self.argv(command, workdir, network=network, unconfined=unconfined, group=group),
+                *argv,
                 cwd=workdir,
                 env=self.environment(env),
                 stdin=asyncio.subprocess.DEVNULL,

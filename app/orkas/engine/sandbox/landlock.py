@@ -4,7 +4,7 @@ A command with network shares the host's network namespace, and with it the host
 sockets — X11 (`@/tmp/.X11-unix/X0`) and some D-Bus buses live there, and they often admit any
 process of the same user. Landlock's scopes (Linux 6.12+, ABI 6) forbid connecting to abstract
 sockets and signalling processes created outside the command's own domain, without touching its
-network. The scope is set by a short Python prelude that then execs the confined command; where the
+network. The scope is set by a short Python prelude (in executor.py) that then runs the confined command; where the
 kernel is older, or Orkas runs frozen (no `python -c`), `available()` is False and settings say so.
 """
 
@@ -17,20 +17,6 @@ from functools import cache
 CREATE_RULESET, RESTRICT_SELF = 444, 446  # the same numbers on x86-64 and arm64 (generic syscall table)
 CREATE_RULESET_VERSION = 1
 SCOPES_ABI = 6
-# LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL
-PRELUDE = """
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-class Attr(ctypes.Structure):
-    _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
-attr = Attr(0, 0, 3)
-if libc.prctl(38, 1, 0, 0, 0) != 0:
-    sys.exit("orkas: cannot set no_new_privs")
-fd = libc.syscall(444, ctypes.byref(attr), ctypes.sizeof(attr), 0)
-if fd < 0 or libc.syscall(446, fd, 0) != 0:
-    sys.exit("orkas: Landlock refused the scope")
-os.execvp(sys.argv[1], sys.argv[1:])
-"""
 
 
 @cache
@@ -44,8 +30,3 @@ def available() -> bool:
     except (OSError, AttributeError):
         return False
     return abi >= SCOPES_ABI
-
-
-def prefix() -> list[str]:
-    """The argv prefix that scopes what follows it (empty when Landlock scopes are not available)."""
-    return [sys.executable, "-I", "-S", "-c", PRELUDE] if available() else []

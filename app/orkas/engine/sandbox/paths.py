@@ -5,20 +5,27 @@ conversation's attachments, or a folder the user granted, and inside none of the
 credential folders, system folders, the home folder itself, and the app's own data. Checks are
 containment checks on resolved paths, component by component (so `proj-evil` is not inside `proj`).
 For writes, a file with several hard links is refused: one of its other names may live outside.
-After opening, `verify_open` re-checks the opened file against the path, so a symlink swapped in
-between the check and the open is caught.
+Reads go through `open_read`: the final component is opened without following a symlink, the opened
+file is re-checked against the allowed folders (`verify_open`, so a symlink swapped in between the
+check and the open is caught), and a file that is another name (a hard link) of a protected file is
+refused (links.py). Every tool, indexer, watcher and attachment opens files this way; a folder or
+file the person picks as a source (a knowledge-base folder, a dropped file) gets a policy of its own
+(`PathPolicy.source`), so a symlink inside it cannot lead out of it.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 from orkas.core.errors import OrkasError
+from orkas.engine.sandbox.links import protected_inodes
 
 CREDENTIAL_DIRS = (
     ".ssh",
@@ -100,16 +107,31 @@ class PathPolicy:
         protected: Iterable[Path | str] = (),
         *,
         home: Path | str | None = None,
+        own: Iterable[Path | str] = (),
     ) -> None:
+        """`own` names folders inside a protected place that belong to this policy (a conversation's own
+        workspace and attachments inside the app's data): they may be roots; their siblings stay protected."""
         self.home = _real(home if home is not None else Path.home())
         secrets = [_real(p) for p in protected] + [self.home / name for name in CREDENTIAL_DIRS]
         self._secrets = [_real(p) if p.exists() else p for p in secrets]
         system = [Path(p) for p in SYSTEM_DIRS if Path(p).is_absolute()]
         self._protected = self._secrets + [_real(p) if p.exists() else p for p in system]
+        self._own = [_real(p) for p in own]
+        for folder in self._own:
+            if any(_inside(place, folder) for place in self._protected):
+                raise PathDenied(str(folder), "it contains a protected location")
         self.workspace = self._allowed_root(workspace)
         self._roots: list[Path] = [self.workspace]
         for path in granted:
             self.grant(path)
+
+    @classmethod
+    def source(
+        cls, path: Path | str, *, protected: Iterable[Path | str] = (), home: Path | str | None = None
+    ) -> PathPolicy:
+        """A policy rooted at one folder or file the person chose to give Orkas (a knowledge-base source, a
+        dropped file). Raises `PathDenied` for the home folder itself and for protected places."""
+        return cls(path, protected=protected, home=home)
 
     @property
     def roots(self) -> tuple[Path, ...]:
@@ -138,8 +160,9 @@ class PathPolicy:
         root = _real(raw)
         if root == self.home or _inside(self.home, root):
             raise PathDenied(raw, "the home folder (or a folder containing it) can never be granted")
+        owned = any(_inside(root, own) for own in self._own)
         for protected in self._protected:
-            if _inside(root, protected) or _inside(protected, root):
+            if (_inside(root, protected) and not owned) or _inside(protected, root):
                 raise PathDenied(raw, f"it is or contains a protected location ({protected})")
         return root
 
@@ -154,8 +177,9 @@ class PathPolicy:
         if not candidate.is_absolute():
             candidate = self.workspace / candidate
         resolved = _real(candidate)
+        owned = any(_inside(resolved, own) for own in self._own)
         for protected in self._protected:
-            if _inside(resolved, protected):
+            if _inside(resolved, protected) and not owned:
                 raise PathDenied(raw, f"it is inside a protected location ({protected})")
         if not any(_inside(resolved, root) for root in self._roots):
             where = "the workspace" if len(self._roots) == 1 else "the workspace or a granted folder"
@@ -171,6 +195,45 @@ class PathPolicy:
             return
         if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
             raise PathDenied(raw, "the file has other hard links, which may live outside the workspace")
+
+    def open_read(self, raw: Path | str) -> tuple[Path, BinaryIO]:
+        """Check `raw` for reading and open it: no symlink followed at the end, the opened file re-checked,
+        only regular files, never another name of a protected file. The caller closes the file."""
+        path = self.check(raw, write=False)
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+        try:
+            fd = os.open(path, flags)
+        except OSError as e:
+            if e.errno == errno.ELOOP:
+                raise PathDenied(str(raw), "it was replaced by a symbolic link") from e
+            raise
+        try:
+            self.verify_open(fd, path)
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise PathDenied(str(raw), "it is not a regular file")
+            if info.st_nlink > 1:
+                self._check_other_names(str(raw), info)
+            os.set_blocking(fd, True)
+            return path, os.fdopen(fd, "rb")
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def read_bytes(self, raw: Path | str, limit: int | None = None) -> bytes:
+        """The file's bytes (at most `limit`), read through `open_read`."""
+        _path, handle = self.open_read(raw)
+        with handle:
+            return handle.read() if limit is None else handle.read(limit)
+
+    def _check_other_names(self, raw: str, info: os.stat_result) -> None:
+        inodes = protected_inodes(self.home, self._secrets)
+        if inodes is None:
+            raise PathDenied(
+                raw, "the file has other names (hard links) that cannot all be checked; copy it to read it"
+            )
+        if (info.st_dev, info.st_ino) in inodes:
+            raise PathDenied(raw, "it is another name (a hard link) of a protected file")
 
     def verify_open(self, fd: int, resolved: Path) -> None:
         """After opening `resolved`, make sure the descriptor is that very file (no swap since the check)."""

@@ -1,14 +1,23 @@
 """Text out of the documents people keep: PDF, Word, Excel and PowerPoint files.
 
-Extraction is cached by (path, size, mtime) so paging through a long PDF parses it once.
+The bytes come from the caller, who read them through the path policy: the parsers never open a path
+themselves. Extraction is cached by content, so paging through a long PDF parses it once.
 """
 
 from __future__ import annotations
 
-import functools
+import hashlib
+import io
+import threading
+from collections import OrderedDict
 from pathlib import Path
+from typing import BinaryIO
 
 DOCUMENT_KINDS = {".pdf": "pdf", ".docx": "docx", ".xlsx": "xlsx", ".xlsm": "xlsx", ".pptx": "pptx"}
+MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
+CACHED = 32
+_cache: OrderedDict[str, str] = OrderedDict()
+_lock = threading.Lock()
 
 
 class DocumentError(Exception):
@@ -19,50 +28,59 @@ def document_kind(path: Path) -> str | None:
     return DOCUMENT_KINDS.get(path.suffix.lower())
 
 
-def extract_text(path: Path) -> str:
-    """The document's text. Raises `DocumentError` with a reason a person understands."""
-    info = path.stat()
-    return _cached(str(path), info.st_size, info.st_mtime_ns)
+def extract_text(name: str, data: bytes) -> str:
+    """The document's text; `name` gives its kind by extension. Raises `DocumentError` with a reason a
+    person understands."""
+    kind = document_kind(Path(name))
+    key = f"{kind}:{hashlib.sha256(data).hexdigest()}"
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    text = _extract(kind, name, io.BytesIO(data))
+    with _lock:
+        _cache[key] = text
+        while len(_cache) > CACHED:
+            _cache.popitem(last=False)
+    return text
 
 
-@functools.lru_cache(maxsize=32)
-def _cached(path: str, _size: int, _mtime: int) -> str:
-    kind = document_kind(Path(path))
+def _extract(kind: str | None, name: str, data: BinaryIO) -> str:
     try:
         if kind == "pdf":
-            return _pdf(Path(path))
+            return _pdf(name, data)
         if kind == "docx":
-            return _docx(Path(path))
+            return _docx(data)
         if kind == "xlsx":
-            return _xlsx(Path(path))
+            return _xlsx(data)
         if kind == "pptx":
-            return _pptx(Path(path))
+            return _pptx(data)
     except DocumentError:
         raise
     except Exception as e:  # the parsers raise many types for damaged files
-        raise DocumentError(f"could not read {Path(path).name} as {kind}: {type(e).__name__}: {e}") from e
-    raise DocumentError(f"{Path(path).name} is not a supported document")
+        raise DocumentError(f"could not read {name} as {kind}: {type(e).__name__}: {e}") from e
+    raise DocumentError(f"{name} is not a supported document")
 
 
-def _pdf(path: Path) -> str:
+def _pdf(name: str, data: BinaryIO) -> str:
     from pypdf import PdfReader
 
-    reader = PdfReader(path)
+    reader = PdfReader(data)
     if reader.is_encrypted:
         try:
             reader.decrypt("")
         except Exception as e:
-            raise DocumentError(f"{path.name} is password-protected") from e
+            raise DocumentError(f"{name} is password-protected") from e
     pages = []
     for number, page in enumerate(reader.pages, start=1):
         pages.append(f"--- page {number} ---\n{(page.extract_text() or '').strip()}")
     return "\n\n".join(pages)
 
 
-def _docx(path: Path) -> str:
+def _docx(data: BinaryIO) -> str:
     import docx
 
-    document = docx.Document(str(path))
+    document = docx.Document(data)
     parts = [p.text for p in document.paragraphs]
     for table in document.tables:
         for row in table.rows:
@@ -70,10 +88,10 @@ def _docx(path: Path) -> str:
     return "\n".join(parts)
 
 
-def _xlsx(path: Path) -> str:
+def _xlsx(data: BinaryIO) -> str:
     import openpyxl
 
-    book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    book = openpyxl.load_workbook(data, read_only=True, data_only=True)
     parts = []
     try:
         for sheet in book.worksheets:
@@ -86,10 +104,10 @@ def _xlsx(path: Path) -> str:
     return "\n".join(parts)
 
 
-def _pptx(path: Path) -> str:
+def _pptx(data: BinaryIO) -> str:
     import pptx
 
-    presentation = pptx.Presentation(str(path))
+    presentation = pptx.Presentation(data)
     parts = []
     for number, slide in enumerate(presentation.slides, start=1):
         parts.append(f"--- slide {number} ---")

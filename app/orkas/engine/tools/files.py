@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import fnmatch
+import io
 import os
 import re
 import time
@@ -22,8 +23,9 @@ import pathspec
 from orkas.engine.messages import ImageBlock, TextBlock
 from orkas.engine.sandbox import PathDenied, PathPolicy
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
-from orkas.engine.tools.documents import DocumentError, document_kind, extract_text
-from orkas.engine.tools.workspace import PATH_ONLY_SCHEMA, PATH_PROPERTY, FileTool, read_verified, record, sha256
+from orkas.engine.tools.documents import MAX_DOCUMENT_BYTES, DocumentError, document_kind, extract_text
+from orkas.engine.tools.textstream import BinaryFile, Page, read_page
+from orkas.engine.tools.workspace import PATH_ONLY_SCHEMA, PATH_PROPERTY, FileTool, record_digest, sha256
 
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000
@@ -56,14 +58,12 @@ SKIP_DIRS = {
 }
 
 
-def _text_of(path: Path, policy: PathPolicy | None = None) -> tuple[str, bytes | None]:
-    """(text, raw bytes) of a text file or a document; raw is None for documents."""
-    if document_kind(path) is not None:
-        return extract_text(path), None
-    raw = read_verified(policy, path) if policy is not None else path.read_bytes()
-    if b"\0" in raw[:8192]:
-        raise DocumentError(f"{path.name} looks like a binary file ({len(raw)} bytes) and cannot be shown as text")
-    return raw.decode("utf-8", errors="replace"), raw
+def _document(policy: PathPolicy, path: Path) -> str:
+    """A document's text, read through the policy. Raises DocumentError, PathDenied or OSError."""
+    data = policy.read_bytes(path, limit=MAX_DOCUMENT_BYTES + 1)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise DocumentError(f"{path.name} is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MB")
+    return extract_text(path.name, data)
 
 
 class ReadFile(FileTool):
@@ -98,64 +98,92 @@ class ReadFile(FileTool):
         return await asyncio.to_thread(self._read, path, input, ctx)
 
     def _read(self, path: Path, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        media_type = IMAGE_TYPES.get(path.suffix.lower())
         policy = self.policy(ctx)
-        if media_type is not None:
-            try:
-                data = read_verified(policy, path)
-            except (PathDenied, OSError) as e:
-                return error_result(f"access denied: {e}")
-            if len(data) > MAX_IMAGE_BYTES:
-                return error_result(f"{path.name} is an image of {len(data)} bytes; the limit is {MAX_IMAGE_BYTES}")
-            record(ctx, path, data)
-            image = ImageBlock(data=base64.b64encode(data).decode(), media_type=media_type)
-            return ToolResult(content=(image,), details={"path": str(path), "bytes": len(data), "sha256": sha256(data)})
         try:
-            text, raw = _text_of(path, policy)
+            if path.suffix.lower() in IMAGE_TYPES:
+                return self._image(policy, path, ctx)
+            if document_kind(path) is not None:
+                return _from_text(_document(policy, path), input, {"path": str(path)})
+            return self._text(policy, path, input, ctx)
         except DocumentError as e:
             return error_result(str(e))
         except (PathDenied, OSError) as e:
-            return error_result(f"access denied: {e}")
-        digest = sha256(raw if raw is not None else text.encode())
-        if raw is not None:
-            record(ctx, path, raw)
-        details = {"path": str(path), "sha256": digest, "characters": len(text)}
+            return error_result(f"access denied: {getattr(e, 'reason', None) or e}")
+
+    def _image(self, policy: PathPolicy, path: Path, ctx: ToolContext) -> ToolResult:
+        _resolved, handle = policy.open_read(path)
+        with handle:
+            info = os.fstat(handle.fileno())
+            if info.st_size > MAX_IMAGE_BYTES:
+                return error_result(f"{path.name} is an image of {info.st_size} bytes; the limit is {MAX_IMAGE_BYTES}")
+            data = handle.read(MAX_IMAGE_BYTES + 1)
+        record_digest(ctx, path, sha256(data), info)
+        image = ImageBlock(data=base64.b64encode(data).decode(), media_type=IMAGE_TYPES[path.suffix.lower()])
+        return ToolResult(content=(image,), details={"path": str(path), "bytes": len(data), "sha256": sha256(data)})
+
+    def _text(self, policy: PathPolicy, path: Path, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        _resolved, handle = policy.open_read(path)
+        with handle:
+            info = os.fstat(handle.fileno())
+            try:
+                page = read_page(
+                    handle,
+                    start_line=int(input.get("start_line", 1)),
+                    max_lines=int(input.get("max_lines", MAX_LINES)),
+                    char_start=input.get("char_start"),
+                    char_end=input.get("char_end"),
+                    line_cap=MAX_LINE_CHARS,
+                    budget=MAX_TEXT_CHARS,
+                )
+            except BinaryFile:
+                return error_result(
+                    f"{path.name} looks like a binary file ({info.st_size} bytes) and cannot be shown as text"
+                )
+        record_digest(ctx, path, page.sha256, info)
+        details: dict[str, Any] = {"path": str(path), "sha256": page.sha256, "characters": page.characters}
         if "char_start" in input or "char_end" in input:
-            return _char_range(text, int(input.get("char_start", 0)), input.get("char_end"), digest, details)
-        return _line_range(
-            text, int(input.get("start_line", 1)), int(input.get("max_lines", MAX_LINES)), digest, details
-        )
+            return _char_page(page, int(input.get("char_start", 0)), details)
+        return _line_page(page, int(input.get("start_line", 1)), details)
 
 
-def _line_range(text: str, start: int, limit: int, digest: str, details: dict[str, Any]) -> ToolResult:
-    lines = text.splitlines()
-    out: list[str] = []
-    used = 0
-    last = start - 1
-    for n in range(start, min(len(lines), start - 1 + limit) + 1):
-        line = lines[n - 1]
-        if len(line) > MAX_LINE_CHARS:
-            line = line[:MAX_LINE_CHARS] + " …[line truncated; read it with char_start/char_end]"
-        used += len(line) + 8
-        if used > MAX_TEXT_CHARS and out:
-            break
-        out.append(f"{n}\t{line}")
-        last = n
-    body = "\n".join(out) if out else f"(no lines from line {start}; the file has {len(lines)} lines)"
-    if last < len(lines):
-        body += f"\n[more available from line {last + 1} of {len(lines)}]"
-    details["lines"] = len(lines)
-    return text_result(f"{body}\n[sha256: {digest}]", details=details)
+def _from_text(text: str, input: Mapping[str, Any], details: dict[str, Any]) -> ToolResult:
+    """A document's extracted text, paged like a text file."""
+    page = read_page(
+        io.BytesIO(text.encode()),
+        start_line=int(input.get("start_line", 1)),
+        max_lines=int(input.get("max_lines", MAX_LINES)),
+        char_start=input.get("char_start"),
+        char_end=input.get("char_end"),
+        line_cap=MAX_LINE_CHARS,
+        budget=MAX_TEXT_CHARS,
+    )
+    details.update({"sha256": page.sha256, "characters": page.characters})
+    if "char_start" in input or "char_end" in input:
+        return _char_page(page, int(input.get("char_start", 0)), details)
+    return _line_page(page, int(input.get("start_line", 1)), details)
 
 
-def _char_range(text: str, start: int, end: Any, digest: str, details: dict[str, Any]) -> ToolResult:
-    stop = min(len(text), int(end) if end is not None else start + MAX_TEXT_CHARS, start + MAX_TEXT_CHARS)
-    if start >= len(text):
-        return error_result(f"char_start {start} is past the end ({len(text)} characters)")
-    body = text[start:stop]
-    if stop < len(text):
-        body += f"\n[more available from character {stop} of {len(text)}]"
-    return text_result(f"{body}\n[sha256: {digest}]", details=details)
+def _line_page(page: Page, start: int, details: dict[str, Any]) -> ToolResult:
+    out = []
+    for number, line, cut in page.shown:
+        suffix = " …[line truncated; read it with char_start/char_end]" if cut else ""
+        out.append(f"{number}\t{line}{suffix}")
+    last = page.shown[-1][0] if page.shown else start - 1
+    body = "\n".join(out) if out else f"(no lines from line {start}; the file has {page.lines} lines)"
+    if last < page.lines:
+        body += f"\n[more available from line {last + 1} of {page.lines}]"
+    details["lines"] = page.lines
+    return text_result(f"{body}\n[sha256: {page.sha256}]", details=details)
+
+
+def _char_page(page: Page, start: int, details: dict[str, Any]) -> ToolResult:
+    if start >= page.characters:
+        return error_result(f"char_start {start} is past the end ({page.characters} characters)")
+    stop = start + len(page.text)
+    body = page.text
+    if stop < page.characters:
+        body += f"\n[more available from character {stop} of {page.characters}]"
+    return text_result(f"{body}\n[sha256: {page.sha256}]", details=details)
 
 
 class StatFile(FileTool):
@@ -169,9 +197,9 @@ class StatFile(FileTool):
         path = self.existing(ctx, input["path"])
         if isinstance(path, ToolResult):
             return path
-        return await asyncio.to_thread(self._stat, path)
+        return await asyncio.to_thread(self._stat, self.policy(ctx), path)
 
-    def _stat(self, path: Path) -> ToolResult:
+    def _stat(self, policy: PathPolicy, path: Path) -> ToolResult:
         info = path.stat()
         kind = (
             "folder"
@@ -185,11 +213,28 @@ class StatFile(FileTool):
             "modified": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(info.st_mtime)),
         }
         if kind not in ("folder", "image"):
-            try:
-                facts["characters"] = len(_text_of(path)[0])
-            except DocumentError as e:
-                facts["note"] = str(e)
+            facts.update(_character_count(policy, path, info.st_size))
         return text_result("\n".join(f"{k}: {v}" for k, v in facts.items()), details=facts)
+
+
+COUNT_LIMIT = 50 * 1024 * 1024  # larger text files are not read just to count their characters
+
+
+def _character_count(policy: PathPolicy, path: Path, size: int) -> dict[str, Any]:
+    try:
+        if document_kind(path) is not None:
+            return {"characters": len(_document(policy, path))}
+        if size > COUNT_LIMIT:
+            return {"note": "characters not counted (a large file); read_file pages through it"}
+        _resolved, handle = policy.open_read(path)
+        with handle:
+            return {"characters": read_page(handle, max_lines=1, budget=0).characters}
+    except BinaryFile:
+        return {"note": "a binary file"}
+    except DocumentError as e:
+        return {"note": str(e)}
+    except (PathDenied, OSError) as e:
+        return {"note": f"not readable: {getattr(e, 'reason', None) or e}"}
 
 
 class ListFiles(FileTool):
@@ -230,17 +275,21 @@ def _list(root: Path, recursive: bool) -> ToolResult:
     return ToolResult(content=(TextBlock(text=body),), details={"count": len(entries), "truncated": truncated})
 
 
-def _ignore_spec(root: Path) -> pathspec.PathSpec[Any]:
+def _ignore_spec(policy: PathPolicy | None, root: Path) -> pathspec.PathSpec[Any]:
     patterns: list[str] = []
     gitignore = root / ".gitignore"
-    if gitignore.is_file():
-        patterns = gitignore.read_text(errors="replace").splitlines()
+    if policy is not None and gitignore.is_file():
+        try:
+            patterns = policy.read_bytes(gitignore, limit=1024 * 1024).decode(errors="replace").splitlines()
+        except (PathDenied, OSError):
+            patterns = []
     return pathspec.PathSpec.from_lines("gitignore", patterns)
 
 
-def _walk(root: Path) -> Iterator[Path]:
-    """Files under `root`, skipping dependency folders and what .gitignore ignores, capped."""
-    spec = _ignore_spec(root)
+def _walk(root: Path, policy: PathPolicy | None = None) -> Iterator[Path]:
+    """Files under `root`, skipping dependency folders and what .gitignore ignores, capped. Symlinked folders
+    are not followed; symlinked files are yielded, and whoever opens them goes through the policy."""
+    spec = _ignore_spec(policy, root)
     seen = 0
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = Path(dirpath).relative_to(root)
@@ -272,13 +321,13 @@ class SearchFiles(FileTool):
         root = self.folder(ctx, input.get("path", "."))
         if isinstance(root, ToolResult):
             return root
-        return await asyncio.to_thread(_search, root, input["pattern"])
+        return await asyncio.to_thread(_search, root, input["pattern"], self.policy(ctx))
 
 
-def _search(root: Path, pattern: str) -> ToolResult:
+def _search(root: Path, pattern: str, policy: PathPolicy) -> ToolResult:
     glob = any(c in pattern for c in "*?[")
     found: list[str] = []
-    for path in _walk(root):
+    for path in _walk(root, policy):
         rel = str(path.relative_to(root))
         hit = (
             (fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(path.name, pattern))
@@ -324,7 +373,8 @@ class GrepFiles(FileTool):
         root = self.resolve(ctx, input.get("path", "."), write=False)
         if isinstance(root, ToolResult):
             return root
-        files = [root] if root.is_file() else list(_walk(root))
+        policy = self.policy(ctx)
+        files = [root] if root.is_file() else list(_walk(root, policy))
         glob = input.get("glob")
         if glob:
             files = [
@@ -333,46 +383,75 @@ class GrepFiles(FileTool):
                 if fnmatch.fnmatch(f.name, glob)
                 or fnmatch.fnmatch(str(f.relative_to(root) if root.is_dir() else f.name), glob)
             ]
-        return await asyncio.to_thread(
-            _grep, root, files, regex, int(input.get("context", 0)), input.get("mode", "content")
-        )
+        search = _Grep(policy, root, regex, int(input.get("context", 0)), input.get("mode", "content"))
+        return await asyncio.to_thread(search.run, files)
 
 
-def _rel(root: Path, path: Path) -> str:
-    return str(path.relative_to(root)) if root.is_dir() else path.name
+GREP_FILE_LIMIT = 50 * 1024 * 1024  # bytes of one file searched
 
 
-def _grep(root: Path, files: list[Path], regex: re.Pattern[str], context: int, mode: str) -> ToolResult:
-    out: list[str] = []
-    matches = 0
-    per_file: dict[str, int] = {}
-    for path in files:
-        try:
-            text, _ = _text_of(path)
-        except (DocumentError, OSError):
-            continue
-        rel = str(path.relative_to(root)) if root.is_dir() else path.name
-        lines = text.splitlines()
-        for index, line in enumerate(lines):
-            if not regex.search(line):
-                continue
-            matches += 1
-            per_file[rel] = per_file.get(rel, 0) + 1
-            if mode == "content":
-                for n in range(max(0, index - context), min(len(lines), index + context + 1)):
-                    mark = ":" if n == index else "-"
-                    out.append(f"{rel}{mark}{n + 1}{mark}{lines[n][:MAX_LINE_CHARS]}")
-                if context:
-                    out.append("--")
-            if matches >= MAX_MATCHES:
+class _Grep:
+    """One search: every file opened through the policy (a link out of the workspace is skipped, not read)."""
+
+    def __init__(self, policy: PathPolicy, root: Path, regex: re.Pattern[str], context: int, mode: str) -> None:
+        self.policy, self.root, self.regex, self.context, self.mode = policy, root, regex, context, mode
+        self.out: list[str] = []
+        self.matches = 0
+        self.per_file: dict[str, int] = {}
+        self.skipped: list[str] = []
+
+    def run(self, files: list[Path]) -> ToolResult:
+        for path in files:
+            if self.matches >= MAX_MATCHES:
                 break
-        if matches >= MAX_MATCHES:
-            break
-    if mode == "files":
-        out = list(per_file)
-    elif mode == "count":
-        out = [f"{name}: {count}" for name, count in per_file.items()]
-    body = "\n".join(out) if out else "no matches"
-    if matches >= MAX_MATCHES:
-        body += f"\n[stopped at {MAX_MATCHES} matches; narrow the pattern or the glob]"
-    return ToolResult(content=(TextBlock(text=body),), details={"matches": matches, "files": len(per_file)})
+            rel = str(path.relative_to(self.root)) if self.root.is_dir() else path.name
+            try:
+                lines = self._lines(path)
+            except (PathDenied, OSError) as e:
+                if isinstance(e, PathDenied):
+                    self.skipped.append(f"{rel} ({e.reason})")
+                continue
+            except (DocumentError, BinaryFile):
+                continue
+            self._search(rel, lines)
+        return self._result()
+
+    def _lines(self, path: Path) -> list[str]:
+        if document_kind(path) is not None:
+            return _document(self.policy, path).splitlines()
+        _resolved, handle = self.policy.open_read(path)
+        with handle:
+            first = handle.read(8192)
+            if b"\0" in first:
+                raise BinaryFile(path.name)
+            data = first + handle.read(GREP_FILE_LIMIT - len(first))
+        return data.decode("utf-8", errors="replace").splitlines()
+
+    def _search(self, rel: str, lines: list[str]) -> None:
+        for index, line in enumerate(lines):
+            if not self.regex.search(line):
+                continue
+            self.matches += 1
+            self.per_file[rel] = self.per_file.get(rel, 0) + 1
+            if self.mode == "content":
+                for n in range(max(0, index - self.context), min(len(lines), index + self.context + 1)):
+                    mark = ":" if n == index else "-"
+                    self.out.append(f"{rel}{mark}{n + 1}{mark}{lines[n][:MAX_LINE_CHARS]}")
+                if self.context:
+                    self.out.append("--")
+            if self.matches >= MAX_MATCHES:
+                return
+
+    def _result(self) -> ToolResult:
+        out = self.out
+        if self.mode == "files":
+            out = list(self.per_file)
+        elif self.mode == "count":
+            out = [f"{name}: {count}" for name, count in self.per_file.items()]
+        body = "\n".join(out) if out else "no matches"
+        if self.matches >= MAX_MATCHES:
+            body += f"\n[stopped at {MAX_MATCHES} matches; narrow the pattern or the glob]"
+        if self.skipped:
+            body += f"\n[not searched: {', '.join(self.skipped[:5])}{' …' if len(self.skipped) > 5 else ''}]"
+        details = {"matches": self.matches, "files": len(self.per_file), "skipped": len(self.skipped)}
+        return ToolResult(content=(TextBlock(text=body),), details=details)

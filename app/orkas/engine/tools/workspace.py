@@ -56,20 +56,19 @@ def baselines(ctx: ToolContext) -> dict[str, Baseline]:
 
 def record(ctx: ToolContext, path: Path, data: bytes) -> Baseline:
     info = path.stat()
-    baseline = Baseline(info.st_mtime_ns, info.st_size, sha256(data))
+    return record_digest(ctx, path, sha256(data), info)
+
+
+def record_digest(ctx: ToolContext, path: Path, digest: str, info: os.stat_result) -> Baseline:
+    """Remember what a file was when this run read it (its stat from the opened file, its sha256)."""
+    baseline = Baseline(info.st_mtime_ns, info.st_size, digest)
     baselines(ctx)[str(path)] = baseline
     return baseline
 
 
 def read_verified(policy: PathPolicy, path: Path) -> bytes:
-    """Read a path the policy resolved, refusing a symlink or another file swapped in since the check."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    try:
-        policy.verify_open(fd, path)
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read()
-    finally:
-        os.close(fd)
+    """Read a path through the policy: no symlink swapped in, no other name of a protected file."""
+    return policy.read_bytes(path)
 
 
 def current(path: Path, policy: PathPolicy | None = None) -> tuple[Baseline, bytes]:
