@@ -76,15 +76,25 @@ def read_page(
 
 
 class _Lines:
+    """Collects lines start..end; lines before and after are only counted (in bulk, not one by one)."""
+
     def __init__(self, page: Page, start: int, limit: int, cap: int, budget: int) -> None:
         self.page, self.start, self.end, self.cap, self.budget = page, start, start + limit - 1, cap, budget
         self.current: list[str] = []
         self.current_size = 0
         self.cut = False
+        self.partial = False  # characters since the last newline (a last line without one still counts)
         self.used = 0
 
     def feed(self, text: str) -> None:
         while text:
+            number = self.page.lines + 1
+            if number > self.end or self.page.stopped_early:
+                self._count(text)
+                return
+            if number < self.start:
+                text = self._skip(text, self.start - number)
+                continue
             newline = text.find("\n")
             piece = text if newline < 0 else text[:newline]
             self._add(piece)
@@ -93,11 +103,31 @@ class _Lines:
             self._end_line()
             text = text[newline + 1 :]
 
+    def _count(self, text: str) -> None:
+        newlines = text.count("\n")
+        self.page.lines += newlines
+        self.partial = not text.endswith("\n") if newlines else self.partial or bool(text)
+        self.current, self.current_size, self.cut = [], 0, False
+
+    def _skip(self, text: str, lines: int) -> str:
+        """Drop up to `lines` whole lines from the front of text; returns what is left."""
+        position = -1
+        for _ in range(lines):
+            found = text.find("\n", position + 1)
+            if found < 0:
+                break
+            position = found
+            self.page.lines += 1
+            self.partial = False
+        else:
+            return text[position + 1 :]
+        if text[position + 1 :]:
+            self.partial = True
+        return ""
+
     def _add(self, piece: str) -> None:
-        number = self.page.lines + 1
-        if not self.start <= number <= self.end or self.page.stopped_early:
-            self.current_size += len(piece)
-            return
+        if piece:
+            self.partial = True
         room = self.cap - self.current_size
         if room > 0:
             self.current.append(piece[:room])
@@ -115,10 +145,10 @@ class _Lines:
                 self.page.stopped_early = True
             else:
                 self.page.shown.append((number, line, self.cut))
-        self.current, self.current_size, self.cut = [], 0, False
+        self.current, self.current_size, self.cut, self.partial = [], 0, False, False
 
     def finish(self) -> None:
-        if self.current_size or self.current:
+        if self.partial or self.current:
             self._end_line()
 
 
