@@ -152,7 +152,7 @@ def workspace_tools(
         ProcessStatus(processes),
         ProcessRead(processes),
         ProcessStop(processes),
-        WebFetch(),
+        WebFetch(approved_hosts=[settings.search.host] if settings.search else ()),
         WebSearch(settings.search),
     ]
     return tools, processes

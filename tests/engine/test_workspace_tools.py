@@ -22,7 +22,7 @@ from orkas.engine.tools.base import ToolContext, ToolResult
 from orkas.engine.tools.edits import DeleteFile, EditFile, WriteFile
 from orkas.engine.tools.files import GrepFiles, ReadFile, SearchFiles, StatFile
 from orkas.engine.tools.shell import Bash, ProcessManager, ProcessRead, ProcessStart, ProcessStatus, ProcessStop
-from orkas.engine.tools.web import SearchBackend, WebFetch, WebSearch, html_to_text
+from orkas.engine.tools.web import SearchBackend, WebSearch, html_to_text
 from tests.engine.helpers import make_agent
 from tests.engine.tools_for_tests import PNG_1PX
 from tests.fakes.scripted import ScriptedProvider, text, tool_call
@@ -441,24 +441,6 @@ def site() -> Iterator[str]:
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
-
-
-async def test_web_fetch_refuses_local_and_non_http(ws: Path, site: str) -> None:
-    fetch = WebFetch()
-    for url in (f"{site}/page", "file:///etc/passwd", "ftp://example.com/x", "http://localhost:1/"):
-        result = await fetch.execute({"url": url}, ctx(ws))
-        assert result.is_error and body(result).startswith("not fetched:"), url
-
-
-async def test_web_fetch_reads_a_page_when_local_addresses_are_allowed(ws: Path, site: str) -> None:
-    fetch = WebFetch(allow_private=True)
-    page = await fetch.execute({"url": f"{site}/redirect"}, ctx(ws))
-    assert not page.is_error
-    text_ = body(page)
-    assert text_.startswith("Test page\n") and "# Welcome" in text_ and "Readable text here." in text_
-    assert "- one" in text_ and "secret" not in text_ and "menu" not in text_
-    binary = await fetch.execute({"url": f"{site}/binary"}, ctx(ws))
-    assert binary.is_error and "not a page" in body(binary)
 
 
 async def test_web_search_backends(ws: Path, site: str) -> None:

@@ -1,7 +1,11 @@
 """The web: web_fetch (a page as readable text) and web_search (through a backend the user set up).
 
-web_fetch only speaks http(s), refuses private, loopback and link-local addresses unless the user
-allowed them (every redirect hop is checked again), and caps size and time.
+web_fetch only speaks http(s); it asks the person before contacting a host for the first time (per
+host: once, for this run, always, or deny; the search service they set up needs no question), and every
+redirect hop is asked and checked again. Each hop's name is resolved once and the request goes to that
+very address (no DNS rebinding between the check and the connection); addresses that are not global —
+private, shared (100.64.0.0/10), loopback, link-local, or embedded in IPv6 — are refused unless the
+person allowed them. Size and time are capped.
 """
 
 from __future__ import annotations
@@ -10,14 +14,15 @@ import asyncio
 import ipaddress
 import re
 import socket
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any, Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 import httpx
 
+from orkas.engine.consent import Ask, preview
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 
 MAX_BYTES = 2 * 1024 * 1024
@@ -102,24 +107,28 @@ def html_to_text(html: str) -> tuple[str, str]:
     return parser.title.strip(), parser.text()
 
 
-async def _public(host: str) -> str | None:
-    """None if every address of `host` is public, else the reason it is not."""
-    try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, None)
-    except socket.gaierror as e:
-        return f"cannot resolve {host!r} ({e.strerror})"
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        if (
-            address.is_private
-            or address.is_loopback
-            or address.is_link_local
-            or address.is_reserved
-            or address.is_multicast
-            or address.is_unspecified
-        ):
-            return f"{host!r} is a private or local address ({address})"
-    return None
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+
+
+async def system_resolver(host: str, port: int) -> list[str]:
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def is_public(address: IPAddress) -> bool:
+    """A global unicast address — not private, shared (100.64.0.0/10), loopback, link-local, reserved,
+    multicast, or an IPv6 address that embeds one of those (mapped, 6to4, Teredo, NAT64)."""
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = address.ipv4_mapped or address.sixtofour or (address.teredo[1] if address.teredo else None)
+        if embedded is None and address in NAT64:
+            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        if embedded is not None:
+            return is_public(embedded)
+    return address.is_global and not address.is_multicast
+
+
+NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 class WebFetch:
@@ -127,7 +136,8 @@ class WebFetch:
     read_only = True
     description = (
         "Fetch a web page (http or https) and return it as readable text. Large pages are cut at "
-        f"{MAX_CHARS} characters. Local and private network addresses are refused unless the user allowed them."
+        f"{MAX_CHARS} characters. The user is asked before a host is contacted for the first time; local and "
+        "private network addresses are refused unless the user allowed them."
     )
     input_schema: Mapping[str, Any] = {
         "type": "object",
@@ -136,22 +146,33 @@ class WebFetch:
         "additionalProperties": False,
     }
 
-    def __init__(self, *, allow_private: bool = False, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        approved_hosts: Iterable[str] = (),
+        allow_private: bool = False,
+        transport: httpx.AsyncBaseTransport | None = None,
+        resolver: Resolver = system_resolver,
+    ) -> None:
+        """`approved_hosts` need no question (the search service the person set up)."""
+        self.approved = frozenset(h.lower() for h in approved_hosts)
         self.allow_private = allow_private
         self.transport = transport
+        self.resolver = resolver
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         url = input["url"].strip()
         limit = min(int(input.get("max_chars", MAX_CHARS)), MAX_CHARS)
+        approved: set[tuple[str, int]] = set()  # hosts allowed during this call (a redirect on the same host)
         async with httpx.AsyncClient(
             timeout=TIMEOUT, transport=self.transport, follow_redirects=False, headers={"User-Agent": USER_AGENT}
         ) as client:
             for _hop in range(MAX_REDIRECTS + 1):
-                problem = await self._refusal(url)
-                if problem is not None:
-                    return error_result(f"not fetched: {problem}")
+                target = await self._target(url, ctx, approved)
+                if isinstance(target, ToolResult):
+                    return target
                 try:
-                    response, body = await _get(client, url)
+                    response, body = await _get(client, target)
                 except httpx.TimeoutException:
                     return error_result(f"not fetched: {url} did not answer within {TIMEOUT:.0f} s")
                 except httpx.HTTPError as e:
@@ -162,19 +183,79 @@ class WebFetch:
                 return _page(url, response, body, limit)
         return error_result(f"not fetched: more than {MAX_REDIRECTS} redirects")
 
-    async def _refusal(self, url: str) -> str | None:
+    async def _target(self, url: str, ctx: ToolContext, approved: set[tuple[str, int]]) -> _Target | ToolResult:
+        """Check one hop: the scheme, the person's consent for the host (before any DNS lookup: a lookup of
+        SECRET.example.com is itself a leak), then one resolution whose address is the one connected to."""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https"):
-            return f"only http and https URLs can be fetched, not {parts.scheme or 'a bare path'!r}"
-        if not parts.hostname:
-            return "the URL has no host"
-        if self.allow_private:
-            return None
-        return await _public(parts.hostname)
+            return error_result(
+                f"not fetched: only http and https URLs can be fetched, not {parts.scheme or 'a bare path'!r}"
+            )
+        host = (parts.hostname or "").lower()
+        if not host:
+            return error_result("not fetched: the URL has no host")
+        try:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            return error_result(f"not fetched: {url!r} has an invalid port")
+        if host not in self.approved and (host, port) not in approved:
+            if not await ctx.ask(_question(url, host, port, parts.scheme)):
+                return error_result(f"not fetched: the user did not approve contacting {host}")
+            approved.add((host, port))
+        try:
+            literal: IPAddress | None = ipaddress.ip_address(host)
+        except ValueError:
+            literal = None
+        try:
+            addresses = [str(literal)] if literal is not None else await self.resolver(host, port)
+        except OSError as e:
+            return error_result(f"not fetched: cannot resolve {host!r} ({getattr(e, 'strerror', None) or e})")
+        if not addresses:
+            return error_result(f"not fetched: {host!r} has no address")
+        chosen = ipaddress.ip_address(addresses[0])
+        if not self.allow_private and not all(is_public(ipaddress.ip_address(a)) for a in addresses):
+            return error_result(f"not fetched: {host!r} is a private or local address ({chosen})")
+        return _Target(url=url, host=host, port=port, scheme=parts.scheme, address=chosen, parts=parts)
 
 
-async def _get(client: httpx.AsyncClient, url: str) -> tuple[httpx.Response, bytes]:
-    async with client.stream("GET", url) as response:
+def _question(url: str, host: str, port: int, scheme: str) -> Ask:
+    default = (scheme == "https" and port == 443) or (scheme == "http" and port == 80)
+    name = host if default else f"{host}:{port}"
+    return Ask(
+        tool="web_fetch",
+        level="dangerous",
+        categories=("network",),
+        preview=preview(f"fetch {url}"),
+        key=f"web_fetch:{name}",
+        effect="network",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    url: str
+    host: str
+    port: int
+    scheme: str
+    address: IPAddress
+    parts: SplitResult
+
+    def request_url(self) -> str:
+        """The URL with the checked address in place of the name: nothing is resolved again."""
+        address = f"[{self.address}]" if self.address.version == 6 else str(self.address)
+        netloc = f"{address}:{self.port}"
+        return urlunsplit((self.scheme, netloc, self.parts.path or "/", self.parts.query, ""))
+
+    def host_header(self) -> str:
+        default = (self.scheme == "https" and self.port == 443) or (self.scheme == "http" and self.port == 80)
+        return self.host if default else f"{self.host}:{self.port}"
+
+
+async def _get(client: httpx.AsyncClient, target: _Target) -> tuple[httpx.Response, bytes]:
+    extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    async with client.stream(
+        "GET", target.request_url(), headers={"Host": target.host_header()}, extensions=extensions
+    ) as response:
         chunks: list[bytes] = []
         size = 0
         async for chunk in response.aiter_bytes():
@@ -205,6 +286,15 @@ class SearchBackend:
     kind: Literal["brave", "tavily", "searxng"]
     key: str = ""
     url: str = ""  # SearXNG's base URL
+
+    @property
+    def host(self) -> str:
+        """The host the person chose to send searches to: web_fetch may contact it without asking."""
+        if self.kind == "brave":
+            return "api.search.brave.com"
+        if self.kind == "tavily":
+            return "api.tavily.com"
+        return (urlsplit(self.url).hostname or "").lower()
 
 
 class WebSearch:
