@@ -72,36 +72,60 @@ export function toolFinished(card, { content, isError, duration }) {
 }
 
 // A question from the agent. The buttons answer it; one answer closes the card.
+//
+// The card never takes the focus: a person typing a steering message who presses Enter sends the
+// message, not an approval. Approving needs a click, or a key shown on the card while the card itself
+// has the focus; Deny comes first and is what Enter and Escape mean there.
+const KEYS = { deny: "D", allow_once: "O", allow_run: "R", always: "A" };
+const ORDER = ["deny", "allow_once", "allow_run", "always"];
+
 export function permissionCard(conversationId, event) {
-  const card = el("section", "permission-card");
+  const card = el("section", `permission-card level-${event.level ?? "workspace_write"}`);
   card.dataset.questionId = event.id;
+  card.tabIndex = 0;
   card.setAttribute("role", "group");
   card.setAttribute("aria-label", t("permissionTitle"));
   card.append(el("h3", "", `${t("permissionTitle")}: ${event.tool}`));
   if (event.categories?.length) {
     const tags = el("div", "categories");
-    for (const category of event.categories) tags.append(el("span", "tag", category));
+    for (const category of event.categories) tags.append(el("span", `tag ${category}`, t(`category_${category}`)));
     card.append(tags);
   }
+  if (event.effect) card.append(el("p", `effect ${event.effect}`, t(`effect_${event.effect}`)));
   card.append(el("pre", "preview", event.preview));
+  const options = ORDER.filter((o) => (event.options ?? ORDER).includes(o));
   const choices = el("div", "choices");
-  for (const option of event.options ?? ["allow_once", "allow_run", "always", "deny"]) {
-    const button = el("button", `choice ${option}`, t(option));
+  const answer = async (option) => {
+    if (card.classList.contains("answered") || choices.dataset.busy) return;
+    choices.dataset.busy = "1";
+    for (const b of choices.querySelectorAll("button")) b.disabled = true;
+    try {
+      await post(`/api/conversations/${conversationId}/answers`, { question_id: event.id, decision: option });
+      permissionAnswered(card, option);
+    } catch (error) {
+      card.append(el("div", "error", error.message));
+      delete choices.dataset.busy;
+      for (const b of choices.querySelectorAll("button")) b.disabled = false;
+    }
+  };
+  for (const option of options) {
+    const button = el("button", `choice ${option}`, `${t(option)} (${KEYS[option]})`);
     button.type = "button";
     button.dataset.decision = option;
-    button.addEventListener("click", async () => {
-      for (const b of choices.querySelectorAll("button")) b.disabled = true;
-      try {
-        await post(`/api/conversations/${conversationId}/answers`, { question_id: event.id, decision: option });
-        permissionAnswered(card, option);
-      } catch (error) {
-        card.append(el("div", "error", error.message));
-      }
-    });
+    button.addEventListener("click", () => answer(option));
     choices.append(button);
   }
-  card.append(choices);
-  queueMicrotask(() => choices.querySelector("button")?.focus({ preventScroll: true }));
+  card.append(choices, el("p", "keys", t("permissionKeys")));
+  card.addEventListener("keydown", (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.isComposing) return;
+    const onCard = e.target === card;
+    const key = e.key.length === 1 ? e.key.toUpperCase() : e.key;
+    const chosen = Object.keys(KEYS).find((o) => KEYS[o] === key && options.includes(o));
+    if (chosen) answer(chosen);
+    else if (e.key === "Escape" || (e.key === "Enter" && onCard)) answer("deny");
+    else return;
+    e.preventDefault();
+  });
   return card;
 }
 

@@ -110,8 +110,33 @@ export async function openSettings(dialog, { onPreferences, onError }) {
   const names = { auto: t("language_auto"), en: "English", zh: "中文", pt: "Português" };
   choices.append(select(t("language"), "language", LANGUAGES.map((l) => [l, names[l] ?? l]), prefs.language,
     (value) => save({ language: value })));
-  body.append(choices);
+  body.append(choices, safetySection(data.sandbox ?? { kind: "none" }, prefs, save));
   if (!dialog.open) dialog.showModal();
+}
+
+// What confines commands on this machine, said plainly — and how long one may run.
+function safetySection(sandbox, prefs, save) {
+  const section = el("section", "safety");
+  section.append(el("h3", "", t("safety")));
+  const kind = sandbox.kind === "bubblewrap" ? "bubblewrap" : "none";
+  const facts = el("ul", `sandbox ${kind}`);
+  for (const key of ["sandbox", "sandboxNetwork", "sandboxHome", "sandboxSockets"]) {
+    facts.append(el("li", key, t(`${key}_${kind}`)));
+  }
+  facts.append(el("li", "processes", sandbox.pids ? t("sandboxProcesses", { count: sandbox.pids })
+    : t("sandboxProcessesNone")));
+  section.append(facts);
+  const wrap = el("label", "field");
+  const input = el("input");
+  input.type = "number";
+  input.name = "command_timeout";
+  input.min = "10";
+  input.max = "86400";
+  input.value = String(prefs.command_timeout ?? 600);
+  input.addEventListener("change", () => save({ command_timeout: Number(input.value) }));
+  wrap.append(el("span", "", t("commandTimeout")), input);
+  section.append(wrap);
+  return section;
 }
 
 function select(label, name, options, value, onChange) {

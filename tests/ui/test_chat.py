@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -97,12 +98,74 @@ def test_a_permission_card_allowed_writes_the_file(page: Page, app: App, anthrop
     card = page.locator(".permission-card")
     expect(card).to_contain_text("write_file", timeout=TIMEOUT)
     expect(card.locator(".preview")).to_contain_text("plan.md")
-    expect(card.locator("button.allow_once")).to_be_focused()  # keyboard first: Enter answers
-    page.keyboard.press("Enter")
+    expect(card.locator("button.allow_once")).to_contain_text("(O)")  # the shortcut is shown on the card
+    card.locator("button.allow_once").click()
     expect(card).to_have_class(re.compile(r"\ballowed\b"), timeout=TIMEOUT)
     expect(page.locator(".tool-card")).to_have_class(re.compile(r"\bok\b"), timeout=TIMEOUT)
     expect(page.locator(".msg.assistant .markdown").last).to_have_text("Written.", timeout=TIMEOUT)
     assert (workspace_of(app) / "plan.md").read_text() == "# Plan\n"
+
+
+def test_enter_while_typing_a_steer_never_approves(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    """The card does not take the focus: Enter in the composer sends the message, the question stays open."""
+    anthropic_server.script(
+        wire.message(wire.tool_use("bash", {"command": "curl -s https://example.com/"}, id="toolu_c")),
+        wire.reply_text("I will not fetch it."),
+    )
+    send(page, "fetch the page")
+    card = page.locator(".permission-card")
+    expect(card).to_be_visible(timeout=TIMEOUT)
+    expect(card.locator(".effect")).to_contain_text("network access")
+    expect(card.locator(".tag.network")).to_be_visible()
+    composer = page.locator("textarea.input")
+    composer.click()
+    page.keyboard.type("actually, don't")
+    page.keyboard.press("Enter")
+    expect(page.locator(".msg.user", has_text="actually, don't")).to_be_visible(timeout=TIMEOUT)
+    expect(composer).to_be_focused()
+    page.wait_for_timeout(300)
+    expect(card).not_to_have_class(re.compile(r"\banswered\b"))
+    card.focus()  # deliberately: now the card's keys apply, and Enter means Deny
+    page.keyboard.press("Enter")
+    expect(card).to_have_class(re.compile(r"\bdenied\b"), timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("I will not fetch it.", timeout=TIMEOUT)
+
+
+def test_a_shortcut_shown_on_the_focused_card_answers_it(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    anthropic_server.script(
+        wire.message(wire.tool_use("write_file", {"path": "notes.md", "content": "n"}, id="toolu_w")),
+        wire.reply_text("Done."),
+    )
+    send(page, "write notes")
+    card = page.locator(".permission-card")
+    expect(card).to_be_visible(timeout=TIMEOUT)
+    expect(card.locator("button").first).to_have_class(re.compile(r"\bdeny\b"))  # Deny comes first
+    expect(card.locator(".keys")).to_contain_text("O once")
+    card.focus()
+    page.keyboard.press("o")
+    expect(card).to_have_class(re.compile(r"\ballowed\b"), timeout=TIMEOUT)
+    assert (workspace_of(app) / "notes.md").read_text() == "n"
+
+
+def test_a_reload_during_an_approval_keeps_the_question_open(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(
+        wire.message(wire.tool_use("write_file", {"path": "after.md", "content": "a"}, id="toolu_w")),
+        wire.reply_text("Saved after the reload."),
+    )
+    send(page, "write after.md")
+    expect(page.locator(".permission-card")).to_be_visible(timeout=TIMEOUT)
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    card = page.locator(".permission-card")
+    expect(card).to_have_count(1, timeout=TIMEOUT)
+    expect(card).not_to_have_class(re.compile(r"\banswered\b"))
+    expect(card).not_to_be_focused()
+    assert not (workspace_of(app) / "after.md").exists()
+    card.locator("button.allow_once").click()
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Saved after the reload.", timeout=TIMEOUT)
+    assert (workspace_of(app) / "after.md").read_text() == "a"
 
 
 def test_a_permission_card_denied_changes_nothing(page: Page, app: App, anthropic_server: FakeServer) -> None:
@@ -285,6 +348,25 @@ def test_preferences_change_theme_and_mode(page: Page, app: App) -> None:
     expect(page.locator("#new-chat")).to_have_text("新对话")
     saved = json.loads((app.home / "settings.json").read_text())["preferences"]
     assert saved["theme"] == "dark" and saved["mode"] == "plan" and saved["language"] == "zh"
+
+
+def test_settings_say_what_confines_commands_and_set_the_longest_run(page: Page, app: App) -> None:
+    page.click("#settings-button")
+    facts = page.locator(".safety .sandbox")
+    if shutil.which("bwrap"):
+        expect(facts.locator("li.sandbox")).to_have_text("Commands run in a sandbox (bubblewrap).", timeout=TIMEOUT)
+        expect(facts.locator("li.sandboxNetwork")).to_contain_text("off, unless you approve it")
+        expect(facts.locator("li.sandboxHome")).to_contain_text("the rest of yours is not visible")
+        expect(facts.locator("li.sandboxSockets")).to_contain_text("not reachable")
+    page.fill("input[name=command_timeout]", "90")
+    page.locator("input[name=command_timeout]").press("Tab")
+    for _ in range(50):
+        if (app.home / "settings.json").exists():
+            saved = json.loads((app.home / "settings.json").read_text())["preferences"]
+            if saved.get("command_timeout") == 90:
+                break
+        page.wait_for_timeout(100)
+    assert json.loads((app.home / "settings.json").read_text())["preferences"]["command_timeout"] == 90
 
 
 def test_after_a_crash_the_history_shows_once_and_the_chat_continues(

@@ -46,7 +46,7 @@ class Services:
     detect_local: Callable[[], Awaitable[list[dict[str, Any]]]]
     memory: Memory | None = None
     knowledge: KnowledgeService | None = None
-    sandbox: Callable[[], dict[str, str]] | None = None  # what confines commands, in words
+    sandbox: Callable[[], dict[str, Any]] | None = None  # what confines commands, in words
     frontend: Path = FRONTEND
 
 
@@ -119,6 +119,7 @@ class PreferencesChange(BaseModel):
     theme: str | None = None
     language: str | None = None
     embeddings: str | None = None
+    command_timeout: int | None = Field(default=None, ge=10, le=86_400)
     clear_default_model: bool = False
 
 
@@ -307,6 +308,7 @@ def _add_service_routes(api: FastAPI, runtime: ConversationRuntime, services: Se
             "pools": pools(product),
             "preferences": asdict(product.preferences),
             "vault": vault.key_source.description if vault is not None else None,
+            "sandbox": services.sandbox() if services.sandbox is not None else {"kind": confinement()},
         }
 
     @api.put("/api/settings/preferences")

@@ -99,14 +99,16 @@ class ConfinementReport:
     home: str
     sockets: str
     processes: str
+    pids: int | None = None  # the cap on processes per command, when there is one
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> dict[str, str | int | None]:
         return {
             "kind": self.kind,
             "network": self.network,
             "home": self.home,
             "sockets": self.sockets,
             "processes": self.processes,
+            "pids": self.pids,
         }
 
 
@@ -121,6 +123,7 @@ def describe_confinement(kind: Confinement, limits: Limits, pids_method: str) ->
             home="not confined: commands can read the whole home folder",
             sockets="not confined: host sockets (Docker, ssh-agent, D-Bus) are reachable",
             processes=f"at most {limits.pids} per command" if pids_method != "none" else "not limited",
+            pids=limits.pids if pids_method != "none" else None,
         )
     return ConfinementReport(
         kind="bubblewrap",
@@ -128,6 +131,7 @@ def describe_confinement(kind: Confinement, limits: Limits, pids_method: str) ->
         home="a private home per workspace; the rest of your home folder is not visible",
         sockets=sockets,
         processes=f"at most {limits.pids} per command ({pids_method})" if pids_method != "none" else "not limited",
+        pids=limits.pids if pids_method != "none" else None,
     )
 
 
