@@ -27,6 +27,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from orkas.engine.memory.normalize import normalize
+from orkas.engine.memory.semantic import Semantic, default_semantic
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -137,7 +140,7 @@ EXFILTRATION = _rx(
     r"\b(?:customer (?:list|data|emails?|database|records)|(?:all |the )?(?:order|user|customer|client) data|"
     r"api keys?|credentials|passwords?|secrets|tokens|private keys?|ssh keys?)",
     r"\b(?:customer (?:list|data|emails?|database|records)|api keys?|credentials|passwords?|donnees clients|datos de clientes)\b"
-    r"[^\n]{0,80}\b(?:send|email|forward|envoie\w*|envia\w*|invia\w*|externally|to (?:an? )?external)",
+    r"[^\n]{0,80}\b(?:send|email|forward|envoie[sz]?\b|envoyez|env[ií]a\b|envie\b|invia\b|externally|to (?:an? )?external)",
     r"\b(?:curl|wget|nc|ncat|scp|rsync|invoke-webrequest)\b[^\n]{0,120}"
     r"(?:\$\{?[a-z_]*(?:key|token|secret|password)|api[_-]?key|\.ssh|\.aws|\.env\b|/etc/passwd|id_rsa|credentials)",
     r"\b(?:cat|type|less|more|head|tail|base64)\s+[^\n]{0,40}(?:\.ssh/|id_rsa|\.aws/credentials|\.netrc|\.env\b|/etc/shadow)",
@@ -149,14 +152,20 @@ EXFILTRATION = _rx(
     r"(?:把|将)[^。\n]{0,20}(?:密钥|密码|令牌|凭据|客户(?:名单|数据))[^。\n]{0,20}(?:发送|发给|上传|转发)",
 )
 
+# What makes "include X in every answer" an attack: X is a link, a code, a secret, or the note itself.
+_PAYLOAD = (
+    r"[^.\n]{0,60}\b(?:link|url|https?|token|code|key|keys|password|passwords|secret|secrets|credentials?|cookie|"
+    r"this (?:note|message|text)|hidden|marker|canary|referral)\b"
+)
+
 HIJACK = _rx(
     r"\b(?:call|use|invoke|run|trigger)\s+(?:the\s+)?(?:send_email|http_post|delete_file|\w*_email|\w*webhook\w*)\b",
     r"\b(?:call|use|invoke)\s+\w+\b[^.\n]{0,60}\bbefore (?:you )?(?:respond|reply|answer|continu)",
     r"\b(?:save|store|write|add|put|keep)\b[^.\n]{0,60}\b(?:long-term|persistent|permanent)? ?memory\b[^\n]{0,100}"
     r"\b(?:every|all|each) (?:future|later|subsequent|following)",
-    r"\b(?:repeat|include|append|add|insert|mention)\b[^.\n]{0,60}\b(?:in|to|at the end of) (?:every|all|each) "
+    rf"\b(?:repeat|include|append|add|insert|mention)\b(?={_PAYLOAD})[^.\n]{{0,60}}\b(?:in|to|at the end of) (?:every|all|each) "
     r"(?:future |later |subsequent )?(?:reply|replies|response|responses|summary|summaries|report|reports|answer|answers|message|messages)",
-    r"\b(?:must|always)\s+(?:be\s+)?(?:include|included|append|appended|add|added|repeat)\b[^.\n]{0,60}\b(?:every|each|all)\b",
+    rf"\b(?:must|always)\s+(?:be\s+)?(?:include|included|append|appended|add|added|repeat)\b(?={_PAYLOAD})[^.\n]{{0,60}}\b(?:every|each|all)\b",
     r"\b(?:append|add|include|insert)\s+(?:the\s+)?(?:exact\s+)?(?:token|verification code|reference code|confirmation token|marker|canary)\b",
     r"\b(?:token|jeton|code)\b[^.\n]{0,60}\b(?:am ende|a la fin|al final|alla fine|at the end)\b[^.\n]{0,30}\b(?:antwort|reponse|respuesta|risposta|reply|response|answer)",
     r"\bon the next (?:user )?message\b[^.\n]{0,40}\b(?:print|reveal|begin by)",
@@ -180,9 +189,26 @@ INVISIBLE = re.compile("[\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u206
 ZWJ = "\u200d"
 
 
-def scan_memory_text(text: str) -> list[Finding]:
-    """Problems that make `text` unsafe to keep in long-term memory (empty when clean)."""
+def scan_memory_text(text: str, semantic: Semantic | None = None) -> list[Finding]:
+    """Problems that make `text` unsafe to keep in long-term memory (empty when clean): the rules first,
+    then — when they find nothing — the semantic layer (semantic.py), if it can run here."""
+    findings = rule_findings(text)
+    if findings:
+        return findings
+    layer = semantic if semantic is not None else default_semantic()
+    score = layer.score(text)
+    if score is not None and score >= layer.threshold:
+        reason = "Rejected: it reads like an instruction planted for a later session, not a fact or a preference."
+        findings.append(Finding("semantic", reason, _excerpt(text, 0)))
+    return findings
+
+
+def rule_findings(text: str) -> list[Finding]:
+    """What the rule layer finds, over the normalized text and every decoded view of it."""
     findings: list[Finding] = []
+    planted = planted_command(text)
+    if planted is not None:
+        findings.append(planted)
     seen: set[str] = set()
 
     def add(finding: Finding) -> None:
@@ -211,6 +237,42 @@ def scan_memory_text(text: str) -> list[Finding]:
     return findings
 
 
+# A shell command written into a note: in backticks, or from a program's name to the end of the sentence.
+COMMAND_SPAN = re.compile(
+    r"`([^`]{3,300})`|\b((?:curl|wget|bash|sh|sudo|nc|ncat|scp|ssh|rsync|export|eval|chmod|chown|rm|git|python3?)"
+    r"\s(?:(?![.;]\s|[.;]$|\n).){2,300})",
+    re.IGNORECASE,
+)
+
+
+def planted_command(text: str) -> Finding | None:
+    """A note that tells the agent to run a command that would leave the sandbox in a harmful way:
+    download-and-run, sending home-folder files out, changing files outside the workspace, or setting an
+    environment hook. The command classifier judges it; a prohibition ("never run …") protects."""
+    from orkas.engine.sandbox.risk import classify_command  # the sandbox's own judgement of commands
+
+    plain = normalize(text)
+    for match in COMMAND_SPAN.finditer(plain):
+        span = (match.group(1) or match.group(2)).strip()
+        if match.group(2):
+            span = span[0].lower() + span[1:]  # a capital at the start of a sentence
+        risk = classify_command(span)
+        categories = set(risk.categories)
+        hook = "code_execution" in categories and "makes programs run other code" in risk.reason
+        harmful = (
+            ({"network", "package_install"} & categories and "code_execution" in categories)
+            or ("outside_workspace" in categories and ("network" in categories or "changes" in risk.reason))
+            or hook
+        )
+        if harmful and not NEGATED.search(_fold(plain[max(0, match.start() - 24) : match.start()])):
+            return Finding(
+                "planted_command",
+                f"Rejected: it plants a command that would leave the sandbox ({risk.reason}).",
+                span[:80],
+            )
+    return None
+
+
 NEGATED = re.compile(
     r"(?:\b(?:never|do not|don't|must not|should not|not to|nunca|nao|jamais|nie|niemals)|不要|别|禁止|切勿)\W*(?:\w+\W+)?$"
 )
@@ -227,9 +289,35 @@ def _guarded(view: str, match: re.Match[str]) -> bool:
     return bool(NEGATED.search(before) or CONDITIONAL.search(after))
 
 
+JOINING_SCRIPTS = ("ARABIC", "SYRIAC", "DEVANAGARI", "BENGALI", "GURMUKHI", "GUJARATI", "ORIYA", "TAMIL", "TELUGU")
+JOINING_SCRIPTS += ("KANNADA", "MALAYALAM", "SINHALA", "MONGOLIAN", "NKO", "HEBREW")
+ZWNJ = "\u200c"
+DIRECTION_MARKS = frozenset("\u200e\u200f\u061c")
+
+
+def _script_of(char: str) -> str:
+    try:
+        return unicodedata.name(char).split(" ", 1)[0]
+    except ValueError:
+        return ""
+
+
+def _ordinary(text: str, index: int, char: str) -> bool:
+    """Zero-width non-joiners inside Persian, Arabic or Indic words, and direction marks in right-to-left
+    text, are how those languages are written — not hidden characters."""
+    if char == ZWNJ:
+        around = text[index - 1 : index] + text[index + 1 : index + 2]
+        return any(_script_of(c) in JOINING_SCRIPTS for c in around)
+    if char in DIRECTION_MARKS:
+        return any(_script_of(c) in ("ARABIC", "HEBREW", "SYRIAC", "THAANA", "NKO") for c in text)
+    return False
+
+
 def _invisible(text: str) -> str:
     names = set()
     for index, char in enumerate(text):
+        if _ordinary(text, index, char):
+            continue
         if char == ZWJ:
             before, after = text[index - 1 : index], text[index + 1 : index + 2]
             if before and after and _is_emoji(before) and _is_emoji(after):
@@ -258,8 +346,9 @@ def _fold(text: str) -> str:
 
 
 def _views(text: str) -> Iterator[tuple[str, str]]:
-    """The text as written, then every way it might be hiding something, each folded."""
-    yield "plain", _fold(INVISIBLE.sub("", text))
+    """The text as written (normalized: disguises removed), then every way it might be hiding something,
+    each folded."""
+    yield "plain", _fold(normalize(text))
     tags = "".join(chr(ord(c) - 0xE0000) for c in text if 0xE0020 <= ord(c) <= 0xE007E)
     if len(tags) >= 4:
         yield "tag-character", _fold(tags)
