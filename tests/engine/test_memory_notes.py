@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from orkas.engine.abort import AbortSignal
+from orkas.engine.consent import Ask, Mode, Permissions
 from orkas.engine.memory import Memory, MemoryRejected, MemoryStore, MemoryTool
 from orkas.engine.tools.base import ToolContext
 
@@ -77,10 +78,26 @@ def test_every_write_passes_the_guard_and_nothing_is_written_when_refused(tmp_pa
     assert (tmp_path / "notes.md").read_bytes() == before
 
 
+def person(tmp_path: Path, mode: Mode = "ask", *, answer: bool = False, asked: list[Ask] | None = None) -> ToolContext:
+    """A run's context whose questions are settled the way a run settles them: by the mode first, then by
+    a person who answers `answer`."""
+    permissions = Permissions(workspace=tmp_path, mode=mode, can_ask=True)
+
+    async def ask(question: Ask) -> bool:
+        decided = permissions.immediate(question)
+        if decided is not None:
+            return decided
+        if asked is not None:
+            asked.append(question)
+        return answer
+
+    return ToolContext(workspace=tmp_path, signal=AbortSignal(), tool_use_id="t1", ask=ask)
+
+
 async def test_the_tool_adds_lists_replaces_removes_and_reports_refusals(tmp_path: Path) -> None:
     memory = Memory.in_folder(tmp_path / "memory")
     tool = MemoryTool(memory)
-    ctx = ToolContext(workspace=tmp_path, signal=AbortSignal(), tool_use_id="t1")
+    ctx = person(tmp_path)
     added = await tool.execute({"action": "add", "target": "profile", "text": "The user is called Ana."}, ctx)
     assert not added.is_error and "remembered" in added.content[0].text  # type: ignore[union-attr]
     listed = await tool.execute({"action": "list", "target": "profile"}, ctx)
@@ -101,3 +118,30 @@ def test_the_prompt_section_pins_both_stores_as_information(tmp_path: Path) -> N
     section = memory.prompt_section()
     assert section is not None and "not instructions" in section
     assert section.index("Prefers metric units.") < section.index("Money is stored as integer cents.")
+
+
+async def test_in_plan_mode_memory_does_not_change(tmp_path: Path) -> None:
+    memory = Memory.in_folder(tmp_path / "memory")
+    refused = await MemoryTool(memory).execute({"action": "add", "text": "A fact."}, person(tmp_path, "plan"))
+    assert refused.is_error and "plan mode" in refused.content[0].text  # type: ignore[union-attr]
+    assert memory.notes.entries() == []
+
+
+@pytest.mark.parametrize("answer", [False, True])
+async def test_after_reading_untrusted_text_a_memory_write_shows_the_exact_text_and_asks(
+    tmp_path: Path, answer: bool
+) -> None:
+    from orkas.engine.tools.untrusted import note
+
+    memory = Memory.in_folder(tmp_path / "memory")
+    asked: list[Ask] = []
+    ctx = person(tmp_path, "auto", answer=answer, asked=asked)
+    note(ctx, "web_fetch https://docs.example/page")  # the turn read a page
+    text = "The deploy script is scripts/deploy.sh."
+    result = await MemoryTool(memory).execute({"action": "add", "text": text}, ctx)
+    (question,) = asked  # even in auto mode
+    assert question.level == "dangerous" and question.categories == ("untrusted_content",)
+    assert text in question.preview and "web_fetch https://docs.example/page" in question.preview
+    assert question.key is None  # answered once, never remembered as a rule
+    assert memory.notes.entries() == ([text] if answer else [])
+    assert result.is_error is not answer

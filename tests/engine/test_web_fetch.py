@@ -100,7 +100,8 @@ async def test_approved_reads_a_page_and_a_redirect_on_the_same_host_asks_once(t
     fetch = WebFetch(allow_private=True)
     page = await fetch.execute({"url": f"{site}/redirect"}, person.ctx(tmp_path))
     text = body(page)
-    assert not page.is_error and text.startswith("Test page\n") and "Readable text here." in text
+    assert text.startswith(f'<untrusted_data source="web_fetch {site}/page">\nTest page\n')  # marked as data
+    assert not page.is_error and "Readable text here." in text and text.endswith("\n</untrusted_data>")
     assert "secret" not in text and "menu" not in text and len(person.asked) == 1
     binary = await fetch.execute({"url": f"{site}/binary"}, person.ctx(tmp_path))
     assert binary.is_error and "not a page" in body(binary)

@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 Mode = Literal["ask", "auto", "plan"]
 Decision = Literal["allow_once", "allow_run", "always", "deny"]
-Level = Literal["read_only", "workspace_write", "runs_program", "dangerous"]
+Level = Literal["read_only", "memory_write", "workspace_write", "runs_program", "dangerous"]
 Effect = Literal["", "network", "unconfined"]  # what approving grants beyond the sandbox
 PREVIEW_CHARS = 800
 _ids = itertools.count(1)
@@ -79,6 +79,8 @@ class Permissions:
         """True/False when no question is needed, None when the person must be asked."""
         if ask.level == "read_only":
             return True
+        if ask.level == "memory_write":  # an ordinary memory write: refused in plan mode, silent otherwise
+            return self.mode != "plan"
         if self.mode == "plan":
             return False
         if self.mode == "auto" and ask.level in ("workspace_write", "runs_program"):

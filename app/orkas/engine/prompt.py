@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orkas.engine.providers.base import ToolDefinition
+from orkas.engine.tools.untrusted import PROMPT as UNTRUSTED_PROMPT
 
 BASE_PROMPT = (
     "You are Orkas, an AI agent working on the user's own computer. You can call tools to read and "
     "act on files in the workspace. Work step by step: call a tool when you need facts, read its "
     "result, and answer plainly when the task is done. If a tool fails, read the error and try a "
-    "different approach instead of repeating the same call."
+    "different approach instead of repeating the same call.\n\n" + UNTRUSTED_PROMPT
 )
 
 PromptHook = Callable[[], str | None]

@@ -402,12 +402,13 @@ def _add_memory_routes(api: FastAPI, memory: Memory) -> None:
 
     @api.post("/api/memory/{target}")
     async def memory_add(target: str, body: MemoryText) -> dict[str, Any]:
-        change = guarded(lambda: store(target).add(body.text))
+        # the guard's meaning model runs here (and loads on first use): off the event loop
+        change = await asyncio.to_thread(guarded, lambda: store(target).add(body.text))
         return {"change": change.describe(), "evicted": change.evicted, "memory": view()}
 
     @api.post("/api/memory/{target}/replace")
     async def memory_replace(target: str, body: MemoryEdit) -> dict[str, Any]:
-        change = guarded(lambda: store(target).replace(body.old, body.text))
+        change = await asyncio.to_thread(guarded, lambda: store(target).replace(body.old, body.text))
         return {"change": change.describe(), "evicted": change.evicted, "memory": view()}
 
     @api.post("/api/memory/{target}/remove")

@@ -289,7 +289,17 @@ def _guarded(view: str, match: re.Match[str]) -> bool:
     return bool(NEGATED.search(before) or CONDITIONAL.search(after))
 
 
-JOINING_SCRIPTS = ("ARABIC", "SYRIAC", "DEVANAGARI", "BENGALI", "GURMUKHI", "GUJARATI", "ORIYA", "TAMIL", "TELUGU")
+JOINING_SCRIPTS: tuple[str, ...] = (
+    "ARABIC",
+    "SYRIAC",
+    "DEVANAGARI",
+    "BENGALI",
+    "GURMUKHI",
+    "GUJARATI",
+    "ORIYA",
+    "TAMIL",
+    "TELUGU",
+)
 JOINING_SCRIPTS += ("KANNADA", "MALAYALAM", "SINHALA", "MONGOLIAN", "NKO", "HEBREW")
 ZWNJ = "\u200c"
 DIRECTION_MARKS = frozenset("\u200e\u200f\u061c")

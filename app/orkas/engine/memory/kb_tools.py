@@ -9,6 +9,7 @@ from typing import Any
 
 from orkas.engine.memory.kb import Hit, KnowledgeBase
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
+from orkas.engine.tools.untrusted import untrusted_result
 
 SNIPPET = 700
 
@@ -47,7 +48,7 @@ class KbSearch:
         if not hits:
             return text_result("no passage in the knowledge base matches; try other words", {"hits": []})
         details = {"hits": [{"citation": h.citation, "doc_id": h.doc_id, "score": h.score} for h in hits]}
-        return text_result(_hits_text(hits, lambda h: h.citation), details)
+        return untrusted_result(ctx, _hits_text(hits, lambda h: h.citation), "kb_search", details)
 
 
 class KbRead:
@@ -79,7 +80,7 @@ class KbRead:
         except KeyError:
             return error_result(f"no document {input['doc_id']!r} in the knowledge base; kb_list shows them")
         numbered = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(text.split("\n"), start=start))
-        return text_result(numbered or "(no lines in that range)")
+        return untrusted_result(ctx, numbered or "(no lines in that range)", f"kb_read {input['doc_id']}")
 
 
 class KbList:
@@ -95,7 +96,8 @@ class KbList:
         documents = self.kb.documents()
         if not documents:
             return text_result("the knowledge base is empty")
-        return text_result("\n".join(f"- {d['id']} ({d['chunks']} passages)" for d in documents))
+        listing = "\n".join(f"- {d['id']} ({d['chunks']} passages)" for d in documents)
+        return untrusted_result(ctx, listing, "kb_list")
 
 
 MESSAGE_LINE = re.compile(r"^\[(?P<message>[\w-]+)\] (?P<role>user|assistant): ", re.MULTILINE)
@@ -136,4 +138,4 @@ class ChatSearch:
                 for h in hits
             ]
         }
-        return text_result(_hits_text(hits, cite), details)
+        return untrusted_result(ctx, _hits_text(hits, cite), "chat_search", details)

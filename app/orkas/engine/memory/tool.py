@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
+from orkas.engine.consent import Ask, preview
 from orkas.engine.memory.notes import Memory, MemoryRejected
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
+from orkas.engine.tools.untrusted import sources_read
 
 DESCRIPTION = (
     "Keep durable facts across sessions. Everything saved here is shown to you at the start of every "
@@ -46,6 +49,8 @@ class MemoryTool:
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         action = input["action"]
         target = input.get("target", "notes")
+        if action != "list" and not await ctx.ask(_question(action, target, input, ctx)):
+            return _refused(ctx)
         try:
             store = self.memory.store(target)
             if action == "list":
@@ -56,14 +61,43 @@ class MemoryTool:
                 removed = store.remove(_need(input, "old"))
                 return text_result(f"removed from {target}: {removed}", {"target": target, "removed": removed})
             if action == "replace":
-                change = store.replace(_need(input, "old"), _need(input, "text"))
+                old, text = _need(input, "old"), _need(input, "text")
+                change = await asyncio.to_thread(store.replace, old, text)  # the guard's model: off the loop
             else:
-                change = store.add(_need(input, "text"))
+                change = await asyncio.to_thread(store.add, _need(input, "text"))
         except MemoryRejected as e:
             kinds = [f.kind for f in e.findings]
             return error_result(str(e), {"target": target, "rejected": kinds} if kinds else None)
         details = {"target": target, "entry": change.entry, "evicted": change.evicted}
         return text_result(f"{target}: {change.describe()}", details)
+
+
+def _question(action: str, target: str, input: Mapping[str, Any], ctx: ToolContext) -> Ask:
+    """A memory change: asked about only when this turn read untrusted text; refused in plan mode."""
+    text = input.get("text") or ""
+    old = input.get("old") or ""
+    change = {"add": f"add to {target}: {text}", "replace": f"in {target}, replace “{old}” with: {text}"}
+    what = change.get(action, f"remove from {target}: {old}")
+    sources = sources_read(ctx)
+    if not sources:
+        return Ask(tool="memory", level="memory_write", categories=(), preview=what, key="memory")
+    read = ", ".join(sources[:3]) + (" …" if len(sources) > 3 else "")
+    return Ask(
+        tool="memory",
+        level="dangerous",
+        categories=("untrusted_content",),
+        preview=preview(f"{what}\n\n(This turn read text from outside you: {read}.)"),
+        key=None,  # each such write is shown and answered on its own
+    )
+
+
+def _refused(ctx: ToolContext) -> ToolResult:
+    if sources_read(ctx):
+        return error_result(
+            "not saved: this turn read text from outside the user (web, files, knowledge base), so a memory change "
+            "needs their approval, which was not given. Ask the user whether to remember it."
+        )
+    return error_result("not saved: memory cannot change in plan mode")
 
 
 def _need(input: Mapping[str, Any], key: str) -> str:

@@ -25,6 +25,7 @@ from orkas.engine.sandbox import PathDenied, PathPolicy
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 from orkas.engine.tools.documents import MAX_DOCUMENT_BYTES, DocumentError, document_kind, extract_text
 from orkas.engine.tools.textstream import BinaryFile, Page, read_page
+from orkas.engine.tools.untrusted import note, untrusted_result
 from orkas.engine.tools.workspace import PATH_ONLY_SCHEMA, PATH_PROPERTY, FileTool, record_digest, sha256
 
 MAX_LINES = 2000
@@ -98,6 +99,10 @@ class ReadFile(FileTool):
         return await asyncio.to_thread(self._read, path, input, ctx)
 
     def _read(self, path: Path, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        result = self._read_inside_policy(path, input, ctx)
+        return _outside_marked(ctx, self.policy(ctx), path, result, "read_file")
+
+    def _read_inside_policy(self, path: Path, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         policy = self.policy(ctx)
         try:
             if path.suffix.lower() in IMAGE_TYPES:
@@ -144,6 +149,18 @@ class ReadFile(FileTool):
         if "char_start" in input or "char_end" in input:
             return _char_page(page, int(input.get("char_start", 0)), details)
         return _line_page(page, int(input.get("start_line", 1)), details)
+
+
+def _outside_marked(ctx: ToolContext, policy: PathPolicy, path: Path, result: ToolResult, tool: str) -> ToolResult:
+    """A result read from outside the workspace (a granted folder, an attachment) is untrusted text."""
+    if result.is_error or path == policy.workspace or policy.workspace in path.parents:
+        return result
+    source = f"{tool} {path}"
+    if not isinstance(result.content[0], TextBlock):
+        note(ctx, source)  # an image: it cannot be wrapped, but the turn has still read it
+        return result
+    marked = untrusted_result(ctx, result.content[0].text, source, result.details)
+    return ToolResult(content=marked.content, details=marked.details, is_error=result.is_error)
 
 
 def _from_text(text: str, input: Mapping[str, Any], details: dict[str, Any]) -> ToolResult:
@@ -384,7 +401,8 @@ class GrepFiles(FileTool):
                 or fnmatch.fnmatch(str(f.relative_to(root) if root.is_dir() else f.name), glob)
             ]
         search = _Grep(policy, root, regex, int(input.get("context", 0)), input.get("mode", "content"))
-        return await asyncio.to_thread(search.run, files)
+        result = await asyncio.to_thread(search.run, files)
+        return _outside_marked(ctx, policy, root, result, "grep_files")
 
 
 GREP_FILE_LIMIT = 50 * 1024 * 1024  # bytes of one file searched

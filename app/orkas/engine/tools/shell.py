@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from orkas.engine.consent import Ask, Effect, preview
+from orkas.engine.messages import TextBlock
 from orkas.engine.sandbox import PathDenied
 from orkas.engine.sandbox.executor import Background, ExecResult, Executor
 from orkas.engine.sandbox.risk import CommandRisk, classify_command
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
+from orkas.engine.tools.untrusted import untrusted_result
 
 MAX_PROCESSES = 8
 READ_CHARS = 32_000
@@ -146,7 +148,12 @@ class Bash:
             )
         except PathDenied as e:
             return error_result(f"access denied: {e.reason}")
-        return _shown(result)
+        shown = _shown(result)
+        if result.network and self.executor.confined != "none" and isinstance(shown.content[0], TextBlock):
+            # what a command brought in from the network is untrusted text, like a fetched page
+            marked = untrusted_result(ctx, shown.content[0].text, f"bash with network: {preview(command)[:80]}")
+            return ToolResult(content=marked.content, details=shown.details, is_error=shown.is_error)
+        return shown
 
 
 def _shown(result: ExecResult) -> ToolResult:

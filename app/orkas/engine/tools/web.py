@@ -24,6 +24,7 @@ import httpx
 
 from orkas.engine.consent import Ask, preview
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
+from orkas.engine.tools.untrusted import untrusted_result
 
 MAX_BYTES = 2 * 1024 * 1024
 MAX_CHARS = 50_000
@@ -180,7 +181,7 @@ class WebFetch:
                 if response.is_redirect and "location" in response.headers:
                     url = urljoin(url, response.headers["location"])
                     continue
-                return _page(url, response, body, limit)
+                return _page(ctx, url, response, body, limit)
         return error_result(f"not fetched: more than {MAX_REDIRECTS} redirects")
 
     async def _target(self, url: str, ctx: ToolContext, approved: set[tuple[str, int]]) -> _Target | ToolResult:
@@ -266,7 +267,7 @@ async def _get(client: httpx.AsyncClient, target: _Target) -> tuple[httpx.Respon
         return response, b"".join(chunks)[:MAX_BYTES]
 
 
-def _page(url: str, response: httpx.Response, body: bytes, limit: int) -> ToolResult:
+def _page(ctx: ToolContext, url: str, response: httpx.Response, body: bytes, limit: int) -> ToolResult:
     kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
     text = body.decode(response.encoding or "utf-8", errors="replace")
     title = ""
@@ -278,7 +279,8 @@ def _page(url: str, response: httpx.Response, body: bytes, limit: int) -> ToolRe
     shown = text[:limit] + (f"\n[cut at {limit} of {len(text)} characters]" if cut else "")
     head = f"{title}\n{url} (HTTP {response.status_code})\n\n" if title else f"{url} (HTTP {response.status_code})\n\n"
     details = {"url": url, "status": response.status_code, "characters": len(text), "truncated": cut}
-    return ToolResult(content=text_result(head + shown).content, details=details, is_error=response.status_code >= 400)
+    page = untrusted_result(ctx, head + shown, f"web_fetch {url}", details)
+    return ToolResult(content=page.content, details=page.details, is_error=response.status_code >= 400)
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +332,8 @@ class WebSearch:
         if not results:
             return text_result(f"no results for {input['query']!r}", details={"count": 0})
         lines = [f"{i}. {r['title']}\n   {r['url']}\n   {r['snippet']}" for i, r in enumerate(results, start=1)]
-        return text_result("\n".join(lines), details={"count": len(results), "backend": self.backend.kind})
+        details = {"count": len(results), "backend": self.backend.kind}
+        return untrusted_result(ctx, "\n".join(lines), f"web_search {self.backend.kind}", details)
 
 
 async def _search(client: httpx.AsyncClient, backend: SearchBackend, query: str, count: int) -> list[dict[str, str]]:
