@@ -35,12 +35,14 @@ from orkas.app import (
     protected_data,
 )
 from orkas.core.net import bind_local
+from orkas.core.paths import make_private
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
 from orkas.engine.memory import Memory
 from orkas.engine.messages import Message
 from orkas.engine.runner import Agent
 from orkas.server.app import Services, create_app
+from orkas.server.connections import WS_MAX_MESSAGE, GuardedH11
 
 
 @dataclass
@@ -80,6 +82,7 @@ def _vault(settings: Settings) -> Vault:
 
 def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, str] | None = None) -> Hosted:
     """Build everything on a bound socket; nothing is served until `serve_forever` / `start_in_background`."""
+    make_private(settings.data_dir)
     store = ConversationStore(settings.data_dir)
     knowledge = KnowledgeService(
         settings.data_dir / "kb", lambda: embedder_for(settings), lambda: protected_data(settings.data_dir)
@@ -157,7 +160,15 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         token=token, port=bound_port, runtime=runtime, providers=list(dict.fromkeys(names)), services=services
     )
     server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=3)
+        uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=3,
+            http=GuardedH11,
+            ws_max_size=WS_MAX_MESSAGE,
+        )
     )
     return Hosted(
         url=url,

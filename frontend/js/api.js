@@ -27,7 +27,16 @@ export async function call(method, path, body) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
   }
-  const response = await fetch(path, options);
+  return answer(await fetch(path, options));
+}
+
+// A file's bytes as the request body: the browser streams it, the server writes it to disk as it arrives.
+export async function upload(path, file) {
+  const headers = { "X-Orkas-Token": token, "Content-Type": "application/octet-stream" };
+  return answer(await fetch(path, { method: "POST", headers, body: file }));
+}
+
+async function answer(response) {
   if (response.status === 204) return null;
   const data = await response.json().catch(() => ({}));
   if (!response.ok) {

@@ -2,7 +2,7 @@
 // paste, or a drop anywhere on the window. In a browser the file's bytes are uploaded; in the desktop
 // window the real path comes from Python (pywebview hands it to `window.orkasDropped`).
 
-import { desktop, post } from "./api.js";
+import { desktop, post, upload } from "./api.js";
 import { el } from "./cards.js";
 import { t } from "./strings.js";
 
@@ -104,8 +104,8 @@ export class Composer {
       const chip = this.addChip({ name: file.name, uploading: true });
       try {
         const id = await this.conversation();
-        const data = await base64(file);
-        const record = await post(`/api/conversations/${id}/attachments`, { name: file.name, data });
+        const name = encodeURIComponent(file.name);
+        const record = await upload(`/api/conversations/${id}/attachments?name=${name}`, file);
         chip.remove();
         this.addChip(record);
       } catch (error) {
@@ -162,11 +162,4 @@ export class Composer {
   }
 }
 
-function base64(file) {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).split(",", 2)[1] ?? "");
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(file);
-  });
-}
+

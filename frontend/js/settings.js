@@ -40,7 +40,7 @@ export async function openSettings(dialog, { onPreferences, onError }) {
     row.append(test, remove, result);
     providers.append(row);
   }
-  if (data.vault) providers.append(el("p", "hint", t("keyStored", { where: data.vault })));
+  if (data.vault_key) providers.append(vaultBlock(data.vault_key, guard, refresh));
   providers.append(addProviderForm(guard, refresh));
   body.append(providers);
 
@@ -95,10 +95,16 @@ export async function openSettings(dialog, { onPreferences, onError }) {
 
   // Preferences
   const prefs = data.preferences;
-  const save = guard(async (change) => {
-    const saved = await put("/api/settings/preferences", change);
-    onPreferences(saved);
-  });
+  // One change at a time: two quick changes must not race, or the older answer (with the older
+  // language or theme in it) could arrive last and be applied over the newer one.
+  let saving = Promise.resolve();
+  const save = (change) => {
+    saving = saving.then(guard(async () => {
+      const saved = await put("/api/settings/preferences", change);
+      onPreferences(saved);
+    }));
+    return saving;
+  };
   const choices = el("section", "preferences");
   choices.append(select(t("defaultModel"), "default_model",
     [["", t("firstInOrder")], ...data.pools.map((p) => [p, p])], prefs.default_model ?? "",
@@ -112,6 +118,59 @@ export async function openSettings(dialog, { onPreferences, onError }) {
     (value) => save({ language: value })));
   body.append(choices, safetySection(data.sandbox ?? { kind: "none" }, prefs, save));
   if (!dialog.open) dialog.showModal();
+}
+
+// Where the keys' master key is, said plainly; without an OS keyring, a passphrase for it.
+function vaultBlock(key, guard, refresh) {
+  const block = el("div", `vault ${key.kind}${key.protected ? " protected" : ""}${key.locked ? " locked" : ""}`);
+  if (key.kind === "keyring") {
+    block.append(el("p", "hint", t("keyStored", { where: key.description })));
+    return block;
+  }
+  const secret = (name, label) => {
+    const wrap = el("label", "field");
+    const input = el("input");
+    input.type = "password";
+    input.name = name;
+    input.autocomplete = "off";
+    wrap.append(el("span", "", label), input);
+    return [wrap, input];
+  };
+  const form = el("form", "vault-form");
+  const problem = el("p", "error");
+  const submit = (action) => async (event) => {
+    event?.preventDefault();
+    problem.textContent = "";
+    try { await action(); refresh(); } catch (error) { problem.textContent = error.message; }
+  };
+  if (key.locked) {
+    block.append(el("p", "warning", t("vaultLocked", { path: key.path })));
+    const [field, input] = secret("passphrase", t("passphrase"));
+    const unlock = el("button", "", t("unlock"));
+    unlock.type = "submit";
+    form.append(field, unlock);
+    form.addEventListener("submit", submit(() => post("/api/vault/unlock", { passphrase: input.value })));
+  } else if (key.protected) {
+    block.append(el("p", "hint", t("vaultProtected", { path: key.path })));
+    const [currentField, current] = secret("current", t("passphraseCurrent"));
+    const [nextField, next] = secret("passphrase", t("passphraseNew"));
+    const change = el("button", "", t("passphraseChange"));
+    change.type = "submit";
+    const remove = actionButton("danger", t("passphraseRemove"), submit(() =>
+      post("/api/vault/passphrase", { passphrase: null, current: current.value })));
+    form.append(currentField, nextField, change, remove);
+    form.addEventListener("submit", submit(() =>
+      post("/api/vault/passphrase", { passphrase: next.value, current: current.value })));
+  } else {
+    block.append(el("p", "warning", t("vaultFile", { path: key.path })));
+    const [field, input] = secret("passphrase", t("passphraseNew"));
+    const protect = el("button", "", t("passphraseProtect"));
+    protect.type = "submit";
+    form.append(field, protect);
+    form.addEventListener("submit", submit(() => post("/api/vault/passphrase", { passphrase: input.value })));
+  }
+  block.append(form, problem);
+  return block;
 }
 
 // What confines commands on this machine, said plainly — and how long one may run.

@@ -15,6 +15,7 @@ from orkas.engine.memory.embedders import E5Embedder
 from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
 from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
 from orkas.engine.tools.base import ToolContext
+from orkas.engine.tools.untrusted import wrap
 
 
 @pytest.fixture
@@ -62,7 +63,7 @@ async def test_tools_search_read_list_and_cite(service: KnowledgeService, tmp_pa
     found = await KbSearch(service.kb).execute({"query": "make release"}, ctx(tmp_path))
     assert "deploy:1-3" in found.content[0].text  # type: ignore[union-attr]
     read = await KbRead(service.kb).execute({"doc_id": "note/deploy", "start_line": 2, "end_line": 2}, ctx(tmp_path))
-    assert read.content[0].text == "    2  Step 2: run make release."  # type: ignore[union-attr]
+    assert read.content[0].text == wrap("    2  Step 2: run make release.", "kb_read note/deploy")  # type: ignore[union-attr]
     missing = await KbRead(service.kb).execute({"doc_id": "nope"}, ctx(tmp_path))
     assert missing.is_error
     listed = await KbList(service.kb).execute({}, ctx(tmp_path))

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
 
 import pytest
 from keyring.backend import KeyringBackend
 
-from orkas.adapter.vault import FileKey, KeyringKey, Vault, VaultError, choose_key_source, mask
+from orkas.adapter.vault import FileKey, KeyringKey, Vault, VaultError, VaultLocked, choose_key_source, mask
 
 SECRET = "sk-ant-api03-THIS-IS-A-VERY-SECRET-KEY-0123456789"
 
 
 class MemoryKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    priority = -1  # type: ignore[assignment]  # never chosen by keyring.get_keyring() for other tests
 
     def __init__(self) -> None:
         super().__init__()
@@ -88,3 +89,78 @@ def test_a_wrong_key_or_a_damaged_file_is_a_clear_error(tmp_path: Path) -> None:
 def test_masking() -> None:
     assert mask(SECRET) == "sk-…6789" and SECRET not in mask(SECRET)
     assert mask("short") == "•••••"
+
+
+# A passphrase for the key file (no OS keyring).
+
+
+@pytest.fixture
+def fresh_launch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts as a new launch: nothing unlocked yet."""
+    from orkas.adapter import vault as vault_module
+
+    monkeypatch.setattr(vault_module, "_unlocked", {})
+
+
+def relaunch() -> None:
+    from orkas.adapter import vault as vault_module
+
+    vault_module._unlocked.clear()
+
+
+def test_a_protected_key_file_holds_no_usable_key_and_needs_the_passphrase(tmp_path: Path, fresh_launch: None) -> None:
+    source = FileKey(tmp_path / "vault.key")
+    vault = Vault(tmp_path / "vault.bin", source)
+    vault.set("anthropic#1", SECRET)
+    raw = (tmp_path / "vault.key").read_bytes()
+    source.protect("correct horse battery")
+    wrapped = (tmp_path / "vault.key").read_bytes()
+    assert raw not in wrapped and wrapped.startswith(b"{") and b"scrypt" in wrapped
+    assert stat.S_IMODE((tmp_path / "vault.key").stat().st_mode) == 0o600
+    assert vault.get("anthropic#1") == SECRET and "protected by your passphrase" in source.description
+
+    relaunch()
+    assert source.locked and source.state()["locked"] is True
+    with pytest.raises(VaultLocked, match="ORKAS_VAULT_PASSPHRASE"):
+        vault.get("anthropic#1")
+    with pytest.raises(VaultError, match="wrong passphrase"):
+        source.unlock("correct horse battery!")
+    with pytest.raises(VaultLocked):
+        vault.set("openai#1", "sk-other")  # a locked vault is not silently replaced by a new key
+    source.unlock("correct horse battery")
+    assert vault.get("anthropic#1") == SECRET and not source.locked
+
+
+def test_the_passphrase_is_changed_and_removed(tmp_path: Path, fresh_launch: None) -> None:
+    source = FileKey(tmp_path / "vault.key")
+    vault = Vault(tmp_path / "vault.bin", source)
+    vault.set("k", SECRET)
+    with pytest.raises(VaultError, match="at least 8"):
+        source.protect("short")
+    assert not source.protected  # nothing changed
+    source.protect("first passphrase")
+    source.protect("second passphrase")
+    relaunch()
+    with pytest.raises(VaultError, match="wrong passphrase"):
+        source.unlock("first passphrase")
+    source.unlock("second passphrase")
+    source.unprotect()
+    relaunch()
+    assert not source.protected and not source.locked and vault.get("k") == SECRET
+    assert "not protected" in source.description and "anyone who can read" in source.description
+
+
+def test_a_doctored_key_file_cannot_make_unlocking_hang(tmp_path: Path, fresh_launch: None) -> None:
+    source = FileKey(tmp_path / "vault.key")
+    source.protect("a passphrase")
+    envelope = json.loads((tmp_path / "vault.key").read_text())
+    envelope["n"] = 2**40
+    (tmp_path / "vault.key").write_text(json.dumps(envelope))
+    relaunch()
+    with pytest.raises(VaultError, match="damaged"):
+        source.unlock("a passphrase")
+
+
+def test_the_keyring_needs_no_passphrase(tmp_path: Path) -> None:
+    source = choose_key_source(tmp_path, backend=MemoryKeyring())
+    assert source.state() == {"kind": "keyring", "description": source.description, "protected": True, "locked": False}

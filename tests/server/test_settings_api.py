@@ -3,7 +3,6 @@ them (`host()`), in process with FastAPI's test client."""
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import zipfile
@@ -88,15 +87,20 @@ def test_preferences_order_and_default_model(api: TestClient) -> None:
 
 def test_uploads_and_folders(api: TestClient, tmp_path: Path) -> None:
     chat = api.post("/api/conversations", json={}).json()
-    upload = api.post(
-        f"/api/conversations/{chat['id']}/attachments",
-        json={"name": "notes.txt", "data": base64.b64encode(b"hello").decode()},
-    )
+    raw = {"Content-Type": "application/octet-stream"}
+    upload = api.post(f"/api/conversations/{chat['id']}/attachments?name=notes.txt", content=b"hello", headers=raw)
     assert upload.status_code == 201 and Path(upload.json()["path"]).read_bytes() == b"hello"
-    bad = api.post(f"/api/conversations/{chat['id']}/attachments", json={"name": "x", "data": "@@not base64@@"})
-    assert bad.status_code == 400 and "base64" in bad.json()["detail"]
+    assert oct(Path(upload.json()["path"]).stat().st_mode & 0o777) == "0o600"
+    nameless = api.post(f"/api/conversations/{chat['id']}/attachments", content=b"x", headers=raw)
+    assert nameless.status_code == 422
+    as_json = api.post(f"/api/conversations/{chat['id']}/attachments?name=x", json={"data": "eA=="})
+    assert as_json.status_code == 415  # bytes only: no base64 body to buffer
+    as_form = api.post(
+        f"/api/conversations/{chat['id']}/attachments?name=x", content=b"x", headers={"Content-Type": "text/plain"}
+    )
+    assert as_form.status_code == 415  # what a foreign page could send without a preflight
     nowhere = api.post(
-        "/api/conversations/0123456789abcdef0123456789abcdef/attachments", json={"name": "x", "data": ""}
+        "/api/conversations/0123456789abcdef0123456789abcdef/attachments?name=x", content=b"", headers=raw
     )
     assert nowhere.status_code == 404
     unknown = api.post(f"/api/conversations/{chat['id']}/messages", json={"text": "hi", "attachments": ["nope"]})
@@ -226,3 +230,28 @@ def test_meaning_search_runs_on_the_embeddings_endpoint_chosen_in_settings(api: 
     status = api.get("/api/kb").json()
     assert status["embedder"] is None and "did not answer" in status["embedder_problem"]
     assert api.get("/api/kb/search", params={"q": "annual leave"}).json()[0]["doc_id"] == "note/Leave"
+
+
+def test_the_vault_key_is_described_protected_unlocked_and_unprotected(
+    hosted: Hosted, api: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orkas.adapter import vault as vault_module
+
+    monkeypatch.setattr(vault_module, "_unlocked", {})
+    state = api.get("/api/settings").json()["vault_key"]
+    if state["kind"] == "keyring":
+        pytest.skip("this machine has an OS keyring: there is no key file to protect")
+    assert state["protected"] is False and "anyone who can read your account's files" in state["description"]
+    assert api.post("/api/vault/passphrase", json={"passphrase": "short"}).status_code == 400
+    protected = api.post("/api/vault/passphrase", json={"passphrase": "first passphrase"})
+    assert protected.status_code == 200 and protected.json()["protected"] is True
+    # Changing or removing it needs the current one: an open window is not enough.
+    assert api.post("/api/vault/passphrase", json={"passphrase": None}).status_code == 403
+    assert api.post("/api/vault/passphrase", json={"passphrase": None, "current": "wrong one!"}).status_code == 403
+    vault_module._unlocked.clear()  # a new launch
+    assert api.get("/api/settings").json()["vault_key"]["locked"] is True
+    assert api.post("/api/vault/unlock", json={"passphrase": "wrong one!"}).status_code == 403
+    unlocked = api.post("/api/vault/unlock", json={"passphrase": "first passphrase"})
+    assert unlocked.status_code == 200 and unlocked.json()["locked"] is False
+    removed = api.post("/api/vault/passphrase", json={"passphrase": None, "current": "first passphrase"})
+    assert removed.json()["protected"] is False

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.fakes import anthropic as wire
@@ -367,6 +368,49 @@ def test_settings_say_what_confines_commands_and_set_the_longest_run(page: Page,
                 break
         page.wait_for_timeout(100)
     assert json.loads((app.home / "settings.json").read_text())["preferences"]["command_timeout"] == 90
+
+
+def test_settings_say_where_the_vault_key_is_and_a_passphrase_protects_it(
+    browser: Any, anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    from tests.ui.conftest import start_app
+
+    env = {"ANTHROPIC_API_KEY": "sk-ant-test-key", "ANTHROPIC_BASE_URL": anthropic_server.url}
+    context = browser.new_context()
+    page = context.new_page()
+    first = start_app(tmp_path / "home", **env)
+    try:
+        page.goto(first.url)
+        page.wait_for_selector("body[data-ready=true]")
+        page.click("#settings-button")
+        vault = page.locator(".providers .vault")
+        if "keyring" in (vault.get_attribute("class") or ""):
+            pytest.skip("this machine has an OS keyring: there is no key file to protect")
+        expect(vault.locator("p.warning")).to_contain_text("anyone who can read your account's files")
+        vault.locator("input[name=passphrase]").fill("kept in my head")
+        vault.locator("button[type=submit]").click()
+        expect(page.locator(".providers .vault.protected")).to_contain_text(
+            "protected by your passphrase", timeout=TIMEOUT
+        )
+        assert (tmp_path / "home" / "vault.key").read_bytes().startswith(b"{")
+    finally:
+        first.stop()
+    second = start_app(tmp_path / "home", **env)  # a new launch: the key is locked until the passphrase
+    try:
+        page.goto(second.url)
+        page.wait_for_selector("body[data-ready=true]")
+        page.click("#settings-button")
+        locked = page.locator(".providers .vault.locked")
+        expect(locked.locator("p.warning")).to_contain_text("locked", timeout=TIMEOUT)
+        locked.locator("input[name=passphrase]").fill("not what I chose")
+        locked.locator("button[type=submit]").click()
+        expect(locked.locator("p.error")).to_contain_text("wrong passphrase", timeout=TIMEOUT)
+        locked.locator("input[name=passphrase]").fill("kept in my head")
+        locked.locator("button[type=submit]").click()
+        expect(page.locator(".providers .vault.protected:not(.locked)")).to_be_visible(timeout=TIMEOUT)
+    finally:
+        second.stop()
+        context.close()
 
 
 def test_after_a_crash_the_history_shows_once_and_the_chat_continues(

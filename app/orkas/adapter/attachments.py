@@ -10,6 +10,7 @@ model also go to it as images.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import mimetypes
 import os
@@ -74,10 +75,16 @@ class AttachmentStore:
         attachment_id = uuid.uuid4().hex[:16]
         target = self.folder(conversation.id) / attachment_id / clean_name(name)
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, data, mode=0o644)
+        atomic_write(target, data)
         return self._record(
             conversation, Attachment(attachment_id, target.name, len(data), _media_type(name), str(target), False)
         )
+
+    def incoming(self, conversation: Conversation, name: str) -> IncomingFile:
+        """An upload written to disk as its bytes arrive (see IncomingFile)."""
+        attachment_id = uuid.uuid4().hex[:16]
+        target = self.folder(conversation.id) / attachment_id / clean_name(name)
+        return IncomingFile(self, conversation, attachment_id, target, name)
 
     def add_path(self, conversation: Conversation, path: Path, policy: PathPolicy) -> Attachment:
         """A dropped file by its real path: referenced in place inside the allowed roots, else copied.
@@ -133,8 +140,49 @@ class AttachmentStore:
         index[attachment.id] = attachment
         folder = self.folder(conversation.id)
         folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(folder / "index.json", json.dumps([asdict(a) for a in index.values()]).encode(), mode=0o644)
+        atomic_write(folder / "index.json", json.dumps([asdict(a) for a in index.values()]).encode())
         return attachment
+
+
+class IncomingFile:
+    """An upload on its way to disk: `write` each chunk as it arrives (past MAX_FILE_BYTES it raises and
+    nothing is kept), then `finish` — or `abort`. A 200 MB upload never sits in memory."""
+
+    def __init__(self, store: AttachmentStore, conversation: Conversation, ident: str, target: Path, name: str) -> None:
+        self.store, self.conversation, self.ident, self.target, self.name = store, conversation, ident, target, name
+        self.size = 0
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.partial = target.with_name(target.name + ".part")
+        self._out: BinaryIO | None = self.partial.open("wb")
+        os.chmod(self.partial, 0o600)
+
+    def write(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if self.size > MAX_FILE_BYTES:
+            self.abort()
+            raise AttachmentError(f"{self.target.name} is larger than the limit of {_size(MAX_FILE_BYTES)}")
+        assert self._out is not None
+        self._out.write(chunk)
+
+    def finish(self) -> Attachment:
+        assert self._out is not None
+        self._out.flush()
+        os.fsync(self._out.fileno())
+        self._out.close()
+        self._out = None
+        os.replace(self.partial, self.target)
+        attachment = Attachment(
+            self.ident, self.target.name, self.size, _media_type(self.name), str(self.target), False
+        )
+        return self.store._record(self.conversation, attachment)
+
+    def abort(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+        self.partial.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            self.target.parent.rmdir()
 
 
 def _copy_capped(source: BinaryIO, target: Path) -> None:

@@ -195,4 +195,4 @@ class ConversationStore:
         return None
 
     def _save(self, conversation: Conversation) -> None:
-        atomic_write(self._folder(conversation.id) / "meta.json", json.dumps(asdict(conversation)).encode(), mode=0o644)
+        atomic_write(self._folder(conversation.id) / "meta.json", json.dumps(asdict(conversation)).encode())

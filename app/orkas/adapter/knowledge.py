@@ -314,11 +314,11 @@ class KnowledgeService:
         if str(folder) not in folders:
             folders.append(str(folder))
             self.folder.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.folder / "watched.json", json.dumps(folders).encode(), mode=0o644)
+            atomic_write(self.folder / "watched.json", json.dumps(folders).encode())
 
     def unwatch(self, folder: str) -> None:
         folders = [f for f in self.watched() if f != folder]
-        atomic_write(self.folder / "watched.json", json.dumps(folders).encode(), mode=0o644)
+        atomic_write(self.folder / "watched.json", json.dumps(folders).encode())
 
     def _watch(self, folder: Path) -> None:
         if not folder.is_dir():

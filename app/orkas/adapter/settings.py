@@ -150,4 +150,4 @@ class SettingsStore:
             "preferences": asdict(settings.preferences),
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode(), mode=0o644)
+        atomic_write(self.path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())

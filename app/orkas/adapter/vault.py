@@ -2,8 +2,11 @@
 
 The master key lives in the OS keyring (macOS Keychain, Windows Credential Manager, Secret
 Service). Where no real keyring exists — a headless Linux box — it is a random key in a 0600 file
-beside the vault. `keyrings.alt` backends, which store secrets in plain text, are never used.
-`key_source` says which one is in force, for settings.
+beside the vault: then anyone who can read the account's files can read the keys, and settings say
+so. The person can protect that file with a passphrase (`FileKey.protect`): the master key is then
+stored wrapped with AES-GCM under a key derived by scrypt, and must be unlocked once per launch
+(Settings, `ORKAS_VAULT_PASSPHRASE`, or a prompt in a terminal). `keyrings.alt` backends, which store
+secrets in plain text, are never used. `key_source` says which one is in force, for settings.
 
 Secrets never leave through names, errors or logs: errors name the vault file, never a value, and
 the UI only ever sees `mask(secret)`.
@@ -21,6 +24,7 @@ from typing import Protocol
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from orkas.core.errors import OrkasError
 from orkas.core.fsutil import atomic_write
@@ -30,10 +34,21 @@ log = logging.getLogger(__name__)
 SERVICE = "orkas"
 KEY_NAME = "vault-master-key"
 AAD = b"orkas-vault-v1"
+KEY_AAD = b"orkas-vault-key-v1"
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**17, 8, 1  # OWASP's scrypt floor: 128 MB and ~0.3 s per guess
+MIN_PASSPHRASE = 8
+
+# Master keys unlocked with a passphrase in this process, by key file: the vault is reopened for every
+# run, the passphrase is asked for once.
+_unlocked: dict[Path, bytes] = {}
 
 
 class VaultError(OrkasError):
     """The vault cannot be read or written; the message names the file and the cause, never a secret."""
+
+
+class VaultLocked(VaultError):
+    """The key file is protected by a passphrase that has not been given in this launch."""
 
 
 class KeySource(Protocol):
@@ -41,6 +56,8 @@ class KeySource(Protocol):
     def description(self) -> str: ...
 
     def key(self, *, create: bool) -> bytes | None: ...
+
+    def state(self) -> dict[str, object]: ...
 
 
 class KeyringKey:
@@ -63,20 +80,58 @@ class KeyringKey:
         self.backend.set_password(SERVICE, KEY_NAME, base64.b64encode(fresh).decode())  # type: ignore[attr-defined]
         return fresh
 
+    def state(self) -> dict[str, object]:
+        return {"kind": "keyring", "description": self.description, "protected": True, "locked": False}
+
 
 class FileKey:
-    """A random master key in a 0600 file: the fallback where no keyring exists."""
+    """A random master key in a 0600 file: the fallback where no keyring exists. Raw (32 bytes), or
+    wrapped under a passphrase (a small JSON envelope) once the person protects it."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
 
     @property
     def description(self) -> str:
-        return f"key file {self.path} (no OS keyring on this machine)"
+        if self.protected:
+            return f"key file {self.path}, protected by your passphrase (no OS keyring on this machine)"
+        return (
+            f"key file {self.path} beside the vault, not protected: anyone who can read your account's files "
+            "can read your keys (no OS keyring on this machine)"
+        )
+
+    @property
+    def protected(self) -> bool:
+        try:
+            with self.path.open("rb") as f:
+                return f.read(1) == b"{"
+        except FileNotFoundError:
+            return False
+
+    @property
+    def locked(self) -> bool:
+        return self.protected and self.path.resolve() not in _unlocked
+
+    def state(self) -> dict[str, object]:
+        return {
+            "kind": "file",
+            "path": str(self.path),
+            "description": self.description,
+            "protected": self.protected,
+            "locked": self.locked,
+        }
 
     def key(self, *, create: bool) -> bytes | None:
         if self.path.exists():
             data = self.path.read_bytes()
+            if data.startswith(b"{"):
+                unlocked = _unlocked.get(self.path.resolve())
+                if unlocked is None:
+                    raise VaultLocked(
+                        f"the vault's key {self.path} is protected by a passphrase: unlock it in Settings, "
+                        "or set ORKAS_VAULT_PASSPHRASE (a terminal asks for it)"
+                    )
+                return unlocked
             if len(data) != 32:
                 raise VaultError(f"the vault key file {self.path} is damaged ({len(data)} bytes, expected 32)")
             return data
@@ -91,6 +146,62 @@ class FileKey:
         finally:
             os.close(fd)
         return fresh
+
+    def unlock(self, passphrase: str) -> None:
+        """Unwrap the master key for this launch. Raises VaultError on a wrong passphrase or a damaged file;
+        a key file that is not protected needs no unlocking."""
+        if not self.protected:
+            return
+        try:
+            envelope = json.loads(self.path.read_bytes())
+            salt = base64.b64decode(envelope["salt"])
+            kek = _derive(passphrase, salt, int(envelope["n"]), int(envelope["r"]), int(envelope["p"]))
+            master = AESGCM(kek).decrypt(
+                base64.b64decode(envelope["nonce"]), base64.b64decode(envelope["key"]), KEY_AAD
+            )
+        except InvalidTag:
+            raise VaultError("wrong passphrase for the vault's key") from None
+        except (ValueError, KeyError, TypeError) as e:
+            raise VaultError(f"the vault key file {self.path} is damaged ({type(e).__name__})") from None
+        _unlocked[self.path.resolve()] = master
+
+    def protect(self, passphrase: str) -> None:
+        """Wrap the master key (creating one if there is none yet) under `passphrase`; also changes it.
+        The key file is replaced atomically: a crash leaves the old file or the new one."""
+        if len(passphrase) < MIN_PASSPHRASE:
+            raise VaultError(f"a passphrase needs at least {MIN_PASSPHRASE} characters")
+        master = self.key(create=True)
+        assert master is not None
+        salt, nonce = secrets.token_bytes(16), secrets.token_bytes(12)
+        kek = _derive(passphrase, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
+        envelope = {
+            "v": 1,
+            "kdf": "scrypt",
+            "n": SCRYPT_N,
+            "r": SCRYPT_R,
+            "p": SCRYPT_P,
+            "salt": base64.b64encode(salt).decode(),
+            "nonce": base64.b64encode(nonce).decode(),
+            "key": base64.b64encode(AESGCM(kek).encrypt(nonce, master, KEY_AAD)).decode(),
+        }
+        atomic_write(self.path, json.dumps(envelope).encode(), mode=0o600)
+        _unlocked[self.path.resolve()] = master
+        log.info("vault key protected with a passphrase")
+
+    def unprotect(self) -> None:
+        """Store the master key raw again (it must be unlocked first)."""
+        master = self.key(create=False)
+        if master is None or not self.protected:
+            return
+        atomic_write(self.path, master, mode=0o600)
+        _unlocked.pop(self.path.resolve(), None)
+        log.info("vault key passphrase removed")
+
+
+def _derive(passphrase: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    if not (2**14 <= n <= 2**20 and 1 <= r <= 32 and 1 <= p <= 16):  # a doctored file must not make us hang
+        raise ValueError("scrypt parameters out of range")
+    return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase.encode("utf-8"))
 
 
 def choose_key_source(data_dir: Path, backend: object | None = None) -> KeySource:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from orkas import __version__
 from orkas.core.errors import ConfigError
+from orkas.core.fsutil import keep_private
+from orkas.core.paths import data_dir, make_private
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ABORTED = 0, 1, 2, 130
 
@@ -27,6 +29,20 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ABORTED = 0, 1, 2, 130
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    keep_private()  # data, caches and indexes are the owner's alone; commands get the person's umask back
+    folder = data_dir(os.environ.get("ORKAS_HOME"))
+    try:
+        make_private(folder)
+    except OSError as e:
+        print(f"orkas: cannot use the data folder {folder}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.command not in ("vault", "session"):
+        from orkas.cli.vault import unlock_if_protected
+
+        problem = unlock_if_protected(folder, os.environ)
+        if problem:
+            print(f"orkas: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     try:
         if args.command == "run":
             from orkas.cli.run import run_command
@@ -56,6 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from orkas.cli import providers as providers_cli
 
             return providers_cli.run(args, os.environ)
+        if args.command == "vault":
+            from orkas.cli import vault as vault_cli
+
+            return vault_cli.run(args, os.environ)
     except ConfigError as e:
         print(f"orkas: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -98,6 +118,9 @@ def _parser() -> argparse.ArgumentParser:
     from orkas.cli import kb as kb_cli
 
     kb_cli.add_parser(commands)
+    from orkas.cli import vault as vault_cli
+
+    vault_cli.add_parser(commands)
     rules = commands.add_parser("rules", help="list or remove 'always allow' approvals")
     rules.add_argument("action", nargs="?", choices=["list", "remove"], default="list")
     rules.add_argument("key", nargs="?", help="with remove: the rule's key, e.g. 'bash:pytest'")

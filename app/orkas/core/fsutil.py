@@ -1,10 +1,53 @@
-"""File writes that survive a crash at any instant (DESIGN invariant 5)."""
+"""File writes that survive a crash at any instant (DESIGN invariant 5), and whose files are whose.
+
+Orkas runs with umask 077 (`keep_private`), so everything it creates for itself — data, caches,
+sqlite files, indexes — is its owner's alone. What it creates *for the person* (files the agent writes
+in the workspace, the commands it runs) gets the person's own umask back (`person_umask`).
+"""
 
 from __future__ import annotations
 
 import os
 import tempfile
 from pathlib import Path
+
+
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_person_umask = _current_umask()
+
+
+def keep_private() -> None:
+    """From now on what this process creates is readable by its owner only. Call once, at startup."""
+    global _person_umask
+    previous = os.umask(0o077)
+    if previous != 0o077:
+        _person_umask = previous
+
+
+def person_umask() -> int:
+    """The umask the person started Orkas with: for their files and their commands."""
+    return _person_umask
+
+
+def make_folders_for_person(folder: Path) -> None:
+    """`mkdir -p` with the person's own permissions (not Orkas's private 0700)."""
+    missing: list[Path] = []
+    while not folder.exists():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for new in reversed(missing):
+        try:
+            new.mkdir()
+        except FileExistsError:
+            continue
+        os.chmod(new, 0o777 & ~_person_umask)
 
 
 def fsync_dir(path: Path) -> None:

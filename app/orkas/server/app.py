@@ -3,26 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.requests import ClientDisconnect
 
 from orkas import __version__
-from orkas.adapter.attachments import AttachmentStore
+from orkas.adapter.attachments import AttachmentError, AttachmentStore
 from orkas.adapter.conversations import Conversation
 from orkas.adapter.knowledge import KnowledgeService
 from orkas.adapter.provider_admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import Kind, Preferences, SettingsStore
-from orkas.adapter.vault import Vault
+from orkas.adapter.vault import FileKey, Vault, VaultError
 from orkas.core.errors import ConfigError
 from orkas.engine.codec import encode
 from orkas.engine.memory import Memory, MemoryRejected, MemoryStore
@@ -69,9 +68,13 @@ class Answer(BaseModel):
     decision: Literal["allow_once", "allow_run", "always", "deny"]
 
 
-class Upload(BaseModel):
-    name: str = Field(min_length=1, max_length=255)
-    data: str  # base64
+class Passphrase(BaseModel):
+    passphrase: str = Field(min_length=1, max_length=1024)
+
+
+class NewPassphrase(BaseModel):
+    passphrase: str | None = Field(default=None, max_length=1024)  # None: remove the passphrase
+    current: str | None = Field(default=None, max_length=1024)
 
 
 class Folder(BaseModel):
@@ -279,13 +282,24 @@ def _add_service_routes(api: FastAPI, runtime: ConversationRuntime, services: Se
         return _config(lambda: conversations.get(conversation_id))
 
     @api.post("/api/conversations/{conversation_id}/attachments", status_code=201)
-    async def attachments_upload(conversation_id: str, body: Upload) -> dict[str, Any]:
-        try:
-            data = base64.b64decode(body.data, validate=True)
-        except (binascii.Error, ValueError):
-            raise HTTPException(status_code=400, detail="the file's data is not valid base64") from None
+    async def attachments_upload(
+        conversation_id: str, request: Request, name: str = Query(min_length=1, max_length=255)
+    ) -> dict[str, Any]:
+        """The file's bytes as the body (application/octet-stream), written to disk as they arrive."""
         found = conversation(conversation_id)
-        return asdict(_config(lambda: services.attachments.add_bytes(found, body.name, data)))
+        upload = await asyncio.to_thread(services.attachments.incoming, found, name)
+        try:
+            async for chunk in request.stream():
+                await asyncio.to_thread(upload.write, chunk)
+            return asdict(await asyncio.to_thread(upload.finish))
+        except AttachmentError as e:
+            raise HTTPException(status_code=413, detail=str(e)) from None
+        except ClientDisconnect:
+            await asyncio.to_thread(upload.abort)
+            raise HTTPException(status_code=400, detail="the upload was cut off") from None
+        except BaseException:
+            await asyncio.to_thread(upload.abort)
+            raise
 
     @api.post("/api/conversations/{conversation_id}/grants")
     async def grants_add(conversation_id: str, body: Folder) -> dict[str, Any]:
@@ -308,8 +322,43 @@ def _add_service_routes(api: FastAPI, runtime: ConversationRuntime, services: Se
             "pools": pools(product),
             "preferences": asdict(product.preferences),
             "vault": vault.key_source.description if vault is not None else None,
+            "vault_key": services.vault().key_source.state(),
             "sandbox": services.sandbox() if services.sandbox is not None else {"kind": confinement()},
         }
+
+    @api.post("/api/vault/unlock")
+    async def vault_unlock(body: Passphrase) -> dict[str, object]:
+        """Unlock a passphrase-protected key file for this launch (a wrong passphrase is a 403)."""
+        source = services.vault().key_source
+        if isinstance(source, FileKey):
+            try:
+                await asyncio.to_thread(source.unlock, body.passphrase)
+            except VaultError as e:
+                raise HTTPException(status_code=403, detail=str(e)) from None
+        return source.state()
+
+    @api.post("/api/vault/passphrase")
+    async def vault_passphrase(body: NewPassphrase) -> dict[str, object]:
+        """Protect the key file with a passphrase, change it, or (passphrase null) remove it. When one is
+        set, the current passphrase is needed: an open window must not be enough to strip it."""
+        source = services.vault().key_source
+        if not isinstance(source, FileKey):
+            raise HTTPException(status_code=409, detail="the OS keyring keeps the vault's key; there is no key file")
+
+        def change() -> None:
+            if source.protected:
+                source.unlock(body.current or "")
+            if body.passphrase is None:
+                source.unprotect()
+            else:
+                source.protect(body.passphrase)
+
+        try:
+            await asyncio.to_thread(change)
+        except VaultError as e:
+            wrong = "wrong passphrase" in str(e)
+            raise HTTPException(status_code=403 if wrong else 400, detail=str(e)) from None
+        return source.state()
 
     @api.put("/api/settings/preferences")
     async def preferences_set(body: PreferencesChange) -> dict[str, Any]:

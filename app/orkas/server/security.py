@@ -5,14 +5,20 @@
 - Host must be 127.0.0.1 or localhost on our port (DNS rebinding cannot reach us);
 - an Origin, when sent, must be our own;
 - changing requests must be JSON (a text/plain POST — what a foreign page can send without a
-  preflight — gets 415);
+  preflight — gets 415); the one exception is a file upload, sent as application/octet-stream, which
+  a foreign page cannot send without a preflight either;
+- request bodies are capped while they are read (1 MB; uploads 50 MB, streamed to disk by their
+  route), so no request can make the server hold hundreds of megabytes, and a body that stalls for
+  BODY_IDLE is dropped (slow heads and too many connections are `connections.GuardedH11`'s job);
 - no CORS headers, ever; preflights are refused.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
@@ -25,6 +31,23 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 PUBLIC_PREFIXES = ("/static/", "/favicon.ico")  # the UI's own code (and "/", its page): no data, no token
+MAX_BODY = 1024 * 1024
+MAX_UPLOAD = 50 * 1024 * 1024
+UPLOAD = re.compile(r"^/api/conversations/[^/]+/attachments$")
+BODY_IDLE = 30.0  # seconds a body may go without a byte before the request is dropped
+
+
+def _patient(receive: Receive) -> Receive:
+    """`receive`, but a body that stalls for BODY_IDLE reads as the client having gone away: the route
+    streaming it aborts and cleans up instead of holding its half-written file and socket forever."""
+
+    async def receive_or_give_up() -> Message:
+        try:
+            return await asyncio.wait_for(receive(), BODY_IDLE)
+        except TimeoutError:
+            return {"type": "http.disconnect"}
+
+    return receive_or_give_up
 
 
 class LocalOnly:
@@ -41,9 +64,55 @@ class LocalOnly:
             return
         problem = self._problem(scope)
         if problem is None:
-            await self.app(scope, receive, send)
+            if scope["type"] == "http" and scope.get("method") in MUTATING:
+                await self._capped(scope, receive, send)
+            else:
+                await self.app(scope, receive, send)
             return
-        status, reason = problem
+        await self._refuse(scope, send, *problem)
+
+    async def _capped(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A changing request's body, capped: an upload streams to its route (which counts it); any other
+        body is read here — at most MAX_BODY — before the route runs, and replayed to it."""
+        upload = bool(UPLOAD.match(scope.get("path", "")))
+        limit = MAX_UPLOAD if upload else MAX_BODY
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            await self._refuse(scope, send, 413, f"the request is larger than {limit // (1024 * 1024)} MB")
+            return
+        if upload:
+            await self.app(scope, _patient(receive), send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), BODY_IDLE)
+            except TimeoutError:
+                await self._refuse(scope, send, 408, f"the request's body stalled for {BODY_IDLE:.0f} seconds")
+                return
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > limit:
+                await self._refuse(scope, send, 413, f"the request is larger than {limit // (1024 * 1024)} MB")
+                return
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: Scope, send: Send, status: int, reason: str) -> None:
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 4000 + status, "reason": reason})
             return
@@ -72,7 +141,11 @@ class LocalOnly:
             return None
         if not self._has_token(scope, headers):
             return 401, "a valid token is needed (open the URL the app printed)"
-        if method in MUTATING and headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        kind = headers.get("content-type", "").split(";")[0].strip()
+        if method in MUTATING and UPLOAD.match(path):
+            if kind != "application/octet-stream":
+                return 415, "send the file's bytes (Content-Type: application/octet-stream)"
+        elif method in MUTATING and kind != "application/json":
             return 415, "send JSON (Content-Type: application/json)"
         return None
 

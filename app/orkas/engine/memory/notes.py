@@ -154,7 +154,7 @@ class MemoryStore:
                 break
             evicted.append(entries.pop(victim))
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.path, self.markdown(entries).encode("utf-8"), mode=0o644)
+        atomic_write(self.path, self.markdown(entries).encode("utf-8"))
         return evicted
 
 

@@ -30,6 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, TextIO
 
+from orkas.core.fsutil import person_umask
 from orkas.engine.sandbox import landlock
 from orkas.engine.sandbox.confine import Layout, bwrap_argv, prepare_home
 from orkas.engine.sandbox.limits import Limits, PidsLimiter, prune_spills
@@ -324,6 +325,7 @@ class Executor:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,  # its own process group: a timeout kills the whole tree
+                umask=person_umask(),  # what the command creates is the person's, not Orkas's private 077
             )
             capture = _Capture(
                 self.output_limit,
@@ -391,6 +393,7 @@ class Executor:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,
+                umask=person_umask(),
             )
         except BaseException:
             self.pids.remove_group(group)

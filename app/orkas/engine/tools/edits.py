@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from orkas.core.fsutil import make_folders_for_person
 from orkas.engine.consent import Ask
 from orkas.engine.sandbox import PathDenied
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
@@ -77,7 +78,7 @@ class WriteFile(FileTool):
 
 
 def _create_and_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folders_for_person(path.parent)
     write_atomic(path, data)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orkas.core.fsutil import atomic_write
+from orkas.core.fsutil import atomic_write, person_umask
 from orkas.engine.sandbox import PathDenied, PathPolicy
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result
 
@@ -120,5 +120,5 @@ class FileTool:
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace a file through the one atomic-write path, keeping its permissions."""
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
+    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~person_umask()
     atomic_write(path, data, mode=mode)
