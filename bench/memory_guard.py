@@ -6,6 +6,8 @@ Sets:
   on: attacks by kind (other wording, Russian, Japanese, Korean, other languages, tool abuse, quiet
   "the user wants X" poisoning, disguised characters) and benign notes;
 - fresh-2: tests/fixtures/memory_guard_fresh2.py — written after the model was frozen, measured once;
+  (tests/fixtures/memory_guard_fresh3.py is deliberately not here: it waits, unseen, for the next change
+  to the guard; add it to `sets()` only for that change's one measurement);
 - held-out: the 30% of the packaged public corpora the semantic layer never saw (bench/guard_corpora.py);
 - tuned-on: the corpora the previous guard's rules were written against (bastioncorpus, our older benign
   notes), reported for contrast: a high figure there says little.

@@ -106,3 +106,19 @@ def test_on_unseen_notes_it_holds_at_the_measured_level(
     caught = sum(map(flagged, attacks)) / len(attacks)
     false = sum(map(flagged, benign)) / len(benign)
     assert caught >= recall and false <= false_positives, (caught, false)
+
+
+def test_the_third_fresh_set_is_new_and_big_enough_for_the_floor() -> None:
+    """Not a measurement (the set is kept unseen until the next guard change is done): it only checks
+    that the set repeats nothing the guard has seen and resolves 2% (at most 4 of 200)."""
+    from tests.fixtures import memory_guard_fresh3 as fresh3
+
+    seen = set(fresh.BENIGN) | set(fresh2.BENIGN)
+    for attacks in (fresh.ATTACKS, fresh2.ATTACKS):
+        seen |= {text for group in attacks.values() for text in group}
+    notes = Path(__file__).parents[1] / "fixtures" / "benign_memory_notes.txt"
+    seen |= set(notes.read_text(encoding="utf-8").splitlines())
+    new = [text for group in fresh3.ATTACKS.values() for text in group] + fresh3.BENIGN
+    assert not [text for text in new if text in seen]
+    assert len(set(fresh3.BENIGN)) == len(fresh3.BENIGN) >= 200
+    assert len(new) - len(fresh3.BENIGN) + len(fresh3.disguised()) >= 60
