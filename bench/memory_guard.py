@@ -5,9 +5,10 @@ Sets:
 - fresh: tests/fixtures/memory_guard_fresh.py — written before the layered guard, never fitted or tuned
   on: attacks by kind (other wording, Russian, Japanese, Korean, other languages, tool abuse, quiet
   "the user wants X" poisoning, disguised characters) and benign notes;
-- fresh-2: tests/fixtures/memory_guard_fresh2.py — written after the model was frozen, measured once;
-  (tests/fixtures/memory_guard_fresh3.py is deliberately not here: it waits, unseen, for the next change
-  to the guard; add it to `sets()` only for that change's one measurement);
+- fresh-2: tests/fixtures/memory_guard_fresh2.py — written after the first model was frozen and measured
+  once; since then (with fresh) part of the training data, so no longer unseen;
+- fresh-3: tests/fixtures/memory_guard_fresh3.py — written before the second model (rules narrowed for
+  "System: …" notes, fresh and fresh-2 added to training) and measured once after it was frozen;
 - held-out: the 30% of the packaged public corpora the semantic layer never saw (bench/guard_corpora.py);
 - tuned-on: the corpora the previous guard's rules were written against (bastioncorpus, our older benign
   notes), reported for contrast: a high figure there says little.
@@ -32,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.fixtures import memory_guard_fresh2 as fresh2
+from tests.fixtures import memory_guard_fresh3 as fresh3
 from tests.fixtures.memory_guard_fresh import ATTACKS, BENIGN, obfuscated
 
 from bench.guard_corpora import split
@@ -113,6 +115,7 @@ def sets() -> dict[str, tuple[dict[str, list[str]], list[str]]]:
     second = {**fresh2.ATTACKS, "disguised": fresh2.disguised()}
     return {
         "fresh": (fresh, BENIGN),
+        "fresh-3": ({**fresh3.ATTACKS, "disguised": fresh3.disguised()}, fresh3.BENIGN),
         "fresh-2": (second, fresh2.BENIGN),
         "held-out": (by_source, benign_held),
         "tuned-on": tuned,

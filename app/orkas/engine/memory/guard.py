@@ -109,8 +109,16 @@ PERSONA = _rx(
     r"[^.\n]{0,40}\b(?:non valgono|nicht gelten|ne s'appliquent pas|no aplican|nao se aplicam)",
 )
 
+# A role label at the start of the note (the plain view is one line) is a forged turn only when what
+# follows speaks to the model, or another turn follows: "System: Debian 12, 16 GB" is how people write down their machine.
+_TO_THE_MODEL = (
+    r"(?=[^\n]{0,120}\b(?:you|your|ignore|disregard|forget|override|obey|from now on|"
+    r"(?:new|updated|previous|prior|above|original) (?:instructions|rules|prompt|guidelines)|"
+    r"the (?:assistant|model|ai|agent)|sure|of course|here is|here's|i will|i'll)\b)"
+)
 SPOOF = _rx(
-    r"(?:^|\n)\s*(?:system|assistant|developer)\s*:",
+    r"(?:^|\n)\s*(?:system|assistant|developer)\s*:" + _TO_THE_MODEL,
+    r"(?:^|\n)\s*(?:user|human|system|developer)\s*:.{0,300}?\b(?:assistant|ai)\s*:",  # a forged exchange
     r"(?:#{2,}|-{3,}|={3,})\s*(?:end of (?:the )?(?:user input|document|context|instructions|prompt)|system)\b",
     r"[\[<]\s*/?\s*(?:system|admin|developer|sys|inst)\s*[\]>]",
     r"<\|\s*(?:im_start|im_end|system|endoftext|assistant|user)\s*\|>",
@@ -125,7 +133,7 @@ SPOOF = _rx(
     r"\b(?:earlier |previous )?(?:developer|system)(?: and system)? (?:messages|instructions)\b[^.\n]{0,40}\b(?:compromised|invalid|revoked)",
     r"\bthe user (?:is an admin|has granted permission to skip|is (?:clearly )?authori[sz]ed)",
     r"<thinking>",
-    r"(?:^|\n)\s*(?:系统|助手)\s*[:：]",
+    r"(?:^|\n)\s*(?:系统|助手)\s*[:：](?=[^\n]{0,80}(?:你|您|忽略|无视|忘记|指令|提示词|从现在起|从现在开始|助手|模型))",
 )
 
 EXFILTRATION = _rx(
