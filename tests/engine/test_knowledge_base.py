@@ -207,3 +207,10 @@ def test_an_approximate_index_is_trained_again_when_the_base_grows_fourfold() ->
     kb.embed_pending()
     assert kb._index.nlist > first_lists and kb._index.ntotal == 700
     assert kb.search("Entry 650 about topic 2 and item 1950.", mode="vector")[0].doc_id == "d650"
+
+
+def test_the_knowledge_base_is_importable_from_the_memory_package() -> None:
+    import orkas.engine.memory as memory
+    from orkas.engine.memory.kb import KnowledgeBase as defined
+
+    assert memory.KnowledgeBase is defined and "KnowledgeBase" in memory.__all__

@@ -1,8 +1,31 @@
 """Memory: the knowledge base (looked up when needed) and cross-session memory (always pinned), kept
 apart. `scan_memory_text` guards every write to memory."""
 
+from typing import TYPE_CHECKING, Any
+
 from orkas.engine.memory.guard import Finding, scan_memory_text
 from orkas.engine.memory.notes import Change, Memory, MemoryRejected, MemoryStore
 from orkas.engine.memory.tool import MemoryTool
 
-__all__ = ["Change", "Finding", "Memory", "MemoryRejected", "MemoryStore", "MemoryTool", "scan_memory_text"]
+if TYPE_CHECKING:
+    from orkas.engine.memory.kb import KnowledgeBase
+
+__all__ = [
+    "Change",
+    "Finding",
+    "KnowledgeBase",
+    "Memory",
+    "MemoryRejected",
+    "MemoryStore",
+    "MemoryTool",
+    "scan_memory_text",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """`KnowledgeBase` on first use: it brings faiss and numpy, which the memory guard and notes do not need."""
+    if name == "KnowledgeBase":
+        from orkas.engine.memory.kb import KnowledgeBase
+
+        return KnowledgeBase
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
