@@ -8,8 +8,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from fastapi import FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
+from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.requests import ClientDisconnect
@@ -24,10 +24,12 @@ from orkas.adapter.settings import Kind, Preferences, SettingsStore
 from orkas.adapter.vault import FileKey, Vault, VaultError
 from orkas.core.errors import ConfigError
 from orkas.engine.codec import encode
-from orkas.engine.memory import Memory, MemoryRejected, MemoryStore
+from orkas.engine.memory import Memory
 from orkas.engine.sandbox import PathDenied
 from orkas.engine.sandbox.executor import confinement
+from orkas.server.memory_routes import add_knowledge_routes, add_memory_routes
 from orkas.server.security import LocalOnly
+from orkas.server.sockets import forward
 
 FRONTEND = Path(__file__).resolve().parents[3] / "frontend"
 NO_STORE = {"Cache-Control": "no-store"}
@@ -87,29 +89,6 @@ class AddProvider(BaseModel):
     key: str | None = Field(default=None, max_length=4096)
     base_url: str | None = None
     models: list[str] = Field(default_factory=list)
-
-
-class MemoryText(BaseModel):
-    text: str = Field(max_length=2000)
-
-
-class MemoryEdit(BaseModel):
-    old: str = Field(min_length=1, max_length=2000)
-    text: str = Field(default="", max_length=2000)
-
-
-class KbText(BaseModel):
-    title: str = Field(min_length=1, max_length=200)
-    text: str = Field(min_length=1, max_length=5_000_000)
-
-
-class KbPath(BaseModel):
-    path: str = Field(min_length=1, max_length=4096)
-    watch: bool = False
-
-
-class KbDoc(BaseModel):
-    doc_id: str = Field(min_length=1, max_length=4096)
 
 
 class Order(BaseModel):
@@ -240,39 +219,11 @@ def create_app(
             return
         backlog, queue = runtime.subscribe(conversation, after)
         try:
-            await _forward(socket, backlog, queue)
+            await forward(socket, backlog, queue)
         finally:
             runtime.unsubscribe(conversation, queue)
 
     return LocalOnly(api, token=token, port=port)
-
-
-async def _forward(socket: WebSocket, first: list[dict[str, Any]], queue: asyncio.Queue[dict[str, Any]]) -> None:
-    """Send `first`, then whatever arrives on `queue`, until the client goes away. The going away is
-    listened for while waiting: a closed tab must free its handler at once (and let the server shut
-    down without waiting for the next event)."""
-    gone = asyncio.ensure_future(_until_disconnect(socket))
-    try:
-        for event in first:
-            await socket.send_json(event)
-        while not gone.done():
-            waiting = asyncio.ensure_future(queue.get())
-            await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
-            if not waiting.done():
-                waiting.cancel()
-                break
-            await socket.send_json(waiting.result())
-    except (WebSocketDisconnect, RuntimeError):
-        pass
-    finally:
-        gone.cancel()
-
-
-async def _until_disconnect(socket: WebSocket) -> None:
-    while True:
-        message = await socket.receive()
-        if message["type"] == "websocket.disconnect":
-            return
 
 
 def _add_service_routes(api: FastAPI, runtime: ConversationRuntime, services: Services) -> None:
@@ -408,137 +359,10 @@ def _add_service_routes(api: FastAPI, runtime: ConversationRuntime, services: Se
         return {"results": await services.test_provider(name)}
 
     if services.memory is not None:
-        _add_memory_routes(api, services.memory)
+        add_memory_routes(api, services.memory)
     if services.knowledge is not None:
-        _add_knowledge_routes(api, services.knowledge)
+        add_knowledge_routes(api, services.knowledge)
 
     @api.get("/api/local-servers")
     async def local_servers() -> list[dict[str, Any]]:
         return await services.detect_local()
-
-
-def _add_memory_routes(api: FastAPI, memory: Memory) -> None:
-    """Cross-session memory as the person sees it: view, add, edit, delete, export. Their writes pass
-    the same injection guard as the agent's."""
-
-    def store(target: str) -> MemoryStore:
-        try:
-            return memory.store(target)
-        except MemoryRejected as e:
-            raise HTTPException(status_code=404, detail=str(e)) from None
-
-    def guarded(action: Callable[[], T]) -> T:
-        try:
-            return action()
-        except MemoryRejected as e:
-            raise HTTPException(status_code=400, detail=str(e)) from None
-
-    def view() -> dict[str, Any]:
-        return {
-            target: {
-                "title": s.title,
-                "entries": s.entries(),
-                "size": s.size(),
-                "max_chars": s.max_chars,
-                "max_entries": s.max_entries,
-            }
-            for target, s in (("profile", memory.profile), ("notes", memory.notes))
-        }
-
-    @api.get("/api/memory")
-    async def memory_get() -> dict[str, Any]:
-        return view()
-
-    @api.post("/api/memory/{target}")
-    async def memory_add(target: str, body: MemoryText) -> dict[str, Any]:
-        # the guard's meaning model runs here (and loads on first use): off the event loop
-        change = await asyncio.to_thread(guarded, lambda: store(target).add(body.text))
-        return {"change": change.describe(), "evicted": change.evicted, "memory": view()}
-
-    @api.post("/api/memory/{target}/replace")
-    async def memory_replace(target: str, body: MemoryEdit) -> dict[str, Any]:
-        change = await asyncio.to_thread(guarded, lambda: store(target).replace(body.old, body.text))
-        return {"change": change.describe(), "evicted": change.evicted, "memory": view()}
-
-    @api.post("/api/memory/{target}/remove")
-    async def memory_remove(target: str, body: MemoryEdit) -> dict[str, Any]:
-        guarded(lambda: store(target).remove(body.old))
-        return {"memory": view()}
-
-    @api.get("/api/memory/export", response_class=PlainTextResponse)
-    async def memory_export() -> PlainTextResponse:
-        text = memory.profile.markdown() + "\n" + memory.notes.markdown()
-        headers = {"Content-Disposition": 'attachment; filename="orkas-memory.md"'}
-        return PlainTextResponse(text, media_type="text/markdown; charset=utf-8", headers=headers)
-
-
-def _add_knowledge_routes(api: FastAPI, knowledge: KnowledgeService) -> None:
-    """The knowledge base as the person manages it: list, add text / files / folders (watched or not),
-    remove, search, export a document's text. `pending` drives the UI's progress bar."""
-
-    @api.get("/api/kb")
-    async def kb_status() -> dict[str, Any]:
-        return await asyncio.to_thread(knowledge.status)
-
-    @api.post("/api/kb/text", status_code=201)
-    async def kb_add_text(body: KbText) -> dict[str, Any]:
-        doc_id = f"note/{body.title.strip()}"
-        count = await asyncio.to_thread(knowledge.add_text, doc_id, body.text, body.title.strip())
-        return {"doc_id": doc_id, "chunks": count}
-
-    @api.post("/api/kb/paths", status_code=201)
-    async def kb_add_path(body: KbPath) -> Any:
-        try:  # the one path policy decides what may be a source
-            resolved = knowledge.source(Path(body.path).expanduser()).workspace
-        except ValueError as e:
-            raise HTTPException(status_code=400, detail=str(e)) from None
-        if resolved.is_dir():  # a folder may take minutes: indexed in the background, progress on /api/kb/events
-            knowledge.add_path_later(resolved, watch=body.watch)
-            return JSONResponse({"indexing": str(resolved)}, status_code=202)
-        try:
-            return await asyncio.to_thread(knowledge.add_path, resolved, watch=body.watch)
-        except (OSError, ValueError) as e:
-            raise HTTPException(status_code=400, detail=str(e)) from None
-
-    @api.post("/api/kb/remove")
-    async def kb_remove(body: KbDoc) -> dict[str, bool]:
-        if not await asyncio.to_thread(knowledge.remove, body.doc_id):
-            raise HTTPException(status_code=404, detail="no such document")
-        return {"removed": True}
-
-    @api.get("/api/kb/search")
-    async def kb_search(q: str, mode: Literal["hybrid", "keyword", "vector"] = "hybrid", k: int = 10) -> list[Any]:
-        hits = await asyncio.to_thread(knowledge.kb.search, q, min(max(k, 1), 50), mode)
-        return [{**asdict(h), "citation": h.citation} for h in hits]
-
-    @api.websocket("/api/kb/events")
-    async def kb_events(socket: WebSocket) -> None:
-        """Indexing progress as it happens: the status first, then every "kb.progress" event."""
-        await socket.accept()
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-
-        def deliver(event: dict[str, Any]) -> None:  # called on indexing threads
-            loop.call_soon_threadsafe(queue.put_nowait, event)
-
-        stop_listening = knowledge.listen(deliver)
-        try:
-            status = await asyncio.to_thread(knowledge.status)
-            status = {"type": "kb.status", **{k: v for k, v in status.items() if k != "documents"}}
-            await _forward(socket, [status], queue)
-        finally:
-            stop_listening()
-
-    @api.get("/api/kb/export/all")
-    async def kb_export_all() -> Response:
-        archive = await asyncio.to_thread(knowledge.export_zip)
-        headers = {"Content-Disposition": 'attachment; filename="orkas-knowledge.zip"'}
-        return Response(archive, media_type="application/zip", headers=headers)
-
-    @api.get("/api/kb/export", response_class=PlainTextResponse)
-    async def kb_export(doc_id: str) -> PlainTextResponse:
-        try:
-            text = await asyncio.to_thread(knowledge.kb.read, doc_id)
-        except KeyError:
-            raise HTTPException(status_code=404, detail="no such document") from None
-        return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
