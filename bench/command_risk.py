@@ -17,19 +17,18 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import platform
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tests.fixtures.command_labels import LEAVES_SANDBOX, split
 
+from bench.baseline import source_at
 from orkas.engine.sandbox.risk import classify_command
 
 BASELINE = "34874a1"  # main before the rebuild
-ROOT = Path(__file__).resolve().parent.parent
 NOT_READS = frozenset("WPHNOXD")
 DANGEROUS = frozenset("HNOXD")
 
@@ -39,18 +38,11 @@ def baseline_classifier() -> Callable[[str], str] | None:
     folder = Path(tempfile.mkdtemp(prefix="orkas-old-risk-"))
     package = folder / "oldrisk"
     package.mkdir()
-    try:
-        for name in ("shell", "risk"):
-            text = subprocess.run(
-                ["git", "show", f"{BASELINE}:app/orkas/engine/sandbox/{name}.py"],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-            (package / f"{name}.py").write_text(text.replace("orkas.engine.sandbox.shell", "oldrisk.shell"))
-    except (OSError, subprocess.CalledProcessError):
-        return None
+    for name in ("shell", "risk"):
+        text = source_at(BASELINE, f"app/orkas/engine/sandbox/{name}.py")
+        if text is None:
+            return None
+        (package / f"{name}.py").write_text(text.replace("orkas.engine.sandbox.shell", "oldrisk.shell"))
     (package / "__init__.py").write_text("")
     sys.path.insert(0, str(folder))
     spec = importlib.util.find_spec("oldrisk.risk")
@@ -60,7 +52,7 @@ def baseline_classifier() -> Callable[[str], str] | None:
     return lambda line: str(module.classify_command(line).level)
 
 
-def measure(rows: list[tuple[str, str]], classify: Callable[[str], str]) -> dict[str, object]:
+def measure(rows: Sequence[tuple[str, str]], classify: Callable[[str], str]) -> dict[str, object]:
     levels = [(label, line, classify(line)) for label, line in rows]
     reads = [(line, level) for label, line, level in levels if label == "R"]
     unasked = [(label, line) for label, line, level in levels if label in NOT_READS and level == "read_only"]

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import importlib
 import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,6 +35,7 @@ from tests.fixtures import memory_guard_fresh2 as fresh2
 from tests.fixtures import memory_guard_fresh3 as fresh3
 from tests.fixtures.memory_guard_fresh import ATTACKS, BENIGN, obfuscated
 
+from bench.baseline import source_at
 from bench.guard_corpora import split
 from orkas.engine.memory.guard import rule_findings, scan_memory_text
 
@@ -78,15 +78,8 @@ def detectors() -> dict[str, Detector]:
 
 def _previous_guard() -> Detector | None:
     folder = Path(tempfile.mkdtemp(prefix="orkas-old-guard-"))
-    try:
-        text = subprocess.run(
-            ["git", "show", f"{BASELINE}:app/orkas/engine/memory/guard.py"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
+    text = source_at(BASELINE, "app/orkas/engine/memory/guard.py")
+    if text is None:
         return None
     (folder / "oldguard.py").write_text(text)
     sys.path.insert(0, str(folder))

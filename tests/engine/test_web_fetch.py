@@ -4,9 +4,8 @@ and refuses addresses that are not global."""
 from __future__ import annotations
 
 import ipaddress
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from orkas.engine.consent import Ask
 from orkas.engine.messages import TextBlock
 from orkas.engine.tools.base import ToolContext, ToolResult
 from orkas.engine.tools.web import WebFetch, is_public
+from tests.fakes.site import serve
 
 
 class _Site(BaseHTTPRequestHandler):
@@ -49,12 +49,8 @@ class _Site(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve(_Site) as url:
+        yield url
 
 
 class Person:

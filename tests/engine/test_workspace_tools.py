@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Awaitable, Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from orkas.engine.tools.web import SearchBackend, WebSearch, html_to_text
 from tests.engine.helpers import make_agent
 from tests.engine.tools_for_tests import PNG_1PX
 from tests.fakes.scripted import ScriptedProvider, text, tool_call
+from tests.fakes.site import serve
 
 
 @pytest.fixture
@@ -435,12 +435,8 @@ class _Site(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve(_Site) as url:
+        yield url
 
 
 async def test_web_search_backends(ws: Path, site: str) -> None:

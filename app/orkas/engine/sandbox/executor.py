@@ -317,16 +317,7 @@ class Executor:
             argv = await asyncio.to_thread(
                 self.argv, command, workdir, network=network, unconfined=unconfined, group=group
             )
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=workdir,
-                env=self.environment(env),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,  # its own process group: a timeout kills the whole tree
-                umask=person_umask(),  # what the command creates is the person's, not Orkas's private 077
-            )
+            process = await _spawn(argv, workdir, self.environment(env))
             capture = _Capture(
                 self.output_limit,
                 self.spill_dir / f"output-{os.getpid()}-{process.pid}-{time.time_ns()}.txt",
@@ -385,16 +376,7 @@ class Executor:
             argv = await asyncio.to_thread(
                 self.argv, command, workdir, network=network, unconfined=unconfined, group=group
             )
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=workdir,
-                env=self.environment(env),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,
-                umask=person_umask(),
-            )
+            process = await _spawn(argv, workdir, self.environment(env))
         except BaseException:
             self.pids.remove_group(group)
             raise
@@ -454,3 +436,17 @@ class _Utf8:
 
     def decode(self, data: bytes, final: bool = False) -> str:
         return str(self._decoder.decode(data, final))
+
+
+async def _spawn(argv: list[str], workdir: Path, env: Mapping[str, str]) -> asyncio.subprocess.Process:
+    """Start a command with its output on one pipe and no input."""
+    return await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=workdir,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,  # its own process group: a timeout kills the whole tree
+        umask=person_umask(),  # what the command creates is the person's, not Orkas's private 077
+    )

@@ -11,6 +11,13 @@ from orkas.engine.sandbox.rules_tools import python_module
 from orkas.engine.sandbox.shell import Word
 
 
+def _skip_options(rest: list[Word], with_values: tuple[str, ...]) -> None:
+    """Drop the leading options from `rest` (and the value of each one in `with_values`)."""
+    while rest and rest[0].text.startswith("-"):
+        if rest.pop(0).text in with_values and rest:
+            rest.pop(0)
+
+
 def _wrapper(call: Call) -> None:
     options_with_values = known.WRAPPER_VALUES.get(call.name, frozenset())
     rest = list(call.args)
@@ -64,10 +71,7 @@ def _env(call: Call) -> None:
 
 def _exec(call: Call) -> None:
     rest = list(call.args)
-    while rest and rest[0].text.startswith("-"):
-        option = rest.pop(0).text
-        if option == "-a" and rest:
-            rest.pop(0)
+    _skip_options(rest, ("-a",))
     if rest:
         call.judge_words(rest)
 
@@ -82,10 +86,7 @@ def _command(call: Call) -> None:
 
 def _timeout(call: Call) -> None:
     rest = list(call.args)
-    while rest and rest[0].text.startswith("-"):
-        option = rest.pop(0).text
-        if option in ("-s", "--signal", "-k", "--kill-after") and rest:
-            rest.pop(0)
+    _skip_options(rest, ("-s", "--signal", "-k", "--kill-after"))
     if rest:
         rest.pop(0)  # the duration
     if rest:
@@ -111,10 +112,7 @@ def _flock(call: Call) -> None:
 
 def _watch(call: Call) -> None:
     rest = list(call.args)
-    while rest and rest[0].text.startswith("-"):
-        option = rest.pop(0).text
-        if option in ("-n", "--interval", "-q", "--equexit") and rest:
-            rest.pop(0)
+    _skip_options(rest, ("-n", "--interval", "-q", "--equexit"))
     if not rest:
         return
     if call.has("-x", "--exec"):
@@ -156,10 +154,7 @@ def _script(call: Call) -> None:
 def _sudo(call: Call) -> None:
     call.verdict.add("privilege", f"{call.name} runs a command with other privileges")
     rest = list(call.args)
-    while rest and rest[0].text.startswith("-"):
-        option = rest.pop(0).text
-        if option in ("-u", "-g", "-C", "-p", "-h", "-r", "-t", "-U", "-D") and rest:
-            rest.pop(0)
+    _skip_options(rest, ("-u", "-g", "-C", "-p", "-h", "-r", "-t", "-U", "-D"))
     if call.name == "su":
         for line in call.option_values("-c", "--command"):
             call.judge_line(line)

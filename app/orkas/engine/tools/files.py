@@ -16,7 +16,7 @@ import re
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pathspec
 
@@ -131,24 +131,13 @@ class ReadFile(FileTool):
         with handle:
             info = os.fstat(handle.fileno())
             try:
-                page = read_page(
-                    handle,
-                    start_line=int(input.get("start_line", 1)),
-                    max_lines=int(input.get("max_lines", MAX_LINES)),
-                    char_start=input.get("char_start"),
-                    char_end=input.get("char_end"),
-                    line_cap=MAX_LINE_CHARS,
-                    budget=MAX_TEXT_CHARS,
-                )
+                page = _read(handle, input)
             except BinaryFile:
                 return error_result(
                     f"{path.name} looks like a binary file ({info.st_size} bytes) and cannot be shown as text"
                 )
         record_digest(ctx, path, page.sha256, info)
-        details: dict[str, Any] = {"path": str(path), "sha256": page.sha256, "characters": page.characters}
-        if "char_start" in input or "char_end" in input:
-            return _char_page(page, int(input.get("char_start", 0)), details)
-        return _line_page(page, int(input.get("start_line", 1)), details)
+        return _shown(page, input, {"path": str(path)})
 
 
 def _outside_marked(ctx: ToolContext, policy: PathPolicy, path: Path, result: ToolResult, tool: str) -> ToolResult:
@@ -165,8 +154,13 @@ def _outside_marked(ctx: ToolContext, policy: PathPolicy, path: Path, result: To
 
 def _from_text(text: str, input: Mapping[str, Any], details: dict[str, Any]) -> ToolResult:
     """A document's extracted text, paged like a text file."""
-    page = read_page(
-        io.BytesIO(text.encode()),
+    return _shown(_read(io.BytesIO(text.encode()), input), input, details)
+
+
+def _read(source: BinaryIO, input: Mapping[str, Any]) -> Page:
+    """The page of `source` the tool input asks for (lines or characters). Raises BinaryFile."""
+    return read_page(
+        source,
         start_line=int(input.get("start_line", 1)),
         max_lines=int(input.get("max_lines", MAX_LINES)),
         char_start=input.get("char_start"),
@@ -174,6 +168,9 @@ def _from_text(text: str, input: Mapping[str, Any], details: dict[str, Any]) -> 
         line_cap=MAX_LINE_CHARS,
         budget=MAX_TEXT_CHARS,
     )
+
+
+def _shown(page: Page, input: Mapping[str, Any], details: dict[str, Any]) -> ToolResult:
     details.update({"sha256": page.sha256, "characters": page.characters})
     if "char_start" in input or "char_end" in input:
         return _char_page(page, int(input.get("char_start", 0)), details)
