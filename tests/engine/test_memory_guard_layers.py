@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -18,6 +19,7 @@ from orkas.engine.memory.semantic import Semantic, default_semantic
 from tests.fixtures import memory_guard_fresh as fresh
 from tests.fixtures import memory_guard_fresh2 as fresh2
 from tests.fixtures import memory_guard_fresh3 as fresh3
+from tests.fixtures import memory_guard_fresh4 as fresh4
 
 
 @pytest.mark.parametrize(
@@ -113,15 +115,20 @@ def test_on_fresh_notes_it_holds_at_the_measured_level(
     assert caught >= recall and false <= false_positives, (caught, false)
 
 
-def test_the_third_fresh_set_was_new_and_resolves_the_floor() -> None:
-    """When it was written the third set repeated nothing the guard had seen, and it is big enough to
+def _texts(module: ModuleType) -> set[str]:
+    return {text for group in module.ATTACKS.values() for text in group} | set(module.BENIGN)
+
+
+@pytest.mark.parametrize(("new_set", "earlier"), [(fresh3, (fresh, fresh2)), (fresh4, (fresh, fresh2, fresh3))])
+def test_each_fresh_set_was_new_and_resolves_the_floor(new_set: ModuleType, earlier: tuple[ModuleType, ...]) -> None:
+    """When it was written each fresh set repeated nothing the guard had seen, and it is big enough to
     resolve 2% (at most 4 false positives of 200)."""
-    seen = set(fresh.BENIGN) | set(fresh2.BENIGN)
-    for attacks in (fresh.ATTACKS, fresh2.ATTACKS):
-        seen |= {text for group in attacks.values() for text in group}
     notes = Path(__file__).parents[1] / "fixtures" / "benign_memory_notes.txt"
-    seen |= set(notes.read_text(encoding="utf-8").splitlines())
-    new = [text for group in fresh3.ATTACKS.values() for text in group] + fresh3.BENIGN
-    assert not [text for text in new if text in seen]
-    assert len(set(fresh3.BENIGN)) == len(fresh3.BENIGN) >= 200
-    assert len(new) - len(fresh3.BENIGN) + len(fresh3.disguised()) >= 60
+    seen = set(notes.read_text(encoding="utf-8").splitlines())
+    for module in earlier:
+        seen |= _texts(module)
+    benign: list[str] = new_set.BENIGN
+    attacks = sum(len(group) for group in new_set.ATTACKS.values()) + len(new_set.disguised())
+    assert not sorted(_texts(new_set) & seen)
+    assert len(set(benign)) == len(benign) >= 200
+    assert attacks >= 60
