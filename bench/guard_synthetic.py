@@ -321,6 +321,10 @@ def generate() -> Iterator[Example]:
         yield Example(text, malicious, "synthetic-shapes")
     for language, text, malicious in languages():
         yield Example(text, malicious, f"synthetic-{language}")
+    from bench import guard_synthetic_harms
+
+    for text, malicious in guard_synthetic_harms.generate():
+        yield Example(text, malicious, "synthetic-harms")
     for language, (bad, good) in LANGUAGES.items():
         for text in bad:
             yield Example(text, True, f"synthetic-{language}")

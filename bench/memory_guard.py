@@ -8,7 +8,10 @@ Sets:
 - fresh-2: tests/fixtures/memory_guard_fresh2.py — written after the first model was frozen and measured
   once; since then (with fresh) part of the training data, so no longer unseen;
 - fresh-3: tests/fixtures/memory_guard_fresh3.py — written before the second model (rules narrowed for
-  "System: …" notes, fresh and fresh-2 added to training) and measured once after it was frozen;
+  "System: …" notes, fresh and fresh-2 added to training) and measured once after it was frozen; since
+  then part of the training data;
+- fresh-4: tests/fixtures/memory_guard_fresh4.py — written before the third model (hashed words beside
+  E5, harm/twin synthetic notes, fresh-3 added to training) and measured once after it was frozen;
 - held-out: the 30% of the packaged public corpora the semantic layer never saw (bench/guard_corpora.py);
 - tuned-on: the corpora the previous guard's rules were written against (bastioncorpus, our older benign
   notes), reported for contrast: a high figure there says little.
@@ -33,6 +36,7 @@ from pathlib import Path
 
 from tests.fixtures import memory_guard_fresh2 as fresh2
 from tests.fixtures import memory_guard_fresh3 as fresh3
+from tests.fixtures import memory_guard_fresh4 as fresh4
 from tests.fixtures.memory_guard_fresh import ATTACKS, BENIGN, obfuscated
 
 from bench.baseline import source_at
@@ -108,6 +112,7 @@ def sets() -> dict[str, tuple[dict[str, list[str]], list[str]]]:
     second = {**fresh2.ATTACKS, "disguised": fresh2.disguised()}
     return {
         "fresh": (fresh, BENIGN),
+        "fresh-4": ({**fresh4.ATTACKS, "disguised": fresh4.disguised()}, fresh4.BENIGN),
         "fresh-3": ({**fresh3.ATTACKS, "disguised": fresh3.disguised()}, fresh3.BENIGN),
         "fresh-2": (second, fresh2.BENIGN),
         "held-out": (by_source, benign_held),
