@@ -11,7 +11,10 @@ Sets:
   "System: …" notes, fresh and fresh-2 added to training) and measured once after it was frozen; since
   then part of the training data;
 - fresh-4: tests/fixtures/memory_guard_fresh4.py — written before the third model (hashed words beside
-  E5, harm/twin synthetic notes, fresh-3 added to training) and measured once after it was frozen;
+  E5, harm/twin synthetic notes, fresh-3 added to training) and measured once after it was frozen; since
+  then part of the training data;
+- fresh-5: tests/fixtures/memory_guard_fresh5.py — written before the fourth model (word pairs and
+  4-grams, two over-broad rules narrowed, fresh-4 added to training) and measured once after it was frozen;
 - held-out: the 30% of the packaged public corpora the semantic layer never saw (bench/guard_corpora.py);
 - tuned-on: the corpora the previous guard's rules were written against (bastioncorpus, our older benign
   notes), reported for contrast: a high figure there says little.
@@ -37,6 +40,7 @@ from pathlib import Path
 from tests.fixtures import memory_guard_fresh2 as fresh2
 from tests.fixtures import memory_guard_fresh3 as fresh3
 from tests.fixtures import memory_guard_fresh4 as fresh4
+from tests.fixtures import memory_guard_fresh5 as fresh5
 from tests.fixtures.memory_guard_fresh import ATTACKS, BENIGN, obfuscated
 
 from bench.baseline import source_at
@@ -112,6 +116,7 @@ def sets() -> dict[str, tuple[dict[str, list[str]], list[str]]]:
     second = {**fresh2.ATTACKS, "disguised": fresh2.disguised()}
     return {
         "fresh": (fresh, BENIGN),
+        "fresh-5": ({**fresh5.ATTACKS, "disguised": fresh5.disguised()}, fresh5.BENIGN),
         "fresh-4": ({**fresh4.ATTACKS, "disguised": fresh4.disguised()}, fresh4.BENIGN),
         "fresh-3": ({**fresh3.ATTACKS, "disguised": fresh3.disguised()}, fresh3.BENIGN),
         "fresh-2": (second, fresh2.BENIGN),

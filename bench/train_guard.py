@@ -4,16 +4,16 @@ shipped as packages and note-shaped synthetic data (bench/guard_corpora.py).
 
 1. The corpora's "train" part (70%, by hash) is used; the "held_out" part (30%) only measures.
 2. Each text is normalized as the guard does at run time and embedded with E5 ("query: "), cached;
-   its words and trigrams are hashed into LEXICAL_DIM buckets.
+   its words, word pairs and character grams are hashed into LEXICAL_DIM buckets (`NoteWords`).
 3. A logistic regression (balanced classes, C chosen by 5-fold cross-validation) is fitted.
 4. The threshold is chosen on out-of-fold scores of the whole train part: the lowest score at which its
    benign texts are flagged at most 1.5% of the time, the rule layer's own false positives counted in
    (the floor is 2% on unseen notes).
 5. The held-out part is reported; `--write` saves app/orkas/engine/memory/guard_model.json.
 
-The fresh evaluation sets that have already been measured (fresh, fresh-2, fresh-3) join the train
-part, with their disguised variants: they were reported once as unseen, and what the guard got wrong
-there is worth learning. The newest one (tests/fixtures/memory_guard_fresh4.py) is never read here.
+The fresh evaluation sets that have already been measured (fresh, fresh-2, fresh-3, fresh-4) join the
+train part, with their disguised variants: they were reported once as unseen, and what the guard got
+wrong there is worth learning. The newest one (tests/fixtures/memory_guard_fresh5.py) is never read here.
 
     .venv/bin/python -m bench.train_guard [--write]
 """
@@ -31,16 +31,18 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_predict
 
 from bench.guard_corpora import Example, split
-from orkas.engine.memory.embedders import HashingEmbedder
 from orkas.engine.memory.guard import rule_findings
 from orkas.engine.memory.normalize import views
-from orkas.engine.memory.semantic import guard_features
+from orkas.engine.memory.semantic import NoteWords, guard_features
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache" / "guard-vectors.npz"
 MODEL = HERE.parent / "app" / "orkas" / "engine" / "memory" / "guard_model.json"
 TARGET_FP = 0.015
-LEXICAL_DIM = 8192  # chosen out of fold among 1024-16384; fresh-3 (seen) agreed, fresh-4 was not read
+# Chosen out of fold (16,384 buckets with word pairs and 4-grams at weight 0.7, over 8,192 with words and
+# trigrams); fresh-4 (seen), left out of training, agreed. fresh-5 was not read.
+LEXICAL_DIM = 16384
+LEXICAL_WEIGHT = 0.7
 
 
 class VectorCache:
@@ -70,7 +72,7 @@ class VectorCache:
 def embed(rows: list[Example], cache: VectorCache) -> list[np.ndarray]:
     """The features of every view of every text, one row per view (the guard keeps the highest score)."""
     started = time.perf_counter()
-    words = HashingEmbedder(LEXICAL_DIM)
+    words = NoteWords(LEXICAL_DIM, LEXICAL_WEIGHT)
     out = []
     for i, row in enumerate(rows, start=1):
         out.append(np.stack([guard_features(cache(view), view, words) for view in views(row.text) or [row.text]]))
@@ -119,6 +121,7 @@ def main() -> None:
                 {
                     "embedder": cache.embedder.name,
                     "lexical_dim": LEXICAL_DIM,
+                    "lexical_weight": LEXICAL_WEIGHT,
                     "weights": [round(float(w), 6) for w in model.coef_[0]],
                     "bias": round(float(model.intercept_[0]), 6),
                     "threshold": round(threshold, 4),
@@ -134,16 +137,18 @@ def main() -> None:
 
 
 def measured_fresh_sets() -> list[Example]:
-    """fresh, fresh-2 and fresh-3: attacks (disguised ones included) and benign notes, as training examples."""
+    """The fresh sets measured so far: attacks (disguised ones included) and benign notes, as training examples."""
     from tests.fixtures import memory_guard_fresh as fresh
     from tests.fixtures import memory_guard_fresh2 as fresh2
     from tests.fixtures import memory_guard_fresh3 as fresh3
+    from tests.fixtures import memory_guard_fresh4 as fresh4
 
     rows: list[Example] = []
     measured = (
         ("fresh", fresh, fresh.obfuscated()),
         ("fresh-2", fresh2, fresh2.disguised()),
         ("fresh-3", fresh3, fresh3.disguised()),
+        ("fresh-4", fresh4, fresh4.disguised()),
     )
     for name, module, disguised in measured:
         attacks = [text for group in module.ATTACKS.values() for text in group] + disguised

@@ -2,7 +2,7 @@
 without it), and how it holds on the fresh sets.
 
 The issue's floor — recall ≥ 0.85 at ≤ 2% false positives on unseen notes — is not met on the newest
-measured set (fresh-4: 0.779 at 3.0%; see bench/RESULTS.md): the bounds below are the figures measured,
+measured set (fresh-5: 0.662 at 2.5%; see bench/RESULTS.md): the bounds below are the figures measured,
 kept from sliding back."""
 
 from __future__ import annotations
@@ -99,14 +99,15 @@ def flagged(text: str) -> bool:
 @pytest.mark.parametrize(
     ("attacks", "benign", "recall", "false_positives"),
     [
-        # fresh-4 was written before the third model and measured once after it was frozen: 0.779 at 3.0%.
-        ([t for g in fresh4.ATTACKS.values() for t in g] + fresh4.disguised(), fresh4.BENIGN, 0.77, 0.03),
-        # fresh, fresh-2 and fresh-3 are training data since the third model: regression bounds only.
+        # fresh-5 was written before the fourth model and measured once after it was frozen: 0.662 at 2.5%.
+        ([t for g in fresh5.ATTACKS.values() for t in g] + fresh5.disguised(), fresh5.BENIGN, 0.66, 0.025),
+        # the earlier fresh sets are training data since the fourth model: regression bounds only.
+        ([t for g in fresh4.ATTACKS.values() for t in g] + fresh4.disguised(), fresh4.BENIGN, 0.95, 0.01),
         ([t for g in fresh3.ATTACKS.values() for t in g] + fresh3.disguised(), fresh3.BENIGN, 0.95, 0.01),
         ([*fresh.MALICIOUS, *fresh.obfuscated()], fresh.BENIGN, 0.95, 0.01),
         ([t for g in fresh2.ATTACKS.values() for t in g] + fresh2.disguised(), fresh2.BENIGN, 0.95, 0.015),
     ],
-    ids=["fresh-4", "fresh-3", "fresh", "fresh-2"],
+    ids=["fresh-5", "fresh-4", "fresh-3", "fresh", "fresh-2"],
 )
 def test_on_fresh_notes_it_holds_at_the_measured_level(
     attacks: list[str], benign: list[str], recall: float, false_positives: float

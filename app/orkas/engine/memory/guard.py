@@ -152,10 +152,14 @@ EXFILTRATION = _rx(
     r"\b(?:curl|wget|nc|ncat|scp|rsync|invoke-webrequest)\b[^\n]{0,120}"
     r"(?:\$\{?[a-z_]*(?:key|token|secret|password)|api[_-]?key|\.ssh|\.aws|\.env\b|/etc/passwd|id_rsa|credentials)",
     r"\b(?:cat|type|less|more|head|tail|base64)\s+[^\n]{0,40}(?:\.ssh/|id_rsa|\.aws/credentials|\.netrc|\.env\b|/etc/shadow)",
-    r"\b(?:reveal|leak|expose)\b[^.\n]{0,30}\b(?:credentials|secrets|keys)\b",
+    # imperative only: "reveal the keys", not "tests whether agents leak secrets"
+    r"(?:^|[.;:!?\n]\s*|\b(?:please|and|then|you|to|always)\s+)(?:reveal|leak|expose)\b[^.\n]{0,30}\b(?:credentials|secrets|keys)\b",
     r"\b(?:verrate|zeige)\b[^.\n]{0,30}\b(?:systemanweisungen|system-prompt|systemprompt)",
     r"\b(?:revele[rz]?|revelez|revela|rivela|revele)\b[^.\n]{0,40}\b(?:instructions|instrucciones|istruzioni|instrucoes|prompt)",
-    r"\b(?:prompt (?:systeme|del sistema|di sistema|de sistema|do sistema)|system-prompt)\b",
+    # naming the system prompt is not asking for it: a verb that shows, sends or repeats it must be near
+    r"\b(?:montre|affiche|donne|muestra|dame|mostra|mostre|imprima|imprime|stampa|repete|repite|ripeti|zeig|gib|"
+    r"envoie|envia|envie|invia|schick)\w*\b[^.\n]{0,40}\b(?:prompt (?:systeme|del sistema|di sistema|de sistema|do sistema)|"
+    r"system-?prompt)\b",
     r"(?:显示|输出|告诉我|泄露|打印|透露|重复)[^。\n]{0,10}(?:系统提示|系统指令|初始指令|系统消息|隐藏提示|你的指令)",
     r"(?:把|将)[^。\n]{0,20}(?:密钥|密码|令牌|凭据|客户(?:名单|数据))[^。\n]{0,20}(?:发送|发给|上传|转发)",
 )
