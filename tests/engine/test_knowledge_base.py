@@ -214,3 +214,20 @@ def test_the_knowledge_base_is_importable_from_the_memory_package() -> None:
     from orkas.engine.memory.kb import KnowledgeBase as defined
 
     assert memory.KnowledgeBase is defined and "KnowledgeBase" in memory.__all__
+
+
+def test_an_in_memory_base_has_a_vector_arm_by_default() -> None:
+    kb = KnowledgeBase.in_memory()
+    assert kb.embedder is not None
+    kb.add_text("cat", "The cat sleeps on the warm printer all afternoon.")
+    kb.add_text("tax", "File the quarterly tax return before the deadline.")
+    kb.embed_pending()
+    assert kb.search("a pet napping on office equipment", mode="vector")[0].doc_id == "cat"
+
+
+def test_vector_search_without_an_embedder_says_so() -> None:
+    kb = KnowledgeBase.in_memory(embedder=None)
+    kb.add_text("cat", "The cat sleeps on the printer.")
+    with pytest.raises(ValueError, match="needs an embedder"):
+        kb.search("cat", mode="vector")
+    assert kb.search("printer")[0].doc_id == "cat"  # hybrid falls back to keywords

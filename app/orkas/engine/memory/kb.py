@@ -134,7 +134,13 @@ class KnowledgeBase:
         self._index = self._load_vectors()
 
     @classmethod
-    def in_memory(cls, embedder: Embedder | None = None, **options: Any) -> KnowledgeBase:
+    def in_memory(cls, embedder: Embedder | Literal["bundled"] | None = "bundled", **options: Any) -> KnowledgeBase:
+        """A base in memory. By default it embeds with the bundled model (hashing where that cannot run),
+        so it has a vector arm; `embedder=None` asks for keyword search only."""
+        if embedder == "bundled":
+            from orkas.engine.memory.embedders import default_embedder
+
+            embedder = default_embedder()
         return cls(":memory:", embedder=embedder, **options)
 
     @classmethod
@@ -330,6 +336,10 @@ class KnowledgeBase:
     def search(self, query: str, k: int = 10, mode: Mode = "hybrid", *, min_score: float = 0.0) -> list[Hit]:
         if mode not in ("hybrid", "keyword", "vector"):
             raise ValueError(f"mode must be hybrid, keyword or vector, not {mode!r}")
+        if mode == "vector" and self.embedder is None:
+            raise ValueError(
+                "vector search needs an embedder, and this knowledge base has none: pass one, or search by keyword"
+            )
         keyword = self._keyword(query, CANDIDATES) if mode != "vector" else []
         vector = self._vector(query, CANDIDATES) if mode != "keyword" else []
         if mode == "keyword":
