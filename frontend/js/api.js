@@ -84,13 +84,20 @@ export function listen(path, onEvent, onState) {
   return () => { closed = true; socket?.close(); };
 }
 
+// The event format this page understands (adapter/product_events.py WIRE_VERSION). A server that
+// speaks a newer one was updated under the page: reload rather than misread its events.
+export const WIRE_VERSION = 1;
+
 // One conversation's live events. `onEvent` gets every event once, in order; after a drop the socket
 // reconnects and asks for everything after the last sequence number delivered.
 export class EventStream {
   constructor(conversationId, after, onEvent, onState) {
     this.after = after;
     this.close = listen(() => `/api/events?conversation=${conversationId}&after=${this.after}`, (event) => {
-      if (event.type === "hello") return;
+      if (event.type === "hello") {
+        if ((event.v ?? WIRE_VERSION) > WIRE_VERSION) location.reload();
+        return;
+      }
       if (event.seq <= this.after) return; // already shown: never twice
       this.after = event.seq;
       onEvent(event);

@@ -81,7 +81,7 @@ export class ChatView {
   }
 
   on_user_message(event) {
-    if (event.from_queued) {
+    if (event.from_queued?.length) {
       for (const id of event.from_queued) this.markQueued(id, "applied");
       this.turn = null;
       return;
@@ -102,6 +102,12 @@ export class ChatView {
     this.markQueued(event.message_id, "applied");
     const bubble = this.bubbles.get(event.message_id);
     if (bubble) this.container.append(bubble); // it joined here: what follows answers it
+    this.turn = null;
+  }
+
+  on_queued_applied(event) {
+    // the queued bubbles become the next turn's message (its user_message follows with from_queued)
+    for (const id of event.message_ids) this.markQueued(id, "applied");
     this.turn = null;
   }
 

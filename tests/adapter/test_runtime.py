@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from orkas.adapter.conversations import Conversation, ConversationStore
+from orkas.adapter.product_events import WIRE_VERSION
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.engine.consent import Ask
 from orkas.engine.messages import TextBlock
@@ -133,20 +134,20 @@ async def test_a_view_joining_mid_run_gets_the_history_before_it_and_replays_the
     run.send(conversation.id, "one")
     await until(live, "idle")
     idle = run.snapshot(conversation.id)
-    assert [m.role for m in idle["messages"]] == ["user", "assistant"] and idle["running"] is False
+    assert [m.role for m in idle.messages] == ["user", "assistant"] and idle.running is False
     run.send(conversation.id, "two")
     await asyncio.wait_for(gate.reached.wait(), timeout=5)
     joining = run.snapshot(conversation.id)
-    assert joining["running"] is True
-    assert [m.role for m in joining["messages"]] == ["user", "assistant"]  # the run's own messages are replayed
-    backlog, _ = run.subscribe(conversation.id, joining["after"])
+    assert joining.running is True
+    assert [m.role for m in joining.messages] == ["user", "assistant"]  # the run's own messages are replayed
+    backlog, _ = run.subscribe(conversation.id, joining.after)
     replayed = [e["type"] for e in backlog]
     assert replayed[:3] == ["user_message", "run_start", "text_delta"] and backlog[0]["text"] == "two"
     gate.opened.set()
     await until(live, "idle")
     after = run.snapshot(conversation.id)
-    assert [m.role for m in after["messages"]] == ["user", "assistant", "user", "assistant"]
-    assert run.subscribe(conversation.id, after["after"])[0] == []  # nothing is shown twice
+    assert [m.role for m in after.messages] == ["user", "assistant", "user", "assistant"]
+    assert run.subscribe(conversation.id, after.after)[0] == []  # nothing is shown twice
 
 
 async def test_a_message_queued_as_the_answer_ends_starts_the_next_turn(tmp_path: Path) -> None:
@@ -216,3 +217,53 @@ async def test_attachments_reach_the_model_and_the_view_names_them(tmp_path: Pat
     kinds = [b.type for b in sent]
     assert kinds == ["text", "text", "image", "text"]
     assert f"at {notes.path}]" in sent[3].text  # type: ignore[union-attr]
+
+
+async def test_after_a_server_restart_a_view_is_replayed_what_happened_and_numbers_go_on(tmp_path: Path) -> None:
+    run, conversation = runtime(tmp_path, ScriptedProvider(text("Hello there."), text("Again.")))
+    _, live = run.subscribe(conversation.id)
+    run.send(conversation.id, "hi")
+    before = await until(live, "idle")
+    assert all(e["v"] == WIRE_VERSION and e["conversation"] == conversation.id for e in before)
+    await run.shutdown()
+
+    restarted, _ = runtime(tmp_path, ScriptedProvider(text("Again.")))  # a new process over the same folder
+    backlog, live = restarted.subscribe(conversation.id, after=2)  # a view that had seen two events
+    assert backlog == before[2:]
+    assert restarted.snapshot(conversation.id).after == before[-1]["seq"]
+    restarted.send(conversation.id, "once more")
+    after = await until(live, "idle")
+    assert after[0]["seq"] == before[-1]["seq"] + 1  # never counts from 1 again: a view would skip them
+
+
+async def test_a_log_cut_off_mid_run_ends_with_idle_when_replayed(tmp_path: Path) -> None:
+    gate = Gate()
+    run, conversation = runtime(tmp_path, ScriptedProvider([TextDeltaChunk(text="Half"), gate]))
+    run.send(conversation.id, "go")
+    await asyncio.wait_for(gate.reached.wait(), timeout=5)
+    path = run.store.events_path(conversation.id)
+    cut = path.read_text(encoding="utf-8") + '{"v":1,"seq":99,"ty'  # the process died mid-write
+    restarted, _ = runtime(tmp_path, ScriptedProvider())
+    path.write_text(cut, encoding="utf-8")
+    backlog, _ = restarted.subscribe(conversation.id)
+    kinds = [e["type"] for e in backlog]
+    assert kinds[:2] == ["user_message", "run_start"] and kinds[-1] == "idle"
+    assert [e["seq"] for e in backlog] == list(range(1, len(backlog) + 1))
+    gate.opened.set()
+    await run.shutdown()
+
+
+async def test_the_event_log_is_trimmed_by_sequence_number(tmp_path: Path, monkeypatch: Any) -> None:
+    import orkas.adapter.runtime as runtime_module
+
+    monkeypatch.setattr(runtime_module, "KEEP_EVENTS", 8)
+    run, conversation = runtime(tmp_path, ScriptedProvider(*[text(f"Answer {i}.") for i in range(6)]))
+    _, live = run.subscribe(conversation.id)
+    for i in range(6):
+        run.send(conversation.id, f"question {i}")
+        await until(live, "idle")
+    lines = run.store.events_path(conversation.id).read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 2 * 8
+    restarted, _ = runtime(tmp_path, ScriptedProvider())
+    backlog, _ = restarted.subscribe(conversation.id)
+    assert len(backlog) == 8 and backlog[-1]["seq"] == 36  # the newest kept, numbered as they were

@@ -81,6 +81,10 @@ class ConversationStore:
             raise ConfigError(f"no conversation {conversation_id!r}")
         return Conversation(**json.loads(meta.read_text()))
 
+    def events_path(self, conversation_id: str) -> Path:
+        """Where the conversation's product events are kept for replay (event_log.py)."""
+        return self._folder(conversation_id) / "events.jsonl"
+
     def recent(self) -> list[Conversation]:
         """Every conversation not in the recycle bin, most recently active first."""
         found = []

@@ -1,10 +1,11 @@
 """Running conversations for the UI: one event stream per conversation, numbered.
 
 `send` starts a run (or, while one is running, queues the message as a steer: it joins the run at the
-next safe point, or becomes the next turn). Every engine event is turned once into a product event
-with a sequence number, kept for catch-up and pushed to subscribers, so a reloaded or reconnected view
-asks for "everything after N" and never shows a bubble twice. `stop` aborts at once; `answer` resolves
-a permission question.
+next safe point, or becomes the next turn). Every event — the engine's and the product's own, typed in
+product_events.py — gets a sequence number, is kept for catch-up (in memory and in the conversation's
+event log on disk, event_log.py) and pushed to subscribers, so a reloaded or reconnected view asks for
+"everything after N" and never shows a bubble twice, even across a server restart. `stop` aborts at
+once; `answer` resolves a permission question.
 """
 
 from __future__ import annotations
@@ -17,11 +18,25 @@ from typing import Any
 
 from orkas.adapter.attachments import ATTACHED, Attachment, content_for
 from orkas.adapter.conversations import Conversation, ConversationStore
+from orkas.adapter.event_log import EventLog
+from orkas.adapter.product_events import (
+    AttachmentShown,
+    Idle,
+    MessageQueued,
+    PermissionAnswered,
+    ProductEvent,
+    QueuedApplied,
+    QueuedDropped,
+    UserMessageShown,
+    run_failed,
+    to_wire,
+)
+from orkas.adapter.transcript import LoadReport
 from orkas.core.errors import ConfigError, OrkasError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Decision, Permissions
-from orkas.engine.events import Done, Error, event_dict
+from orkas.engine.events import Done, Error
 from orkas.engine.messages import Message, Notice, TextBlock, UserMessage
 from orkas.engine.runner import Agent
 from orkas.engine.session import Session
@@ -45,9 +60,20 @@ class _Active:
 
 @dataclass
 class _Stream:
+    log: EventLog | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
     next_seq: int = 1
     subscribers: set[asyncio.Queue[dict[str, Any]]] = field(default_factory=set)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What a view draws on opening a conversation: the history, and the event to stream after."""
+
+    messages: Sequence[Message]
+    after: int
+    running: bool
+    report: LoadReport | None
 
 
 PrepareRun = Callable[[Conversation], tuple[Permissions, Budget | None]]
@@ -75,18 +101,35 @@ class ConversationRuntime:
         self.active: dict[str, _Active] = {}
         self.streams: dict[str, _Stream] = {}
 
-    def publish(self, conversation_id: str, data: dict[str, Any]) -> dict[str, Any]:
-        stream = self.streams.setdefault(conversation_id, _Stream())
-        event = {"seq": stream.next_seq, "conversation": conversation_id, **data}
+    def _stream(self, conversation_id: str) -> _Stream:
+        """The conversation's stream, loaded from its event log the first time it is asked for."""
+        stream = self.streams.get(conversation_id)
+        if stream is None:
+            stream = _Stream(log=EventLog(self.store.events_path(conversation_id), KEEP_EVENTS))
+            stream.events = stream.log.load() if stream.log else []
+            stream.next_seq = stream.events[-1]["seq"] + 1 if stream.events else 1
+            self.streams[conversation_id] = stream
+            if stream.events and stream.events[-1]["type"] != "idle" and conversation_id not in self.active:
+                self.publish(conversation_id, Idle())  # the server stopped mid-run: the replay must end
+        return stream
+
+    def publish(self, conversation_id: str, event: ProductEvent) -> dict[str, Any]:
+        stream = self._stream(conversation_id)
+        wire = to_wire(conversation_id, stream.next_seq, event)
         stream.next_seq += 1
-        stream.events.append(event)
+        stream.events.append(wire)
+        if stream.log is not None:
+            stream.log.append(wire)
         if conversation_id not in self.active:  # a running turn keeps all its events, for views joining late
             del stream.events[:-KEEP_EVENTS]
+            if stream.log is not None:
+                stream.log.trim(stream.events)
+                stream.log.close()  # reopened by the next event: an idle conversation holds no file
         for queue in stream.subscribers:
-            queue.put_nowait(event)
-        return event
+            queue.put_nowait(wire)
+        return wire
 
-    def snapshot(self, conversation_id: str) -> dict[str, Any]:
+    def snapshot(self, conversation_id: str) -> Snapshot:
         """The history to draw and the sequence number to stream after, so that nothing shows twice and
         nothing is missed: while a run is going, the history stops where the run began and its events
         are replayed (a live reply survives a reload)."""
@@ -95,22 +138,16 @@ class ConversationRuntime:
         messages = session.messages()
         active = self.active.get(conversation_id)
         if active is not None:
-            return {
-                # Until the run has loaded its transcript nothing of it is written: all of it is history.
-                "messages": messages if active.history_length is None else messages[: active.history_length],
-                "after": active.start_seq,
-                "running": True,
-                "report": report,
-            }
-        stream = self.streams.get(conversation_id)
-        after = stream.next_seq - 1 if stream else 0
-        return {"messages": messages, "after": after, "running": False, "report": report}
+            # Until the run has loaded its transcript nothing of it is written: all of it is history.
+            shown = messages if active.history_length is None else messages[: active.history_length]
+            return Snapshot(shown, active.start_seq, True, report)
+        return Snapshot(messages, self._stream(conversation_id).next_seq - 1, False, report)
 
     def subscribe(
         self, conversation_id: str, after: int = 0
     ) -> tuple[list[dict[str, Any]], asyncio.Queue[dict[str, Any]]]:
         """Events after `after` so far, and a queue of the ones to come. Call `unsubscribe` when done."""
-        stream = self.streams.setdefault(conversation_id, _Stream())
+        stream = self._stream(conversation_id)
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         stream.subscribers.add(queue)
         return [e for e in stream.events if e["seq"] > after], queue
@@ -123,13 +160,13 @@ class ConversationRuntime:
         files = attachments or []
         message = UserMessage(content=(TextBlock(text=text), *content_for(files)))
         active = self.active.get(conversation_id)
-        shown = {"message_id": message.id, "text": text, "attachments": [_shown(a) for a in files]}
         if active is not None:
             active.steer.put(message)
-            self.publish(conversation_id, {"type": "message_queued", **shown})
+            shown = tuple(_shown(a) for a in files)
+            self.publish(conversation_id, MessageQueued(message_id=message.id, text=text, attachments=shown))
             return {"queued": True, "message_id": message.id}
         permissions, budget = self.prepare_run(conversation)
-        stream = self.streams.setdefault(conversation_id, _Stream())
+        stream = self._stream(conversation_id)
         active = _Active(AbortSignal(), SteerQueue(), permissions, budget=budget, start_seq=stream.next_seq - 1)
         self.active[conversation_id] = active
         active.task = asyncio.create_task(self._run(conversation, message, active))
@@ -147,7 +184,7 @@ class ConversationRuntime:
         active = self.active.get(conversation_id)
         if active is None or not active.permissions.answer(question_id, decision):
             return False
-        self.publish(conversation_id, {"type": "permission_answered", "question_id": question_id, "decision": decision})
+        self.publish(conversation_id, PermissionAnswered(question_id=question_id, decision=decision))
         return True
 
     async def _run(self, conversation: Conversation, message: UserMessage, active: _Active) -> None:
@@ -157,14 +194,14 @@ class ConversationRuntime:
             agent = self.make_agent(conversation)
         except ConfigError as e:  # no provider, bad model: keep the message, say why nothing answered
             await session.append(message)
-            self.publish(conversation.id, {"type": "user_message", **_message_shown(message)})
-            self.publish(conversation.id, {"type": "error", "kind": "provider", "message": str(e)})
+            self.publish(conversation.id, _message_shown(message))
+            self.publish(conversation.id, run_failed("provider", str(e)))
             self.active.pop(conversation.id, None)
-            self.publish(conversation.id, {"type": "idle"})
+            self.publish(conversation.id, Idle())
             session.close()
             return
         try:
-            self.publish(conversation.id, {"type": "user_message", **_message_shown(message)})
+            self.publish(conversation.id, _message_shown(message))
             while True:
                 async for event in agent.run(
                     message,
@@ -174,7 +211,7 @@ class ConversationRuntime:
                     permissions=active.permissions,
                     budget=active.budget,
                 ):
-                    self.publish(conversation.id, event_dict(event))
+                    self.publish(conversation.id, event)
                     if isinstance(event, Done | Error):
                         self.store.touch(conversation, _text(message))
                     if isinstance(event, Error):  # a reloaded view shows the same marker
@@ -186,29 +223,23 @@ class ConversationRuntime:
                         log.exception("after-turn hook failed for %s", conversation.id)
                 left = active.steer.drain()
                 if left and active.signal.aborted:  # stopped: say so, so the UI gives the words back
-                    self.publish(conversation.id, {"type": "queued_dropped", "message_ids": [m.id for m in left]})
+                    self.publish(conversation.id, QueuedDropped(message_ids=tuple(m.id for m in left)))
                 if not left or active.signal.aborted:
                     return
                 # Sent while the run was finishing: the next turn, never lost (and shown once: the
                 # queued bubbles become this message).
                 message = left[0] if len(left) == 1 else UserMessage(content=tuple(b for m in left for b in m.content))
-                queued_ids = [m.id for m in left]
-                self.publish(
-                    conversation.id, {"type": "queued_applied", "message_ids": queued_ids, "message_id": message.id}
-                )
-                self.publish(
-                    conversation.id, {"type": "user_message", **_message_shown(message), "from_queued": queued_ids}
-                )
+                queued_ids = tuple(m.id for m in left)
+                self.publish(conversation.id, QueuedApplied(message_ids=queued_ids, message_id=message.id))
+                self.publish(conversation.id, _message_shown(message, from_queued=queued_ids))
         except Exception:  # a bug must still end the run visibly
             log.exception("conversation %s: run failed", conversation.id)
-            self.publish(
-                conversation.id, {"type": "error", "kind": "internal", "message": "the run failed unexpectedly"}
-            )
+            self.publish(conversation.id, run_failed("internal", "the run failed unexpectedly"))
         finally:
             session.close()
             await agent.providers.aclose()
             self.active.pop(conversation.id, None)
-            self.publish(conversation.id, {"type": "idle"})
+            self.publish(conversation.id, Idle())
 
     async def shutdown(self) -> None:
         for conversation_id in list(self.active):
@@ -232,15 +263,16 @@ def _text(message: UserMessage) -> str:
     return "".join(t for t in texts if not t.startswith(ATTACHED))
 
 
-def _shown(attachment: Attachment) -> dict[str, Any]:
-    return {"name": attachment.name, "size": attachment.size, "media_type": attachment.media_type}
+def _shown(attachment: Attachment) -> AttachmentShown:
+    return AttachmentShown(name=attachment.name, size=attachment.size, media_type=attachment.media_type)
 
 
-def _message_shown(message: UserMessage) -> dict[str, Any]:
+def _message_shown(message: UserMessage, from_queued: tuple[str, ...] = ()) -> UserMessageShown:
     """A user message as the UI shows it: its text and the names of its attachments."""
     names = [
         t[len(ATTACHED) :].split(" (", 1)[0]
         for b in message.content
         if (t := getattr(b, "text", "")).startswith(ATTACHED)
     ]
-    return {"message_id": message.id, "text": _text(message), "attachments": [{"name": n} for n in names]}
+    shown = tuple(AttachmentShown(name=n) for n in names)
+    return UserMessageShown(message_id=message.id, text=_text(message), attachments=shown, from_queued=from_queued)

@@ -205,15 +205,15 @@ Event = (
 def event_dict(event: Event) -> dict[str, Any]:
     """The event as plain JSON-ready data: the wire form shared by the CLI, the API and the mirror."""
     data: dict[str, Any] = {"type": event.type}
-    data.update((f.name, _plain(getattr(event, f.name))) for f in dataclasses.fields(event) if f.name != "type")
+    data.update((f.name, plain(getattr(event, f.name))) for f in dataclasses.fields(event) if f.name != "type")
     return data
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     return value

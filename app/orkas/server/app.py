@@ -18,6 +18,7 @@ from orkas import __version__
 from orkas.adapter.attachments import AttachmentError, AttachmentStore
 from orkas.adapter.conversations import Conversation
 from orkas.adapter.knowledge import KnowledgeService
+from orkas.adapter.product_events import WIRE_VERSION
 from orkas.adapter.provider_admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import Kind, Preferences, SettingsStore
@@ -172,13 +173,13 @@ def create_app(
     @api.get("/api/conversations/{conversation_id}/messages")
     async def conversations_messages(conversation_id: str) -> dict[str, Any]:
         snap = _config(lambda: runtime.snapshot(conversation_id))
-        report = snap["report"]
         return {
+            "v": WIRE_VERSION,
             "id": conversation_id,
-            "messages": [_message_view(m) for m in snap["messages"]],
-            "after": snap["after"],
-            "running": snap["running"],
-            "repaired": bool(report and report.changed),
+            "messages": [_message_view(m) for m in snap.messages],
+            "after": snap.after,
+            "running": snap.running,
+            "repaired": bool(snap.report and snap.report.changed),
         }
 
     @api.get("/api/search")
@@ -213,7 +214,7 @@ def create_app(
     @api.websocket("/api/events")
     async def events(socket: WebSocket, conversation: str = "", after: int = 0) -> None:
         await socket.accept()
-        await socket.send_json({"type": "hello", "version": __version__})
+        await socket.send_json({"type": "hello", "v": WIRE_VERSION, "version": __version__})
         if not conversation:
             await socket.close()
             return

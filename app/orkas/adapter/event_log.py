@@ -1,0 +1,80 @@
+"""A conversation's product events on disk, so a view that reconnects after the server restarted is
+replayed what happened and sequence numbers go on from where they were (a view that had seen up to
+250 must not wait for a new 251 while the restarted server counts from 1).
+
+`<conversation folder>/events.jsonl`, one wire event per line, appended as they are published (flushed,
+not fsynced: the transcript is the durable record; this is the view's replay). Trimmed by sequence
+number when it grows past twice what is kept. A torn last line (a crash mid-write) is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import IO, Any
+
+from orkas.core.fsutil import atomic_write
+
+log = logging.getLogger(__name__)
+
+
+class EventLog:
+    def __init__(self, path: Path, keep: int) -> None:
+        self.path = path
+        self.keep = keep
+        self._file: IO[str] | None = None
+        self._lines = 0
+
+    def load(self) -> list[dict[str, Any]]:
+        """The last `keep` events in order; [] when there is no log yet."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        except OSError:
+            log.warning("cannot read the event log %s", self.path, exc_info=True)
+            return []
+        events: list[dict[str, Any]] = []
+        for line in text.splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue  # torn by a crash mid-write
+            if isinstance(event, dict) and isinstance(event.get("seq"), int):
+                events.append(event)
+        events.sort(key=lambda e: e["seq"])
+        self._lines = len(events)
+        return events[-self.keep :]
+
+    def append(self, event: dict[str, Any]) -> None:
+        if not self.path.parent.is_dir():
+            return  # the conversation was deleted (its folder moved to the recycle bin)
+        try:
+            if self._file is None:
+                self._file = self.path.open("a", encoding="utf-8")
+            self._file.write(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n")
+            self._file.flush()
+            self._lines += 1
+        except OSError:
+            log.warning("cannot write the event log %s", self.path, exc_info=True)
+
+    def trim(self, events: list[dict[str, Any]]) -> None:
+        """Past twice `keep` lines, rewrite the log as `events` (the ones kept in memory)."""
+        if self._lines <= 2 * self.keep:
+            return
+        self.close()
+        lines = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in events)
+        try:
+            atomic_write(self.path, lines.encode("utf-8"))
+            self._lines = len(events)
+        except OSError:
+            log.warning("cannot trim the event log %s", self.path, exc_info=True)
+
+    def close(self) -> None:
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError:
+                pass
+            self._file = None

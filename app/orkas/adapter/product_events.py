@@ -1,0 +1,103 @@
+"""What a conversation's event stream carries, spelled once: the engine's run events plus the product's
+own (the person's messages, the queue, answers, idle), each a frozen dataclass, and one serializer.
+
+Every event on the wire has `v` (the wire format's version: a client that sees a newer one reloads
+rather than guess), `seq` (its number in the conversation's stream) and `conversation`. The UI
+dispatches on `type` (`on_<type>` in frontend/js/chat.js); `tests/ui/test_event_handlers.py` checks
+that every type in `wire_types()` has a handler, so a renamed event cannot be dropped silently.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from orkas.engine.consent import Decision
+from orkas.engine.events import Error, Event, plain
+
+WIRE_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AttachmentShown:
+    name: str
+    size: int | None = None
+    media_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UserMessageShown:
+    """A message from the person joined the conversation (`from_queued`: the queued bubbles it replaces)."""
+
+    message_id: str
+    text: str
+    attachments: tuple[AttachmentShown, ...] = ()
+    from_queued: tuple[str, ...] = ()
+    type: Literal["user_message"] = "user_message"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessageQueued:
+    """Sent while a run was busy: it joins at the next safe point, or becomes the next turn."""
+
+    message_id: str
+    text: str
+    attachments: tuple[AttachmentShown, ...] = ()
+    type: Literal["message_queued"] = "message_queued"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QueuedApplied:
+    """Queued messages became the next turn's message `message_id`."""
+
+    message_ids: tuple[str, ...]
+    message_id: str
+    type: Literal["queued_applied"] = "queued_applied"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QueuedDropped:
+    """The run was stopped with these messages still queued: the UI gives the words back."""
+
+    message_ids: tuple[str, ...]
+    type: Literal["queued_dropped"] = "queued_dropped"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PermissionAnswered:
+    question_id: str
+    decision: Decision
+    type: Literal["permission_answered"] = "permission_answered"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Idle:
+    """No run is going in this conversation any more."""
+
+    type: Literal["idle"] = "idle"
+
+
+ProductOnly = UserMessageShown | MessageQueued | QueuedApplied | QueuedDropped | PermissionAnswered | Idle
+ProductEvent = ProductOnly | Event
+
+
+def run_failed(kind: Literal["provider", "internal"], message: str) -> Error:
+    """A run that could not start or broke: the engine's own `error`, so the UI has one error shape."""
+    return Error(kind=kind, message=message)
+
+
+def to_wire(conversation_id: str, seq: int, event: ProductEvent) -> dict[str, Any]:
+    data: dict[str, Any] = {"v": WIRE_VERSION, "seq": seq, "conversation": conversation_id, "type": event.type}
+    data.update((f.name, plain(getattr(event, f.name))) for f in dataclasses.fields(event) if f.name != "type")
+    return data
+
+
+def _types(union: Any) -> set[str]:
+    return {typing.get_type_hints(cls)["type"].__args__[0] for cls in typing.get_args(union)}
+
+
+def wire_types() -> set[str]:
+    """Every `type` a conversation's event stream can carry."""
+    return _types(ProductOnly) | _types(Event)
