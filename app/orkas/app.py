@@ -133,11 +133,14 @@ def _slug(path: Path) -> str:
 
 
 def workspace_tools(
-    settings: Settings, policy: PathPolicy, limits: Limits | None = None
+    settings: Settings, policy: PathPolicy, limits: Limits | None = None, processes: ProcessManager | None = None
 ) -> tuple[list[Tool], ProcessManager]:
-    """The full tool set bound to one workspace, every process going through one executor."""
+    """The full tool set bound to one workspace, every process going through one executor. `processes`
+    is the conversation's own manager (it outlives the turn); without one, the tools get a new one."""
     executor = sandbox(settings, policy, limits)
-    processes = ProcessManager(executor, settings.data_dir / "processes")
+    if processes is None:
+        processes = ProcessManager(executor, settings.data_dir / "processes")
+    processes.bind(executor)
     tools: list[Tool] = [
         ReadFile(policy),
         StatFile(policy),
@@ -298,6 +301,7 @@ def build_agent(
     own: Sequence[Path] = (),
     knowledge: KnowledgeBase | None = None,
     past_conversations: KnowledgeBase | None = None,
+    processes: ProcessManager | None = None,
 ) -> Agent:
     """Raises `ConfigError` when no provider or model can serve the run."""
     configured = configured or Configured()
@@ -321,7 +325,7 @@ def build_agent(
     except PathDenied as e:
         raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
     limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
-    tools, _processes = workspace_tools(settings, policy, limits)
+    tools, _processes = workspace_tools(settings, policy, limits, processes)
     memory = Memory.in_folder(settings.data_dir / "memory")
     tools.append(MemoryTool(memory))
     if knowledge is not None:

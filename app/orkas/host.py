@@ -21,7 +21,8 @@ from orkas.adapter.attachments import AttachmentStore
 from orkas.adapter.conversations import Conversation, ConversationStore
 from orkas.adapter.knowledge import KnowledgeService
 from orkas.adapter.permission_rules import RuleStore
-from orkas.adapter.runtime import ConversationRuntime
+from orkas.adapter.processes import ConversationProcesses
+from orkas.adapter.runtime import ConversationRuntime, Hooks
 from orkas.adapter.settings import SettingsStore
 from orkas.adapter.usage import LedgerBudget, UsageLedger
 from orkas.adapter.vault import Vault, choose_key_source
@@ -59,10 +60,16 @@ class Hosted:
 
     def serve_forever(self) -> None:
         try:
-            asyncio.run(self.server.serve(sockets=[self.listener]))
+            asyncio.run(self._serve())
         finally:
             if self.thread is None and self.services.knowledge is not None:  # `orkas serve`: the main thread
                 self.services.knowledge.close()
+
+    async def _serve(self) -> None:
+        try:
+            await self.server.serve(sockets=[self.listener])
+        finally:  # the app is exiting: no run goes on, no background process is left behind
+            await self.runtime.shutdown()
 
     def start_in_background(self) -> None:
         self.thread = threading.Thread(target=self.serve_forever, name="orkas-server", daemon=True)
@@ -91,6 +98,7 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
     settings_store = SettingsStore(settings.data_dir / "settings.json")
     rules = RuleStore(settings.data_dir / "permission_rules.json")
     ledger = UsageLedger(settings.data_dir / "usage.jsonl")
+    processes = ConversationProcesses(settings.data_dir / "processes")
     problems = list(load_configured(settings).problems)
     if rules.problem:
         problems.append(rules.problem)
@@ -109,6 +117,7 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
             own=own,
             knowledge=knowledge.kb,
             past_conversations=knowledge.chats,
+            processes=processes.manager(conversation.id),
         )
 
     def prepare_run(conversation: Conversation) -> tuple[Permissions, Budget | None]:
@@ -148,10 +157,11 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         sandbox=lambda: confinement_report(settings).as_dict(),
     )
 
-    def after_turn(conversation: Conversation, messages: Sequence[Message]) -> None:
+    def index(conversation: Conversation, messages: Sequence[Message]) -> None:
         knowledge.index_conversation(conversation.id, store.get(conversation.id).title, messages)
 
-    runtime = ConversationRuntime(store, make_agent, prepare_run, after_turn)
+    hooks = Hooks(after_turn=index, after_delete=knowledge.forget_conversation, after_restore=index)
+    runtime = ConversationRuntime(store, make_agent, prepare_run, hooks, processes)
     configured = load_configured(settings)
     names = list(configured.product.providers) + [s.name for s in settings.providers]
     listener, token, url = bound or bind_local(port)

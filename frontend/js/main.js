@@ -11,11 +11,18 @@ const $ = (selector) => document.querySelector(selector);
 
 const state = { current: null, view: null, stream: null, preferences: null };
 
-function toast(message) {
+// A short message; `action` ({ label, run }) adds a button, e.g. Undo after a delete.
+function toast(message, action) {
   const node = el("div", "toast", message);
   node.setAttribute("role", "alert");
+  if (action) {
+    const button = el("button", "small", action.label);
+    button.type = "button";
+    button.addEventListener("click", guarded(async () => { node.remove(); await action.run(); }));
+    node.append(" ", button);
+  }
   $("#toasts").append(node);
-  setTimeout(() => node.remove(), 6000);
+  setTimeout(() => node.remove(), action ? 10000 : 6000);
 }
 
 function applyPreferences(preferences) {
@@ -107,12 +114,18 @@ async function renameChat() {
 
 async function deleteChat() {
   if (!state.current || !confirm(t("deleteConfirm"))) return;
-  await del(`/api/conversations/${state.current.id}`);
+  const id = state.current.id;
+  await del(`/api/conversations/${id}`);
   state.stream?.close();
   state.current = null;
   $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
   $("#title").textContent = "";
   refreshList();
+  toast(t("chatDeleted"), { label: t("undo"), run: async () => {
+    await post(`/api/recycle/${id}/restore`, {});
+    await refreshList();
+    await openChat(id);
+  } });
 }
 
 // ---- folders: the workspace and granted folders ----
@@ -159,6 +172,32 @@ function showFolders() {
     showFolders();
   }));
   panel.append(form);
+  showProcesses(panel, chat.id);
+}
+
+// The conversation's background processes (dev servers, watchers): they outlive a turn, so the person
+// can see them and stop them all.
+async function showProcesses(panel, id) {
+  const processes = await get(`/api/conversations/${id}/processes`);
+  const running = processes.filter((p) => p.running);
+  if (!processes.length) return;
+  const list = el("ul", "processes");
+  for (const process of processes) {
+    const label = process.running ? t("processRunning") : t("processExited", { code: process.exit_code });
+    const item = el("li", "", `${process.id} · ${label} · `);
+    item.append(el("code", "path", process.command));
+    list.append(item);
+  }
+  panel.append(el("h3", "", t("processes")), list);
+  if (!running.length) return;
+  const stop = el("button", "small danger", t("stopAll"));
+  stop.type = "button";
+  stop.addEventListener("click", guarded(async () => {
+    await post(`/api/conversations/${id}/processes/stop`, {});
+    panel.hidden = true;
+    showFolders();
+  }));
+  panel.append(stop);
 }
 
 function guarded(action) {

@@ -405,6 +405,22 @@ async function knowledgeSection(data, guard, refresh, onError) {
     section.append(exportAll);
   }
 
+  if (status.watched?.length) {
+    // folders kept in sync: each can stop being followed (what was indexed from it stays)
+    const watched = el("ul", "kb-watched");
+    watched.setAttribute("aria-label", t("kbWatched"));
+    for (const folder of status.watched) {
+      const item = el("li", "");
+      const stop = actionButton("small", t("kbUnwatch"), guard(async () => {
+        await post("/api/kb/unwatch", { path: folder });
+        refresh();
+      }));
+      item.append(el("span", "entry", folder), el("span", "hint", ` · ${t("kbWatchedHint")}`), stop);
+      watched.append(item);
+    }
+    section.append(el("h4", "", t("kbWatched")), watched);
+  }
+
   const addPath = el("form", "kb-add-path");
   const path = el("input");
   path.name = "path";

@@ -58,6 +58,25 @@ def test_a_watched_folder_reindexes_when_a_file_changes(service: KnowledgeServic
     until(lambda: service.kb.documents() == [])
 
 
+def test_an_unwatched_folder_is_no_longer_followed_but_keeps_what_was_indexed(
+    service: KnowledgeService, tmp_path: Path
+) -> None:
+    folder = tmp_path / "handbook"
+    folder.mkdir()
+    (folder / "leave.md").write_text("Annual leave is 22 days.")
+    service.add_path(folder, watch=True)
+    assert service.unwatch(str(folder.resolve())) and service.watched() == []
+    assert not service.unwatch(str(folder.resolve()))  # not watched any more
+    (folder / "leave.md").write_text("Annual leave is 30 days.")
+    (folder / "new.md").write_text("Parental leave is 20 weeks.")
+    marker = tmp_path / "other"  # a folder still watched shows that events are being delivered
+    marker.mkdir()
+    service.add_path(marker, watch=True)
+    (marker / "ping.md").write_text("ping pong")
+    until(lambda: bool(service.kb.search("pong", mode="keyword")))  # after any re-index the earlier edits caused
+    assert service.kb.search("22 days", mode="keyword") and not service.kb.search("Parental", mode="keyword")
+
+
 async def test_tools_search_read_list_and_cite(service: KnowledgeService, tmp_path: Path) -> None:
     service.add_text("note/deploy", "Step 1: build.\nStep 2: run make release.\nStep 3: restart ledger.", "deploy")
     found = await KbSearch(service.kb).execute({"query": "make release"}, ctx(tmp_path))

@@ -123,7 +123,30 @@ async def test_pools_are_used_least_recently_used_first(anthropic_server: FakeSe
     await pool.aclose()
 
 
-async def test_a_plain_rate_limit_and_server_errors_go_to_the_run_loop(
+async def test_a_plain_rate_limit_rotates_to_the_next_key_at_once(anthropic_server: FakeServer, clock: Clock) -> None:
+    anthropic_server.script(
+        a_wire.error(429, "rate_limit_error", "Number of requests per minute exceeded", {"retry-after": "20"}),
+        a_wire.reply_text("from key two"),
+        a_wire.reply_text("key two again"),
+        a_wire.reply_text("key one rested"),
+    )
+    pool = RotatingProvider([[anthropic(anthropic_server, "k1"), anthropic(anthropic_server, "k2")]], clock=clock)
+    events = await run(pool)
+    assert not any(isinstance(e, Retry) for e in events)  # no waiting, no second try of the same key
+    fallback = next(e for e in events if isinstance(e, ProviderFallback))
+    assert fallback.reason == "rate_limit" and fallback.using == "anthropic/claude-test (k2)"
+    assert isinstance(events[-1], Done) and events[-1].text == "from key two"
+    assert pool.cooldowns["k1"] == clock.now + 20  # resting as long as the server asked
+    await run(pool)
+    clock.now += 21
+    pool._last_used["k2"] = 10**9
+    last = await run(pool)
+    assert isinstance(last[-1], Done) and last[-1].text == "key one rested"
+    assert [key_of(anthropic_server, i) for i in range(4)] == ["k1", "k2", "k2", "k1"]
+    await pool.aclose()
+
+
+async def test_a_rate_limit_on_the_last_key_and_server_errors_go_to_the_run_loop(
     anthropic_server: FakeServer, clock: Clock
 ) -> None:
     anthropic_server.script(
@@ -131,10 +154,25 @@ async def test_a_plain_rate_limit_and_server_errors_go_to_the_run_loop(
         a_wire.error(529, "overloaded_error", "Overloaded"),
         a_wire.reply_text("ok"),
     )
-    pool = RotatingProvider([[anthropic(anthropic_server, "k1"), anthropic(anthropic_server, "k2")]], clock=clock)
+    pool = RotatingProvider([[anthropic(anthropic_server, "k1")]], clock=clock)
     events = await run(pool)
     assert [type(e) for e in events if isinstance(e, Retry | ProviderFallback)] == [Retry, Retry]
     assert not pool.cooldowns and isinstance(events[-1], Done)
+    assert [key_of(anthropic_server, i) for i in range(3)] == ["k1", "k1", "k1"]
+    await pool.aclose()
+
+
+async def test_rate_limits_on_every_key_wait_on_the_last_one(anthropic_server: FakeServer, clock: Clock) -> None:
+    anthropic_server.script(
+        a_wire.error(429, "rate_limit_error", "slow down"),
+        a_wire.error(429, "rate_limit_error", "slow down"),
+        a_wire.reply_text("ok"),
+    )
+    pool = RotatingProvider([[anthropic(anthropic_server, "k1"), anthropic(anthropic_server, "k2")]], clock=clock)
+    events = await run(pool)
+    assert [type(e) for e in events if isinstance(e, Retry | ProviderFallback)] == [ProviderFallback, Retry]
+    assert isinstance(events[-1], Done)
+    assert [key_of(anthropic_server, i) for i in range(3)] == ["k1", "k2", "k2"]  # k1 rests; k2 is retried
     await pool.aclose()
 
 

@@ -46,6 +46,16 @@ def test_create_list_rename_search_and_delete(tmp_path: Path) -> None:
     deleted = api.request("DELETE", f"/api/conversations/{ident}", json={})
     assert deleted.status_code == 204 and api.get("/api/conversations").json() == []
     assert api.get(f"/api/conversations/{ident}/messages").status_code == 404
+    assert api.request("DELETE", f"/api/conversations/{ident}", json={}).status_code == 404
+    assert [c["id"] for c in api.get("/api/recycle").json()] == [ident]
+    restored = api.post(f"/api/recycle/{ident}/restore", json={})
+    assert restored.status_code == 200 and restored.json()["title"] == "Q3 plan"
+    assert [c["id"] for c in api.get("/api/conversations").json()] == [ident]
+    assert api.post(f"/api/recycle/{ident}/restore", json={}).status_code == 404
+    assert api.get(f"/api/conversations/{ident}/processes").json() == []
+    assert api.post(f"/api/conversations/{ident}/processes/stop", json={}).json() == {"stopped": 0}
+    assert api.get("/api/conversations/0123456789abcdef0123456789abcdef/processes").status_code == 404
+    assert api.get("/api/conversations/not.an.id/messages").status_code == 400  # malformed, not missing
 
 
 def test_a_message_streams_back_over_the_websocket(tmp_path: Path) -> None:

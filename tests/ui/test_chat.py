@@ -90,6 +90,24 @@ def test_a_tool_card_appears_runs_and_completes(page: Page, app: App, anthropic_
     expect(card.locator(".tool-input")).to_contain_text('"path": "."')
 
 
+def test_a_background_process_outlives_its_turn_and_stops_from_the_folders_panel(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(
+        wire.message(wire.tool_use("process_start", {"command": "sleep 300"}, id="toolu_p")),
+        wire.reply_text("Started it."),
+    )
+    send(page, "start a long job")
+    card = page.locator(".tool-card")  # `sleep` only waits: it runs without asking
+    expect(card).to_have_class(re.compile(r"\bok\b"), timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Started it.", timeout=TIMEOUT)
+    page.click("#folders-button")
+    processes = page.locator("#folders ul.processes li")
+    expect(processes).to_have_text(re.compile(r"p1 · running · sleep 300"), timeout=TIMEOUT)
+    page.locator("#folders button", has_text="Stop all").click()
+    expect(processes).to_have_text(re.compile(r"p1 · ended"), timeout=TIMEOUT)
+
+
 def test_a_permission_card_allowed_writes_the_file(page: Page, app: App, anthropic_server: FakeServer) -> None:
     anthropic_server.script(
         wire.message(wire.tool_use("write_file", {"path": "plan.md", "content": "# Plan\n"}, id="toolu_w")),
@@ -304,6 +322,11 @@ def test_conversations_are_listed_renamed_searched_and_deleted(
     page.click("#delete")
     expect(page.locator("#chats .chat")).to_have_count(1, timeout=TIMEOUT)
     assert len(list((app.home / "recycle").iterdir())) == 1
+    page.locator(".toast button", has_text="Undo").click()  # changed their mind
+    expect(page.locator("#chats .chat")).to_have_count(2, timeout=TIMEOUT)
+    expect(page.locator("#title")).to_have_text("Budget 2027", timeout=TIMEOUT)
+    expect(page.locator(".msg.user")).to_have_text("remember the budget")
+    assert list((app.home / "recycle").iterdir()) == []
 
 
 def test_a_new_key_is_shown_masked_and_never_returned(page: Page, app: App) -> None:
@@ -536,6 +559,11 @@ def test_a_folder_is_indexed_in_the_background_and_the_base_exports_as_a_zip(
         assert archive.read("files/handbook/page07.md").decode() == "# Page 7\nRule number 7 of the handbook."
     panel.locator(".kb-docs button.danger").first.click()
     expect(panel.locator(".kb-docs .entry")).to_have_count(11, timeout=TIMEOUT)
+    watched = panel.locator(".kb-watched li")
+    expect(watched).to_have_text(re.compile(re.escape(str(folder.resolve()))))
+    watched.locator("button", has_text="Stop syncing").click()
+    expect(panel.locator(".kb-watched")).to_have_count(0, timeout=TIMEOUT)
+    expect(panel.locator(".kb-docs .entry")).to_have_count(11)  # what was indexed stays
 
 
 def applied(page: Page) -> Any:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from orkas.adapter.sessions import SESSION_ID, PersistentSession, load
 from orkas.adapter.transcript import LoadReport
-from orkas.core.errors import ConfigError
+from orkas.core.errors import ConfigError, NotFound
 from orkas.core.fsutil import atomic_write
 from orkas.engine.messages import AssistantMessage, UserMessage
 from orkas.engine.sandbox import PathPolicy
@@ -78,7 +78,7 @@ class ConversationStore:
     def get(self, conversation_id: str) -> Conversation:
         meta = self._folder(conversation_id) / "meta.json"
         if not meta.exists():
-            raise ConfigError(f"no conversation {conversation_id!r}")
+            raise NotFound(f"no conversation {conversation_id!r}")
         return Conversation(**json.loads(meta.read_text()))
 
     def events_path(self, conversation_id: str) -> Path:
@@ -87,14 +87,11 @@ class ConversationStore:
 
     def recent(self) -> list[Conversation]:
         """Every conversation not in the recycle bin, most recently active first."""
-        found = []
-        if self.root.exists():
-            for meta in self.root.glob("*/meta.json"):
-                try:
-                    found.append(Conversation(**json.loads(meta.read_text())))
-                except (ValueError, TypeError):
-                    continue  # a damaged folder is skipped, never fatal
-        return sorted(found, key=lambda c: c.updated, reverse=True)
+        return _listed(self.root)
+
+    def deleted(self) -> list[Conversation]:
+        """The recycle bin, most recently active first."""
+        return _listed(self.recycle)
 
     def rename(self, conversation_id: str, title: str) -> Conversation:
         conversation = self.get(conversation_id)
@@ -148,14 +145,14 @@ class ConversationStore:
         """Move to the recycle bin (restorable)."""
         folder = self._folder(conversation_id)
         if not folder.exists():
-            raise ConfigError(f"no conversation {conversation_id!r}")
+            raise NotFound(f"no conversation {conversation_id!r}")
         self.recycle.mkdir(parents=True, exist_ok=True)
         shutil.move(str(folder), str(self.recycle / conversation_id))
 
     def restore(self, conversation_id: str) -> Conversation:
         source = self.recycle / conversation_id
         if not SESSION_ID.match(conversation_id) or not source.exists():
-            raise ConfigError(f"no conversation {conversation_id!r} in the recycle bin")
+            raise NotFound(f"no conversation {conversation_id!r} in the recycle bin")
         self.root.mkdir(parents=True, exist_ok=True)
         shutil.move(str(source), str(self._folder(conversation_id)))
         return self.get(conversation_id)
@@ -200,3 +197,14 @@ class ConversationStore:
 
     def _save(self, conversation: Conversation) -> None:
         atomic_write(self._folder(conversation.id) / "meta.json", json.dumps(asdict(conversation)).encode())
+
+
+def _listed(root: Path) -> list[Conversation]:
+    found = []
+    if root.exists():
+        for meta in root.glob("*/meta.json"):
+            try:
+                found.append(Conversation(**json.loads(meta.read_text())))
+            except (ValueError, TypeError):
+                continue  # a damaged folder is skipped, never fatal
+    return sorted(found, key=lambda c: c.updated, reverse=True)

@@ -78,6 +78,7 @@ class KnowledgeService:
         self._worker: threading.Thread | None = None
         self._observer: Any = None
         self._timers: dict[str, threading.Timer] = {}
+        self._watches: dict[str, Any] = {}  # folder → watchdog's handle, to unschedule it
         self.progress: dict[str, int] = {"embedded": 0}
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         # Folders are indexed one at a time, off the caller's thread: a big folder must not hold up a request
@@ -316,9 +317,18 @@ class KnowledgeService:
             self.folder.mkdir(parents=True, exist_ok=True)
             atomic_write(self.folder / "watched.json", json.dumps(folders).encode())
 
-    def unwatch(self, folder: str) -> None:
-        folders = [f for f in self.watched() if f != folder]
-        atomic_write(self.folder / "watched.json", json.dumps(folders).encode())
+    def unwatch(self, folder: str) -> bool:
+        """Stop following the folder's changes (what was indexed from it stays); False if not watched."""
+        folders = self.watched()
+        if folder not in folders:
+            return False
+        atomic_write(self.folder / "watched.json", json.dumps([f for f in folders if f != folder]).encode())
+        watch = self._watches.pop(folder, None)
+        if watch is not None and self._observer is not None:
+            self._observer.unschedule(watch)
+        if (timer := self._timers.pop(folder, None)) is not None:
+            timer.cancel()
+        return True
 
     def _watch(self, folder: Path) -> None:
         if not folder.is_dir():
@@ -337,7 +347,7 @@ class KnowledgeService:
             self._observer = Observer()
             self._observer.daemon = True
             self._observer.start()
-        self._observer.schedule(Changed(), str(folder), recursive=True)
+        self._watches[str(folder)] = self._observer.schedule(Changed(), str(folder), recursive=True)
 
     def _debounced(self, folder: Path) -> None:
         """Many events for one save (temp file, rename, modify): re-index once, a moment after the last."""

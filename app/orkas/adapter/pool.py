@@ -7,6 +7,10 @@ could repeat what the model already started).
 
 - account failures (401/403, 402 or "insufficient balance", 429 for quota or spend limits): that
   credential cools down for 10 minutes (in this process only) and the next candidate is tried;
+- a plain rate limit (429 without quota wording) is the key's too: it rests for the server's
+  retry-after (else `RATE_LIMIT_REST`) and the next key of the same pool is tried at once; only when no
+  other key of the pool is left does the error go to the run loop, which waits and retries that key
+  (a rate limit never switches to another model);
 - transient network failures and timeouts: the same candidate again, up to 3 times, then the next;
 - a candidate silent for `first_event_timeout` seconds: the next one;
 - everything else (400, content policy, 5xx, context overflow): passed through unchanged, for the
@@ -28,6 +32,7 @@ from orkas.engine.providers.base import Capabilities, FallbackChunk, Provider, P
 COOLDOWN = 600.0
 FIRST_EVENT_TIMEOUT = 180.0
 NETWORK_RETRIES = 3
+RATE_LIMIT_REST = 30.0  # seconds a rate-limited key rests when the server does not say
 _QUOTA = re.compile(r"quota|spend(ing)? limit|usage limit|insufficient|billing|credit", re.IGNORECASE)
 
 
@@ -91,8 +96,13 @@ class RotatingProvider:
         usable = [c for c in pool if self.cooldowns.get(c.credential, 0.0) <= now]
         return sorted(usable, key=lambda c: self._last_used.get(c.credential or c.label, -1.0))
 
+    def _another(self, pool: list[Candidate], tried: set[str]) -> bool:
+        """Is a key of this pool left to try now (not tried in this call, not resting)?"""
+        return any(c.credential not in tried for c in self._order(pool))
+
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamChunk]:
         failures: list[str] = []
+        tried: set[str] = set()
         previous: Candidate | None = None
         reason = ""
         for index, pool in enumerate(self.chain):
@@ -122,6 +132,12 @@ class RotatingProvider:
                     if cooled is not None:
                         self.cooldowns[candidate.credential] = self.clock() + self.cooldown
                         reason = cooled
+                    elif isinstance(error, ProviderError) and error.kind == "rate_limit":
+                        if not self._another(pool, tried | {candidate.credential}):
+                            raise error  # the last key: the run loop waits (retry-after) and retries it
+                        pause = error.retry_after if error.retry_after is not None else RATE_LIMIT_REST
+                        self.cooldowns[candidate.credential] = self.clock() + pause
+                        reason = "rate_limit"
                     elif isinstance(error, TimeoutError):
                         reason = "no_first_event"
                     elif error.kind in ("network", "timeout") and attempt < self.network_retries:
@@ -133,6 +149,7 @@ class RotatingProvider:
                     else:
                         raise error
                     failures.append(_describe(candidate, error))
+                    tried.add(candidate.credential)
                     previous = candidate
                     break
         if not failures:

@@ -19,6 +19,7 @@ from typing import Any
 from orkas.adapter.attachments import ATTACHED, Attachment, content_for
 from orkas.adapter.conversations import Conversation, ConversationStore
 from orkas.adapter.event_log import EventLog
+from orkas.adapter.processes import ConversationProcesses
 from orkas.adapter.product_events import (
     AttachmentShown,
     Idle,
@@ -83,21 +84,34 @@ def _ask_everything(conversation: Conversation) -> tuple[Permissions, Budget | N
     return Permissions(workspace=conversation.workspace_path, can_ask=True), None
 
 
+@dataclass(frozen=True, slots=True)
+class Hooks:
+    """What else follows a conversation's life (the past-conversations index). Each runs on a worker
+    thread — indexing loads models and chunks text — and a failure is logged, never fatal."""
+
+    after_turn: Callable[[Conversation, Sequence[Message]], None] | None = None
+    after_delete: Callable[[str], None] | None = None
+    after_restore: Callable[[Conversation, Sequence[Message]], None] | None = None
+
+
 class ConversationRuntime:
     """`make_agent` builds the agent for a conversation's run (raising `ConfigError` when it cannot);
-    `prepare_run` gives that run its permissions (mode, saved rules) and budget."""
+    `prepare_run` gives that run its permissions (mode, saved rules) and budget; `processes` keeps each
+    conversation's background processes across turns."""
 
     def __init__(
         self,
         store: ConversationStore,
         make_agent: Callable[[Conversation], Agent],
         prepare_run: PrepareRun = _ask_everything,
-        after_turn: Callable[[Conversation, Sequence[Message]], None] | None = None,
+        hooks: Hooks | None = None,
+        processes: ConversationProcesses | None = None,
     ) -> None:
         self.store = store
         self.make_agent = make_agent
         self.prepare_run = prepare_run
-        self.after_turn = after_turn  # e.g. index the conversation for chat_search
+        self.hooks = hooks or Hooks()
+        self.processes = processes or ConversationProcesses(store.root.parent / "processes")
         self.active: dict[str, _Active] = {}
         self.streams: dict[str, _Stream] = {}
 
@@ -187,6 +201,29 @@ class ConversationRuntime:
         self.publish(conversation_id, PermissionAnswered(question_id=question_id, decision=decision))
         return True
 
+    async def delete(self, conversation_id: str) -> None:
+        """To the recycle bin: the run stopped, its processes stopped, and no longer searchable."""
+        self.store.get(conversation_id)  # NotFound before anything stops
+        active = self.active.get(conversation_id)
+        if active is not None and self.stop(conversation_id) and active.task is not None:
+            await asyncio.wait({active.task}, timeout=5)
+        await self.processes.forget(conversation_id)
+        self.store.delete(conversation_id)
+        stream = self.streams.pop(conversation_id, None)
+        if stream is not None and stream.log is not None:
+            stream.log.close()
+        if self.hooks.after_delete is not None:
+            await _hook(self.hooks.after_delete, conversation_id)
+
+    async def restore(self, conversation_id: str) -> Conversation:
+        """Back from the recycle bin, searchable again."""
+        conversation = self.store.restore(conversation_id)
+        if self.hooks.after_restore is not None:
+            session, _ = self.store.session(conversation_id)
+            session.close()
+            await _hook(self.hooks.after_restore, conversation, session.messages())
+        return conversation
+
     async def _run(self, conversation: Conversation, message: UserMessage, active: _Active) -> None:
         session, _ = self.store.session(conversation.id)  # loaded once per run, here
         active.history_length = len(session.messages())
@@ -216,11 +253,8 @@ class ConversationRuntime:
                         self.store.touch(conversation, _text(message))
                     if isinstance(event, Error):  # a reloaded view shows the same marker
                         await _note(session, "stopped" if event.aborted else "error", event.message)
-                if self.after_turn is not None:
-                    try:
-                        self.after_turn(conversation, session.messages())
-                    except Exception:  # indexing is a convenience: it never breaks a conversation
-                        log.exception("after-turn hook failed for %s", conversation.id)
+                if self.hooks.after_turn is not None:  # off the loop: other streams go on meanwhile
+                    await _hook(self.hooks.after_turn, conversation, list(session.messages()))
                 left = active.steer.drain()
                 if left and active.signal.aborted:  # stopped: say so, so the UI gives the words back
                     self.publish(conversation.id, QueuedDropped(message_ids=tuple(m.id for m in left)))
@@ -242,11 +276,23 @@ class ConversationRuntime:
             self.publish(conversation.id, Idle())
 
     async def shutdown(self) -> None:
+        """The app is exiting: stop every run and every background process."""
         for conversation_id in list(self.active):
             self.stop(conversation_id)
         tasks = [a.task for a in self.active.values() if a.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=5)
+        await self.processes.stop_all()
+        for stream in self.streams.values():
+            if stream.log is not None:
+                stream.log.close()
+
+
+async def _hook(hook: Callable[..., None], *args: Any) -> None:
+    try:
+        await asyncio.to_thread(hook, *args)
+    except Exception:  # indexing is a convenience: it never breaks a conversation
+        log.exception("a conversation hook failed (%s)", getattr(hook, "__name__", hook))
 
 
 async def _note(session: Session, kind: str, text: str) -> None:

@@ -2,6 +2,7 @@
 
     OrkasError
     ├── ConfigError          misconfiguration found at construction or start (fail fast)
+    │   └── NotFound         the thing asked for does not exist (a conversation, a question)
     ├── ProviderError        a model provider call failed (carries kind, status, retry hints)
     ├── ToolInputError       a tool was called with input its schema rejects
     └── PairingError         a history change would break tool_use/tool_result pairing
@@ -38,6 +39,10 @@ class OrkasError(Exception):
 
 class ConfigError(OrkasError):
     """Configuration that cannot work: unknown provider, missing key, bad option."""
+
+
+class NotFound(ConfigError):
+    """What was asked for does not exist: the server answers 404 to this, and only to this."""
 
 
 class ProviderError(OrkasError):

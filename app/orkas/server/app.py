@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -23,7 +24,7 @@ from orkas.adapter.provider_admin import NewProvider, add_provider, describe_pro
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import Kind, Preferences, SettingsStore
 from orkas.adapter.vault import FileKey, Vault, VaultError
-from orkas.core.errors import ConfigError
+from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.codec import encode
 from orkas.engine.memory import Memory
 from orkas.engine.sandbox import PathDenied
@@ -109,15 +110,22 @@ class PreferencesChange(BaseModel):
 T = TypeVar("T")
 
 
-def _config(action: Callable[[], T]) -> T:
-    """Run a store action, turning a configuration mistake into a 404/400 with its message."""
+@contextmanager
+def _answered() -> Iterator[None]:
+    """A store's refusal as a response: 404 for what does not exist, 400 with its message otherwise."""
     try:
-        return action()
+        yield
     except PathDenied as e:
         raise HTTPException(status_code=400, detail=f"{e.path} cannot be used: {e.reason}") from None
+    except NotFound as e:
+        raise HTTPException(status_code=404, detail=str(e)) from None
     except ConfigError as e:
-        status = 404 if str(e).startswith("no conversation") else 400
-        raise HTTPException(status_code=status, detail=str(e)) from None
+        raise HTTPException(status_code=400, detail=str(e)) from None
+
+
+def _config(action: Callable[[], T]) -> T:
+    with _answered():
+        return action()
 
 
 def _message_view(message: Any) -> dict[str, Any]:
@@ -167,8 +175,29 @@ def create_app(
 
     @api.delete("/api/conversations/{conversation_id}", status_code=204)
     async def conversations_delete(conversation_id: str) -> None:
-        runtime.stop(conversation_id)
-        _config(lambda: conversations.delete(conversation_id))
+        """To the recycle bin: its run and background processes stop, and chat_search forgets it."""
+        with _answered():
+            await runtime.delete(conversation_id)
+
+    @api.get("/api/recycle")
+    async def recycle_list() -> list[dict[str, Any]]:
+        return [asdict(c) for c in conversations.deleted()]
+
+    @api.post("/api/recycle/{conversation_id}/restore")
+    async def recycle_restore(conversation_id: str) -> dict[str, Any]:
+        with _answered():
+            return asdict(await runtime.restore(conversation_id))
+
+    @api.get("/api/conversations/{conversation_id}/processes")
+    async def processes_list(conversation_id: str) -> list[dict[str, Any]]:
+        _config(lambda: conversations.get(conversation_id))
+        return [asdict(p) for p in runtime.processes.listed(conversation_id)]
+
+    @api.post("/api/conversations/{conversation_id}/processes/stop")
+    async def processes_stop(conversation_id: str) -> dict[str, int]:
+        """Stop all: every background process this conversation started."""
+        _config(lambda: conversations.get(conversation_id))
+        return {"stopped": await runtime.processes.stop(conversation_id)}
 
     @api.get("/api/conversations/{conversation_id}/messages")
     async def conversations_messages(conversation_id: str) -> dict[str, Any]:

@@ -126,6 +126,13 @@ def add_knowledge_routes(api: FastAPI, knowledge: KnowledgeService) -> None:
         except (OSError, ValueError) as e:
             raise HTTPException(status_code=400, detail=str(e)) from None
 
+    @api.post("/api/kb/unwatch")
+    async def kb_unwatch(body: KbPath) -> dict[str, bool]:
+        """Stop following a watched folder; what was indexed from it stays."""
+        if not await asyncio.to_thread(knowledge.unwatch, body.path):
+            raise HTTPException(status_code=404, detail=f"{body.path} is not watched")
+        return {"unwatched": True}
+
     @api.post("/api/kb/remove")
     async def kb_remove(body: KbDoc) -> dict[str, bool]:
         if not await asyncio.to_thread(knowledge.remove, body.doc_id):
@@ -134,7 +141,10 @@ def add_knowledge_routes(api: FastAPI, knowledge: KnowledgeService) -> None:
 
     @api.get("/api/kb/search")
     async def kb_search(q: str, mode: Literal["hybrid", "keyword", "vector"] = "hybrid", k: int = 10) -> list[Any]:
-        hits = await asyncio.to_thread(knowledge.kb.search, q, min(max(k, 1), 50), mode)
+        try:
+            hits = await asyncio.to_thread(knowledge.kb.search, q, min(max(k, 1), 50), mode)
+        except ValueError as e:  # meaning search asked for while it is off
+            raise HTTPException(status_code=400, detail=str(e)) from None
         return [{**asdict(h), "citation": h.citation} for h in hits]
 
     @api.websocket("/api/kb/events")

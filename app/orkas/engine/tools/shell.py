@@ -182,13 +182,23 @@ class _Process:
 
 
 class ProcessManager:
-    """Background processes of a workspace: at most `MAX_PROCESSES` running at once."""
+    """Background processes of a conversation: at most `MAX_PROCESSES` running at once. It outlives a
+    turn; each turn binds the executor it runs with (`bind`), which new processes start through."""
 
-    def __init__(self, executor: Executor, log_dir: Path) -> None:
-        self.executor = executor
+    def __init__(self, executor: Executor | None, log_dir: Path) -> None:
+        self._executor = executor
         self.log_dir = log_dir
         self.processes: dict[str, _Process] = {}
         self._ids = itertools.count(1)
+
+    @property
+    def executor(self) -> Executor:
+        if self._executor is None:
+            raise RuntimeError("no executor bound: bind() one before starting processes")
+        return self._executor
+
+    def bind(self, executor: Executor) -> None:
+        self._executor = executor
 
     def running(self) -> list[_Process]:
         return [p for p in self.processes.values() if p.process.returncode is None]
