@@ -60,3 +60,22 @@ def test_the_preferred_default_model_is_used(tmp_path: Path) -> None:
     assert agent.config.model == "anthropic/claude-opus-4"
     SettingsStore(data / "settings.json").save(configured.product)
     assert json.loads((data / "settings.json").read_text())["preferences"]["default_model"] == "anthropic/claude-opus-4"
+
+
+def test_every_built_in_tool_schema_is_a_valid_json_schema(tmp_path: Path) -> None:
+    """ToolSet compiles a schema at a tool's first call (to keep jsonschema off the start path): every
+    schema we ship is checked here instead, so none can fail in front of a person."""
+    import jsonschema
+
+    from orkas.engine.memory.kb import KnowledgeBase
+
+    data = tmp_path / "data"
+    settings = settings_from_env({"ORKAS_HOME": str(data), "ANTHROPIC_API_KEY": "sk-test"})
+    workspace = tmp_path / "w"
+    workspace.mkdir()
+    kb = KnowledgeBase.in_memory(embedder=None)
+    agent = build_agent(settings, workspace=workspace, model=None, knowledge=kb, past_conversations=kb)
+    assert {"bash", "read_file", "memory", "kb_search", "chat_search", "web_fetch"} <= set(agent.tools.names)
+    for name in agent.tools.names:
+        schema = agent.tools.get(name).input_schema  # type: ignore[union-attr]
+        jsonschema.validators.validator_for(schema).check_schema(dict(schema))

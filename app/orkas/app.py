@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orkas.adapter.local_servers import KNOWN as KNOWN_LOCAL
 from orkas.adapter.pool import Candidate, RotatingProvider
@@ -28,9 +28,6 @@ from orkas.adapter.vault import Vault, VaultError, choose_key_source
 from orkas.core.errors import ConfigError, ProviderError
 from orkas.core.paths import data_dir
 from orkas.engine.memory import Memory, MemoryTool
-from orkas.engine.memory.embedders import Embedder, OpenAIEmbedder, default_embedder
-from orkas.engine.memory.kb import KnowledgeBase
-from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
 from orkas.engine.prompt import SystemPrompt
 from orkas.engine.providers.base import Provider, ProviderSpec
 from orkas.engine.providers.registry import ProviderRegistry
@@ -46,6 +43,10 @@ from orkas.engine.tools.edits import DeleteFile, EditFile, WriteFile
 from orkas.engine.tools.files import GrepFiles, ListFiles, ReadFile, SearchFiles, StatFile
 from orkas.engine.tools.shell import Bash, ProcessManager, ProcessRead, ProcessStart, ProcessStatus, ProcessStop
 from orkas.engine.tools.web import SearchBackend, WebFetch, WebSearch
+
+if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
+    from orkas.engine.memory.embedders import Embedder
+    from orkas.engine.memory.kb import KnowledgeBase
 
 ENV_KEYS = {
     "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
@@ -206,6 +207,8 @@ def embedder_for(settings: Settings) -> Embedder | None:
         return None
     endpoint = configured.product.embeddings_endpoint(choice)
     if endpoint is None:
+        from orkas.engine.memory.embedders import default_embedder
+
         return default_embedder()
     config, model = endpoint
     credentials = configured.product.credentials_of(config.name)
@@ -214,6 +217,8 @@ def embedder_for(settings: Settings) -> Embedder | None:
     base_url = spec_for(config, key).base_url
     if not base_url:
         raise ConfigError(f"embeddings: provider {config.name!r} has no address")
+    from orkas.engine.memory.embedders import OpenAIEmbedder
+
     return OpenAIEmbedder(base_url, model, api_key=key)
 
 
@@ -328,6 +333,8 @@ def build_agent(
     tools, _processes = workspace_tools(settings, policy, limits, processes)
     memory = Memory.in_folder(settings.data_dir / "memory")
     tools.append(MemoryTool(memory))
+    if knowledge is not None or past_conversations is not None:
+        from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
     if knowledge is not None:
         tools += [KbSearch(knowledge), KbRead(knowledge), KbList(knowledge)]
     if past_conversations is not None:

@@ -13,10 +13,13 @@ import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orkas.core.errors import OrkasError
 from orkas.core.fsutil import atomic_write
-from orkas.engine.memory.guard import Finding, scan_memory_text
+
+if TYPE_CHECKING:
+    from orkas.engine.memory.guard import Finding
 
 PROFILE_CHARS, PROFILE_ENTRIES = 2_000, 40
 NOTES_CHARS, NOTES_ENTRIES = 4_000, 80
@@ -127,6 +130,8 @@ class MemoryStore:
                 f"an entry holds one fact (at most {ENTRY_CHARS} characters, this is {len(entry)}); "
                 "keep the essential part, or put long material in the knowledge base"
             )
+        from orkas.engine.memory.guard import scan_memory_text  # its meaning model loads numpy: on first write
+
         findings = scan_memory_text(entry)
         if findings:
             reasons = " ".join(f.reason for f in findings)

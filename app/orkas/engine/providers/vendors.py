@@ -75,9 +75,10 @@ DEFAULT_MODELS: dict[str, str] = {
 
 def create_provider(spec: ProviderSpec) -> Provider:
     if spec.api == "anthropic-messages":
-        from orkas.engine.providers.anthropic import AnthropicProvider
+        # Its SDK takes a second or two to import: built on first use, imported in the background now.
+        from orkas.engine.providers.deferred import Deferred
 
-        return AnthropicProvider(spec)
+        return Deferred(spec, "orkas.engine.providers.anthropic", lambda module, s: module.AnthropicProvider(s))
     if spec.api == "openai-chat":
         from orkas.engine.providers.openai_compat import OpenAICompatProvider
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
-
-import jsonschema
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any, Protocol
 
 from orkas.core.errors import ToolInputError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Ask
 from orkas.engine.messages import TextBlock, ToolResultContent
 from orkas.engine.providers.base import ToolDefinition
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,7 +72,9 @@ class Tool(Protocol):
 
 
 class ToolSet:
-    """The tools of a run, by name, with their schemas compiled once."""
+    """The tools of a run, by name, each schema checked and compiled once, when that tool is first
+    called (jsonschema takes ~0.1 s to import: a run should show it started before paying for it;
+    our schemas are checked by the tests, a plugin's at its first call)."""
 
     def __init__(self, tools: Sequence[Tool]) -> None:
         self._tools: dict[str, Tool] = {}
@@ -80,10 +82,7 @@ class ToolSet:
         for tool in tools:
             if tool.name in self._tools:
                 raise ValueError(f"two tools are named {tool.name!r}")
-            cls = jsonschema.validators.validator_for(tool.input_schema)
-            cls.check_schema(dict(tool.input_schema))
             self._tools[tool.name] = tool
-            self._validators[tool.name] = cls(tool.input_schema)
         self.definitions: tuple[ToolDefinition, ...] = tuple(
             ToolDefinition(name=t.name, description=t.description, input_schema=t.input_schema)
             for t in self._tools.values()
@@ -99,9 +98,20 @@ class ToolSet:
     def names(self) -> list[str]:
         return list(self._tools)
 
+    def _validator(self, name: str) -> Validator:
+        validator = self._validators.get(name)
+        if validator is None:
+            import jsonschema
+
+            schema = self._tools[name].input_schema
+            cls = jsonschema.validators.validator_for(schema)
+            cls.check_schema(dict(schema))
+            validator = self._validators[name] = cls(schema)
+        return validator
+
     def validate(self, name: str, input: Mapping[str, Any]) -> None:
         """Raise `ToolInputError` naming every problem, in words the model can act on."""
-        errors = sorted(self._validators[name].iter_errors(input), key=lambda e: list(e.absolute_path))
+        errors = sorted(self._validator(name).iter_errors(input), key=lambda e: list(e.absolute_path))
         if not errors:
             return
         lines = []

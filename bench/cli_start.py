@@ -1,0 +1,111 @@
+"""How soon `orkas run` shows it is working: time from the process start to its `run_start` event and to
+the first text delta, against the zero-latency fake Anthropic server, side by side with the code as it
+was before the start-up work (git BASELINE, unpacked into a temporary folder and run the same way).
+
+    .venv/bin/python -m bench.cli_start [--runs 9]
+
+Each run is a new `python -m orkas run --json "hi"` process over an empty data folder; the figures
+are medians (a busy 2-core machine varies a lot from run to run). Targets (issue 13): run_start
+≤ 0.5 s, first text delta ≤ 1.2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.harness_overhead import start_server
+
+ROOT = Path(__file__).resolve().parent.parent
+BASELINE = "d096f3e"  # main before the start-up work
+LAUNCH = "import sys; from orkas.cli import main; sys.exit(main())"  # what the `orkas` script runs
+
+
+def unpack(revision: str) -> Path | None:
+    """The app folder at `revision`, in a temporary folder (None when git cannot give it)."""
+    target = Path(tempfile.mkdtemp(prefix="orkas-start-baseline-"))
+    try:
+        archive = subprocess.run(["git", "archive", revision, "app"], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return target / "app"
+
+
+def one_run(app: Path, url: str) -> tuple[float, float]:
+    """Seconds to run_start and to the first text_delta for one fresh process."""
+    with tempfile.TemporaryDirectory(prefix="orkas-start-") as home:
+        workspace = Path(home) / "w"
+        workspace.mkdir()
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("ORKAS_", "ANTHROPIC_", "OPENAI_"))},
+            "PYTHONPATH": str(app),
+            "ORKAS_HOME": str(Path(home) / "data"),
+            "ANTHROPIC_API_KEY": "bench",
+            "ANTHROPIC_BASE_URL": url,
+            "ORKAS_MODEL": "anthropic/claude-test",
+        }
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", LAUNCH, "run", "--json", "--workspace", str(workspace), "hi"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+            cwd=home,
+        )
+        assert proc.stdout is not None
+        run_start = first_text = float("nan")
+        for line in proc.stdout:
+            kind = json.loads(line).get("type")
+            if kind == "run_start" and run_start != run_start:
+                run_start = time.perf_counter() - started
+            if kind == "text_delta":
+                first_text = time.perf_counter() - started
+                break
+        proc.wait(timeout=60)
+        return run_start, first_text
+
+
+def measure(app: Path, url: str, runs: int) -> tuple[float, float]:
+    one_run(app, url)  # warm the OS file cache, as a second start of the app would be
+    samples = [one_run(app, url) for _ in range(runs)]
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=9)
+    args = parser.parse_args()
+    server, url = start_server()
+    try:
+        machine = f"{platform.machine()} {os.cpu_count()} cores"
+        print(f"cli start — {time.strftime('%Y-%m-%d')} on {machine}, {args.runs} runs")
+        now = measure(ROOT / "app", url, args.runs)
+        old_app = unpack(BASELINE)
+        before = measure(old_app, url, args.runs) if old_app is not None else None
+        print(f"  {'':24} {'run_start':>10} {'first text':>11}")
+        if before is not None:
+            print(f"  {'before (' + BASELINE + ')':24} {before[0]:9.2f}s {before[1]:10.2f}s")
+        print(f"  {'now':24} {now[0]:9.2f}s {now[1]:10.2f}s")
+        if before is not None:
+            print(f"  {'ratio now/before':24} {now[0] / before[0]:9.2f}x {now[1] / before[1]:10.2f}x")
+        print(
+            f"  targets: run_start ≤ 0.50 s ({'met' if now[0] <= 0.5 else 'NOT met'}), "
+            f"first text ≤ 1.20 s ({'met' if now[1] <= 1.2 else 'NOT met'})"
+        )
+    finally:
+        server.kill()
+
+
+if __name__ == "__main__":
+    main()
