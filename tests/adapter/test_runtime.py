@@ -11,7 +11,7 @@ from orkas.adapter.conversations import Conversation, ConversationStore
 from orkas.adapter.product_events import WIRE_VERSION
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.engine.consent import Ask
-from orkas.engine.messages import TextBlock
+from orkas.engine.messages import TextBlock, ToolResultBlock
 from orkas.engine.providers.base import TextDeltaChunk
 from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.runner import Agent, RunConfig
@@ -267,3 +267,42 @@ async def test_the_event_log_is_trimmed_by_sequence_number(tmp_path: Path, monke
     restarted, _ = runtime(tmp_path, ScriptedProvider())
     backlog, _ = restarted.subscribe(conversation.id)
     assert len(backlog) == 8 and backlog[-1]["seq"] == 36  # the newest kept, numbered as they were
+
+
+async def test_reloads_during_an_approval_never_rewrite_what_the_live_run_owns(tmp_path: Path) -> None:
+    provider = ScriptedProvider(tool_call("guarded", {}), text("Cleaned up, all done."), text("Sure."))
+    run, conversation = runtime(tmp_path, provider)
+    _, live = run.subscribe(conversation.id)
+    run.send(conversation.id, "clean up")
+    asked = (await until(live, "permission_request"))[-1]
+    for _ in range(2):  # the person reloads while the card waits
+        during = run.snapshot(conversation.id)
+        assert during.running and [m.role for m in during.messages] == []
+    assert run.answer(conversation.id, asked["id"], "allow_once")
+    await until(live, "idle")
+    after = run.snapshot(conversation.id)
+    assert not (after.report and after.report.changed)  # nothing needed repairing
+    roles = [m.role for m in after.messages]
+    assert roles == ["user", "assistant", "user", "assistant"]
+    result = after.messages[2].content[0]
+    assert isinstance(result, ToolResultBlock) and result.content[0].text == "done it"  # type: ignore[union-attr]
+    assert after.messages[3].content[0].text == "Cleaned up, all done."  # type: ignore[union-attr]
+    run.send(conversation.id, "thanks")  # the next turn sends the model what really happened
+    await until(live, "idle")
+    sent = provider.requests[-1].messages
+    assert "interrupted" not in repr(sent) and "done it" in repr(sent)
+
+
+async def test_a_follow_up_typed_during_a_run_survives_a_reload(tmp_path: Path) -> None:
+    gate = Gate()
+    provider = ScriptedProvider([TextDeltaChunk(text="Working"), gate, end(TextBlock(text="Working"))], text("Short."))
+    run, conversation = runtime(tmp_path, provider)
+    _, live = run.subscribe(conversation.id)
+    run.send(conversation.id, "write it")
+    await asyncio.wait_for(gate.reached.wait(), timeout=5)
+    run.send(conversation.id, "and keep it short")
+    run.snapshot(conversation.id)  # a reload while the follow-up waits
+    gate.opened.set()
+    await until(live, "idle")
+    texts = [getattr(m.content[0], "text", "") for m in run.snapshot(conversation.id).messages]
+    assert texts == ["write it", "Working", "and keep it short", "Short."]

@@ -185,6 +185,39 @@ def test_a_reload_during_an_approval_keeps_the_question_open(
     card.locator("button.allow_once").click()
     expect(page.locator(".msg.assistant .markdown").last).to_have_text("Saved after the reload.", timeout=TIMEOUT)
     assert (workspace_of(app) / "after.md").read_text() == "a"
+    expect(page.locator("button.stop")).to_be_hidden(timeout=TIMEOUT)
+    page.reload()  # the history after the run equals what happened
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".tool-card")).to_have_class(re.compile(r"\bok\b"), timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Saved after the reload.")
+    expect(page.locator("#messages")).not_to_contain_text("interrupted")
+
+
+def test_reloads_during_a_long_command_and_a_queued_follow_up_keep_every_message(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(
+        wire.message(wire.tool_use("bash", {"command": "sleep 6 && echo built"}, id="toolu_sleep")),
+        wire.reply_text("Kept it short."),  # the follow-up joins after the command: one answer to both
+    )
+    send(page, "run the build")
+    expect(page.locator(".tool-card")).to_be_visible(timeout=TIMEOUT)
+    page.reload()  # during the 6 s command
+    page.wait_for_selector("body[data-ready=true]")
+    send(page, "then keep it short")  # a follow-up queued while the command runs
+    expect(page.locator(".msg.user.queued")).to_have_count(1, timeout=TIMEOUT)
+    page.reload()  # during the queued follow-up
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Kept it short.", timeout=30_000)
+    expect(page.locator("button.stop")).to_be_hidden(timeout=TIMEOUT)
+    for _ in range(2):  # and after the run ends, as often as the person likes
+        page.reload()
+        page.wait_for_selector("body[data-ready=true]")
+        expect(page.locator(".msg.user")).to_have_text(["run the build", "then keep it short"], timeout=TIMEOUT)
+        expect(page.locator(".tool-card")).to_have_class(re.compile(r"\bok\b"))
+        expect(page.locator(".tool-card")).to_have_count(1)
+        expect(page.locator(".msg.assistant .markdown").last).to_have_text("Kept it short.")
+        expect(page.locator("#messages")).not_to_contain_text("interrupted")
 
 
 def test_a_permission_card_denied_changes_nothing(page: Page, app: App, anthropic_server: FakeServer) -> None:

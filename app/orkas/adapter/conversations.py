@@ -157,13 +157,15 @@ class ConversationStore:
         shutil.move(str(source), str(self._folder(conversation_id)))
         return self.get(conversation_id)
 
-    def session(self, conversation_id: str) -> tuple[PersistentSession, LoadReport | None]:
-        """The conversation's transcript, loaded and repaired (or a new one)."""
+    def session(self, conversation_id: str, *, write_back: bool = True) -> tuple[PersistentSession, LoadReport | None]:
+        """The conversation's transcript, loaded and repaired (or a new one). `write_back=False` repairs
+        in memory only: a transcript a live run is writing must never be rewritten under it (its
+        pending tool call would be "repaired" as interrupted and what the run writes next lost)."""
         path = self._folder(conversation_id) / "messages.jsonl"
         if not path.exists():
             self.get(conversation_id)  # raises for an unknown id
             return PersistentSession(path), None
-        return load(path)
+        return load(path, write_back=write_back)
 
     def search(self, query: str, limit: int = 20) -> list[Hit]:
         """Conversations whose title or messages contain `query` (case-insensitive)."""

@@ -147,10 +147,10 @@ class ConversationRuntime:
         """The history to draw and the sequence number to stream after, so that nothing shows twice and
         nothing is missed: while a run is going, the history stops where the run began and its events
         are replayed (a live reply survives a reload)."""
-        session, report = self.store.session(conversation_id)
+        active = self.active.get(conversation_id)
+        session, report = self.store.session(conversation_id, write_back=active is None)  # a live run owns it
         session.close()
         messages = session.messages()
-        active = self.active.get(conversation_id)
         if active is not None:
             # Until the run has loaded its transcript nothing of it is written: all of it is history.
             shown = messages if active.history_length is None else messages[: active.history_length]
