@@ -25,7 +25,7 @@ from orkas.adapter.local_servers import KNOWN as KNOWN_LOCAL
 from orkas.adapter.pool import Candidate, RotatingProvider
 from orkas.adapter.settings import ProductSettings, ProviderConfig, SettingsStore
 from orkas.adapter.vault import Vault, VaultError, choose_key_source
-from orkas.core.errors import ConfigError, ProviderError
+from orkas.core.errors import ConfigError, NoProvider, ProviderError
 from orkas.core.paths import data_dir
 from orkas.engine.memory import Memory, MemoryTool
 from orkas.engine.prompt import SystemPrompt
@@ -312,7 +312,7 @@ def build_agent(
     configured = configured or Configured()
     entries = configured.product.entries
     if not settings.providers and not entries:
-        raise ConfigError(
+        raise NoProvider(
             "no model provider is configured: run `orkas providers add NAME --kind anthropic --key …`, "
             "or set ANTHROPIC_API_KEY / OPENAI_API_KEY (OPENAI_BASE_URL / OLLAMA_BASE_URL for a local server)"
         )

@@ -66,6 +66,8 @@ class Hosted:
                 self.services.knowledge.close()
 
     async def _serve(self) -> None:
+        if self.services.knowledge is not None:
+            self.services.knowledge.warm()  # the embedding model loads while the window draws
         try:
             await self.server.serve(sockets=[self.listener])
         finally:  # the app is exiting: no run goes on, no background process is left behind

@@ -22,13 +22,14 @@ export class ChatView {
   }
 
   // ---- history ----
-  renderHistory(messages) {
-    if (!messages.length) this.container.append(el("p", "empty", t("emptyChat")));
+  renderHistory(messages, unsent = []) {
+    if (!messages.length && !unsent.length) this.container.append(el("p", "empty", t("emptyChat")));
     for (const message of messages) {
       if (message.role === "user") this.historyUser(message);
       else if (message.role === "assistant") this.historyAssistant(message);
       else if (message.role === "app") this.historyNotice(message);
     }
+    for (const message of unsent) this.on_message_not_sent({ ...message, kind: "no_provider" });
     this.turn = null;
     this.scroll(true);
   }
@@ -75,6 +76,7 @@ export class ChatView {
 
   // ---- live events ----
   apply(event) {
+    if (event.conversation && event.conversation !== this.conversationId) return; // never another chat's
     const handler = this[`on_${event.type}`];
     if (handler) handler.call(this, event);
     this.scroll();
@@ -86,9 +88,44 @@ export class ChatView {
       this.turn = null;
       return;
     }
-    if (!this.bubbles.has(event.message_id)) this.userBubble(event.message_id, event.text, event.attachments ?? []);
+    const resent = this.bubbles.get(event.message_id);
+    if (resent) { // a message once not sent, sent now: the same bubble, now part of the conversation
+      resent.classList.remove("not-sent");
+      resent.querySelector(".not-sent-actions")?.remove();
+      resent.querySelector(".badge")?.remove();
+      this.container.append(resent);
+    } else this.userBubble(event.message_id, event.text, event.attachments ?? []);
     this.turn = null;
     this.setRunning(true);
+  }
+
+  // Nothing could answer (no provider yet): the message stays, marked, with what to do about it.
+  on_message_not_sent(event) {
+    const bubble = this.bubbles.get(event.message_id) ?? this.userBubble(event.message_id, event.text, event.attachments ?? []);
+    bubble.classList.add("not-sent");
+    bubble.querySelector(".not-sent-actions")?.remove();
+    const badge = bubble.querySelector(".badge") ?? bubble.appendChild(el("span", "badge"));
+    badge.textContent = t("notSentYet");
+    const actions = el("div", "not-sent-actions");
+    const reason = event.kind === "no_provider" ? t("noProviderYet") : event.reason;
+    actions.append(el("p", "hint", reason));
+    const button = (label, className, action) => {
+      const node = el("button", `small ${className}`, label);
+      node.type = "button";
+      node.addEventListener("click", () => action(event.message_id));
+      return node;
+    };
+    if (event.kind === "no_provider") actions.append(button(t("openProviders"), "providers", () => this.hooks.onOpenProviders?.()));
+    actions.append(
+      button(t("resend"), "resend", (id) => this.hooks.onResend?.(id)),
+      button(t("discard"), "discard", (id) => this.hooks.onDiscard?.(id)),
+    );
+    bubble.append(actions);
+  }
+
+  on_unsent_discarded(event) {
+    this.bubbles.get(event.message_id)?.remove();
+    this.bubbles.delete(event.message_id);
   }
 
   on_message_queued(event) {

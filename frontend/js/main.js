@@ -9,7 +9,7 @@ import { setLanguage, t } from "./strings.js";
 
 const $ = (selector) => document.querySelector(selector);
 
-const state = { current: null, view: null, stream: null, preferences: null };
+const state = { current: null, view: null, stream: null, preferences: null, navigation: 0 };
 
 // A short message; `action` ({ label, run }) adds a button, e.g. Undo after a delete.
 function toast(message, action) {
@@ -76,8 +76,14 @@ async function ensureChat() {
 
 // ---- the open chat ----
 async function openChat(id) {
+  // Clicking through chats quickly starts several of these at once: only the newest may draw, and the
+  // stream of any chat left behind is closed, so one chat's reply never lands in another's view.
+  const ticket = ++state.navigation;
   state.stream?.close();
+  state.stream = null;
   const [chat, history] = await Promise.all([get(`/api/conversations/${id}`), get(`/api/conversations/${id}/messages`)]);
+  if (ticket !== state.navigation) return; // superseded while loading
+  state.stream?.close();
   state.current = chat;
   sessionStorage.setItem("orkas-open", id);
   $("#title").textContent = chat.title || t("untitled");
@@ -86,11 +92,15 @@ async function openChat(id) {
   const view = new ChatView($("#messages"), id, {
     onRunning: (running) => composer.setRunning(running),
     onQueuedDropped: (text) => composer.giveBack(text),
+    onOpenProviders: () => showSettings("providers"),
+    onResend: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/resend`, {})),
+    onDiscard: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/discard`, {})),
   });
   state.view = view;
-  view.renderHistory(history.messages);
+  view.renderHistory(history.messages, history.unsent ?? []);
   composer.setRunning(history.running);
   state.stream = new EventStream(id, history.after, (event) => {
+    if (state.view !== view) return; // a stream left behind: its chat is not on screen
     view.apply(event);
     if (event.type === "idle") refreshTitle(id).then(() => refreshList());
   }, (connected) => $("#offline").hidden = connected);
@@ -200,6 +210,16 @@ async function showProcesses(panel, id) {
   panel.append(stop);
 }
 
+// Settings, opened at a section when asked (the not-sent bubble's "Add a provider" opens Providers).
+async function showSettings(section) {
+  await openSettings($("#settings"), { onPreferences: applyPreferences, onError: toast });
+  const target = section && $(`#settings section.${section}`);
+  if (target) {
+    target.scrollIntoView({ block: "start" });
+    target.querySelector("input, select, button")?.focus();
+  }
+}
+
 function guarded(action) {
   return async (...args) => {
     try { await action(...args); } catch (error) { toast(error.message); }
@@ -219,8 +239,7 @@ async function start() {
   $("#rename").addEventListener("click", guarded(renameChat));
   $("#delete").addEventListener("click", guarded(deleteChat));
   $("#folders-button").addEventListener("click", showFolders);
-  $("#settings-button").addEventListener("click", guarded(() =>
-    openSettings($("#settings"), { onPreferences: applyPreferences, onError: toast })));
+  $("#settings-button").addEventListener("click", guarded(() => showSettings()));
   let timer;
   $("#search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => refreshList(), 200); });
   await refreshList();

@@ -5,7 +5,7 @@ import { del, download, get, listen, post, put } from "./api.js";
 import { el } from "./cards.js";
 import { LANGUAGES, t } from "./strings.js";
 
-export async function openSettings(dialog, { onPreferences, onError }) {
+export async function openSettings(dialog, { onPreferences, onError }, redraw = false) {
   const data = await get("/api/settings");
   const body = el("div", "settings-body");
   const close = actionButton("close", t("close"), () => dialog.close());
@@ -13,7 +13,8 @@ export async function openSettings(dialog, { onPreferences, onError }) {
   head.append(el("h2", "", t("settings")), close);
   dialog.replaceChildren(head, body);
 
-  const refresh = () => openSettings(dialog, { onPreferences, onError });
+  // A redraw after an action: never reopens a dialog the person closed meanwhile.
+  const refresh = () => (dialog.open ? openSettings(dialog, { onPreferences, onError }, true) : undefined);
   const guard = (action) => async (...args) => {
     try { await action(...args); } catch (error) { onError(error.message); }
   };
@@ -117,7 +118,7 @@ export async function openSettings(dialog, { onPreferences, onError }) {
   choices.append(select(t("language"), "language", LANGUAGES.map((l) => [l, names[l] ?? l]), prefs.language,
     (value) => save({ language: value })));
   body.append(choices, safetySection(data.sandbox ?? { kind: "none" }, prefs, save));
-  if (!dialog.open) dialog.showModal();
+  if (!dialog.open && !redraw) dialog.showModal();
 }
 
 // Where the keys' master key is, said plainly; without an OS keyring, a passphrase for it.

@@ -102,3 +102,28 @@ async def test_past_conversations_are_found_with_conversation_and_message(
     text = result.content[0].text  # type: ignore[union-attr]
     assert "conversation “Staging setup” (c0ffee, message" in text and "5433" in text
     assert result.details["hits"][0]["messages"] == [question.id, answer.id]  # type: ignore[index]
+
+
+def test_after_a_turn_only_the_new_messages_are_indexed(service: KnowledgeService) -> None:
+    def said(role: str, words: str) -> UserMessage | AssistantMessage:
+        if role == "user":
+            return UserMessage(content=(TextBlock(text=words),))
+        return AssistantMessage(content=(TextBlock(text=words),), provider="p", model="m")
+
+    turn1 = [said("user", "Where is the zorium report?"), said("assistant", "In reports/zorium.md.")]
+    turn2 = [said("user", "And the quokka numbers?"), said("assistant", "They are in quokka.csv.")]
+    service.index_conversation("c1", "Reports", turn1)
+    first = service.chats.document_ids("chat/c1/")
+    before = service.chats.read(first[0])
+    service.index_conversation("c1", "Reports", turn1 + turn2)
+    docs = service.chats.document_ids("chat/c1/")
+    assert docs[0] == first[0] and len(docs) == 2 and service.chats.read(docs[0]) == before  # untouched
+    assert "quokka" in service.chats.read(docs[1]) and "zorium" not in service.chats.read(docs[1])
+    service.index_conversation("c1", "Reports", turn1 + turn2)  # nothing new: nothing added
+    assert service.chats.document_ids("chat/c1/") == docs
+    summary = [said("user", "Summary: zorium report and quokka numbers were found.")]
+    service.index_conversation("c1", "Reports", summary)  # compacted: the last id is gone, so from scratch
+    [only] = service.chats.document_ids("chat/c1/")
+    assert "Summary" in service.chats.read(only)
+    service.forget_conversation("c1")
+    assert service.chats.document_ids("chat/c1") == [] and service.chats.search("zorium", mode="keyword") == []

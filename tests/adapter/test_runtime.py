@@ -107,23 +107,46 @@ async def test_a_permission_card_is_answered_through_the_runtime(tmp_path: Path)
     assert tool_end["is_error"] is False and events[-2]["type"] == "done"
 
 
-async def test_without_a_provider_the_message_is_kept_and_the_reason_shown(tmp_path: Path) -> None:
-    from orkas.core.errors import ConfigError
+async def test_without_a_provider_the_message_is_kept_as_not_sent_until_resent_or_discarded(tmp_path: Path) -> None:
+    from orkas.core.errors import NoProvider
 
     store = ConversationStore(tmp_path)
+    provider = ScriptedProvider(text("Here now."), text("And this."))
+    configured = {"yes": False}
 
-    def no_provider(conversation: Conversation) -> Agent:
-        raise ConfigError("no model provider is configured")
+    def make_agent(conversation: Conversation) -> Agent:
+        if not configured["yes"]:
+            raise NoProvider("no model provider is configured: run `orkas providers add …`")
+        return Agent(
+            providers=ProviderRegistry({"scripted": provider}),
+            config=RunConfig(model="scripted/m"),
+            workspace=conversation.workspace_path,
+        )
 
-    run = ConversationRuntime(store, no_provider)
+    run = ConversationRuntime(store, make_agent)
     conversation = store.create()
     _, live = run.subscribe(conversation.id)
-    run.send(conversation.id, "are you there?")
+    first = run.send(conversation.id, "are you there?")["message_id"]
     events = await until(live, "idle")
-    assert [e["type"] for e in events] == ["user_message", "error", "idle"]
-    assert events[1]["message"] == "no model provider is configured"
-    session, _ = store.session(conversation.id)
-    assert [m.role for m in session.messages()] == ["user"]  # the bubble survives a reload
+    assert [e["type"] for e in events] == ["message_not_sent", "idle"]
+    assert events[0]["kind"] == "no_provider" and events[0]["message_id"] == first
+    second = run.send(conversation.id, "hello?")["message_id"]
+    await until(live, "idle")
+    snap = run.snapshot(conversation.id)  # a reload: both still there, not sent
+    assert snap.messages == [] and [r["text"] for r in snap.unsent] == ["are you there?", "hello?"]
+
+    configured["yes"] = True  # the person adds a provider in Settings
+    run.discard(conversation.id, second)
+    assert (await until(live, "unsent_discarded"))[-1]["message_id"] == second
+    assert run.resend(conversation.id, first)["message_id"] == first
+    events = await until(live, "idle")
+    assert events[0]["type"] == "user_message" and events[0]["message_id"] == first
+    run.send(conversation.id, "one more")
+    await until(live, "idle")
+    users = [m for m in run.snapshot(conversation.id).messages if m.role == "user"]
+    assert [m.content[0].text for m in users] == ["are you there?", "one more"]  # type: ignore[union-attr]
+    assert len(provider.requests[-1].messages) == 3  # never two user messages in a row
+    assert run.snapshot(conversation.id).unsent == []
 
 
 async def test_a_view_joining_mid_run_gets_the_history_before_it_and_replays_the_run(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from playwright.sync_api import Page, expect
 from tests.fakes import anthropic as wire
 from tests.fakes.openai import EMBEDDINGS_PATH, embeddings_responder
 from tests.fakes.server import FakeServer, Recorded, Reply
-from tests.ui.conftest import App
+from tests.ui.conftest import App, start_app
 
 TIMEOUT = 15_000
 
@@ -631,3 +631,108 @@ def test_meaning_search_can_run_on_a_local_embeddings_endpoint_or_be_off(page: P
         expect(form.locator("input")).to_be_hidden()
     finally:
         endpoint.stop()
+
+
+def test_a_message_sent_before_any_provider_stays_not_sent_until_resent(
+    browser: Any, anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    bare = start_app(tmp_path / "bare")  # no key anywhere: a new user's first minute
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(bare.url)
+        page.wait_for_selector("body[data-ready=true]")
+        send(page, "hello, anyone?")
+        bubble = page.locator(".msg.user.not-sent")
+        expect(bubble).to_contain_text("No model provider is set up yet", timeout=TIMEOUT)
+        expect(page.locator("#messages")).not_to_contain_text("orkas providers add")  # no terminal command
+        page.reload()  # still there, still not sent
+        page.wait_for_selector("body[data-ready=true]")
+        expect(bubble).to_have_count(1, timeout=TIMEOUT)
+        send(page, "second try")
+        expect(bubble).to_have_count(2, timeout=TIMEOUT)
+        bubble.filter(has_text="second try").locator("button.discard").click()
+        expect(bubble).to_have_count(1, timeout=TIMEOUT)
+        bubble.locator("button.providers").click()  # straight to Settings → Providers
+        form = page.locator("form.add-provider")
+        expect(form).to_be_visible(timeout=TIMEOUT)
+        form.locator("input[name=name]").fill("anthropic")
+        form.locator("select[name=kind]").select_option("anthropic")
+        form.locator("input[name=key]").fill("sk-ant-test-key")
+        form.locator("input[name=base_url]").fill(anthropic_server.url)
+        form.locator("input[name=models]").fill("claude-test")
+        form.locator("button[type=submit]").click()
+        expect(page.locator(".provider[data-provider=anthropic]")).to_be_visible(timeout=TIMEOUT)
+        page.locator("#settings button.close").click()
+        expect(page.locator("#settings")).to_be_hidden(timeout=TIMEOUT)
+        anthropic_server.script(wire.reply_text("Hello! I am here now."))
+        bubble.locator("button.resend").click()
+        expect(page.locator(".msg.assistant .markdown")).to_have_text("Hello! I am here now.", timeout=TIMEOUT)
+        expect(page.locator(".msg.user.not-sent")).to_have_count(0)
+        assert user_texts(anthropic_server.requests[-1]) == ["hello, anyone?"]  # once, alone
+        page.reload()
+        page.wait_for_selector("body[data-ready=true]")
+        expect(page.locator(".msg.user")).to_have_text(["hello, anyone?"], timeout=TIMEOUT)
+        assert not errors, errors
+    finally:
+        context.close()
+        bare.stop()
+
+
+def test_switching_quickly_between_two_streaming_chats_never_mixes_them(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    # Both still streaming while the person clicks about: many small text blocks, 0.1 s apart.
+    anthropic_server.script(
+        Reply(events=wire.events([wire.text(f"alpha{i} ") for i in range(30)]), event_delay=0.1),
+        Reply(events=wire.events([wire.text(f"bravo{i} ") for i in range(30)]), event_delay=0.1),
+    )
+    names = {}
+    send(page, "first chat")
+    expect(page.locator(".msg.assistant .markdown")).to_contain_text("alpha", timeout=TIMEOUT)
+    names[page.locator("#chats .chat.active").get_attribute("data-id") or ""] = "first chat"
+    page.click("#new-chat")
+    expect(page.locator("#chats .chat")).to_have_count(2, timeout=TIMEOUT)
+    send(page, "second chat")
+    expect(page.locator(".msg.assistant .markdown")).to_contain_text("bravo", timeout=TIMEOUT)
+    names[page.locator("#chats .chat.active").get_attribute("data-id") or ""] = "second chat"
+    # A slow disk or a busy machine: each chat's history takes 0.15-0.4 s to arrive, in any order.
+    # Every event socket the page opens is kept track of, to count the ones left open.
+    page.evaluate("""() => {
+        const Real = window.WebSocket;
+        window.eventSockets = [];
+        window.WebSocket = function (url, protocols) {
+            const socket = new Real(url, protocols);
+            if (String(url).includes("/api/events")) window.eventSockets.push(socket);
+            return socket;
+        };
+        window.WebSocket.prototype = Real.prototype;
+        Object.assign(window.WebSocket, { OPEN: Real.OPEN, CLOSED: Real.CLOSED });
+        const real = window.fetch;
+        window.fetch = (url, options) => real(url, options).then((response) =>
+            /\\/messages$/.test(String(url)) && (options?.method ?? "GET") === "GET"
+                ? new Promise((done) => setTimeout(() => done(response), 150 + Math.random() * 250))
+                : response);
+    }""")
+    chats = page.locator("#chats .chat button")
+    for _ in range(4):  # back and forth faster than a chat loads
+        for index in (1, 0):
+            chats.nth(index).click(no_wait_after=True)
+            page.wait_for_timeout(40)
+    page.wait_for_timeout(1500)  # every load has landed (the slowest takes 0.4 s)
+    open_sockets = page.evaluate("window.eventSockets.filter((s) => s.readyState <= 1).length")
+    assert open_sockets == 1, f"{open_sockets} chats' event streams left open"  # only the chat on screen
+    shown = page.locator(".msg.user").all_inner_texts()
+    assert len(shown) == 1, shown  # one chat on screen, not two drawn into one list
+    opened = names[page.locator("#chats .chat.active").get_attribute("data-id") or ""]
+    assert shown == [opened]  # and it is the one the list says is open
+    foreign = "bravo" if opened == "first chat" else "alpha"
+    page.wait_for_timeout(500)  # more of the other chat's reply arrives meanwhile
+    expect(page.locator("#messages")).not_to_contain_text(foreign)
+    for name, mine, other in (("first chat", "alpha", "bravo"), ("second chat", "bravo", "alpha")):
+        page.locator("#chats .chat", has_text=name).locator("button").click()
+        expect(page.locator(".msg.user")).to_have_text([name], timeout=TIMEOUT)
+        expect(page.locator(".msg.assistant").last).to_contain_text(f"{mine}29", timeout=30_000)
+        expect(page.locator("#messages")).not_to_contain_text(other)

@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from orkas.adapter.sessions import SESSION_ID, PersistentSession, load
 from orkas.adapter.transcript import LoadReport
@@ -84,6 +85,33 @@ class ConversationStore:
     def events_path(self, conversation_id: str) -> Path:
         """Where the conversation's product events are kept for replay (event_log.py)."""
         return self._folder(conversation_id) / "events.jsonl"
+
+    # ---- messages that could not be sent (no provider yet): kept until resent or discarded ----
+    def unsent(self, conversation_id: str) -> list[dict[str, Any]]:
+        path = self._folder(conversation_id) / "unsent.json"
+        try:
+            records = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError):
+            return []  # unreadable: nothing to offer, never fatal
+        return [r for r in records if isinstance(r, dict) and isinstance(r.get("message_id"), str)]
+
+    def keep_unsent(self, conversation_id: str, record: dict[str, Any]) -> None:
+        records = [r for r in self.unsent(conversation_id) if r["message_id"] != record["message_id"]]
+        self._write_unsent(conversation_id, [*records, record])
+
+    def take_unsent(self, conversation_id: str, message_id: str) -> dict[str, Any]:
+        """Remove and return the unsent message; NotFound when there is none with that id."""
+        records = self.unsent(conversation_id)
+        found = next((r for r in records if r["message_id"] == message_id), None)
+        if found is None:
+            raise NotFound(f"no unsent message {message_id!r}")
+        self._write_unsent(conversation_id, [r for r in records if r is not found])
+        return found
+
+    def _write_unsent(self, conversation_id: str, records: list[dict[str, Any]]) -> None:
+        atomic_write(self._folder(conversation_id) / "unsent.json", json.dumps(records, ensure_ascii=False).encode())
 
     def recent(self) -> list[Conversation]:
         """Every conversation not in the recycle bin, most recently active first."""

@@ -79,6 +79,7 @@ class KnowledgeService:
         self._observer: Any = None
         self._timers: dict[str, threading.Timer] = {}
         self._watches: dict[str, Any] = {}  # folder → watchdog's handle, to unschedule it
+        self._chats_lock = threading.Lock()
         self.progress: dict[str, int] = {"embedded": 0}
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         # Folders are indexed one at a time, off the caller's thread: a big folder must not hold up a request
@@ -112,6 +113,19 @@ class KnowledgeService:
         self._open()
         assert self._chats is not None
         return self._chats
+
+    def warm(self) -> threading.Thread:
+        """Open the bases and load the embedder on a thread now, so the first message does not wait."""
+
+        def opening() -> None:
+            try:
+                self._open()
+            except Exception:  # reported again, where it matters, when the base is used
+                log.warning("warming the knowledge base failed", exc_info=True)
+
+        thread = threading.Thread(target=opening, name="orkas-kb-warm", daemon=True)
+        thread.start()
+        return thread
 
     def _open(self) -> None:
         with self._ready:
@@ -292,13 +306,54 @@ class KnowledgeService:
 
     # ---- conversations ----
     def index_conversation(self, conversation_id: str, title: str, messages: Sequence[Message]) -> None:
-        text = transcript_text(messages)
-        if text:
-            self.chats.add_text(f"chat/{conversation_id}", text, source=title or "untitled conversation")
-            self.kick()
+        """Index what was said since the last time: each call adds one document, `chat/<id>/<first message
+        id>`, with only the new messages (re-chunking the whole transcript every turn grew with its
+        length). When the transcript no longer holds the last message indexed (compacted, repaired),
+        the conversation is indexed again from scratch."""
+        with self._chats_lock:  # hooks of two conversations may run at once, on worker threads
+            self._index_new(conversation_id, title, messages)
+
+    def _index_new(self, conversation_id: str, title: str, messages: Sequence[Message]) -> None:
+        state = self._chat_state()
+        last = state.get(conversation_id)
+        ids = [m.id for m in messages]
+        if last is not None and last in ids:
+            new = messages[ids.index(last) + 1 :]
+        else:
+            self._forget(conversation_id)
+            state = self._chat_state()
+            new = messages
+        text = transcript_text(new)
+        if new:
+            if text:
+                doc = f"chat/{conversation_id}/{new[0].id}"
+                self.chats.add_text(doc, text, source=title or "untitled conversation")
+                self.kick()
+            state[conversation_id] = new[-1].id
+            self._save_chat_state(state)
 
     def forget_conversation(self, conversation_id: str) -> None:
-        self.chats.remove(f"chat/{conversation_id}")
+        with self._chats_lock:
+            self._forget(conversation_id)
+
+    def _forget(self, conversation_id: str) -> None:
+        for doc in self.chats.document_ids(f"chat/{conversation_id}"):  # the old single document too
+            self.chats.remove(doc)
+        state = self._chat_state()
+        if state.pop(conversation_id, None) is not None:
+            self._save_chat_state(state)
+
+    def _chat_state(self) -> dict[str, str]:
+        """conversation id → the last message indexed."""
+        try:
+            data = json.loads((self.folder / "chats.json").read_text())
+        except (OSError, ValueError):
+            return {}
+        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    def _save_chat_state(self, state: dict[str, str]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.folder / "chats.json", json.dumps(state).encode())
 
     # ---- watched folders ----
     def watched(self) -> list[str]:

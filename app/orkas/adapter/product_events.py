@@ -73,13 +73,41 @@ class PermissionAnswered:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MessageNotSent:
+    """The message could not start a run (`no_provider`: none is configured; `config`: the reason says
+    what). It is kept, shown as not sent, until the person resends or discards it."""
+
+    message_id: str
+    text: str
+    attachments: tuple[AttachmentShown, ...] = ()
+    kind: Literal["no_provider", "config"]
+    reason: str
+    type: Literal["message_not_sent"] = "message_not_sent"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnsentDiscarded:
+    message_id: str
+    type: Literal["unsent_discarded"] = "unsent_discarded"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Idle:
     """No run is going in this conversation any more."""
 
     type: Literal["idle"] = "idle"
 
 
-ProductOnly = UserMessageShown | MessageQueued | QueuedApplied | QueuedDropped | PermissionAnswered | Idle
+ProductOnly = (
+    UserMessageShown
+    | MessageQueued
+    | QueuedApplied
+    | QueuedDropped
+    | PermissionAnswered
+    | MessageNotSent
+    | UnsentDiscarded
+    | Idle
+)
 ProductEvent = ProductOnly | Event
 
 

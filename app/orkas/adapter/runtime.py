@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from orkas.adapter.attachments import ATTACHED, Attachment, content_for
@@ -23,17 +23,19 @@ from orkas.adapter.processes import ConversationProcesses
 from orkas.adapter.product_events import (
     AttachmentShown,
     Idle,
+    MessageNotSent,
     MessageQueued,
     PermissionAnswered,
     ProductEvent,
     QueuedApplied,
     QueuedDropped,
+    UnsentDiscarded,
     UserMessageShown,
     run_failed,
     to_wire,
 )
 from orkas.adapter.transcript import LoadReport
-from orkas.core.errors import ConfigError, OrkasError
+from orkas.core.errors import ConfigError, NoProvider, OrkasError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Decision, Permissions
@@ -75,6 +77,7 @@ class Snapshot:
     after: int
     running: bool
     report: LoadReport | None
+    unsent: list[dict[str, Any]] = field(default_factory=list)  # not sent (no provider): resend or discard
 
 
 PrepareRun = Callable[[Conversation], tuple[Permissions, Budget | None]]
@@ -154,8 +157,9 @@ class ConversationRuntime:
         if active is not None:
             # Until the run has loaded its transcript nothing of it is written: all of it is history.
             shown = messages if active.history_length is None else messages[: active.history_length]
-            return Snapshot(shown, active.start_seq, True, report)
-        return Snapshot(messages, self._stream(conversation_id).next_seq - 1, False, report)
+            return Snapshot(shown, active.start_seq, True, report, self.store.unsent(conversation_id))
+        after = self._stream(conversation_id).next_seq - 1
+        return Snapshot(messages, after, False, report, self.store.unsent(conversation_id))
 
     def subscribe(
         self, conversation_id: str, after: int = 0
@@ -169,10 +173,18 @@ class ConversationRuntime:
     def unsubscribe(self, conversation_id: str, queue: asyncio.Queue[dict[str, Any]]) -> None:
         self.streams.get(conversation_id, _Stream()).subscribers.discard(queue)
 
-    def send(self, conversation_id: str, text: str, attachments: list[Attachment] | None = None) -> dict[str, Any]:
+    def send(
+        self,
+        conversation_id: str,
+        text: str,
+        attachments: list[Attachment] | None = None,
+        *,
+        message_id: str | None = None,
+    ) -> dict[str, Any]:
         conversation = self.store.get(conversation_id)
         files = attachments or []
-        message = UserMessage(content=(TextBlock(text=text), *content_for(files)))
+        content = (TextBlock(text=text), *content_for(files))
+        message = UserMessage(content=content) if message_id is None else UserMessage(id=message_id, content=content)
         active = self.active.get(conversation_id)
         if active is not None:
             active.steer.put(message)
@@ -183,8 +195,18 @@ class ConversationRuntime:
         stream = self._stream(conversation_id)
         active = _Active(AbortSignal(), SteerQueue(), permissions, budget=budget, start_seq=stream.next_seq - 1)
         self.active[conversation_id] = active
-        active.task = asyncio.create_task(self._run(conversation, message, active))
+        active.task = asyncio.create_task(self._run(conversation, message, active, files))
         return {"queued": False, "message_id": message.id}
+
+    def resend(self, conversation_id: str, message_id: str) -> dict[str, Any]:
+        """Send a message kept as not sent, under the same id (its bubble becomes the sent one)."""
+        record = self.store.take_unsent(conversation_id, message_id)
+        files = [Attachment(**a) for a in record.get("attachments", [])]
+        return self.send(conversation_id, record["text"], files, message_id=message_id)
+
+    def discard(self, conversation_id: str, message_id: str) -> None:
+        self.store.take_unsent(conversation_id, message_id)
+        self.publish(conversation_id, UnsentDiscarded(message_id=message_id))
 
     def stop(self, conversation_id: str) -> bool:
         active = self.active.get(conversation_id)
@@ -224,18 +246,33 @@ class ConversationRuntime:
             await _hook(self.hooks.after_restore, conversation, session.messages())
         return conversation
 
-    async def _run(self, conversation: Conversation, message: UserMessage, active: _Active) -> None:
-        session, _ = self.store.session(conversation.id)  # loaded once per run, here
+    async def _run(
+        self, conversation: Conversation, message: UserMessage, active: _Active, files: list[Attachment]
+    ) -> None:
+        # Off the event loop: loading a long transcript, and building the agent (the first one opens the
+        # knowledge base and its model), must not stall the other conversations' streams.
+        session, _ = await asyncio.to_thread(self.store.session, conversation.id)  # loaded once per run, here
         active.history_length = len(session.messages())
         try:
-            agent = self.make_agent(conversation)
-        except ConfigError as e:  # no provider, bad model: keep the message, say why nothing answered
-            await session.append(message)
-            self.publish(conversation.id, _message_shown(message))
-            self.publish(conversation.id, run_failed("provider", str(e)))
+            agent = await asyncio.to_thread(self.make_agent, conversation)
+        except ConfigError as e:  # no provider, bad model: nothing was sent; keep it for a resend
+            session.close()
+            text = _text(message)
+            self.store.keep_unsent(
+                conversation.id, {"message_id": message.id, "text": text, "attachments": [asdict(a) for a in files]}
+            )
+            self.publish(
+                conversation.id,
+                MessageNotSent(
+                    message_id=message.id,
+                    text=text,
+                    attachments=tuple(_shown(a) for a in files),
+                    kind="no_provider" if isinstance(e, NoProvider) else "config",
+                    reason=str(e),
+                ),
+            )
             self.active.pop(conversation.id, None)
             self.publish(conversation.id, Idle())
-            session.close()
             return
         try:
             self.publish(conversation.id, _message_shown(message))

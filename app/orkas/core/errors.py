@@ -2,7 +2,8 @@
 
     OrkasError
     ├── ConfigError          misconfiguration found at construction or start (fail fast)
-    │   └── NotFound         the thing asked for does not exist (a conversation, a question)
+    │   ├── NotFound         the thing asked for does not exist (a conversation, a question)
+    │   └── NoProvider       no model provider is configured: nothing can answer yet
     ├── ProviderError        a model provider call failed (carries kind, status, retry hints)
     ├── ToolInputError       a tool was called with input its schema rejects
     └── PairingError         a history change would break tool_use/tool_result pairing
@@ -43,6 +44,10 @@ class ConfigError(OrkasError):
 
 class NotFound(ConfigError):
     """What was asked for does not exist: the server answers 404 to this, and only to this."""
+
+
+class NoProvider(ConfigError):
+    """No model provider is configured: a message cannot be sent until the person adds one."""
 
 
 class ProviderError(OrkasError):

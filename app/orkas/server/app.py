@@ -137,6 +137,12 @@ def _message_view(message: Any) -> dict[str, Any]:
     return data
 
 
+def _shown_files(record: dict[str, Any]) -> dict[str, Any]:
+    """An unsent message's attachments as the UI shows them: never where they are stored."""
+    keep = ("name", "size", "media_type")
+    return {"attachments": [{k: a.get(k) for k in keep} for a in record.get("attachments", [])]}
+
+
 def create_app(
     *, token: str, port: int, runtime: ConversationRuntime, providers: list[str], services: Services | None = None
 ) -> LocalOnly:
@@ -209,7 +215,18 @@ def create_app(
             "after": snap.after,
             "running": snap.running,
             "repaired": bool(snap.report and snap.report.changed),
+            "unsent": [{k: v for k, v in r.items() if k != "attachments"} | _shown_files(r) for r in snap.unsent],
         }
+
+    @api.post("/api/conversations/{conversation_id}/unsent/{message_id}/resend", status_code=202)
+    async def unsent_resend(conversation_id: str, message_id: str) -> dict[str, Any]:
+        """Send again a message that could not be sent (no provider then)."""
+        return _config(lambda: runtime.resend(conversation_id, message_id))
+
+    @api.post("/api/conversations/{conversation_id}/unsent/{message_id}/discard")
+    async def unsent_discard(conversation_id: str, message_id: str) -> dict[str, bool]:
+        _config(lambda: runtime.discard(conversation_id, message_id))
+        return {"discarded": True}
 
     @api.get("/api/search")
     async def search(q: str) -> list[dict[str, Any]]:

@@ -212,6 +212,14 @@ class KnowledgeBase:
             gone = self._db.execute("DELETE FROM docs WHERE id = ?", (doc_id,)).rowcount
         return bool(gone)
 
+    def document_ids(self, prefix: str) -> list[str]:
+        """The ids of the documents whose id starts with `prefix` (exactly, case included), oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM docs WHERE substr(id, 1, ?) = ? ORDER BY added, id", (len(prefix), prefix)
+            ).fetchall()
+        return [r[0] for r in rows]
+
     @contextmanager
     def _transaction(self) -> Iterator[None]:
         """Several statements committed as one, or rolled back whole on any error."""

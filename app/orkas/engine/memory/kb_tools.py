@@ -3,6 +3,7 @@ conversations (the same retriever over an index of conversation transcripts)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -44,7 +45,8 @@ class KbSearch:
         self.kb = kb
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        hits = self.kb.search(input["query"], k=input.get("k", 8))
+        # Off the event loop: a search embeds the query and reads SQLite, and other streams go on meanwhile.
+        hits = await asyncio.to_thread(self.kb.search, input["query"], input.get("k", 8))
         if not hits:
             return text_result("no passage in the knowledge base matches; try other words", {"hits": []})
         details = {"hits": [{"citation": h.citation, "doc_id": h.doc_id, "score": h.score} for h in hits]}
@@ -76,7 +78,7 @@ class KbRead:
         if end < start:
             return error_result("end_line is before start_line")
         try:
-            text = self.kb.read(input["doc_id"], start, min(end, start + self.MAX_LINES - 1))
+            text = await asyncio.to_thread(self.kb.read, input["doc_id"], start, min(end, start + self.MAX_LINES - 1))
         except KeyError:
             return error_result(f"no document {input['doc_id']!r} in the knowledge base; kb_list shows them")
         numbered = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(text.split("\n"), start=start))
@@ -93,7 +95,7 @@ class KbList:
         self.kb = kb
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        documents = self.kb.documents()
+        documents = await asyncio.to_thread(self.kb.documents)
         if not documents:
             return text_result("the knowledge base is empty")
         listing = "\n".join(f"- {d['id']} ({d['chunks']} passages)" for d in documents)
@@ -104,8 +106,9 @@ MESSAGE_LINE = re.compile(r"^\[(?P<message>[\w-]+)\] (?P<role>user|assistant): "
 
 
 class ChatSearch:
-    """Past conversations, indexed one document per conversation (`chat/<id>`, one line per message
-    starting `[<message id>] role: `), searched with the same hybrid retriever."""
+    """Past conversations, indexed a few messages per document (`chat/<conversation id>/<first message
+    id>`, one line per message starting `[<message id>] role: `), searched with the same hybrid
+    retriever."""
 
     name = "chat_search"
     description = (
@@ -119,19 +122,20 @@ class ChatSearch:
         self.kb = kb
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        hits = self.kb.search(input["query"], k=input.get("k", 8))
+        # Off the event loop: a search embeds the query and reads SQLite, and other streams go on meanwhile.
+        hits = await asyncio.to_thread(self.kb.search, input["query"], input.get("k", 8))
         if not hits:
             return text_result("no past conversation matches; try other words", {"hits": []})
 
         def cite(hit: Hit) -> str:
             first = MESSAGE_LINE.search(hit.text)
             where = f", message {first.group('message')}" if first else ""
-            return f"conversation “{hit.source}” ({hit.doc_id.removeprefix('chat/')}{where})"
+            return f"conversation “{hit.source}” ({_conversation(hit.doc_id)}{where})"
 
         details = {
             "hits": [
                 {
-                    "conversation": h.doc_id.removeprefix("chat/"),
+                    "conversation": _conversation(h.doc_id),
                     "messages": [m.group("message") for m in MESSAGE_LINE.finditer(h.text)],
                     "score": h.score,
                 }
@@ -139,3 +143,8 @@ class ChatSearch:
             ]
         }
         return untrusted_result(ctx, _hits_text(hits, cite), "chat_search", details)
+
+
+def _conversation(doc_id: str) -> str:
+    """`chat/<conversation>/<message>` (or the older `chat/<conversation>`) → the conversation id."""
+    return doc_id.removeprefix("chat/").split("/", 1)[0]

@@ -16,6 +16,7 @@ known to be read-only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import shutil
@@ -413,8 +414,14 @@ def _keep_tail(path: Path, size: int) -> None:
 
 
 async def terminate(process: asyncio.subprocess.Process, grace: float = GRACE) -> None:
-    """SIGTERM the process group, then SIGKILL it if it has not gone after `grace` seconds."""
+    """SIGTERM the process group and every descendant, then SIGKILL them if they have not gone after
+    `grace` seconds. The descendants are signalled one by one because bubblewrap starts the command in
+    a session of its own and itself ignores SIGTERM: without this, a dev server would never get the
+    chance to shut down cleanly, and every stop would wait the whole grace period."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in _descendants(process.pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
         try:
             os.killpg(process.pid, sig)
         except ProcessLookupError:
@@ -424,6 +431,27 @@ async def terminate(process: asyncio.subprocess.Process, grace: float = GRACE) -
             return
         except TimeoutError:
             continue
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below `pid`, from /proc (empty where there is no /proc)."""
+    found: list[int] = []
+    pending = [pid]
+    while pending:
+        parent = pending.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children") as f:
+                    children = [int(c) for c in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            found += children
+            pending += children
+    return found
 
 
 class _Utf8:
