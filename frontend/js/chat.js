@@ -6,8 +6,6 @@ import { el, permissionAnswered, permissionCard, toolCard, toolFinished, toolPro
 import { renderMarkdown } from "./markdown.js";
 import { t } from "./strings.js";
 
-const ATTACHED = "[attached file: ";
-
 export class ChatView {
   constructor(container, conversationId, hooks = {}) {
     this.container = container;
@@ -41,13 +39,11 @@ export class ChatView {
       if (block.type === "tool_result") {
         const card = this.cards.get(block.tool_use_id);
         if (card) toolFinished(card, { content: block.content, isError: block.is_error });
-      } else if (block.type === "text") {
-        if (block.text.startsWith(ATTACHED)) files.push({ name: block.text.slice(ATTACHED.length).split(" (")[0] });
-        else texts.push(block.text);
-      }
+      } else if (block.type === "attachment") files.push({ name: block.name, size: block.size, media_type: block.media_type });
+      else if (block.type === "text") texts.push(block.text); // exactly as typed, whatever it starts with
     }
     if (texts.join("").trim() || files.length) {
-      this.userBubble(message.id, texts.join("\n"), files);
+      this.userBubble(message.id, texts.join(""), files);
       this.turn = null;
     }
   }

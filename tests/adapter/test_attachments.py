@@ -15,6 +15,9 @@ from orkas.adapter.attachments import (
     content_for,
 )
 from orkas.adapter.conversations import ConversationStore
+from orkas.engine.convert import to_llm_messages
+from orkas.engine.messages import AttachmentBlock, TextBlock, UserMessage
+from orkas.engine.providers.vendors import ANTHROPIC_CAPS
 from orkas.engine.sandbox import PathPolicy
 
 
@@ -104,5 +107,27 @@ def test_the_model_gets_a_line_per_file_and_small_images_as_images(setup: tuple)
     big = attachments.add_bytes(chat, "huge.png", b"\0" * (5 * 1024 * 1024 + 1))
     doc = attachments.add_bytes(chat, "notes.txt", b"hi")
     blocks = content_for([image, big, doc])
-    assert [b.type for b in blocks] == ["text", "image", "text", "text"]  # the big image goes as a file
-    assert blocks[0].text.startswith("[attached file: shot.png (9 bytes, image/png) at ")  # type: ignore[union-attr]
+    assert [b.type for b in blocks] == ["attachment", "image", "attachment", "attachment"]  # big: as a file
+    first = blocks[0]
+    assert isinstance(first, AttachmentBlock) and (first.name, first.size, first.path) == ("shot.png", 9, image.path)
+    # what the model reads is made at the provider boundary
+    sent = to_llm_messages([UserMessage(content=tuple(blocks))], ANTHROPIC_CAPS, provider="anthropic", model="m")
+    line = sent[0].content[0]
+    assert isinstance(line, TextBlock) and line.text.startswith("[attached file: shot.png (9 bytes, image/png) at ")
+
+
+def test_an_attachment_keeps_its_exact_name_and_typed_text_stays_text(tmp_path: Path) -> None:
+    """`report (1).pdf` stays that name live and after a reload; text that looks like an attachment
+    line is what the person typed and is shown."""
+    from orkas.adapter.runtime import _message_shown
+    from orkas.engine.codec import decode, encode
+
+    attachments, conversations = AttachmentStore(tmp_path), ConversationStore(tmp_path)
+    chat = conversations.create()
+    report = attachments.add_bytes(chat, "report (1).pdf", b"%PDF-1.4")
+    typed = "[attached file: this is just what I typed (really)]"
+    message = UserMessage(content=(TextBlock(text=typed), *content_for([report])))
+    reloaded = decode(encode(message))
+    for seen in (message, reloaded):
+        shown = _message_shown(seen)  # type: ignore[arg-type]
+        assert shown.text == typed and [a.name for a in shown.attachments] == ["report (1).pdf"]

@@ -31,6 +31,18 @@ def _alive(pid: int) -> bool:
     return not status.exists() or status.read_text().split()[2] != "Z"
 
 
+def tree(pid: int) -> list[int]:
+    """The process and everything below it (bubblewrap runs the command two levels down)."""
+    found, pending = [pid], [pid]
+    while pending:
+        parent = pending.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            children = [int(c) for c in (task / "children").read_text().split()]
+            found += children
+            pending += children
+    return found
+
+
 def lifecycle(tmp_path: Path, provider: ScriptedProvider, hooks: Hooks | None = None) -> ConversationRuntime:
     data = tmp_path / "data"
     settings = settings_from_env({"ORKAS_HOME": str(data), "ANTHROPIC_API_KEY": "sk-test"})
@@ -84,10 +96,11 @@ async def test_a_process_started_in_one_turn_is_known_in_the_next_and_stops_on_d
     assert status["is_error"] is False and status["details"]["running"] is True
     [info] = runtime.processes.listed(conversation.id)
     pid = runtime.processes.manager(conversation.id).processes["p1"].process.pid
-    assert info.running and _alive(pid)
+    everything = tree(pid)
+    assert info.running and all(map(_alive, everything))
 
     await runtime.delete(conversation.id)
-    assert not _alive(pid)
+    assert not any(map(_alive, everything))  # the command itself, not only its wrapper
     assert runtime.processes.listed(conversation.id) == []
     assert [c.id for c in runtime.store.deleted()] == [conversation.id]
 
@@ -103,12 +116,12 @@ async def test_stop_all_and_app_exit_stop_every_background_process(tmp_path: Pat
     a, b = runtime.store.create(), runtime.store.create()
     await turn(runtime, a.id, "start one")
     await turn(runtime, b.id, "start another")
-    pid_a = runtime.processes.manager(a.id).processes["p1"].process.pid
-    pid_b = runtime.processes.manager(b.id).processes["p1"].process.pid
+    tree_a = tree(runtime.processes.manager(a.id).processes["p1"].process.pid)
+    tree_b = tree(runtime.processes.manager(b.id).processes["p1"].process.pid)
     assert await runtime.processes.stop(a.id) == 1  # "stop all" for one conversation
-    assert not _alive(pid_a) and _alive(pid_b)
+    assert not any(map(_alive, tree_a)) and all(map(_alive, tree_b))
     await runtime.shutdown()  # the app exits
-    assert not _alive(pid_b)
+    assert not any(map(_alive, tree_b))
 
 
 async def test_a_deleted_conversation_is_not_found_by_chat_search_until_restored(tmp_path: Path) -> None:

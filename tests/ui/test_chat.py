@@ -270,7 +270,7 @@ def test_typing_during_a_run_steers_it(page: Page, app: App, anthropic_server: F
 
 def test_a_dropped_file_is_attached_and_read_by_the_agent(page: Page, app: App, anthropic_server: FakeServer) -> None:
     def read_the_attachment(request: Recorded) -> Reply:
-        line = next(t for t in user_texts(request) if t.startswith("[attached file: "))
+        line = next(t for t in user_texts(request) if t.startswith("[attached file: field notes"))
         path = line.rsplit(" at ", 1)[1].rstrip("]")
         return wire.message(wire.tool_use("read_file", {"path": path}, id="toolu_r"))
 
@@ -284,7 +284,7 @@ def test_a_dropped_file_is_attached_and_read_by_the_agent(page: Page, app: App, 
         """() => {
             const data = new DataTransfer();
             const text = "the lighthouse keeper counts 42 ships\\n";
-            data.items.add(new File([text], "field notes.txt", {type: "text/plain"}));
+            data.items.add(new File([text], "field notes (1).txt", {type: "text/plain"}));
             for (const type of ["dragenter", "dragover", "drop"]) {
                 const init = {dataTransfer: data, bubbles: true, cancelable: true};
                 window.dispatchEvent(new DragEvent(type, init));
@@ -292,15 +292,21 @@ def test_a_dropped_file_is_attached_and_read_by_the_agent(page: Page, app: App, 
         }"""
     )
     chip = page.locator(".chips.pending .chip")
-    expect(chip).to_contain_text("field notes.txt", timeout=TIMEOUT)
+    expect(chip).to_contain_text("field notes (1).txt", timeout=TIMEOUT)
     expect(chip).not_to_have_class(re.compile("uploading"), timeout=TIMEOUT)
     expect(page.locator(".drop-overlay")).to_be_hidden()
-    send(page, "what does it say?")
-    expect(page.locator(".msg.user .chip")).to_have_text("field notes.txt", timeout=TIMEOUT)
+    typed = "[attached file: or so it looks] what does it say?"  # typed text, however it starts
+    send(page, typed)
+    expect(page.locator(".msg.user .chip")).to_have_text("field notes (1).txt", timeout=TIMEOUT)
+    expect(page.locator(".msg.user .text")).to_have_text(typed)
     expect(page.locator(".msg.assistant .markdown").last).to_have_text(
         "The file says the keeper counts 42 ships.", timeout=TIMEOUT
     )
     expect(page.locator(".tool-card")).to_have_class(re.compile(r"\bok\b"))
+    page.reload()  # the same after a reload: the exact name, the typed text
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".msg.user .chip")).to_have_text("field notes (1).txt", timeout=TIMEOUT)
+    expect(page.locator(".msg.user .text")).to_have_text(typed)
 
 
 def test_an_oversized_upload_gets_a_clear_error(page: Page, app: App) -> None:

@@ -23,14 +23,13 @@ from typing import BinaryIO
 from orkas.adapter.conversations import Conversation
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
-from orkas.engine.messages import ImageBlock, TextBlock
+from orkas.engine.messages import AttachmentBlock, ImageBlock
 from orkas.engine.sandbox import PathDenied, PathPolicy
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # what the providers accept per image; larger images are attached as files
 MAX_FILES_PER_MESSAGE = 20
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
-ATTACHED = "[attached file: "  # how a user message names an attachment; views and indexes look for it
 
 
 class AttachmentError(ConfigError):
@@ -199,11 +198,12 @@ def _copy_capped(source: BinaryIO, target: Path) -> None:
     os.chmod(target, 0o600)
 
 
-def content_for(attachments: list[Attachment]) -> list[TextBlock | ImageBlock]:
-    """What the model receives for the attachments: a line naming each file, and small images as images."""
-    blocks: list[TextBlock | ImageBlock] = []
+def content_for(attachments: list[Attachment]) -> list[AttachmentBlock | ImageBlock]:
+    """The attachments on the person's message: each as a structured block (a line of text only at
+    the provider boundary), and small images as images too."""
+    blocks: list[AttachmentBlock | ImageBlock] = []
     for a in attachments:
-        blocks.append(TextBlock(text=f"{ATTACHED}{a.name} ({_size(a.size)}, {a.media_type}) at {a.path}]"))
+        blocks.append(AttachmentBlock(name=a.name, size=a.size, media_type=a.media_type, path=a.path))
         if a.is_image:
             data = base64.b64encode(Path(a.path).read_bytes()).decode()
             blocks.append(ImageBlock(data=data, media_type=a.media_type))

@@ -24,12 +24,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from orkas.adapter.attachments import ATTACHED
 from orkas.core.errors import OrkasError
 from orkas.core.fsutil import atomic_write
 from orkas.engine.memory.embedders import Embedder
 from orkas.engine.memory.kb import FolderReport, KnowledgeBase
-from orkas.engine.messages import AssistantMessage, Message, UserMessage
+from orkas.engine.messages import AssistantMessage, Message, TextBlock, UserMessage
 from orkas.engine.sandbox import PathDenied, PathPolicy
 
 log = logging.getLogger(__name__)
@@ -41,7 +40,7 @@ def transcript_text(messages: Sequence[Message]) -> str:
     lines = []
     for message in messages:
         if isinstance(message, UserMessage | AssistantMessage):
-            text = " ".join(t for b in message.content if (t := getattr(b, "text", "")) and not t.startswith(ATTACHED))
+            text = " ".join(b.text for b in message.content if isinstance(b, TextBlock) and b.text)
             text = " ".join(text.split())
             if text:
                 lines.append(f"[{message.id}] {message.role}: {text}")

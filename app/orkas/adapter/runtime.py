@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from orkas.adapter.attachments import ATTACHED, Attachment, content_for
+from orkas.adapter.attachments import Attachment, content_for
 from orkas.adapter.conversations import Conversation, ConversationStore
 from orkas.adapter.event_log import EventLog
 from orkas.adapter.processes import ConversationProcesses
@@ -40,7 +40,7 @@ from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Decision, Permissions
 from orkas.engine.events import Done, Error
-from orkas.engine.messages import Message, Notice, TextBlock, UserMessage
+from orkas.engine.messages import AttachmentBlock, Message, Notice, TextBlock, UserMessage
 from orkas.engine.runner import Agent
 from orkas.engine.session import Session
 from orkas.engine.steer import SteerQueue
@@ -341,9 +341,8 @@ async def _note(session: Session, kind: str, text: str) -> None:
 
 
 def _text(message: UserMessage) -> str:
-    """What the person typed: the text blocks that are not attachment lines."""
-    texts = [getattr(b, "text", "") for b in message.content]
-    return "".join(t for t in texts if not t.startswith(ATTACHED))
+    """What the person typed: the text blocks, exactly (an attached file is a block of its own)."""
+    return "".join(b.text for b in message.content if isinstance(b, TextBlock))
 
 
 def _shown(attachment: Attachment) -> AttachmentShown:
@@ -351,11 +350,10 @@ def _shown(attachment: Attachment) -> AttachmentShown:
 
 
 def _message_shown(message: UserMessage, from_queued: tuple[str, ...] = ()) -> UserMessageShown:
-    """A user message as the UI shows it: its text and the names of its attachments."""
-    names = [
-        t[len(ATTACHED) :].split(" (", 1)[0]
+    """A user message as the UI shows it: its text and its attachments."""
+    files = tuple(
+        AttachmentShown(name=b.name, size=b.size, media_type=b.media_type)
         for b in message.content
-        if (t := getattr(b, "text", "")).startswith(ATTACHED)
-    ]
-    shown = tuple(AttachmentShown(name=n) for n in names)
-    return UserMessageShown(message_id=message.id, text=_text(message), attachments=shown, from_queued=from_queued)
+        if isinstance(b, AttachmentBlock)
+    )
+    return UserMessageShown(message_id=message.id, text=_text(message), attachments=files, from_queued=from_queued)

@@ -13,12 +13,15 @@ from typing import Literal
 
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
+from orkas.engine.consent import Mode
 
 Kind = Literal["anthropic", "openai-compatible"]
 DEFAULT_MODEL: dict[str, str] = {"anthropic": "claude-sonnet-4-5", "openai-compatible": "gpt-5-mini"}
-MODES = ("ask", "auto", "plan")
-THEMES = ("system", "light", "dark")
-LANGUAGES = ("auto", "en", "zh", "pt")
+MODES: tuple[Mode, ...] = ("ask", "auto", "plan")
+Theme = Literal["system", "light", "dark"]
+THEMES: tuple[Theme, ...] = ("system", "light", "dark")
+Language = Literal["auto", "en", "zh", "pt"]
+LANGUAGES: tuple[Language, ...] = ("auto", "en", "zh", "pt")
 
 
 @dataclass(slots=True)
@@ -49,9 +52,9 @@ class Preferences:
     """What the person chose in the settings screen."""
 
     default_model: str | None = None  # "provider/model"; None means the first entry
-    mode: str = "ask"  # permission mode for new runs: ask | auto | plan
-    theme: str = "system"  # system | light | dark
-    language: str = "auto"
+    mode: Mode = "ask"  # permission mode for new runs (read from a file: `check` makes it so)
+    theme: Theme = "system"
+    language: Language = "auto"
     # what the knowledge base's meaning search runs on: "bundled" (the local model), "none" (keyword
     # search only) or "provider/model" (an OpenAI-compatible provider's embeddings endpoint)
     embeddings: str = "bundled"

@@ -13,6 +13,7 @@ from typing import Any
 
 from orkas.engine.messages import (
     AssistantMessage,
+    AttachmentBlock,
     ContentBlock,
     ImageBlock,
     Message,
@@ -64,6 +65,9 @@ def encode(message: Message) -> dict[str, Any]:
 def encode_block(block: ContentBlock) -> dict[str, Any]:
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text}
+    if isinstance(block, AttachmentBlock):
+        return {"type": "attachment", "name": block.name, "size": block.size, "media_type": block.media_type,
+                "path": block.path}  # fmt: skip
     if isinstance(block, ImageBlock):
         return {"type": "image", "media_type": block.media_type, "data": block.data}
     if isinstance(block, ToolUseBlock):
@@ -145,6 +149,10 @@ def decode_block(raw: Mapping[str, Any]) -> ContentBlock:
         return TextBlock(text=str(raw["text"]))
     if kind == "image":
         return ImageBlock(data=str(raw["data"]), media_type=str(raw["media_type"]))
+    if kind == "attachment":
+        return AttachmentBlock(
+            name=str(raw["name"]), size=int(raw["size"]), media_type=str(raw["media_type"]), path=str(raw["path"])
+        )
     if kind == "tool_use":
         if not isinstance(raw["input"], Mapping):
             raise RecordError("tool_use input must be an object")

@@ -26,9 +26,11 @@ from typing import Literal
 from orkas.core.errors import ProviderError
 from orkas.engine.abort import Aborted, AbortSignal, Pump
 from orkas.engine.context import ContextBudget, ContextMeter
+from orkas.engine.convert import attachment_line
 from orkas.engine.events import Compaction, Event, RunWarning
 from orkas.engine.messages import (
     AssistantMessage,
+    AttachmentBlock,
     ContentBlock,
     ImageBlock,
     Message,
@@ -288,6 +290,8 @@ def _render_block(block: ContentBlock) -> str:
         return "[image]"
     if isinstance(block, ToolUseBlock):
         return f"tool call {block.name} {dict(block.input)}"
+    if isinstance(block, AttachmentBlock):
+        return attachment_line(block)
     return f"(reasoning) {block.text}"
 
 

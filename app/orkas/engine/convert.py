@@ -1,8 +1,9 @@
 """The one function that turns a stored history into what a provider may receive.
 
 Everything provider-dependent about history lives here, so the run loop stays vendor-neutral:
-app-only notices are dropped, reasoning is replayed only to the model that produced it, and images
-move out of tool results for providers that cannot take them there.
+app-only notices are dropped, reasoning is replayed only to the model that produced it, images
+move out of tool results for providers that cannot take them there, and attached files become the
+line of text that names them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import replace
 
 from orkas.engine.messages import (
     AssistantMessage,
+    AttachmentBlock,
     ContentBlock,
     ImageBlock,
     LLMMessage,
@@ -58,7 +60,8 @@ def _assistant(message: AssistantMessage, *, provider: str, model: str) -> Assis
 def _user(message: UserMessage, capabilities: Capabilities) -> UserMessage:
     images_ok_in_results = capabilities.images and capabilities.images_in_tool_results
     needs_change = any(
-        (isinstance(b, ImageBlock) and not capabilities.images)
+        isinstance(b, AttachmentBlock)
+        or (isinstance(b, ImageBlock) and not capabilities.images)
         or (isinstance(b, ToolResultBlock) and not images_ok_in_results and _has_image(b))
         for b in message.content
     )
@@ -67,7 +70,9 @@ def _user(message: UserMessage, capabilities: Capabilities) -> UserMessage:
     head: list[ContentBlock] = []
     moved: list[ContentBlock] = []
     for block in message.content:
-        if isinstance(block, ImageBlock) and not capabilities.images:
+        if isinstance(block, AttachmentBlock):
+            head.append(TextBlock(text=attachment_line(block)))
+        elif isinstance(block, ImageBlock) and not capabilities.images:
             head.append(TextBlock(text=IMAGE_OMITTED))
         elif isinstance(block, ToolResultBlock) and _has_image(block):
             result, images = _split_tool_result(block, capabilities)
@@ -76,6 +81,19 @@ def _user(message: UserMessage, capabilities: Capabilities) -> UserMessage:
         else:
             head.append(block)
     return replace(message, content=(*head, *moved))
+
+
+def attachment_line(block: AttachmentBlock) -> str:
+    """What a model reads for an attached file: its name, size, type and where to read it."""
+    return f"[attached file: {block.name} ({_size(block.size)}, {block.media_type}) at {block.path}]"
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
 
 
 def _has_image(block: ToolResultBlock) -> bool:

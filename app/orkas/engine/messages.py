@@ -59,7 +59,21 @@ class ThinkingBlock:
     type: Literal["thinking"] = "thinking"
 
 
-ContentBlock = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AttachmentBlock:
+    """A file the person attached to their message: what it is and where the agent can read it. Kept
+    structured in the transcript (a name like `report (1).pdf` survives exactly, and typed text that
+    happens to look like an attachment line stays text); turned into a line of text only at the
+    provider boundary (convert.py, `attachment_line`)."""
+
+    name: str
+    size: int
+    media_type: str
+    path: str  # the stored copy, or the file where it lies in the workspace or a granted folder
+    type: Literal["attachment"] = "attachment"
+
+
+ContentBlock = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | AttachmentBlock
 ToolResultContent = TextBlock | ImageBlock
 
 

@@ -35,7 +35,7 @@ from orkas.engine.retry import describe, error_kind, is_retryable
 from orkas.engine.session import Session
 
 if TYPE_CHECKING:
-    from orkas.engine.runner import RunConfig
+    from orkas.engine.run_config import RunConfig
 
 log = logging.getLogger(__name__)
 

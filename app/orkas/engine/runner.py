@@ -15,7 +15,7 @@ import functools
 import logging
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from orkas.engine.abort import AbortSignal
@@ -25,43 +25,22 @@ from orkas.engine.compaction import Compactor
 from orkas.engine.consent import Permissions
 from orkas.engine.context import ContextBudget
 from orkas.engine.events import Done, Error, Event, RunStart
-from orkas.engine.loop_guard import STOP_AT, WARN_AT, LoopGuard
+from orkas.engine.loop_guard import LoopGuard
 from orkas.engine.messages import TextBlock, UserMessage, user_text
 from orkas.engine.model_call import ModelCall
 from orkas.engine.prompt import SystemPrompt
-from orkas.engine.providers.base import Reasoning, ToolDefinition
+from orkas.engine.providers.base import ToolDefinition
 from orkas.engine.providers.registry import ProviderRegistry
-from orkas.engine.retry import RetryPolicy
+from orkas.engine.run_config import RunConfig
 from orkas.engine.session import Session
 from orkas.engine.steer import SteerQueue
 from orkas.engine.tokens import estimate_json, estimate_tokens
-from orkas.engine.tool_runner import MAX_PARALLEL, ToolRunner
+from orkas.engine.tool_runner import ToolRunner
 from orkas.engine.tools.base import Tool, ToolSet
 from orkas.engine.turn import Stop, Turn
 
+__all__ = ["Agent", "RunConfig", "RunResult"]  # RunConfig lives in run_config.py; callers may name it here
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunConfig:
-    model: str
-    max_tool_loops: int = 100
-    max_tokens: int | None = None  # default: the model's full output limit
-    context_window: int | None = None  # override the model catalogue
-    temperature: float | None = None
-    reasoning: Reasoning = "off"
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    max_parallel_tools: int = MAX_PARALLEL
-    loop_warn_at: int = WARN_AT
-    loop_stop_at: int = STOP_AT
-
-    def __post_init__(self) -> None:
-        if self.max_tool_loops < 1:
-            raise ValueError(f"max_tool_loops must be at least 1, got {self.max_tool_loops!r}")
-        if self.max_tokens is not None and self.max_tokens < 1:
-            raise ValueError(f"max_tokens must be at least 1, got {self.max_tokens!r}")
-        if self.context_window is not None and self.context_window < 1024:
-            raise ValueError(f"context_window must be at least 1024 tokens, got {self.context_window!r}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

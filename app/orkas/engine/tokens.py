@@ -21,6 +21,7 @@ import struct
 from collections.abc import Iterable, Sequence
 
 from orkas.engine.messages import (
+    AttachmentBlock,
     ContentBlock,
     ImageBlock,
     Message,
@@ -109,6 +110,10 @@ def estimate_block(block: ContentBlock) -> int:
         return TOOL_CALL_OVERHEAD + estimate_tokens(block.name) + estimate_json(dict(block.input))
     if isinstance(block, ToolResultBlock):
         return TOOL_RESULT_OVERHEAD + sum(estimate_block(part) for part in block.content)
+    if isinstance(block, AttachmentBlock):
+        from orkas.engine.convert import attachment_line  # what the provider will read
+
+        return estimate_tokens(attachment_line(block))
     # Thinking: readable text is billed as output and replayed as input; a redacted payload is
     # opaque base64, which tokenizes at roughly one token per three to four characters.
     return estimate_tokens(block.text) + (len(block.signature or "") // 3 if block.redacted else 0)

@@ -25,13 +25,13 @@ from orkas.engine.events import Event, LoopWarning, PermissionRequest, ToolEnd, 
 from orkas.engine.loop_guard import LoopGuard
 from orkas.engine.messages import TextBlock, ToolResultBlock, ToolUseBlock
 from orkas.engine.providers.base import INVALID_INPUT_KEY
+from orkas.engine.run_config import MAX_PARALLEL
 from orkas.engine.tools.base import Tool, ToolContext, ToolResult, ToolSet, error_result
 
 log = logging.getLogger(__name__)
 
 ABORTED_TEXT = "aborted: the user stopped the run before this tool call finished"
 CANCEL_GRACE = 2.0  # seconds a cancelled tool gets to clean up before we stop waiting
-MAX_PARALLEL = 8
 
 
 def not_run_results(calls: Sequence[ToolUseBlock], reason: str) -> tuple[ToolResultBlock, ...]:

@@ -36,7 +36,7 @@ from orkas.engine.steer import SteerQueue
 from orkas.engine.tool_runner import ToolRunner, not_run_results
 
 if TYPE_CHECKING:
-    from orkas.engine.runner import RunConfig
+    from orkas.engine.run_config import RunConfig
 
 log = logging.getLogger(__name__)
 

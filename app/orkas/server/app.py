@@ -19,10 +19,11 @@ from orkas import __version__
 from orkas.adapter.attachments import AttachmentError, AttachmentStore
 from orkas.adapter.conversations import Conversation
 from orkas.adapter.knowledge import KnowledgeService
+from orkas.adapter.preferences import change_preferences
 from orkas.adapter.product_events import WIRE_VERSION
 from orkas.adapter.provider_admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
 from orkas.adapter.runtime import ConversationRuntime
-from orkas.adapter.settings import Kind, Preferences, SettingsStore
+from orkas.adapter.settings import Kind, SettingsStore
 from orkas.adapter.vault import FileKey, Vault, VaultError
 from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.codec import encode
@@ -98,6 +99,8 @@ class Order(BaseModel):
 
 
 class PreferencesChange(BaseModel):
+    """Values are checked by the adapter (preferences.py), which says in a sentence what is allowed."""
+
     default_model: str | None = None
     mode: str | None = None
     theme: str | None = None
@@ -360,22 +363,11 @@ def _add_service_routes(api: FastAPI, runtime: ConversationRuntime, services: Se
 
     @api.put("/api/settings/preferences")
     async def preferences_set(body: PreferencesChange) -> dict[str, Any]:
-        product = _config(services.settings.load)
-        current = asdict(product.preferences)
-        changes = {k: v for k, v in body.model_dump().items() if v is not None and k in current}
-        if body.clear_default_model:
-            changes["default_model"] = None
-        if changes.get("default_model") and changes["default_model"] not in pools(product):
-            raise HTTPException(status_code=400, detail=f"{changes['default_model']} is not a configured model")
-        embeddings = changes.get("embeddings")
-        if embeddings:
-            _config(lambda: product.embeddings_endpoint(embeddings))
-        preferences = Preferences(**{**current, **changes})
-        _config(preferences.check)
-        product.preferences = preferences
-        services.settings.save(product)
-        if embeddings and embeddings != current["embeddings"] and services.knowledge is not None:
-            await asyncio.to_thread(services.knowledge.use_embedder)
+        changes = body.model_dump(exclude={"clear_default_model"})
+        with _answered():
+            preferences = await change_preferences(
+                services.settings, changes, clear_default_model=body.clear_default_model, knowledge=services.knowledge
+            )
         return asdict(preferences)
 
     @api.post("/api/providers", status_code=201)

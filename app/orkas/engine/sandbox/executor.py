@@ -224,7 +224,11 @@ class Background:
     async def stop(self) -> None:
         await terminate(self.process)
         if self._pump is not None:
-            await asyncio.gather(self._pump, return_exceptions=True)
+            # Its output ends when the last holder of the pipe is gone; never wait on that for ever.
+            done, _ = await asyncio.wait({self._pump}, timeout=GRACE)
+            if not done:
+                self._pump.cancel()
+                await asyncio.gather(self._pump, return_exceptions=True)
 
 
 def _slug(path: Path) -> str:
@@ -414,23 +418,29 @@ def _keep_tail(path: Path, size: int) -> None:
 
 
 async def terminate(process: asyncio.subprocess.Process, grace: float = GRACE) -> None:
-    """SIGTERM the process group and every descendant, then SIGKILL them if they have not gone after
-    `grace` seconds. The descendants are signalled one by one because bubblewrap starts the command in
-    a session of its own and itself ignores SIGTERM: without this, a dev server would never get the
-    chance to shut down cleanly, and every stop would wait the whole grace period."""
+    """SIGTERM the process group and every descendant, then SIGKILL whatever is left, at the latest
+    after `grace` seconds. The descendants are signalled one by one because bubblewrap starts the
+    command in a session of its own and its inner process ignores SIGTERM: without this a server would
+    never get the chance to shut down cleanly, and an inner bubblewrap outliving the outer one would
+    keep the output pipe open for ever."""
+    tree: list[int] = []
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid in _descendants(process.pid):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, sig)
-        try:
+        tree += [pid for pid in _descendants(process.pid) if pid not in tree]
+        _signal_all(tree, sig)
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
         try:
             await asyncio.wait_for(process.wait(), timeout=grace)
-            return
         except TimeoutError:
             continue
+        _signal_all(tree, signal.SIGKILL)  # the leader is gone: nothing of its tree may linger
+        return
+
+
+def _signal_all(pids: list[int], sig: signal.Signals) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
 
 
 def _descendants(pid: int) -> list[int]:

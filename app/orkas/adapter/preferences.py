@@ -1,0 +1,46 @@
+"""Changing the person's preferences: the product's rules for it, in one place (the server's route
+and any other caller only pass the change on). A default model must be one that is configured, an
+embeddings choice must name a usable endpoint, and choosing another embedder re-embeds the knowledge
+base on a worker thread."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict
+from typing import Any, Protocol
+
+from orkas.adapter.provider_admin import pools
+from orkas.adapter.settings import Preferences, SettingsStore
+from orkas.core.errors import ConfigError
+
+
+class Reembeds(Protocol):
+    def use_embedder(self) -> None: ...
+
+
+async def change_preferences(
+    store: SettingsStore,
+    changes: dict[str, Any],
+    *,
+    clear_default_model: bool = False,
+    knowledge: Reembeds | None = None,
+) -> Preferences:
+    """Apply `changes` (fields of `Preferences`; None values are ignored), check and save them.
+    Raises ConfigError with a sentence the person can act on."""
+    product = store.load()
+    current = asdict(product.preferences)
+    wanted = {k: v for k, v in changes.items() if v is not None and k in current}
+    if clear_default_model:
+        wanted["default_model"] = None
+    if wanted.get("default_model") and wanted["default_model"] not in pools(product):
+        raise ConfigError(f"{wanted['default_model']} is not a configured model")
+    embeddings = wanted.get("embeddings")
+    if embeddings:
+        product.embeddings_endpoint(embeddings)  # raises when that endpoint cannot be used
+    preferences = Preferences(**{**current, **wanted})
+    preferences.check()
+    product.preferences = preferences
+    store.save(product)
+    if embeddings and embeddings != current["embeddings"] and knowledge is not None:
+        await asyncio.to_thread(knowledge.use_embedder)
+    return preferences
