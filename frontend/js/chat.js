@@ -231,6 +231,7 @@ export class ChatView {
       turn.el.classList.add("finished");
     }
     this.closeOpenCards();
+    if (event.text) this.hooks.onAnnounce?.(event.text); // the finished turn, once
   }
 
   on_error(event) {
@@ -290,19 +291,30 @@ export class ChatView {
   segment(turn) {
     if (!turn.segment) {
       const node = el("div", "markdown");
+      const settled = el("div", "settled");
+      const tail = el("div", "tail");
+      node.append(settled, tail);
       turn.body.append(node);
-      turn.segment = { node, raw: "", pending: false };
+      turn.segment = { node, settled, tail, raw: "", done: 0, pending: false };
       turn.thinking = null;
     }
     return turn.segment;
   }
 
+  // Incremental: the blocks that can no longer change (everything before the last blank line outside
+  // a code fence) are drawn once and kept; only the open block at the end is drawn again each frame.
+  // Redrawing the whole reply every frame was quadratic in its length.
   paint(segment) {
     if (segment.pending) return;
     segment.pending = true;
     requestAnimationFrame(() => {
       segment.pending = false;
-      segment.node.replaceChildren(renderMarkdown(segment.raw));
+      const boundary = settledUpTo(segment.raw);
+      if (boundary > segment.done) {
+        segment.settled.append(renderMarkdown(segment.raw.slice(segment.done, boundary)));
+        segment.done = boundary;
+      }
+      segment.tail.replaceChildren(renderMarkdown(segment.raw.slice(segment.done)));
       this.scroll();
     });
   }
@@ -359,4 +371,19 @@ export class ChatView {
     const near = box.scrollHeight - box.scrollTop - box.clientHeight < 160;
     if (force || near) box.scrollTop = box.scrollHeight;
   }
+}
+
+// Where the finished blocks of a streaming reply end: just after the last blank line that is not
+// inside a code fence (a blank line closes every other block this renderer knows).
+export function settledUpTo(raw) {
+  let fenced = false;
+  let boundary = 0;
+  let at = 0;
+  for (const line of raw.split("\n")) {
+    const end = at + line.length + 1;
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    else if (!fenced && !line.trim() && end <= raw.length) boundary = end;
+    at = end;
+  }
+  return boundary;
 }

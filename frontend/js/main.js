@@ -93,6 +93,7 @@ async function openChat(id) {
     onRunning: (running) => composer.setRunning(running),
     onQueuedDropped: (text) => composer.giveBack(text),
     onOpenProviders: () => showSettings("providers"),
+    onAnnounce: (text) => { $("#announcer").textContent = text; },
     onResend: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/resend`, {})),
     onDiscard: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/discard`, {})),
   });

@@ -742,3 +742,30 @@ def test_switching_quickly_between_two_streaming_chats_never_mixes_them(
         expect(page.locator(".msg.user")).to_have_text([name], timeout=TIMEOUT)
         expect(page.locator(".msg.assistant").last).to_contain_text(f"{mine}29", timeout=30_000)
         expect(page.locator("#messages")).not_to_contain_text(other)
+
+
+def test_a_long_reply_is_drawn_incrementally_and_announced_once(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    paragraphs = [f"Paragraph {i}: " + "word " * 20 for i in range(40)]
+    anthropic_server.script(Reply(events=wire.events([wire.text(p + "\n\n") for p in paragraphs]), event_delay=0.02))
+    page.evaluate("""() => {
+        window.redrawn = 0;  // paragraphs taken out of the page while the reply streams
+        window.announced = 0;
+        new MutationObserver((records) => {
+            for (const r of records) for (const n of r.removedNodes) if (n.nodeName === "P") window.redrawn++;
+        }).observe(document.querySelector("#messages"), { childList: true, subtree: true });
+        new MutationObserver(() => window.announced++)
+            .observe(document.querySelector("#announcer"), { childList: true, characterData: true, subtree: true });
+    }""")
+    send(page, "write forty paragraphs")
+    expect(page.locator(".msg.assistant .markdown p")).to_have_count(40, timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .markdown p").last).to_contain_text("Paragraph 39")
+    expect(page.locator("button.stop")).to_be_hidden(timeout=TIMEOUT)
+    redrawn = page.evaluate("window.redrawn")
+    # Only the open block at the end is drawn again (a few times while its text arrives); a redraw of
+    # the whole reply every frame takes out thousands here.
+    assert redrawn <= 4 * len(paragraphs), f"{redrawn} paragraphs were redrawn"
+    assert page.locator("#messages").get_attribute("aria-live") is None  # frames are not read out
+    expect(page.locator("#announcer")).to_contain_text("Paragraph 39")
+    assert page.evaluate("window.announced") == 1  # the finished reply, once
