@@ -111,8 +111,9 @@ def test_the_window_opens_answers_and_receives_a_real_drop(display: str, tmp_pat
         assert source.stdout is not None and source.stdout.readline().strip() == "ready"
         shown = wait_for(tmp_path / "report.jsonl", "shown")
         assert shown["ping"]["ok"] is True  # page → Python → page
-        time.sleep(1.0)  # first paint of the app shell after load
-        spread = screenshot(display, tmp_path / "window.png")
+        deadline = time.monotonic() + 15  # the first paint of the app shell, however long it takes
+        while (spread := screenshot(display, tmp_path / "window.png")) <= 0.05 and time.monotonic() < deadline:
+            time.sleep(0.2)
         assert spread > 0.05, f"the screen looks blank (pixel spread {spread:.3f})"
 
         drag(display, (100, 50), (1000, 500))  # from the source window into the middle of the app

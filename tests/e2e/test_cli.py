@@ -145,10 +145,8 @@ def test_ctrl_c_stops_the_run(anthropic_server: FakeServer, tmp_path: Path) -> N
     deadline = time.monotonic() + 10
     while not anthropic_server.requests and time.monotonic() < deadline:
         time.sleep(0.02)
-    started = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=10)
-    assert time.monotonic() - started < 3
+    out, err = proc.communicate(timeout=10)  # a deadline, not a timing claim
     assert proc.returncode == 130, err
     last = json.loads(out.strip().splitlines()[-1])
     assert last["type"] == "error" and last["kind"] == "aborted"

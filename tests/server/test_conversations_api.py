@@ -12,6 +12,7 @@ from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.runner import Agent, RunConfig
 from orkas.server.app import create_app
 from tests.fakes.scripted import ScriptedProvider, text
+from tests.server.sockets import receive_json
 
 TOKEN = "t" * 43
 HOST = {"host": "127.0.0.1:8123"}
@@ -66,16 +67,16 @@ def test_a_message_streams_back_over_the_websocket(tmp_path: Path) -> None:
 def streams_back(api: TestClient) -> None:
     ident = api.post("/api/conversations", json={}).json()["id"]
     with api.websocket_connect(f"/api/events?token={TOKEN}&conversation={ident}", headers=HOST) as socket:
-        assert socket.receive_json()["type"] == "hello"
+        assert receive_json(socket)["type"] == "hello"
         assert api.post(f"/api/conversations/{ident}/messages", json={"text": "hello"}).status_code == 202
         seen = []
         while not seen or seen[-1]["type"] != "idle":
-            seen.append(socket.receive_json())
+            seen.append(receive_json(socket))
     assert [e["type"] for e in seen][-2:] == ["done", "idle"] and seen[-2]["text"] == "Hi from the agent.", seen
     url = f"/api/events?token={TOKEN}&conversation={ident}&after={seen[-3]['seq']}"
     with api.websocket_connect(url, headers=HOST) as socket:
-        socket.receive_json()  # hello
-        assert [socket.receive_json()["type"] for _ in range(2)] == ["done", "idle"]  # catch-up, no duplicates
+        receive_json(socket)  # hello
+        assert [receive_json(socket)["type"] for _ in range(2)] == ["done", "idle"]  # catch-up, no duplicates
     history = api.get(f"/api/conversations/{ident}/messages").json()["messages"]
     assert [m["role"] for m in history] == ["user", "assistant"]
     assert (

@@ -17,6 +17,7 @@ from orkas.host import Hosted, host
 from tests.fakes import anthropic as wire
 from tests.fakes.openai import EMBEDDINGS_PATH, embeddings_responder
 from tests.fakes.server import FakeServer
+from tests.server.sockets import receive_json
 
 KEY = "sk-ant-api03-THE-WHOLE-SECRET-0123456789"
 
@@ -171,11 +172,11 @@ def test_folder_indexing_reports_progress_as_it_goes_and_the_whole_base_exports(
     (folder / "broken.pdf").write_bytes(b"not a pdf at all")
     host_header = {"Host": f"127.0.0.1:{hosted.port}"}
     with api.websocket_connect(f"/api/kb/events?token={hosted.token}", headers=host_header) as socket:
-        assert socket.receive_json()["type"] == "kb.status"
+        assert receive_json(socket)["type"] == "kb.status"
         assert api.post("/api/kb/paths", json={"path": str(folder)}).status_code == 202
         events = []
         while not events or events[-1]["phase"] not in ("indexed", "failed"):
-            events.append(socket.receive_json())
+            events.append(receive_json(socket))
     steps = [(e["done"], e["total"]) for e in events if e["phase"] == "indexing"]
     assert steps == [(1, 4), (2, 4), (3, 4), (4, 4)]
     report = events[-1]["report"]

@@ -267,6 +267,16 @@ class KnowledgeBase:
         last = end_line or max(lines)
         return "\n".join(lines.get(n, "") for n in range(start_line, last + 1))
 
+    def vector_index(self) -> dict[str, Any]:
+        """What the vector arm is: `exact` or `approximate` (inverted lists), how many vectors it holds,
+        and for an approximate index how many lists it was trained with."""
+        with self._lock:
+            index = self._index
+        if index is None:
+            return {"kind": "none", "vectors": 0, "lists": 0}
+        lists = int(getattr(index, "nlist", 0))
+        return {"kind": "approximate" if lists else "exact", "vectors": int(index.ntotal), "lists": lists}
+
     def pending(self) -> int:
         """Chunks not yet in the vector index (0 without an embedder)."""
         if self.embedder is None:

@@ -1,0 +1,215 @@
+"""The conversation routes: conversations, their messages and event stream, the recycle bin,
+background processes, messages not sent, attachments and granted folders."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
+from pydantic import BaseModel, Field
+from starlette.requests import ClientDisconnect
+
+from orkas import __version__
+from orkas.adapter.attachments import AttachmentError
+from orkas.adapter.conversations import Conversation
+from orkas.adapter.product_events import WIRE_VERSION
+from orkas.adapter.runtime import ConversationRuntime
+from orkas.engine.codec import encode
+from orkas.server.answers import answered, config
+from orkas.server.sockets import forward
+
+if TYPE_CHECKING:
+    from orkas.server.app import Services
+
+
+class NewConversation(BaseModel):
+    title: str = Field(default="", max_length=200)
+    workspace: str | None = None
+
+
+class Rename(BaseModel):
+    title: str = Field(min_length=1, max_length=200)
+
+
+class Send(BaseModel):
+    text: str = Field(default="", max_length=200_000)
+    attachments: list[str] = Field(default_factory=list, max_length=20)
+
+
+class Answer(BaseModel):
+    question_id: str
+    decision: Literal["allow_once", "allow_run", "always", "deny"]
+
+
+class Folder(BaseModel):
+    path: str = Field(min_length=1, max_length=4096)
+
+
+def _message_view(message: Any) -> dict[str, Any]:
+    """A transcript message for the UI: image bytes are left out (the text line names the file)."""
+    data: dict[str, Any] = encode(message)
+    for block in data.get("content", []):
+        if isinstance(block, dict) and block.get("type") == "image":
+            block.pop("data", None)
+    return data
+
+
+def _shown_files(record: dict[str, Any]) -> dict[str, Any]:
+    """An unsent message's attachments as the UI shows them: never where they are stored."""
+    keep = ("name", "size", "media_type")
+    return {"attachments": [{k: a.get(k) for k in keep} for a in record.get("attachments", [])]}
+
+
+def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services: Services | None) -> None:
+    conversations = runtime.store
+
+    @api.get("/api/conversations")
+    async def conversations_list() -> list[dict[str, Any]]:
+        return [{**asdict(c), "running": c.id in runtime.active} for c in conversations.recent()]
+
+    @api.post("/api/conversations", status_code=201)
+    async def conversations_create(body: NewConversation) -> dict[str, Any]:
+        workspace = Path(body.workspace).expanduser() if body.workspace else None
+        return asdict(config(lambda: conversations.create(title=body.title, workspace=workspace)))
+
+    @api.get("/api/conversations/{conversation_id}")
+    async def conversations_get(conversation_id: str) -> dict[str, Any]:
+        return asdict(config(lambda: conversations.get(conversation_id)))
+
+    @api.patch("/api/conversations/{conversation_id}")
+    async def conversations_rename(conversation_id: str, body: Rename) -> dict[str, Any]:
+        return asdict(config(lambda: conversations.rename(conversation_id, body.title)))
+
+    @api.delete("/api/conversations/{conversation_id}", status_code=204)
+    async def conversations_delete(conversation_id: str) -> None:
+        """To the recycle bin: its run and background processes stop, and chat_search forgets it."""
+        with answered():
+            await runtime.delete(conversation_id)
+
+    @api.get("/api/recycle")
+    async def recycle_list() -> list[dict[str, Any]]:
+        return [asdict(c) for c in conversations.deleted()]
+
+    @api.post("/api/recycle/{conversation_id}/restore")
+    async def recycle_restore(conversation_id: str) -> dict[str, Any]:
+        with answered():
+            return asdict(await runtime.restore(conversation_id))
+
+    @api.get("/api/conversations/{conversation_id}/processes")
+    async def processes_list(conversation_id: str) -> list[dict[str, Any]]:
+        config(lambda: conversations.get(conversation_id))
+        return [asdict(p) for p in runtime.processes.listed(conversation_id)]
+
+    @api.post("/api/conversations/{conversation_id}/processes/stop")
+    async def processes_stop(conversation_id: str) -> dict[str, int]:
+        """Stop all: every background process this conversation started."""
+        config(lambda: conversations.get(conversation_id))
+        return {"stopped": await runtime.processes.stop(conversation_id)}
+
+    @api.get("/api/conversations/{conversation_id}/messages")
+    async def conversations_messages(conversation_id: str) -> dict[str, Any]:
+        snap = config(lambda: runtime.snapshot(conversation_id))
+        return {
+            "v": WIRE_VERSION,
+            "id": conversation_id,
+            "messages": [_message_view(m) for m in snap.messages],
+            "after": snap.after,
+            "running": snap.running,
+            "repaired": bool(snap.report and snap.report.changed),
+            "unsent": [{k: v for k, v in r.items() if k != "attachments"} | _shown_files(r) for r in snap.unsent],
+        }
+
+    @api.post("/api/conversations/{conversation_id}/unsent/{message_id}/resend", status_code=202)
+    async def unsent_resend(conversation_id: str, message_id: str) -> dict[str, Any]:
+        """Send again a message that could not be sent (no provider then)."""
+        return config(lambda: runtime.resend(conversation_id, message_id))
+
+    @api.post("/api/conversations/{conversation_id}/unsent/{message_id}/discard")
+    async def unsent_discard(conversation_id: str, message_id: str) -> dict[str, bool]:
+        config(lambda: runtime.discard(conversation_id, message_id))
+        return {"discarded": True}
+
+    @api.get("/api/search")
+    async def search(q: str) -> list[dict[str, Any]]:
+        return [{"conversation": asdict(h.conversation), "snippet": h.snippet} for h in conversations.search(q)]
+
+    @api.post("/api/conversations/{conversation_id}/messages", status_code=202)
+    async def conversations_send(conversation_id: str, body: Send) -> dict[str, Any]:
+        if not body.text.strip() and not body.attachments:
+            raise HTTPException(status_code=422, detail="write something or attach a file")
+        files = []
+        if body.attachments:
+            if services is None:
+                raise HTTPException(status_code=400, detail="attachments are not available here")
+            files = config(lambda: services.attachments.get(conversation_id, body.attachments))
+        return config(lambda: runtime.send(conversation_id, body.text, files))
+
+    @api.post("/api/conversations/{conversation_id}/stop")
+    async def conversations_stop(conversation_id: str) -> dict[str, bool]:
+        return {"stopped": runtime.stop(conversation_id)}
+
+    @api.post("/api/conversations/{conversation_id}/answers")
+    async def conversations_answer(conversation_id: str, body: Answer) -> dict[str, bool]:
+        answered = runtime.answer(conversation_id, body.question_id, body.decision)
+        if not answered:
+            raise HTTPException(status_code=404, detail="no open question with that id")
+        return {"answered": True}
+
+    @api.websocket("/api/events")
+    async def events(socket: WebSocket, conversation: str = "", after: int = 0) -> None:
+        await socket.accept()
+        await socket.send_json({"type": "hello", "v": WIRE_VERSION, "version": __version__})
+        if not conversation:
+            await socket.close()
+            return
+        backlog, queue = runtime.subscribe(conversation, after)
+        try:
+            await forward(socket, backlog, queue)
+        finally:
+            runtime.unsubscribe(conversation, queue)
+
+    if services is not None:
+        _add_file_routes(api, runtime, services)
+
+
+def _add_file_routes(api: FastAPI, runtime: ConversationRuntime, services: Services) -> None:
+    """Attachments and granted folders: what a conversation may read besides its workspace."""
+    conversations = runtime.store
+
+    def conversation(conversation_id: str) -> Conversation:
+        return config(lambda: conversations.get(conversation_id))
+
+    @api.post("/api/conversations/{conversation_id}/attachments", status_code=201)
+    async def attachments_upload(
+        conversation_id: str, request: Request, name: str = Query(min_length=1, max_length=255)
+    ) -> dict[str, Any]:
+        """The file's bytes as the body (application/octet-stream), written to disk as they arrive."""
+        found = conversation(conversation_id)
+        upload = await asyncio.to_thread(services.attachments.incoming, found, name)
+        try:
+            async for chunk in request.stream():
+                await asyncio.to_thread(upload.write, chunk)
+            return asdict(await asyncio.to_thread(upload.finish))
+        except AttachmentError as e:
+            raise HTTPException(status_code=413, detail=str(e)) from None
+        except ClientDisconnect:
+            await asyncio.to_thread(upload.abort)
+            raise HTTPException(status_code=400, detail="the upload was cut off") from None
+        except BaseException:
+            await asyncio.to_thread(upload.abort)
+            raise
+
+    @api.post("/api/conversations/{conversation_id}/grants")
+    async def grants_add(conversation_id: str, body: Folder) -> dict[str, Any]:
+        folder = Path(body.path).expanduser()
+        if not folder.is_dir():
+            raise HTTPException(status_code=400, detail=f"{body.path} is not a folder")
+        protected = services.protected()
+        return asdict(config(lambda: conversations.grant(conversation_id, folder, protected=protected)))
+
+    @api.post("/api/conversations/{conversation_id}/grants/remove")
+    async def grants_remove(conversation_id: str, body: Folder) -> dict[str, Any]:
+        return asdict(config(lambda: conversations.revoke(conversation_id, body.path)))

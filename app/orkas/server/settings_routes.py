@@ -1,0 +1,150 @@
+"""The settings routes: what the settings screen shows and changes — providers and keys (never
+returned), the vault's passphrase, preferences, local model servers — and, when present, memory and
+the knowledge base (memory_routes.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI, HTTPException
+from pydantic import BaseModel, Field
+
+from orkas.adapter.preferences import change_preferences
+from orkas.adapter.provider_admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
+from orkas.adapter.settings import Kind
+from orkas.adapter.vault import FileKey, VaultError
+from orkas.engine.sandbox.executor import confinement
+from orkas.server.answers import answered, config
+from orkas.server.memory_routes import add_knowledge_routes, add_memory_routes
+
+if TYPE_CHECKING:
+    from orkas.server.app import Services
+
+
+class Passphrase(BaseModel):
+    passphrase: str = Field(min_length=1, max_length=1024)
+
+
+class NewPassphrase(BaseModel):
+    passphrase: str | None = Field(default=None, max_length=1024)  # None: remove the passphrase
+    current: str | None = Field(default=None, max_length=1024)
+
+
+class AddProvider(BaseModel):
+    name: str
+    kind: Kind
+    key: str | None = Field(default=None, max_length=4096)
+    base_url: str | None = None
+    models: list[str] = Field(default_factory=list)
+
+
+class Order(BaseModel):
+    order: list[str]
+
+
+class PreferencesChange(BaseModel):
+    """Values are checked by the adapter (preferences.py), which says in a sentence what is allowed."""
+
+    default_model: str | None = None
+    mode: str | None = None
+    theme: str | None = None
+    language: str | None = None
+    embeddings: str | None = None
+    command_timeout: int | None = Field(default=None, ge=10, le=86_400)
+    clear_default_model: bool = False
+
+
+def add_settings_routes(api: FastAPI, services: Services) -> None:
+    @api.get("/api/settings")
+    async def settings_get() -> dict[str, Any]:
+        product = config(services.settings.load)
+        vault = services.vault() if product.providers else None
+        return {
+            "providers": describe_providers(product, vault),
+            "pools": pools(product),
+            "preferences": asdict(product.preferences),
+            "vault": vault.key_source.description if vault is not None else None,
+            "vault_key": services.vault().key_source.state(),
+            "sandbox": services.sandbox() if services.sandbox is not None else {"kind": confinement()},
+        }
+
+    @api.post("/api/vault/unlock")
+    async def vault_unlock(body: Passphrase) -> dict[str, object]:
+        """Unlock a passphrase-protected key file for this launch (a wrong passphrase is a 403)."""
+        source = services.vault().key_source
+        if isinstance(source, FileKey):
+            try:
+                await asyncio.to_thread(source.unlock, body.passphrase)
+            except VaultError as e:
+                raise HTTPException(status_code=403, detail=str(e)) from None
+        return source.state()
+
+    @api.post("/api/vault/passphrase")
+    async def vault_passphrase(body: NewPassphrase) -> dict[str, object]:
+        """Protect the key file with a passphrase, change it, or (passphrase null) remove it. When one is
+        set, the current passphrase is needed: an open window must not be enough to strip it."""
+        source = services.vault().key_source
+        if not isinstance(source, FileKey):
+            raise HTTPException(status_code=409, detail="the OS keyring keeps the vault's key; there is no key file")
+
+        def change() -> None:
+            if source.protected:
+                source.unlock(body.current or "")
+            if body.passphrase is None:
+                source.unprotect()
+            else:
+                source.protect(body.passphrase)
+
+        try:
+            await asyncio.to_thread(change)
+        except VaultError as e:
+            wrong = "wrong passphrase" in str(e)
+            raise HTTPException(status_code=403 if wrong else 400, detail=str(e)) from None
+        return source.state()
+
+    @api.put("/api/settings/preferences")
+    async def preferences_set(body: PreferencesChange) -> dict[str, Any]:
+        changes = body.model_dump(exclude={"clear_default_model"})
+        with answered():
+            preferences = await change_preferences(
+                services.settings, changes, clear_default_model=body.clear_default_model, knowledge=services.knowledge
+            )
+        return asdict(preferences)
+
+    @api.post("/api/providers", status_code=201)
+    async def providers_add(body: AddProvider) -> dict[str, Any]:
+        product = config(services.settings.load)
+        new = NewProvider(body.name, body.kind, key=body.key, base_url=body.base_url, models=tuple(body.models))
+        vault = services.vault()
+        config(lambda: add_provider(product, vault, new))
+        services.settings.save(product)
+        shown = describe_providers(product, vault)
+        return next(p for p in shown if p["name"] == body.name)
+
+    @api.delete("/api/providers/{name}", status_code=204)
+    async def providers_remove(name: str) -> None:
+        product = config(services.settings.load)
+        config(lambda: remove_provider(product, services.vault(), name))
+        services.settings.save(product)
+
+    @api.put("/api/providers/order")
+    async def providers_order(body: Order) -> dict[str, Any]:
+        product = config(services.settings.load)
+        config(lambda: reorder(product, body.order))
+        services.settings.save(product)
+        return {"pools": pools(product)}
+
+    @api.post("/api/providers/{name}/test")
+    async def providers_test(name: str) -> dict[str, Any]:
+        return {"results": await services.test_provider(name)}
+
+    if services.memory is not None:
+        add_memory_routes(api, services.memory)
+    if services.knowledge is not None:
+        add_knowledge_routes(api, services.knowledge)
+
+    @api.get("/api/local-servers")
+    async def local_servers() -> list[dict[str, Any]]:
+        return await services.detect_local()
