@@ -1,0 +1,30 @@
+// Settings → Safety: what confines commands, and the longest a command may run.
+
+import { el } from "./cards.js";
+import { t } from "./strings.js";
+import { actionButton, select } from "./settings_common.js";
+
+// What confines commands on this machine, said plainly — and how long one may run.
+export function safetySection(sandbox, prefs, save) {
+  const section = el("section", "safety");
+  section.append(el("h3", "", t("safety")));
+  const kind = sandbox.kind === "bubblewrap" ? "bubblewrap" : "none";
+  const facts = el("ul", `sandbox ${kind}`);
+  for (const key of ["sandbox", "sandboxNetwork", "sandboxHome", "sandboxSockets"]) {
+    facts.append(el("li", key, t(`${key}_${kind}`)));
+  }
+  facts.append(el("li", "processes", sandbox.pids ? t("sandboxProcesses", { count: sandbox.pids })
+    : t("sandboxProcessesNone")));
+  section.append(facts);
+  const wrap = el("label", "field");
+  const input = el("input");
+  input.type = "number";
+  input.name = "command_timeout";
+  input.min = "10";
+  input.max = "86400";
+  input.value = String(prefs.command_timeout ?? 600);
+  input.addEventListener("change", () => save({ command_timeout: Number(input.value) }));
+  wrap.append(el("span", "", t("commandTimeout")), input);
+  section.append(wrap);
+  return section;
+}
