@@ -329,3 +329,19 @@ async def test_a_follow_up_typed_during_a_run_survives_a_reload(tmp_path: Path) 
     await until(live, "idle")
     texts = [getattr(m.content[0], "text", "") for m in run.snapshot(conversation.id).messages]
     assert texts == ["write it", "Working", "and keep it short", "Short."]
+
+
+async def test_opening_reads_the_transcript_off_the_loop_and_agrees_with_the_snapshot(tmp_path: Path) -> None:
+    gate = Gate()
+    provider = ScriptedProvider(text("First."), [TextDeltaChunk(text="Half"), gate, end(TextBlock(text="Half"))])
+    run, conversation = runtime(tmp_path, provider)
+    _, live = run.subscribe(conversation.id)
+    run.send(conversation.id, "one")
+    await until(live, "idle")
+    assert await run.opened(conversation.id) == run.snapshot(conversation.id)  # idle
+    run.send(conversation.id, "two")
+    await asyncio.wait_for(gate.reached.wait(), timeout=5)
+    during = await run.opened(conversation.id)
+    assert during == run.snapshot(conversation.id) and during.running  # mid-run: history + replay point
+    gate.opened.set()
+    await until(live, "idle")

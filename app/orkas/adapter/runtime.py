@@ -11,6 +11,7 @@ once; `answer` resolves a permission question.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -153,7 +154,26 @@ class ConversationRuntime:
         active = self.active.get(conversation_id)
         session, report = self.store.session(conversation_id, write_back=active is None)  # a live run owns it
         session.close()
-        messages = session.messages()
+        return self._snapshot(conversation_id, session.messages(), report, active)
+
+    async def opened(self, conversation_id: str) -> Snapshot:
+        """`snapshot`, with the transcript read on a worker thread: a view opening a long conversation
+        must not stall the others' streams. Read again if a run started or ended meanwhile, so the
+        history and the replay point always belong together."""
+        for _ in range(3):
+            active = self.active.get(conversation_id)
+            seq = self._stream(conversation_id).next_seq
+            load = functools.partial(self.store.session, conversation_id, write_back=active is None)
+            session, report = await asyncio.to_thread(load)
+            session.close()
+            same_run = self.active.get(conversation_id) is active
+            if same_run and (active is not None or self._stream(conversation_id).next_seq == seq):
+                return self._snapshot(conversation_id, session.messages(), report, active)
+        return self.snapshot(conversation_id)  # runs keep starting and ending: read it on the loop once
+
+    def _snapshot(
+        self, conversation_id: str, messages: Sequence[Message], report: LoadReport | None, active: _Active | None
+    ) -> Snapshot:
         if active is not None:
             # Until the run has loaded its transcript nothing of it is written: all of it is history.
             shown = messages if active.history_length is None else messages[: active.history_length]

@@ -111,7 +111,8 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
 
     @api.get("/api/conversations/{conversation_id}/messages")
     async def conversations_messages(conversation_id: str) -> dict[str, Any]:
-        snap = config(lambda: runtime.snapshot(conversation_id))
+        with answered():
+            snap = await runtime.opened(conversation_id)
         return {
             "v": WIRE_VERSION,
             "id": conversation_id,
