@@ -51,6 +51,9 @@ class CallFailed:
     error: Error
 
 
+Outcome = CallSucceeded | CallFailed
+
+
 class _Failed(Exception):
     def __init__(self, error: Error) -> None:
         self.error = error
@@ -80,17 +83,16 @@ class ModelCall:
         self.signal = signal
         self.max_tokens = max_tokens
         self.sent = 0  # history entries the last request was built from
-        self.outcome: CallSucceeded | CallFailed = CallFailed(Error(kind="internal", message="no call made"))
         self.provider_time = 0.0
         self.retry_wait = 0.0
         self._retries_shown = 0  # retry numbers stay monotonic across rounds of one run
 
-    async def stream(self, *, tool_choice: Literal["auto", "none"]) -> AsyncGenerator[Event, None]:
-        """Yield the deltas of one response; afterwards `outcome` says how it ended."""
+    async def stream(self, *, tool_choice: Literal["auto", "none"]) -> AsyncGenerator[Event | Outcome, None]:
+        """Yield the events of one response, then exactly one `Outcome` saying how it ended."""
         attempt = 0
         while True:
             if self.signal.aborted:
-                self.outcome = CallFailed(Error(kind="aborted", message=self.signal.reason))
+                yield CallFailed(Error(kind="aborted", message=self.signal.reason))
                 return
             state = _Attempt()
             try:
@@ -100,10 +102,10 @@ class ModelCall:
                 return
             except ProviderError as error:
                 if state.started:
-                    self.outcome = CallFailed(await self._keep_partial(state, error))
+                    yield CallFailed(await self._keep_partial(state, error))
                     return
                 if not is_retryable(error) or attempt >= self.config.retry.max_retries:
-                    self.outcome = CallFailed(Error(kind=error_kind(error), message=describe(error)))
+                    yield CallFailed(Error(kind=error_kind(error), message=describe(error)))
                     return
                 attempt += 1
                 self._retries_shown += 1
@@ -113,16 +115,18 @@ class ModelCall:
                 completed = await self.signal.sleep(wait)
                 self.retry_wait += time.perf_counter() - slept_from
                 if not completed:
-                    self.outcome = CallFailed(Error(kind="aborted", message=self.signal.reason))
+                    yield CallFailed(Error(kind="aborted", message=self.signal.reason))
                     return
             except Aborted:
-                self.outcome = CallFailed(await self._keep_partial(state, None))
+                yield CallFailed(await self._keep_partial(state, None))
                 return
             except _Failed as failed:
-                self.outcome = CallFailed(failed.error)
+                yield CallFailed(failed.error)
                 return
 
-    async def _attempt(self, state: _Attempt, tool_choice: Literal["auto", "none"]) -> AsyncGenerator[Event, None]:
+    async def _attempt(
+        self, state: _Attempt, tool_choice: Literal["auto", "none"]
+    ) -> AsyncGenerator[Event | Outcome, None]:
         request = ProviderRequest(
             model=self.model,
             messages=to_llm_messages(
@@ -178,7 +182,7 @@ class ModelCall:
                 kind="network",
                 provider=self.provider.name,
             )
-        self.outcome = CallSucceeded(end.message, end.usage)
+        yield CallSucceeded(end.message, end.usage)
 
     async def _keep_partial(self, state: _Attempt, error: ProviderError | None) -> Error:
         """Record what the person already saw, marked partial; its unfinished tool calls are dropped."""

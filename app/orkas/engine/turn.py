@@ -30,7 +30,7 @@ from orkas.engine.messages import (
     Usage,
     UserMessage,
 )
-from orkas.engine.model_call import CallFailed, ModelCall
+from orkas.engine.model_call import CallFailed, CallSucceeded, ModelCall, Outcome
 from orkas.engine.session import Session
 from orkas.engine.steer import SteerQueue
 from orkas.engine.tool_runner import ToolRunner, not_run_results
@@ -89,10 +89,15 @@ class Turn:
                 yield event
             if self.budget is not None and (reason := self.budget.blocked()) is not None:
                 raise Stop(self._error(Error(kind="budget", message=reason)))
+            outcome: Outcome | None = None
             async with aclosing(self.call.stream(tool_choice="none" if self.limit_reached else "auto")) as events:
-                async for event in events:
-                    yield event
-            outcome = self.call.outcome
+                async for item in events:
+                    if isinstance(item, CallSucceeded | CallFailed):
+                        outcome = item
+                    else:
+                        yield item
+            if outcome is None:
+                raise RuntimeError("a model call ended without saying how")
             if isinstance(outcome, CallFailed) and outcome.error.kind == "context_overflow" and not overflow_retried:
                 overflow_retried = True
                 compacted = False
@@ -101,7 +106,7 @@ class Turn:
                     yield event
                 if compacted:
                     continue
-            reply = await self._take_reply()
+            reply = await self._take_reply(outcome)
             cost = self.price.cost(reply.usage) if self.price is not None else None
             self.cost = None if cost is None or self.cost is None else self.cost + cost
             if self.budget is not None:
@@ -173,8 +178,7 @@ class Turn:
             async for event in events:
                 yield event
 
-    async def _take_reply(self) -> AssistantMessage:
-        outcome = self.call.outcome
+    async def _take_reply(self, outcome: Outcome) -> AssistantMessage:
         if isinstance(outcome, CallFailed):
             raise Stop(self._error(outcome.error))
         self.total = self.total + outcome.usage
