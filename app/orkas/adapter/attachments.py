@@ -23,6 +23,7 @@ from typing import BinaryIO
 from orkas.adapter.conversations import Conversation
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
+from orkas.engine.convert import readable_size as _size
 from orkas.engine.messages import AttachmentBlock, ImageBlock
 from orkas.engine.sandbox import PathDenied, PathPolicy
 
@@ -208,11 +209,3 @@ def content_for(attachments: list[Attachment]) -> list[AttachmentBlock | ImageBl
             data = base64.b64encode(Path(a.path).read_bytes()).decode()
             blocks.append(ImageBlock(data=data, media_type=a.media_type))
     return blocks
-
-
-def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n} bytes"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KB"
-    return f"{n / (1024 * 1024):.1f} MB"

@@ -9,7 +9,6 @@ may have changed), so new processes start under the newest confinement while old
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,7 +66,3 @@ class ConversationProcesses:
     async def stop_all(self) -> None:
         for conversation_id in list(self._managers):
             await self.stop(conversation_id)
-
-
-def age(info: ProcessInfo) -> float:
-    return time.time() - info.started

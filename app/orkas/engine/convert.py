@@ -85,10 +85,11 @@ def _user(message: UserMessage, capabilities: Capabilities) -> UserMessage:
 
 def attachment_line(block: AttachmentBlock) -> str:
     """What a model reads for an attached file: its name, size, type and where to read it."""
-    return f"[attached file: {block.name} ({_size(block.size)}, {block.media_type}) at {block.path}]"
+    return f"[attached file: {block.name} ({readable_size(block.size)}, {block.media_type}) at {block.path}]"
 
 
-def _size(n: int) -> str:
+def readable_size(n: int) -> str:
+    """A byte count as people read it: bytes, KB or MB."""
     if n < 1024:
         return f"{n} bytes"
     if n < 1024 * 1024:
