@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from orkas.core.errors import PairingError, ProviderError
 from orkas.engine.abort import Aborted, AbortSignal, Pump
@@ -26,16 +26,14 @@ from orkas.engine.providers.base import (
     MessageEnd,
     Provider,
     ProviderRequest,
+    Reasoning,
     TextDeltaChunk,
     ThinkingDeltaChunk,
     ToolCallChunk,
     ToolDefinition,
 )
-from orkas.engine.retry import describe, error_kind, is_retryable
+from orkas.engine.retry import RetryPolicy, describe, error_kind, is_retryable
 from orkas.engine.session import Session
-
-if TYPE_CHECKING:
-    from orkas.engine.run_config import RunConfig
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +65,9 @@ class ModelCall:
         *,
         provider: Provider,
         model: str,
-        config: RunConfig,
+        retry: RetryPolicy,
+        temperature: float | None,
+        reasoning: Reasoning,
         system: str,
         tools: Sequence[ToolDefinition],
         session: Session,
@@ -76,7 +76,9 @@ class ModelCall:
     ) -> None:
         self.provider = provider
         self.model = model
-        self.config = config
+        self.retry = retry
+        self.temperature = temperature
+        self.reasoning = reasoning
         self.system = system
         self.tools = tools
         self.session = session
@@ -104,12 +106,12 @@ class ModelCall:
                 if state.started:
                     yield CallFailed(await self._keep_partial(state, error))
                     return
-                if not is_retryable(error) or attempt >= self.config.retry.max_retries:
+                if not is_retryable(error) or attempt >= self.retry.max_retries:
                     yield CallFailed(Error(kind=error_kind(error), message=describe(error)))
                     return
                 attempt += 1
                 self._retries_shown += 1
-                wait = self.config.retry.wait(attempt, error)
+                wait = self.retry.wait(attempt, error)
                 yield Retry(attempt=self._retries_shown, reason=describe(error), wait=wait)
                 slept_from = time.perf_counter()
                 completed = await self.signal.sleep(wait)
@@ -139,8 +141,8 @@ class ModelCall:
             tools=self.tools,
             tool_choice=tool_choice,
             max_tokens=self.max_tokens,
-            temperature=self.config.temperature,
-            reasoning=self.config.reasoning,
+            temperature=self.temperature,
+            reasoning=self.reasoning,
             session_id=self.session.id,
         )
         started = time.perf_counter()

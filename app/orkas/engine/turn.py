@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
@@ -34,9 +34,6 @@ from orkas.engine.model_call import CallFailed, CallSucceeded, ModelCall, Outcom
 from orkas.engine.session import Session
 from orkas.engine.steer import SteerQueue
 from orkas.engine.tool_runner import ToolRunner, not_run_results
-
-if TYPE_CHECKING:
-    from orkas.engine.run_config import RunConfig
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +59,7 @@ class Stop(Exception):
 
 @dataclass(slots=True, kw_only=True)
 class Turn:
-    config: RunConfig
+    max_tool_loops: int
     session: Session
     signal: AbortSignal
     steer: SteerQueue
@@ -112,7 +109,7 @@ class Turn:
             if self.budget is not None:
                 self.budget.record(provider=reply.provider, model=reply.model, usage=reply.usage, cost=cost)
             yield UsageUpdate(usage=reply.usage, total=self.total, cost=cost, total_cost=self.cost)
-            if reply.tool_uses and not self.limit_reached and self.loops < self.config.max_tool_loops:
+            if reply.tool_uses and not self.limit_reached and self.loops < self.max_tool_loops:
                 async for event in self._tool_round(reply):
                     yield event
                 continue
@@ -166,7 +163,7 @@ class Turn:
         """Answer calls past the tool-round limit without running them (pairing holds). Returns True
         when one tools-free call to wrap up should follow, False when the turn must simply stop."""
         first_time = not self.limit_reached
-        note = (TextBlock(text=limit_note(self.config.max_tool_loops)),) if first_time else ()
+        note = (TextBlock(text=limit_note(self.max_tool_loops)),) if first_time else ()
         await self.append(UserMessage(content=(*not_run_results(reply.tool_uses, LIMIT_TEXT), *note)))
         self.limit_reached = True
         return first_time
