@@ -16,6 +16,7 @@ providers the settings do not name:
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,6 +28,7 @@ from orkas.adapter.settings import ProductSettings, ProviderConfig, SettingsStor
 from orkas.adapter.vault import Vault, VaultError, choose_key_source
 from orkas.core.errors import ConfigError, NoProvider, ProviderError
 from orkas.core.paths import data_dir
+from orkas.core.redact import remember_secret
 from orkas.engine.memory import Memory, MemoryTool
 from orkas.engine.prompt import SystemPrompt
 from orkas.engine.providers.base import Provider, ProviderSpec
@@ -47,6 +49,8 @@ from orkas.engine.tools.web import SearchBackend, WebFetch, WebSearch
 if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
     from orkas.engine.memory.embedders import Embedder
     from orkas.engine.memory.kb import KnowledgeBase
+
+log = logging.getLogger(__name__)
 
 ENV_KEYS = {
     "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
@@ -75,11 +79,14 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
     for name, (key_var, url_var) in ENV_KEYS.items():
         key = env.get(key_var) or (env.get("ANTHROPIC_AUTH_TOKEN") if name == "anthropic" else None)
         url = env.get(url_var)
+        remember_secret(key)  # an environment key never reaches a log line either
         if key or (name in KEYLESS and url) or (name == "openai" and url):
             spec = VENDORS[name]
             specs.append(replace(spec, api_key=key, base_url=url or spec.base_url))
     model = env.get("ORKAS_MODEL") or (DEFAULT_MODELS.get(specs[0].name) if specs else None)
     search: SearchBackend | None = None
+    for variable in ("BRAVE_API_KEY", "TAVILY_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        remember_secret(env.get(variable))
     if env.get("BRAVE_API_KEY"):
         search = SearchBackend(kind="brave", key=env["BRAVE_API_KEY"])
     elif env.get("TAVILY_API_KEY"):
@@ -109,7 +116,7 @@ def _local_servers(value: str | None) -> tuple[tuple[str, str], ...]:
 def sandbox(settings: Settings, policy: PathPolicy, limits: Limits | None = None) -> Executor:
     """The one executor of a workspace: its private home, the toolchains it may use, the person's git identity."""
     gitconfig = git_identity(policy.home / ".gitconfig") or git_identity(policy.home / ".config" / "git" / "config")
-    return Executor(
+    executor = Executor(
         policy,
         spill_dir=settings.data_dir / "outputs",
         home_dir=settings.data_dir / "sandbox-homes" / _slug(policy.workspace),
@@ -119,6 +126,14 @@ def sandbox(settings: Settings, policy: PathPolicy, limits: Limits | None = None
         toolchains=toolchain_dirs(policy.home, settings.process_env.get("PATH", ""), policy.secrets),
         home_files={".gitconfig": gitconfig} if gitconfig else {},
     )
+    in_force = (executor.confined, executor.pids.method)
+    if in_force not in _confinement_logged:  # once per process and kind, not once per turn
+        _confinement_logged.add(in_force)
+        log.info("commands run confined by %s; processes capped by %s", *in_force)
+    return executor
+
+
+_confinement_logged: set[tuple[str, str]] = set()
 
 
 def confinement_report(settings: Settings, configured: Configured | None = None) -> ConfinementReport:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import threading
 from collections.abc import Sequence
@@ -35,8 +36,13 @@ from orkas.app import (
     load_configured,
     protected_data,
 )
+from orkas.core import crashes
+from orkas.core.crashes import CrashReports
+from orkas.core.logging import since_start
 from orkas.core.net import bind_local
 from orkas.core.paths import make_private
+from orkas.core.redact import remember_secret
+from orkas.diagnose import save_diagnostics
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
 from orkas.engine.memory import Memory
@@ -44,6 +50,8 @@ from orkas.engine.messages import Message
 from orkas.engine.runner import Agent
 from orkas.server.app import Services, create_app
 from orkas.server.connections import WS_MAX_MESSAGE, GuardedH11
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -66,6 +74,8 @@ class Hosted:
                 self.services.knowledge.close()
 
     async def _serve(self) -> None:
+        asyncio.get_running_loop().set_exception_handler(_unhandled_in_loop)
+        log.info("server ready on port %d after %.0f ms", self.port, since_start() * 1000)
         if self.services.knowledge is not None:
             self.services.knowledge.warm()  # the embedding model loads while the window draws
         try:
@@ -83,6 +93,15 @@ class Hosted:
             self.thread.join(timeout)
         if self.services.knowledge is not None:
             self.services.knowledge.close()  # the embedding worker saves its index on the way out
+
+
+def _unhandled_in_loop(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """A task that failed with nobody awaiting it: a crash report, not a line lost on stderr."""
+    error = context.get("exception")
+    if isinstance(error, BaseException):
+        crashes.report("server", error)
+    else:
+        log.error("event loop: %s", context.get("message", "unknown problem"))
 
 
 def _vault(settings: Settings) -> Vault:
@@ -157,6 +176,9 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         memory=Memory.in_folder(settings.data_dir / "memory"),
         knowledge=knowledge,
         sandbox=lambda: confinement_report(settings).as_dict(),
+        crashes=crashes.reports() or CrashReports(settings.data_dir / "crashes", process="server"),
+        diagnostics=lambda: save_diagnostics(settings),
+        diagnostics_folder=settings.data_dir / "diagnostics",
     )
 
     def index(conversation: Conversation, messages: Sequence[Message]) -> None:
@@ -167,6 +189,7 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
     configured = load_configured(settings)
     names = list(configured.product.providers) + [s.name for s in settings.providers]
     listener, token, url = bound or bind_local(port)
+    remember_secret(token)  # never in a log line, a crash report or a diagnostics bundle
     bound_port = listener.getsockname()[1]
     app = create_app(
         token=token, port=bound_port, runtime=runtime, providers=list(dict.fromkeys(names)), services=services
@@ -175,6 +198,7 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         uvicorn.Config(
             app,
             log_level="warning",
+            log_config=None,  # uvicorn's records go through our handlers and their redaction, not around them
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=3,

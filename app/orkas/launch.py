@@ -7,11 +7,16 @@ The socket is bound at once (no heavy imports), so the URL is known before anyth
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
+
+from orkas.core.logging import since_start
+
+log = logging.getLogger(__name__)
 
 # The page reports its paint timings and proves the bridge both ways (for tests and bench/desktop.py).
 PROBE = """
@@ -96,6 +101,7 @@ def run_desktop(env: Mapping[str, str], *, report: Path | None = None) -> int:
             window.evaluate_js(SPLASH_PROBE, lambda answer: write({"event": "splash", **answer}))
 
     def on_shown(window: Any) -> None:
+        log.info("window shown after %.0f ms", since_start() * 1000)
         if report is not None:
             window.evaluate_js(PROBE, lambda answer: write({"event": "shown", **answer}))
 

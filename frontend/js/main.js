@@ -4,6 +4,7 @@ import { EventStream, del, desktop, get, patch, post } from "./api.js";
 import { el } from "./cards.js";
 import { ChatView } from "./chat.js";
 import { Composer } from "./composer.js";
+import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
 import { openSettings } from "./settings.js";
 import { setLanguage, t } from "./strings.js";
 
@@ -11,9 +12,10 @@ const $ = (selector) => document.querySelector(selector);
 
 const state = { current: null, view: null, stream: null, preferences: null, navigation: 0 };
 
-// A short message; `action` ({ label, run }) adds a button, e.g. Undo after a delete.
-function toast(message, action) {
-  const node = el("div", "toast", message);
+// A short message; `action` ({ label, run }) adds a button, e.g. Undo after a delete. Errors by
+// default; `inform` for news that is not a problem.
+function toast(message, action, tone = "") {
+  const node = el("div", `toast ${tone}`.trim(), message);
   node.setAttribute("role", "alert");
   if (action) {
     const button = el("button", "small", action.label);
@@ -24,6 +26,8 @@ function toast(message, action) {
   $("#toasts").append(node);
   setTimeout(() => node.remove(), action ? 10000 : 6000);
 }
+
+const inform = (message) => toast(message, undefined, "info");
 
 function applyPreferences(preferences) {
   state.preferences = preferences;
@@ -213,7 +217,7 @@ async function showProcesses(panel, id) {
 
 // Settings, opened at a section when asked (the not-sent bubble's "Add a provider" opens Providers).
 async function showSettings(section) {
-  await openSettings($("#settings"), { onPreferences: applyPreferences, onError: toast });
+  await openSettings($("#settings"), { onPreferences: applyPreferences, onError: toast, onInfo: inform });
   const target = section && $(`#settings section.${section}`);
   if (target) {
     target.scrollIntoView({ block: "start" });
@@ -250,7 +254,9 @@ async function start() {
   if (target) await openChat(target);
   else $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
   document.body.dataset.ready = "true";
+  await showCrashNotice($("#notices"), inform);
 }
 
+reportPageErrors(); // kept on this machine as crash reports; the next start offers "Save diagnostics"
 window.addEventListener("unhandledrejection", (event) => toast(event.reason?.message ?? String(event.reason)));
 start().catch((error) => toast(error.message));

@@ -1,17 +1,18 @@
 // The settings dialog: providers and keys (shown masked, never returned by the API), testing a
 // provider, the pool order, local servers, default model, permission mode, appearance, language.
-// Each panel is a module of its own: settings_providers, _safety, _memory, _knowledge, _common.
+// Each panel is a module of its own: settings_providers, _safety, _memory, _knowledge, _about, _common.
 
 import { del, download, get, listen, post, put } from "./api.js";
 import { el } from "./cards.js";
 import { LANGUAGES, t } from "./strings.js";
 import { actionButton, saveAs, select } from "./settings_common.js";
+import { aboutSection } from "./settings_about.js";
 import { knowledgeSection } from "./settings_knowledge.js";
 import { memorySection } from "./settings_memory.js";
 import { addProviderForm, vaultBlock } from "./settings_providers.js";
 import { safetySection } from "./settings_safety.js";
 
-export async function openSettings(dialog, { onPreferences, onError }, redraw = false) {
+export async function openSettings(dialog, { onPreferences, onError, onInfo = onError }, redraw = false) {
   const data = await get("/api/settings");
   const body = el("div", "settings-body");
   const close = actionButton("close", t("close"), () => dialog.close());
@@ -20,7 +21,7 @@ export async function openSettings(dialog, { onPreferences, onError }, redraw = 
   dialog.replaceChildren(head, body);
 
   // A redraw after an action: never reopens a dialog the person closed meanwhile.
-  const refresh = () => (dialog.open ? openSettings(dialog, { onPreferences, onError }, true) : undefined);
+  const refresh = () => (dialog.open ? openSettings(dialog, { onPreferences, onError, onInfo }, true) : undefined);
   const guard = (action) => async (...args) => {
     try { await action(...args); } catch (error) { onError(error.message); }
   };
@@ -124,5 +125,6 @@ export async function openSettings(dialog, { onPreferences, onError }, redraw = 
   choices.append(select(t("language"), "language", LANGUAGES.map((l) => [l, names[l] ?? l]), prefs.language,
     (value) => save({ language: value })));
   body.append(choices, safetySection(data.sandbox ?? { kind: "none" }, prefs, save));
+  if (data.about) body.append(aboutSection(data.about, prefs, save, guard, onInfo));
   if (!dialog.open && !redraw) dialog.showModal();
 }

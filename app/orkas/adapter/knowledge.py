@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import threading
+import time
 import zipfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -130,9 +131,15 @@ class KnowledgeService:
         with self._ready:
             if self._kb is not None:
                 return
+            began = time.perf_counter()
             self._embedder = self._make_embedder()
             self._kb = KnowledgeBase.open(self.folder / "documents", embedder=self._embedder)
             self._chats = KnowledgeBase.open(self.folder / "conversations", embedder=self._embedder)
+            log.info(
+                "knowledge base open in %.0f ms (meaning search %s)",
+                (time.perf_counter() - began) * 1000,
+                "on" if self._embedder is not None else "off",
+            )
         self._start_worker()
         for watched in self.watched():
             self._watch(Path(watched))
@@ -177,6 +184,8 @@ class KnowledgeService:
                         break
                     if not done:
                         kb.save()
+                        if self.progress["embedded"]:
+                            log.info("embedding worker idle: %d chunks embedded so far", self.progress["embedded"])
                         break
                     self.progress["embedded"] += done
                     self._emit("embedding", pending=self._pending(), embedded=self.progress["embedded"])
@@ -382,6 +391,7 @@ class KnowledgeService:
             self._observer.unschedule(watch)
         if (timer := self._timers.pop(folder, None)) is not None:
             timer.cancel()
+        log.info("stopped watching %s", folder)
         return True
 
     def _watch(self, folder: Path) -> None:
@@ -402,6 +412,7 @@ class KnowledgeService:
             self._observer.daemon = True
             self._observer.start()
         self._watches[str(folder)] = self._observer.schedule(Changed(), str(folder), recursive=True)
+        log.info("watching %s for changes", folder)
 
     def _debounced(self, folder: Path) -> None:
         """Many events for one save (temp file, rename, modify): re-index once, a moment after the last."""
@@ -417,7 +428,9 @@ class KnowledgeService:
         if self.folder in folder.parents or folder == self.folder:
             return  # never index our own index
         try:
+            began = time.perf_counter()
             self._index_folder(folder)
+            log.info("re-indexed %s in %.0f ms", folder, (time.perf_counter() - began) * 1000)
             self.kick()
         except _Closing:
             pass

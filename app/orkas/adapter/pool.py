@@ -20,6 +20,7 @@ could repeat what the model already started).
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -34,6 +35,8 @@ FIRST_EVENT_TIMEOUT = 180.0
 NETWORK_RETRIES = 3
 RATE_LIMIT_REST = 30.0  # seconds a rate-limited key rests when the server does not say
 _QUOTA = re.compile(r"quota|spend(ing)? limit|usage limit|insufficient|billing|credit", re.IGNORECASE)
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +152,7 @@ class RotatingProvider:
                     else:
                         raise error
                     failures.append(_describe(candidate, error))
+                    log.info("pool %s: %s failed (%s); rotating", self.name, candidate.label, reason)
                     tried.add(candidate.credential)
                     previous = candidate
                     break

@@ -1,7 +1,7 @@
 """Changing the person's preferences: the product's rules for it, in one place (the server's route
 and any other caller only pass the change on). A default model must be one that is configured, an
 embeddings choice must name a usable endpoint, and choosing another embedder re-embeds the knowledge
-base on a worker thread."""
+base on a worker thread; a new log level applies at once."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from orkas.adapter.provider_admin import pools
 from orkas.adapter.settings import Preferences, SettingsStore
 from orkas.core.errors import ConfigError
+from orkas.core.logging import apply_log_level
 
 
 class Reembeds(Protocol):
@@ -41,6 +42,8 @@ async def change_preferences(
     preferences.check()
     product.preferences = preferences
     store.save(product)
+    if wanted.get("log_level"):
+        apply_log_level(preferences.log_level)
     if embeddings and embeddings != current["embeddings"] and knowledge is not None:
         await asyncio.to_thread(knowledge.use_embedder)
     return preferences

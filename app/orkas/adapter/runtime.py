@@ -205,6 +205,9 @@ class ConversationRuntime:
         files = attachments or []
         content = (TextBlock(text=text), *content_for(files))
         message = UserMessage(content=content) if message_id is None else UserMessage(id=message_id, content=content)
+        # The text only at debug level (and redacted there): a normal log says that, not what, someone wrote.
+        log.debug("conversation %s: message %s, %d files: %s", conversation_id, message.id, len(files), text[:500])
+        log.info("conversation %s: message %s (%d chars, %d files)", conversation_id, message.id, len(text), len(files))
         active = self.active.get(conversation_id)
         if active is not None:
             active.steer.put(message)

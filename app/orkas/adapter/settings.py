@@ -13,6 +13,7 @@ from typing import Literal
 
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
+from orkas.core.logging import LEVELS, LogLevel
 from orkas.engine.consent import Mode
 
 Kind = Literal["anthropic", "openai-compatible"]
@@ -59,6 +60,7 @@ class Preferences:
     # search only) or "provider/model" (an OpenAI-compatible provider's embeddings endpoint)
     embeddings: str = "bundled"
     command_timeout: int = 600  # seconds: the longest a command may run; the model cannot ask for more
+    log_level: LogLevel = "info"  # what goes into <data>/logs (ORKAS_LOG_LEVEL overrides it)
 
     def check(self) -> None:
         if not isinstance(self.command_timeout, int) or not 10 <= self.command_timeout <= 86_400:
@@ -69,6 +71,7 @@ class Preferences:
             ("mode", self.mode, MODES),
             ("theme", self.theme, THEMES),
             ("language", self.language, LANGUAGES),
+            ("log_level", self.log_level, LEVELS),
         ):
             if value not in allowed:
                 raise ConfigError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")

@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from orkas.core.errors import OrkasError
 from orkas.core.fsutil import atomic_write
+from orkas.core.redact import remember_secret
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +153,7 @@ class FileKey:
         a key file that is not protected needs no unlocking."""
         if not self.protected:
             return
+        remember_secret(passphrase)  # whatever happens next, it never reaches a log
         try:
             envelope = json.loads(self.path.read_bytes())
             salt = base64.b64decode(envelope["salt"])
@@ -160,6 +162,7 @@ class FileKey:
                 base64.b64decode(envelope["nonce"]), base64.b64decode(envelope["key"]), KEY_AAD
             )
         except InvalidTag:
+            log.warning("vault unlock refused: wrong passphrase")
             raise VaultError("wrong passphrase for the vault's key") from None
         except (ValueError, KeyError, TypeError) as e:
             raise VaultError(f"the vault key file {self.path} is damaged ({type(e).__name__})") from None
@@ -170,6 +173,7 @@ class FileKey:
         The key file is replaced atomically: a crash leaves the old file or the new one."""
         if len(passphrase) < MIN_PASSPHRASE:
             raise VaultError(f"a passphrase needs at least {MIN_PASSPHRASE} characters")
+        remember_secret(passphrase)
         master = self.key(create=True)
         assert master is not None
         salt, nonce = secrets.token_bytes(16), secrets.token_bytes(12)
@@ -241,6 +245,7 @@ class Vault:
     def set(self, name: str, secret: str) -> None:
         if not name or not secret:
             raise VaultError("a secret needs a name and a value")
+        remember_secret(secret)
         data = self._load()
         data[name] = secret
         self._save(data)
@@ -265,12 +270,17 @@ class Vault:
             plain = AESGCM(key).decrypt(nonce, base64.b64decode(envelope["ciphertext"]), AAD)
             data = json.loads(plain)
         except InvalidTag:
+            log.warning("vault %s cannot be decrypted", self.path)
             raise VaultError(f"the vault {self.path} cannot be decrypted: wrong key or damaged file") from None
         except (ValueError, KeyError, TypeError) as e:
+            log.warning("vault %s is damaged (%s)", self.path, type(e).__name__)
             raise VaultError(f"the vault {self.path} is damaged ({type(e).__name__})") from None
         if not isinstance(data, dict):
             raise VaultError(f"the vault {self.path} is damaged (not a table of secrets)")
-        return {str(k): str(v) for k, v in data.items()}
+        secrets_ = {str(k): str(v) for k, v in data.items()}
+        for value in secrets_.values():  # known from now on: removed from any log line, whatever its shape
+            remember_secret(value)
+        return secrets_
 
     def _save(self, data: dict[str, str]) -> None:
         key = self.key_source.key(create=True)

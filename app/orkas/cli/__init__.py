@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from orkas.core.fsutil import keep_private
 from orkas.core.paths import data_dir, make_private
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ABORTED = 0, 1, 2, 130
+log = logging.getLogger("orkas")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -36,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as e:
         print(f"orkas: cannot use the data folder {folder}: {e.strerror or e}", file=sys.stderr)
         return EXIT_USAGE
+    _start_logging(folder, args.command or "window")
     if args.command not in ("vault", "session"):
         from orkas.cli.vault import unlock_if_protected
 
@@ -52,6 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _repair(args)
         if args.command == "status":
             return _status()
+        if args.command == "diagnostics":
+            return _diagnostics(args)
         if args.command == "rules":
             return _rules(args)
         if args.command == "serve":
@@ -83,6 +88,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_OK
 
 
+def _start_logging(folder: Path, process: str) -> None:
+    """Every process of the app logs to `<data>/logs` (redacted) and keeps crash reports on the machine."""
+    from orkas.core.crashes import CrashReports, install_crash_hooks
+    from orkas.core.logging import setup_logging
+
+    try:
+        preferences = json.loads((folder / "settings.json").read_text(encoding="utf-8")).get("preferences") or {}
+        setting = preferences.get("log_level")
+    except (OSError, ValueError, AttributeError):
+        setting = None  # no settings yet, or unreadable: the commands that need them say so
+    try:
+        setup_logging(folder, process=process, env=os.environ, setting=setting if isinstance(setting, str) else None)
+    except OSError as e:  # a read-only data folder must not stop the app; the terminal still gets warnings
+        print(f"orkas: cannot write logs in {folder / 'logs'}: {e.strerror or e}", file=sys.stderr)
+    install_crash_hooks(CrashReports(folder / "crashes", process=process))
+    log.info("orkas %s (%s) started: python %s, %s", __version__, process, sys.version.split()[0], sys.platform)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="orkas", description="Orkas: a local-first AI agent workspace.")
     parser.add_argument("--version", action="version", version=f"orkas {__version__}")
@@ -106,6 +129,13 @@ def _parser() -> argparse.ArgumentParser:
         "plan: read-only",
     )
     commands.add_parser("status", help="what is configured: providers, model, data folder, sandbox")
+    diagnostics = commands.add_parser(
+        "diagnostics", help="write a zip to attach to a bug report: versions, logs, crash reports — no secrets"
+    )
+    diagnostics.add_argument("--out", type=Path, help="where to write the zip (default: <data>/diagnostics/)")
+    diagnostics.add_argument(
+        "--check-providers", action="store_true", help="also call each configured provider to check its keys"
+    )
     from orkas.cli import providers as providers_cli
 
     providers_cli.add_parser(commands)
@@ -172,6 +202,25 @@ def _desktop() -> int:
     prepare_qt_environment(os.environ)  # type: ignore[arg-type]
     report = os.environ.get("ORKAS_DESKTOP_REPORT")
     return run_desktop(dict(os.environ), report=Path(report) if report else None)
+
+
+def _diagnostics(args: argparse.Namespace) -> int:
+    from orkas.app import settings_from_env
+    from orkas.diagnose import save_diagnostics
+
+    out = args.out.expanduser() if args.out else None
+    if out is not None and out.is_dir():
+        from orkas.adapter.diagnostics import default_name
+
+        out = out / default_name()
+    try:
+        path = asyncio.run(save_diagnostics(settings_from_env(os.environ), out, check_providers=args.check_providers))
+    except OSError as e:
+        print(f"orkas: cannot write the diagnostics to {out or 'the data folder'}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_FAILED
+    print(path)
+    print("orkas: nothing was sent; keys, tokens, emails and your home folder's name are redacted", file=sys.stderr)
+    return EXIT_OK
 
 
 def _status() -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import signal
 import sys
 from collections.abc import Mapping
@@ -14,6 +15,7 @@ from orkas.adapter.sessions import SessionStore
 from orkas.adapter.usage import LedgerBudget, UsageLedger
 from orkas.app import Settings, build_agent, embedder_for, load_configured, settings_from_env
 from orkas.core.errors import ConfigError, OrkasError
+from orkas.core.logging import since_start
 from orkas.core.paths import data_dir, sessions_dir
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Decision, Permissions
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from orkas.engine.memory.kb import KnowledgeBase
 
 EXIT_OK, EXIT_FAILED, EXIT_ABORTED = 0, 1, 130
+log = logging.getLogger(__name__)
 
 
 async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -86,12 +89,15 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     try:
         async for event in agent.run(args.prompt, session=session, signal=stop, permissions=permissions, budget=budget):
             printer.show(event)
+            if last is None:
+                log.info("run: session %s started after %.0f ms", session.id, since_start() * 1000)
             last = event
             if isinstance(event, PermissionRequest):
                 permissions.answer(event.id, await _prompt(event))
     finally:
         session.close()
         await agent.providers.aclose()
+    log.info("run: session %s ended (%s) after %.0f ms", session.id, type(last).__name__, since_start() * 1000)
     if isinstance(last, Done):
         return EXIT_OK
     if isinstance(last, Error) and last.aborted:

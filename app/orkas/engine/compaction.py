@@ -131,6 +131,7 @@ class Compactor:
         except (ProviderError, Aborted) as e:
             self.failures += 1
             reason = e.message if isinstance(e, ProviderError) else "stopped"
+            log.warning("compaction of session %s failed: %s", session.id, reason)
             yield RunWarning(message=f"could not summarize the earlier conversation: {reason}")
             return
         state.compactions += 1
@@ -153,13 +154,23 @@ class Compactor:
     ) -> Event:
         await session.rewrite(compacted)
         self.failures = 0
-        return Compaction(
+        event = Compaction(
             method=method,
             tokens_before=before,
             tokens_after=fixed + estimate_messages(compacted),
             messages_before=len(history),
             messages_after=len(compacted),
         )
+        log.info(
+            "compacted session %s by %s: %d→%d tokens, %d→%d messages",
+            session.id,
+            method,
+            event.tokens_before,
+            event.tokens_after,
+            event.messages_before,
+            event.messages_after,
+        )
+        return event
 
     async def _shrink(self, session: Session, tail: list[Message], target: int) -> tuple[list[Message], str]:
         """Cut oversized tool outputs in the tail to head + tail around a marker."""

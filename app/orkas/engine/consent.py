@@ -77,6 +77,19 @@ class Permissions:
 
     def immediate(self, ask: Ask) -> bool | None:
         """True/False when no question is needed, None when the person must be asked."""
+        decided = self._decide(ask)
+        if decided is not None and ask.level != "read_only":  # reads are the bulk and decide nothing
+            log.info(
+                "permission %s without asking (%s mode): tool=%s level=%s categories=%s",
+                "allowed" if decided else "refused",
+                self.mode,
+                ask.tool,
+                ask.level,
+                ask.categories,
+            )
+        return decided
+
+    def _decide(self, ask: Ask) -> bool | None:
         if ask.level == "read_only":
             return True
         if ask.level == "memory_write":  # an ordinary memory write: refused in plan mode, silent otherwise

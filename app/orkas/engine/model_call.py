@@ -112,6 +112,7 @@ class ModelCall:
                 attempt += 1
                 self._retries_shown += 1
                 wait = self.retry.wait(attempt, error)
+                log.info("provider call %s/%s: retry %d in %.1f s", self.provider.name, self.model, attempt, wait)
                 yield Retry(attempt=self._retries_shown, reason=describe(error), wait=wait)
                 slept_from = time.perf_counter()
                 completed = await self.signal.sleep(wait)
@@ -165,7 +166,17 @@ class ModelCall:
                     )
                 elif isinstance(chunk, MessageEnd):
                     end = chunk
-        except (ProviderError, Aborted, _Failed):
+        except ProviderError as error:  # info: the run reports it to the person; the log keeps the details
+            log.info(
+                "provider call %s/%s failed after %.0f ms: %s (%s)",
+                self.provider.name,
+                self.model,
+                (time.perf_counter() - started) * 1000,
+                describe(error),
+                error_kind(error),
+            )
+            raise
+        except (Aborted, _Failed):
             raise
         except Exception as bug:  # an adapter bug must not take the app down with it
             log.exception("provider %s raised an unexpected error", self.provider.name)
@@ -184,6 +195,15 @@ class ModelCall:
                 kind="network",
                 provider=self.provider.name,
             )
+        log.info(
+            "provider call %s/%s ok in %.0f ms: %d in, %d out tokens, stop %s",
+            self.provider.name,
+            self.model,
+            (time.perf_counter() - started) * 1000,
+            end.usage.input_tokens,
+            end.usage.output_tokens,
+            end.message.stop_reason,
+        )
         yield CallSucceeded(end.message, end.usage)
 
     async def _keep_partial(self, state: _Attempt, error: ProviderError | None) -> Error:

@@ -13,6 +13,7 @@ import asyncio
 import functools
 import logging
 import time
+import traceback
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from pathlib import Path
@@ -192,13 +193,22 @@ class ToolRunner:
         if call.id in notes:
             content = (*content, TextBlock(text=notes[call.id]))
         done[call.id] = ToolResultBlock(tool_use_id=call.id, content=content, is_error=result.is_error)
+        duration = time.perf_counter() - began
+        # Name, size and outcome only: a command's or a file's text never reaches the log.
+        log.info(
+            "tool %s %s in %.0f ms (input %d chars)",
+            call.name,
+            "failed" if result.is_error else "ok",
+            duration * 1000,
+            sum(len(str(value)) for value in call.input.values()),
+        )
         return ToolEnd(
             id=call.id,
             name=call.name,
             content=content,
             details=result.details,
             is_error=result.is_error,
-            duration=time.perf_counter() - began,
+            duration=duration,
         )
 
     def _check(self, call: ToolUseBlock, tool: Tool | None, truncated: bool) -> ToolResult | None:
@@ -224,7 +234,9 @@ class ToolRunner:
             return error_result(ABORTED_TEXT)
         error = task.exception()
         if error is not None:
-            log.error("tool %s failed", call.name, exc_info=error)
+            # The frames, not the message: a command tool's error may quote the command.
+            frames = "".join(traceback.format_tb(error.__traceback__))
+            log.error("tool %s raised %s\n%s", call.name, type(error).__name__, frames)
             return error_result(f"tool {call.name!r} failed: {type(error).__name__}: {error}")
         result = task.result()
         if not isinstance(result, ToolResult):

@@ -1,6 +1,7 @@
 """The local API: the UI's files, /api/status, and the routers by resource — conversations
 (conversation_routes.py), settings (settings_routes.py), memory and the knowledge base
-(memory_routes.py). Every route sits behind `LocalOnly` (security.py)."""
+(memory_routes.py), crash reports and diagnostics (diagnostics_routes.py). Every route sits behind
+`LocalOnly` (security.py), and `Observed` (observe.py) logs each request and keeps crash reports."""
 
 from __future__ import annotations
 
@@ -19,9 +20,12 @@ from orkas.adapter.knowledge import KnowledgeService
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import SettingsStore
 from orkas.adapter.vault import Vault
+from orkas.core.crashes import CrashReports
 from orkas.engine.memory import Memory
 from orkas.engine.sandbox.executor import confinement
 from orkas.server.conversation_routes import add_conversation_routes
+from orkas.server.diagnostics_routes import add_diagnostics_routes
+from orkas.server.observe import Observed
 from orkas.server.security import LocalOnly
 from orkas.server.settings_routes import add_settings_routes
 
@@ -43,11 +47,14 @@ class Services:
     knowledge: KnowledgeService | None = None
     sandbox: Callable[[], dict[str, Any]] | None = None  # what confines commands, in words
     frontend: Path = FRONTEND
+    crashes: CrashReports | None = None  # where this launch keeps crash reports (the page's too)
+    diagnostics: Callable[[], Awaitable[Path]] | None = None  # writes a bundle into diagnostics_folder
+    diagnostics_folder: Path | None = None
 
 
 def create_app(
     *, token: str, port: int, runtime: ConversationRuntime, providers: list[str], services: Services | None = None
-) -> LocalOnly:
+) -> Observed:
     api = FastAPI(title="Orkas", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
 
     if services is not None and services.frontend.is_dir():
@@ -66,4 +73,7 @@ def create_app(
     add_conversation_routes(api, runtime, services)
     if services is not None:
         add_settings_routes(api, services)
-    return LocalOnly(api, token=token, port=port)
+    if services is not None and services.crashes is not None:
+        folder = services.diagnostics_folder or services.crashes.folder.parent / "diagnostics"
+        add_diagnostics_routes(api, services.crashes, services.diagnostics, folder)
+    return Observed(LocalOnly(api, token=token, port=port))

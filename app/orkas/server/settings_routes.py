@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
+from orkas import __version__
 from orkas.adapter.preferences import change_preferences
 from orkas.adapter.provider_admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
 from orkas.adapter.settings import Kind
@@ -53,6 +54,7 @@ class PreferencesChange(BaseModel):
     language: str | None = None
     embeddings: str | None = None
     command_timeout: int | None = Field(default=None, ge=10, le=86_400)
+    log_level: str | None = None
     clear_default_model: bool = False
 
 
@@ -68,6 +70,7 @@ def add_settings_routes(api: FastAPI, services: Services) -> None:
             "vault": vault.key_source.description if vault is not None else None,
             "vault_key": services.vault().key_source.state(),
             "sandbox": services.sandbox() if services.sandbox is not None else {"kind": confinement()},
+            "about": {"version": __version__, "logs": str(services.settings.path.parent / "logs")},
         }
 
     @api.post("/api/vault/unlock")
