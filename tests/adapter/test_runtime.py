@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from orkas.adapter.conversations import Conversation, ConversationStore
 from orkas.adapter.product_events import WIRE_VERSION
 from orkas.adapter.runtime import ConversationRuntime
@@ -94,15 +96,21 @@ async def test_a_message_sent_while_running_is_queued_then_applied(tmp_path: Pat
     assert kinds.index("message_queued") < kinds.index("steer_applied") < kinds.index("done")
 
 
-async def test_a_permission_card_is_answered_through_the_runtime(tmp_path: Path) -> None:
+async def test_a_permission_card_is_answered_through_the_runtime(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     provider = ScriptedProvider(tool_call("guarded", {}), text("Cleaned."))
     run, conversation = runtime(tmp_path, provider)
     _, live = run.subscribe(conversation.id)
-    run.send(conversation.id, "clean up")
-    asked = (await until(live, "permission_request"))[-1]
-    assert asked["categories"] == ["destructive"] and asked["preview"] == "delete old logs"
-    assert run.answer(conversation.id, asked["id"], "allow_once")
-    events = await until(live, "idle")
+    with caplog.at_level("INFO", logger="orkas.engine.consent"):
+        run.send(conversation.id, "clean up")
+        asked = (await until(live, "permission_request"))[-1]
+        assert asked["categories"] == ["destructive"] and asked["preview"] == "delete old logs"
+        assert run.answer(conversation.id, asked["id"], "allow_once")
+        events = await until(live, "idle")
+    decisions = [r.getMessage() for r in caplog.records]
+    assert "permission allow_once: tool=guarded categories=('destructive',)" in decisions
+    assert not any("delete old logs" in d for d in decisions)  # the category, never the command's text
     tool_end = next(e for e in events if e["type"] == "tool_end")
     assert tool_end["is_error"] is False and events[-2]["type"] == "done"
 

@@ -97,6 +97,7 @@ def test_the_filter_redacts_message_arguments_and_tracebacks(tmp_path: Path) -> 
         except ValueError:
             log.exception("provider failed for bob@example.com")
         log.warning("bad %d format", "not a number")  # a bug in a log call loses nothing else
+        log.warning("provider said: %s", "oops\n2026-01-01 00:00:00.000 CRITICAL forged record")
     finally:
         log.removeHandler(handler)
         handler.close()
@@ -105,6 +106,7 @@ def test_the_filter_redacts_message_arguments_and_tracebacks(tmp_path: Path) -> 
     assert "bob@example.com" not in text
     assert "Traceback" in text and "ValueError" in text
     assert "unformattable" in text
+    assert not any(line.startswith("2026-01-01") for line in text.splitlines())  # no forged record
 
 
 def test_setup_sends_warnings_to_the_terminal_and_everything_to_the_file(tmp_path: Path, clean_logging: None) -> None:

@@ -128,3 +128,5 @@ def test_the_window_opens_answers_and_receives_a_real_drop(display: str, tmp_pat
         stop_group(window)
         stop_group(source)
     assert window.returncode is not None
+    logged = "".join(p.read_text() for p in (tmp_path / "data" / "logs").glob("*.log"))
+    assert "[window " in logged and "window shown after" in logged and "server ready on port" in logged

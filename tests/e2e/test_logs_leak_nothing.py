@@ -151,6 +151,8 @@ def test_the_server_at_debug_level_leaks_nothing(anthropic_server: FakeServer, t
             assert client.post("/api/crashes", json=crash).status_code == 201
             unseen = client.get("/api/crashes").json()["unseen"]
             assert len(unseen) == 1 and unseen[0]["source"] == "page"
+            flood = [client.post("/api/crashes", json={"message": "loop"}).status_code for _ in range(25)]
+            assert flood.count(201) == 19 and flood[-1] == 429  # a page in an error loop cannot fill the disk
             saved = client.post("/api/diagnostics", json={}).json()
             assert "name" in saved, saved
             downloaded = client.get(f"/api/diagnostics/{saved['name']}")

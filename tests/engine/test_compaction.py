@@ -66,11 +66,15 @@ def test_masking_replaces_big_outputs_and_keeps_small_ones() -> None:
     assert head[2].content[0].content[0].text.startswith("w w")  # type: ignore[union-attr]  # the input is not mutated
 
 
-async def test_a_huge_output_in_the_tail_is_shrunk_not_summarized(tmp_path: Path) -> None:
+async def test_a_huge_output_in_the_tail_is_shrunk_not_summarized(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     huge = "line of output\n" * 6000
     session = SessionStore(tmp_path).create()
     provider = ScriptedProvider(tool_call("echo", {"text": "line of output\n", "times": 6000}), text("done"))
-    events = await collect(make_agent(provider, tmp_path, tools=[Echo()], context_window=16_000), session=session)
+    with caplog.at_level("INFO", logger="orkas.engine.compaction"):
+        events = await collect(make_agent(provider, tmp_path, tools=[Echo()], context_window=16_000), session=session)
+    assert any(r.getMessage().startswith(f"compacted session {session.id} by shrink:") for r in caplog.records)
     shrink = [e for e in events if isinstance(e, Compaction)]
     assert [c.method for c in shrink] == ["shrink"] and isinstance(events[-1], Done)
     warning = next(e for e in events if isinstance(e, RunWarning))

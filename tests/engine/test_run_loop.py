@@ -113,6 +113,22 @@ async def test_exception_inside_a_tool_becomes_an_error_result(workspace: Path) 
     provider.verify()
 
 
+async def test_a_tool_exception_is_logged_by_type_and_frames_never_its_message(
+    workspace: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A command tool's exception may quote the command (or a key in it): the model gets the message,
+    # the log gets what a developer needs to find the bug.
+    provider = ScriptedProvider(tool_call("crashes", {"command": "curl -H 'X-Key: hunter2-secret'"}), text("ok"))
+    with caplog.at_level("INFO", logger="orkas.engine.tool_runner"):
+        events = await collect(make_agent(provider, workspace, tools=[Crashes()]))
+    end = next(e for e in events if isinstance(e, ToolEnd))
+    assert "hunter2-secret" in end.content[0].text  # type: ignore[union-attr]
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "tool crashes raised ZeroDivisionError" in logged and "tools_for_tests.py" in logged
+    assert "hunter2-secret" not in logged
+    assert "tool crashes failed in" in logged
+
+
 async def test_invalid_input_is_rejected_before_the_tool_runs(workspace: Path) -> None:
     echo = Echo()
     provider = ScriptedProvider(tool_call("echo", {"txt": 3}), text("oops"))

@@ -56,7 +56,7 @@ class Crashes:
     input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        raise ZeroDivisionError("division by zero in the tool")
+        raise ZeroDivisionError(f"division by zero in the tool {input.get('command', '')}".strip())
 
 
 @dataclass

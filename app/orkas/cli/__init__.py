@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _start_logging(folder: Path, process: str) -> None:
     """Every process of the app logs to `<data>/logs` (redacted) and keeps crash reports on the machine."""
     from orkas.core.crashes import CrashReports, install_crash_hooks
-    from orkas.core.logging import setup_logging
+    from orkas.core.logging import LEVELS, setup_logging
 
     try:
         preferences = json.loads((folder / "settings.json").read_text(encoding="utf-8")).get("preferences") or {}
@@ -102,6 +102,9 @@ def _start_logging(folder: Path, process: str) -> None:
         setup_logging(folder, process=process, env=os.environ, setting=setting if isinstance(setting, str) else None)
     except OSError as e:  # a read-only data folder must not stop the app; the terminal still gets warnings
         print(f"orkas: cannot write logs in {folder / 'logs'}: {e.strerror or e}", file=sys.stderr)
+    wanted = os.environ.get("ORKAS_LOG_LEVEL")
+    if wanted and wanted.strip().lower() not in LEVELS:
+        print(f"orkas: ORKAS_LOG_LEVEL must be one of {', '.join(LEVELS)}, not {wanted!r}; ignored", file=sys.stderr)
     install_crash_hooks(CrashReports(folder / "crashes", process=process))
     log.info("orkas %s (%s) started: python %s, %s", __version__, process, sys.version.split()[0], sys.platform)
 

@@ -132,13 +132,15 @@ def install_crash_hooks(reports: CrashReports) -> None:
     threading.excepthook = on_thread_exception
 
 
-def report(source: str, error: BaseException) -> Crash | None:
-    """Keep a crash report for `error` (if hooks are installed) and log it; never raises."""
+def report(source: str, error: BaseException, reports: CrashReports | None = None) -> Crash | None:
+    """Log `error` and keep a crash report of it in `reports` (default: the process's, once hooks are
+    installed); never raises."""
     log.critical("unhandled %s exception", source, exc_info=(type(error), error, error.__traceback__))
-    if _reports is None:
+    reports = reports or _reports
+    if reports is None:
         return None
     try:
-        return _reports.record_exception(source, error)
+        return reports.record_exception(source, error)
     except Exception:  # a full disk must not turn one crash into two
         log.warning("could not write a crash report", exc_info=True)
         return None

@@ -71,7 +71,9 @@ class RedactionFilter(logging.Filter):
             message = record.getMessage()
         except Exception as e:  # a bad format string must not lose the record
             message = f"{record.msg!r} (unformattable: {type(e).__name__})"
-        record.msg, record.args = redact(message), None
+        # A continuation line is indented: text from outside (a message, a provider's error) cannot
+        # forge a record of its own by starting a line with a timestamp.
+        record.msg, record.args = redact(message).replace("\n", "\n    | "), None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
@@ -186,6 +188,7 @@ class LogSetup:
     file: DailyFileHandler
     terminal: logging.Handler
     filter: RedactionFilter
+    env: Mapping[str, str]  # the variables that choose the level (ORKAS_LOG_LEVEL), as read at start
 
     def set_level(self, level: int) -> None:
         # Debug is for Orkas's own records: a library's debug output (the SDK's whole request bodies,
@@ -232,7 +235,8 @@ def setup_logging(
         for name in QUIET:
             logging.getLogger(name).setLevel(logging.WARNING)
         logging.captureWarnings(True)
-        _setup = LogSetup(logs_dir(data), file, console, redaction)
+        pinned = {k: v for k, v in env.items() if k == "ORKAS_LOG_LEVEL"}
+        _setup = LogSetup(logs_dir(data), file, console, redaction, pinned)
         _setup.set_level(level)
         return _setup
 
@@ -246,10 +250,10 @@ def current() -> LogSetup | None:
     return _setup
 
 
-def apply_log_level(setting: str, env: Mapping[str, str] | None = None) -> None:
+def apply_log_level(setting: str) -> None:
     """The Settings choice changed: this process follows at once (unless ORKAS_LOG_LEVEL pins it)."""
     if _setup is not None:
-        _setup.set_level(choose_level(os.environ if env is None else env, setting))
+        _setup.set_level(choose_level(_setup.env, setting))
 
 
 def reset_for_tests() -> None:

@@ -76,4 +76,4 @@ def create_app(
     if services is not None and services.crashes is not None:
         folder = services.diagnostics_folder or services.crashes.folder.parent / "diagnostics"
         add_diagnostics_routes(api, services.crashes, services.diagnostics, folder)
-    return Observed(LocalOnly(api, token=token, port=port))
+    return Observed(LocalOnly(api, token=token, port=port), crashes=services.crashes if services else None)

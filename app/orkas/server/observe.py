@@ -12,14 +12,16 @@ import time
 from typing import Any
 
 from orkas.core import crashes
+from orkas.core.crashes import CrashReports
 from orkas.server.security import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("orkas.server.requests")
 
 
 class Observed:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, crashes: CrashReports | None = None) -> None:
         self.app = app
+        self.crashes = crashes  # None: the process's own (cli/__init__.py installs them)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -40,7 +42,7 @@ class Observed:
         try:
             await self.app(scope, receive, noting)
         except Exception as error:
-            crashes.report("server", error)
+            crashes.report("server", error, self.crashes)
             status["code"] = 500
             raise
         finally:
