@@ -322,8 +322,13 @@ def build_agent(
     knowledge: KnowledgeBase | None = None,
     past_conversations: KnowledgeBase | None = None,
     processes: ProcessManager | None = None,
+    extra_tools: Sequence[Tool] = (),
+    only_tools: Sequence[str] | None = None,
+    note: str = "",
+    memory_tool: bool = True,
 ) -> Agent:
-    """Raises `ConfigError` when no provider or model can serve the run."""
+    """Raises `ConfigError` when no provider or model can serve the run. A group's actors add their own
+    tools (`extra_tools`), keep to an allow-list (`only_tools`) and get their instructions (`note`)."""
     configured = configured or Configured()
     entries = configured.product.entries
     if not settings.providers and not entries:
@@ -347,13 +352,23 @@ def build_agent(
     limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
     tools, _processes = workspace_tools(settings, policy, limits, processes)
     memory = Memory.in_folder(settings.data_dir / "memory")
-    tools.append(MemoryTool(memory))
+    if memory_tool:
+        tools.append(MemoryTool(memory))
     if knowledge is not None or past_conversations is not None:
         from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
     if knowledge is not None:
         tools += [KbSearch(knowledge), KbRead(knowledge), KbList(knowledge)]
     if past_conversations is not None:
         tools.append(ChatSearch(past_conversations))
+    tools += list(extra_tools)
+    if only_tools is not None:
+        unknown = sorted(set(only_tools) - {t.name for t in tools})
+        if unknown:
+            raise ConfigError(f"unknown tools {', '.join(unknown)}; tools: {', '.join(sorted(t.name for t in tools))}")
+        tools = [t for t in tools if t.name in only_tools or t.name in {e.name for e in extra_tools}]
+    hooks = (memory.prompt_section,) if memory_tool else ()
+    if note:
+        hooks = (lambda: note, *hooks)
     return Agent(
         providers=registry,
         config=RunConfig(
@@ -364,5 +379,5 @@ def build_agent(
         ),
         workspace=policy.workspace,
         tools=tools,
-        system_prompt=SystemPrompt(hooks=(memory.prompt_section,)),  # read at the start of every turn
+        system_prompt=SystemPrompt(hooks=hooks),  # read at the start of every turn
     )

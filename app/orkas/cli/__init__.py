@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"orkas: cannot use the data folder {folder}: {e.strerror or e}", file=sys.stderr)
         return EXIT_USAGE
     _start_logging(folder, args.command or "window")
-    if args.command not in ("vault", "session"):
+    if args.command not in ("vault", "session", "agents"):
         from orkas.cli.vault import unlock_if_protected
 
         problem = unlock_if_protected(folder, os.environ)
@@ -81,6 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from orkas.cli import vault as vault_cli
 
             return vault_cli.run(args, os.environ)
+        if args.command == "agents":
+            from orkas.cli import agents as agents_cli
+
+            return agents_cli.run(args, os.environ)
     except ConfigError as e:
         print(f"orkas: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -119,6 +123,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--model", help="provider/model, or a bare model name routed by its prefix")
     run.add_argument("--workspace", type=Path, default=Path.cwd(), help="folder the agent may read")
     run.add_argument("--json", action="store_true", help="print one JSON object per event per line")
+    run.add_argument(
+        "--agents", help="a group conversation: the commander with these member agents (comma-separated names)"
+    )
     run.add_argument("--max-tool-loops", type=int, default=100, help="stop after this many tool rounds")
     run.add_argument("--retries", type=int, default=3, help="retries of a failed model call (default 3)")
     run.add_argument(
@@ -145,6 +152,9 @@ def _parser() -> argparse.ArgumentParser:
     from orkas.cli import money
 
     money.add_parsers(commands)
+    from orkas.cli import agents as agents_cli
+
+    agents_cli.add_parser(commands)
     from orkas.cli import serve as serve_cli
 
     serve_cli.add_parser(commands)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import re
 import signal
 import sys
 from collections.abc import Mapping
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FAILED, EXIT_ABORTED = 0, 1, 130
 log = logging.getLogger(__name__)
+GROUP_ID = re.compile(r"^[0-9a-f]{8,64}$")
 
 
 async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -38,6 +40,10 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if args.context_window is not None and args.context_window < 1024:
         raise ConfigError("--context-window must be at least 1024 tokens")
     settings = settings_from_env(env)
+    if args.agents or _group_session(settings, args.session):
+        from orkas.cli.group import run_group  # the team layer loads only for a group
+
+        return await run_group(args, env)
     configured = load_configured(settings)
     for problem in configured.problems:
         print(f"orkas: {problem}", file=sys.stderr)
@@ -143,6 +149,13 @@ def _summary(report: dict[str, object]) -> str:
         assert isinstance(synthesized, list)
         parts.append(f"answered {len(synthesized)} interrupted tool calls")
     return ", ".join(parts) or "reordered tool results"
+
+
+def _group_session(settings: Settings, session_id: str | None) -> bool:
+    """Is `session_id` a group conversation (`orkas run --agents` made it)?"""
+    if not session_id or not GROUP_ID.match(session_id):
+        return False
+    return (settings.data_dir / "conversations" / session_id / "state.json").exists()
 
 
 def _knowledge(settings: Settings) -> tuple[KnowledgeBase | None, KnowledgeBase | None]:

@@ -77,12 +77,14 @@ class ToolRunner:
         self.results: tuple[ToolResultBlock, ...] = ()
         self.elapsed = 0.0
         self.loop_stop: str | None = None  # set when the loop guard stopped the run
+        self.ends_turn = False  # a result of the last round asked to end the turn (ToolResult.ends_turn)
 
     async def run(self, calls: Sequence[ToolUseBlock], *, truncated: bool = False) -> AsyncGenerator[Event, None]:
         """Yield tool events; afterwards `results` holds one result per call, in declared order.
         `truncated`: the reply hit its output limit, so unparseable input means "cut off"."""
         done: dict[str, ToolResultBlock] = {}
         started = time.perf_counter()
+        self.ends_turn = False
         try:
             for batch in batches(calls, self.tools):
                 if self.signal.aborted or self.loop_stop:
@@ -190,6 +192,7 @@ class ToolRunner:
         notes: dict[str, str],
     ) -> ToolEnd:
         content = result.content
+        self.ends_turn = self.ends_turn or result.ends_turn
         if call.id in notes:
             content = (*content, TextBlock(text=notes[call.id]))
         done[call.id] = ToolResultBlock(tool_use_id=call.id, content=content, is_error=result.is_error)

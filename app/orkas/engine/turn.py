@@ -112,6 +112,9 @@ class Turn:
             if reply.tool_uses and not self.limit_reached and self.loops < self.max_tool_loops:
                 async for event in self._tool_round(reply):
                     yield event
+                if self.tools.ends_turn:  # a tool's result is the answer: no further model call
+                    yield self._done(self.answer_so_far + reply.text, "handed_off")
+                    return
                 continue
             if reply.tool_uses:
                 if await self._refuse_tools(reply):

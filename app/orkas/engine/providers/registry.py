@@ -44,6 +44,11 @@ class ProviderRegistry:
     def names(self) -> list[str]:
         return list(self._providers)
 
+    @property
+    def default_name(self) -> str | None:
+        """The provider a bare model name goes to when no prefix routes it."""
+        return self._default
+
     async def aclose(self) -> None:
         for provider in self._providers.values():
             await provider.aclose()

@@ -28,6 +28,9 @@ class ToolResult:
     content: tuple[ToolResultContent, ...]
     details: Mapping[str, Any] | None = None
     is_error: bool = False
+    # The turn ends after this round, with no further model call: what the tool did is the answer
+    # (a hand-off to another agent whose reply is final). The results are still recorded first.
+    ends_turn: bool = False
 
 
 def text_result(text: str, details: Mapping[str, Any] | None = None) -> ToolResult:

@@ -1,0 +1,7 @@
+"""The group chat: a commander hosts every conversation and agents are members with their own voice.
+
+`agents.py` (AGENT.md files), `bus.py` (the conversation's canonical log), `state.py` (the floor and the
+task log), `handback.py` (the exact hand-back marker), `tools.py` (dispatch_to, run_worker, hand_off_to),
+`group.py` (one person's message through the group: routing, slices, actor-tagged events). The engine's
+run loop runs every actor; nothing here forks it.
+"""

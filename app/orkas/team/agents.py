@@ -1,0 +1,190 @@
+"""Agents are folders: `<data>/agents/<name>/AGENT.md`, YAML frontmatter and a Markdown body that is the
+agent's system prompt. Hand-editable: a broken file is reported by name and the others still load.
+
+    ---
+    name: tutor
+    description: Explains a topic step by step; use for teaching.
+    model: anthropic/claude-sonnet-4-5      # optional: its own model entry (pool, rotation)
+    tools: [read_file, grep_files]          # optional allow-list
+    interactive: true                       # may hold the floor after a hand-off
+    color: "#3a7"                            # optional
+    ---
+    You are a patient tutor…
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from orkas.core.errors import ConfigError
+from orkas.core.fsutil import atomic_write
+
+NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+RESERVED = frozenset({"user", "commander", "all", "everyone", "worker"})  # actors of the bus, not agents
+FILE = "AGENT.md"
+MAX_PROMPT = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSpec:
+    name: str
+    description: str
+    prompt: str
+    model: str | None = None
+    tools: tuple[str, ...] | None = None  # None: every tool of the workspace
+    interactive: bool = False
+    color: str | None = None
+    avatar: str | None = None
+    worktree: bool = False  # writes in its own git worktree when the workspace is a repository
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "model": self.model,
+            "tools": list(self.tools) if self.tools is not None else None,
+            "interactive": self.interactive,
+            "color": self.color,
+            "avatar": self.avatar,
+            "worktree": self.worktree,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    agents: dict[str, AgentSpec] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)  # folder name -> what is wrong, in a sentence
+
+
+def check_name(name: str) -> str:
+    if not NAME.match(name):
+        raise ConfigError(
+            f"agent name {name!r}: use 1-32 lowercase letters, digits, - or _, starting with a letter or digit"
+        )
+    if name in RESERVED:
+        raise ConfigError(f"agent name {name!r} is reserved ({', '.join(sorted(RESERVED))})")
+    return name
+
+
+def parse(text: str, *, folder_name: str) -> AgentSpec:
+    """One AGENT.md; raises ConfigError with a sentence saying what is wrong."""
+    if not text.startswith("---"):
+        raise ConfigError("AGENT.md must start with a --- frontmatter block")
+    parts = text.split("\n---", 1)
+    if len(parts) != 2:
+        raise ConfigError("the frontmatter block is not closed with ---")
+    try:
+        meta = yaml.safe_load(parts[0].removeprefix("---")) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(f"the frontmatter is not valid YAML: {str(e).splitlines()[0]}") from None
+    if not isinstance(meta, dict):
+        raise ConfigError("the frontmatter must be a table of fields")
+    body = parts[1].split("\n", 1)[1] if "\n" in parts[1] else ""
+    name = str(meta.get("name") or folder_name)
+    check_name(name)
+    if name != folder_name:
+        raise ConfigError(f"its name {name!r} differs from its folder {folder_name!r}")
+    description = meta.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise ConfigError("description is required: say when the commander should use this agent")
+    prompt = body.strip()
+    if not prompt:
+        raise ConfigError("the body (the agent's instructions) is empty")
+    if len(prompt) > MAX_PROMPT:
+        raise ConfigError(f"the instructions are longer than {MAX_PROMPT // 1024} KB")
+    model = meta.get("model")
+    if model is not None and (not isinstance(model, str) or "/" not in model):
+        raise ConfigError("model must be provider/model, e.g. anthropic/claude-sonnet-4-5")
+    tools = meta.get("tools")
+    if tools is not None:
+        if isinstance(tools, str):
+            tools = [t.strip() for t in tools.split(",") if t.strip()]
+        if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
+            raise ConfigError("tools must be a list of tool names")
+    for flag in ("interactive", "worktree"):
+        if not isinstance(meta.get(flag, False), bool):
+            raise ConfigError(f"{flag} must be true or false")
+    return AgentSpec(
+        name=name,
+        description=description.strip(),
+        prompt=prompt,
+        model=model,
+        tools=tuple(tools) if tools is not None else None,
+        interactive=bool(meta.get("interactive", False)),
+        color=str(meta["color"]) if meta.get("color") else None,
+        avatar=str(meta["avatar"]) if meta.get("avatar") else None,
+        worktree=bool(meta.get("worktree", False)),
+    )
+
+
+def render(spec: AgentSpec) -> str:
+    meta: dict[str, Any] = {"name": spec.name, "description": spec.description}
+    if spec.model:
+        meta["model"] = spec.model
+    if spec.tools is not None:
+        meta["tools"] = list(spec.tools)
+    meta["interactive"] = spec.interactive
+    if spec.worktree:
+        meta["worktree"] = True
+    if spec.color:
+        meta["color"] = spec.color
+    if spec.avatar:
+        meta["avatar"] = spec.avatar
+    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True).strip()
+    return f"---\n{front}\n---\n{spec.prompt.strip()}\n"
+
+
+class AgentStore:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def load(self) -> Loaded:
+        loaded = Loaded()
+        if not self.folder.is_dir():
+            return loaded
+        for path in sorted(self.folder.iterdir()):
+            if not path.is_dir() or path.name.startswith("."):
+                continue
+            try:
+                text = (path / FILE).read_text(encoding="utf-8")
+                loaded.agents[path.name] = parse(text, folder_name=path.name)
+            except FileNotFoundError:
+                loaded.problems[path.name] = f"no {FILE} in the folder"
+            except (OSError, UnicodeDecodeError) as e:
+                loaded.problems[path.name] = f"cannot read {FILE}: {e}"
+            except ConfigError as e:
+                loaded.problems[path.name] = str(e)
+        return loaded
+
+    def get(self, name: str) -> AgentSpec:
+        loaded = self.load()
+        if name in loaded.agents:
+            return loaded.agents[name]
+        if name in loaded.problems:
+            raise ConfigError(f"agent {name!r} cannot be used: {loaded.problems[name]}")
+        known = ", ".join(loaded.agents) or "none"
+        raise ConfigError(f"no agent {name!r}; agents: {known}")
+
+    def add(self, spec: AgentSpec, *, replace: bool = False) -> Path:
+        check_name(spec.name)
+        parse(render(spec), folder_name=spec.name)  # the same checks as a hand-written file
+        folder = self.folder / spec.name
+        if (folder / FILE).exists() and not replace:
+            raise ConfigError(f"an agent named {spec.name!r} already exists")
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(folder / FILE, render(spec).encode("utf-8"))
+        return folder / FILE
+
+    def remove(self, name: str) -> bool:
+        check_name(name)
+        folder = self.folder / name
+        if not folder.is_dir():
+            return False
+        shutil.rmtree(folder)
+        return True

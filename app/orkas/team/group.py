@@ -1,0 +1,505 @@
+"""One conversation as a group: a commander that hosts it and member agents with their own voice.
+
+A person's message is posted to the bus once, then goes to whoever it is for: the `@name`d members,
+else the floor holder (the commander by default, or the interactive agent a hand-off gave the floor).
+Every actor — commander, member, anonymous worker — runs on the engine's one run loop, with its own
+transcript (`actors/<name>.jsonl`) and the same stop signal, permissions and budget. What an actor is
+told comes from the bus: its slice since it last ran (`bus.render_for`), so an agent never sees what it
+was not part of, and a worker sees only its task.
+
+The folder of a group conversation:
+
+    messages.jsonl   the bus: every visible message, once, in order
+    state.json       the floor, the members, the task log, each actor's read position
+    actors/          each actor's engine transcript
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import uuid
+from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping, Sequence
+from contextlib import aclosing, suppress
+from pathlib import Path
+from typing import Any, Literal
+
+from orkas.adapter.sessions import PersistentSession, load
+from orkas.core.errors import ConfigError
+from orkas.engine.abort import AbortSignal
+from orkas.engine.budget import Budget
+from orkas.engine.consent import Permissions
+from orkas.engine.events import Done, Error, Event, TextDelta, ToolEnd
+from orkas.engine.runner import Agent
+from orkas.engine.session import InMemorySession
+from orkas.engine.steer import SteerQueue
+from orkas.engine.tools.base import Tool, ToolContext
+from orkas.team.agents import AgentSpec
+from orkas.team.bus import COMMANDER, USER, Bus, GroupMessage, render_for
+from orkas.team.events import ActorEvent, MessagePosted, StateChanged, TeamEvent, TurnEnd, UnknownMentions
+from orkas.team.handback import parse_handback
+from orkas.team.slots import limited
+from orkas.team.state import StateStore, Task
+from orkas.team.tools import DispatchTo, HandOffTo, RunWorker
+
+log = logging.getLogger(__name__)
+
+DISPATCH_CAP = 4  # member runs at once per conversation
+MODEL_CALLS = 10  # model calls streaming at once, every conversation together
+GROUP = "group"  # the actor of the group's own events
+TEAM_TOOLS = frozenset({"dispatch_to", "run_worker", "hand_off_to"})
+MENTION = re.compile(r"(?<![\w@.])@([a-z0-9][a-z0-9_-]{0,31})\b")
+
+MakeAgent = Callable[[AgentSpec | None, Sequence[Tool], str], Agent]
+"""(the member's spec — None for the commander or an anonymous worker —, extra tools, extra system
+text) → an engine Agent on the conversation's workspace, with the member's own model when it names one."""
+
+_shared_slots: dict[int, asyncio.Semaphore] = {}
+
+
+def model_slots(limit: int = MODEL_CALLS) -> asyncio.Semaphore:
+    """The one cap on concurrent model calls for this event loop (every group shares it)."""
+    loop = id(asyncio.get_running_loop())
+    if loop not in _shared_slots:
+        _shared_slots[loop] = asyncio.Semaphore(limit)
+    return _shared_slots[loop]
+
+
+def parse_mentions(text: str, members: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(members and `commander` addressed with @, other @names nobody answers to), each once, in order."""
+    known: list[str] = []
+    unknown: list[str] = []
+    for name in MENTION.findall(text):
+        target = known if name in members or name == COMMANDER else unknown
+        if name not in target:
+            target.append(name)
+    return tuple(known), tuple(unknown)
+
+
+class Group:
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        agents: Mapping[str, AgentSpec],
+        make_agent: MakeAgent,
+        dispatch_cap: int = DISPATCH_CAP,
+        slots: asyncio.Semaphore | None = None,
+    ) -> None:
+        self.folder = folder
+        self.agents = dict(agents)
+        self.make_agent = make_agent
+        self.dispatch_cap = dispatch_cap
+        self.slots = slots
+        self.bus = Bus(folder / "messages.jsonl")
+        self.store = StateStore(folder / "state.json")
+        self.interrupted = self.store.recover()  # tasks a crash cut short: the person decides
+        self._sessions: dict[str, PersistentSession] = {}
+        self.active: _Turn | None = None
+
+    @property
+    def state(self) -> Any:
+        return self.store.state
+
+    @property
+    def members(self) -> list[str]:
+        return list(self.store.state.members)
+
+    def set_members(self, names: Sequence[str]) -> None:
+        for name in names:
+            if name not in self.agents:
+                known = ", ".join(sorted(self.agents)) or "none"
+                raise ConfigError(f"no agent {name!r} to add to the conversation; agents: {known}")
+        self.store.state.members = list(dict.fromkeys(names))
+        if self.store.state.floor not in (COMMANDER, *self.store.state.members):
+            self.store.state.floor, self.store.state.floor_source = COMMANDER, "default"
+        self.store.save()
+
+    def session(self, actor: str) -> PersistentSession:
+        if actor not in self._sessions:
+            path = self.folder / "actors" / f"{actor}.jsonl"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._sessions[actor] = load(path)[0] if path.exists() else PersistentSession(path)
+        return self._sessions[actor]
+
+    def close(self) -> None:
+        for session in self._sessions.values():
+            session.close()
+        self._sessions.clear()
+
+    def agent(self, spec: AgentSpec | None, tools: Sequence[Tool], note: str) -> Agent:
+        agent = self.make_agent(spec, tools, note)
+        agent.providers = limited(agent.providers, self.slots or model_slots())
+        return agent
+
+    async def send(
+        self,
+        text: str,
+        *,
+        signal: AbortSignal | None = None,
+        steer: SteerQueue | None = None,
+        permissions: Permissions | None = None,
+        budget: Budget | None = None,
+        attachments: Sequence[dict[str, Any]] = (),
+    ) -> AsyncGenerator[ActorEvent, None]:
+        """Run one message of the person's through the group; ends with exactly one `TurnEnd`."""
+        turn = _Turn(self, signal or AbortSignal(), steer or SteerQueue(), permissions, budget)
+        self.active = turn
+        try:
+            async with aclosing(turn.run(text, attachments)) as events:
+                async for event in events:
+                    yield event
+        finally:
+            self.active = None
+
+    def steer(self, message: Any) -> bool:
+        """A message typed while a turn runs joins the floor holder's run at its next tool boundary."""
+        if self.active is None:
+            return False
+        self.active.steer.put(message)
+        return True
+
+
+class _Turn:
+    """One message of the person's, through the group. Implements `tools.Dispatcher`."""
+
+    def __init__(
+        self,
+        group: Group,
+        signal: AbortSignal,
+        steer: SteerQueue,
+        permissions: Permissions | None,
+        budget: Budget | None,
+    ) -> None:
+        self.group = group
+        self.signal = signal
+        self.steer = steer
+        self.permissions = permissions
+        self.budget = budget
+        self.id = uuid.uuid4().hex
+        self.out: asyncio.Queue[ActorEvent | None] = asyncio.Queue()
+        self.dispatch_slots = asyncio.Semaphore(group.dispatch_cap)
+        self.seg = 0
+        self.pending: list[str] = []  # the commander's text since its last segment was posted
+        self.trail: list[dict[str, Any]] = []  # the commander's tool trail for that segment
+        self.tasks: list[Task] = []
+        self.workers = 0
+        self.ended_by_handoff = False
+        self.children: set[asyncio.Future[tuple[str, bool]]] = set()
+
+    # ---- the turn ----
+    async def run(self, text: str, attachments: Sequence[dict[str, Any]]) -> AsyncGenerator[ActorEvent, None]:
+        state = self.group.store.state
+        mentioned, unknown = parse_mentions(text, state.members)
+        if COMMANDER in mentioned:
+            targets: tuple[str, ...] = (COMMANDER,)
+            if state.floor != COMMANDER:  # the person addressed the commander: the floor comes back
+                state.floor, state.floor_source = COMMANDER, "user_selection"
+        else:
+            targets = mentioned or (state.floor,)
+        posted = self.group.bus.post(
+            USER,
+            text,
+            to=targets,
+            mentions=mentioned,
+            unknown_mentions=unknown,
+            turn_id=self.id,
+            attachments=tuple(attachments),
+        )
+        yield ActorEvent(GROUP, MessagePosted(message=posted))
+        if unknown:
+            yield ActorEvent(GROUP, UnknownMentions(names=unknown, delivered_to=",".join(targets)))
+        state.running = True
+        self.group.store.save()
+        driver = asyncio.create_task(self._drive(targets))
+        try:
+            while (item := await self.out.get()) is not None:
+                yield item
+        finally:
+            if not driver.done():  # our reader went away mid-turn: nobody is left to see the rest
+                self.signal.abort("the conversation was closed")
+            with suppress(asyncio.CancelledError):
+                await driver
+            state.running = False
+            self.group.store.save()
+
+    async def _drive(self, targets: tuple[str, ...]) -> None:
+        ok, message = False, ""
+        try:
+            if targets == (COMMANDER,):
+                ok = await self._commander()
+            else:
+                ok = await self._to_members(targets)
+        except Exception as e:  # a bug must end the turn with a reason, not hang the reader
+            log.exception("group turn %s failed", self.id)
+            message = f"internal error: {type(e).__name__}: {e}"
+        finally:
+            if self.children:  # members still finishing after a stop: their last events belong to this turn
+                await asyncio.gather(*self.children, return_exceptions=True)
+            for task in self.tasks:
+                if task.status == "open" and self.signal.aborted:
+                    self.group.store.finish(task, "cancelled", self.signal.reason)
+            state = self.group.store.state
+            self.emit(
+                GROUP,
+                StateChanged(floor=state.floor, floor_source=state.floor_source, open_tasks=len(state.open_tasks())),
+            )
+            if self.signal.aborted:
+                message = message or self.signal.reason
+            self.emit(
+                GROUP,
+                TurnEnd(
+                    ok=ok and not self.signal.aborted, aborted=self.signal.aborted, floor=state.floor, message=message
+                ),
+            )
+            self.out.put_nowait(None)
+
+    def emit(self, actor: str, event: Event | TeamEvent) -> None:
+        self.out.put_nowait(ActorEvent(actor, event))
+
+    def post(self, sender: str, text: str, **fields: Any) -> GroupMessage:
+        message = self.group.bus.post(sender, text, turn_id=self.id, **fields)
+        self.emit(GROUP, MessagePosted(message=message))
+        return message
+
+    # ---- the commander ----
+    async def _commander(self, note: str = "") -> bool:
+        group = self.group
+        state = group.store.state
+        told = render_for(COMMANDER, group.bus.after(state.cursors.get(COMMANDER)))
+        if group.interrupted:  # a crash cut these short: the commander hears it once and may pick them up
+            cut = "\n".join(f'<interrupted owner="{t.owner}">{t.goal}</interrupted>' for t in group.interrupted)
+            note = "\n".join(p for p in (cut, note) if p)
+            group.interrupted = []
+        tools: list[Tool] = [DispatchTo(self), RunWorker(self), HandOffTo(self)]
+        agent = group.agent(None, tools, self._commander_note())
+        last: Event | None = None
+        steer = self.steer if state.floor == COMMANDER else None
+        async with aclosing(
+            agent.run(
+                "\n".join(p for p in (told, note) if p),
+                session=group.session(COMMANDER),
+                signal=self.signal,
+                steer=steer,
+                permissions=self.permissions,
+                budget=self.budget,
+            )
+        ) as events:
+            async for event in events:
+                if isinstance(event, TextDelta):
+                    self.pending.append(event.text)
+                elif isinstance(event, ToolEnd) and event.name not in TEAM_TOOLS:
+                    self.trail.append(_trail(event))
+                self.emit(COMMANDER, event)
+                last = event
+        failure = last.message if isinstance(last, Error) else None
+        self._flush_commander(failure=failure, usage_from=last)
+        state.cursors[COMMANDER] = group.bus.last_id or ""
+        group.store.save()
+        return isinstance(last, Done)
+
+    def _flush_commander(self, *, failure: str | None = None, usage_from: Event | None = None) -> None:
+        """Post what the commander said since its last segment as one bubble segment."""
+        text = "".join(self.pending).strip()
+        self.pending.clear()
+        if not text and not self.trail and failure is None:
+            return
+        extra: dict[str, Any] = {}
+        if isinstance(usage_from, Done):
+            extra = {"usage": _usage(usage_from), "cost": usage_from.cost}
+        self.post(COMMANDER, text, to=(USER,), seg=self.seg, process=tuple(self.trail), failure=failure, **extra)
+        self.trail.clear()
+        self.seg += 1
+
+    def _commander_note(self) -> str:
+        members = self.group.store.state.members
+        lines = [
+            "You host this conversation as the commander of a team. Messages reach you wrapped as "
+            '<msg from="…">; answer the person directly when you can.',
+            "To involve a member, call dispatch_to (its answer comes back to you; add what is new), "
+            "hand_off_to (its answer ends your turn; an interactive member keeps the floor), or run_worker. "
+            "Writing @name in your own text does nothing.",
+        ]
+        if members:
+            lines.append("Members:")
+            lines += [
+                f"- {name}: {self.group.agents[name].description}" for name in members if name in self.group.agents
+            ]
+        else:
+            lines.append("No member agents are in this conversation; run_worker without `to` still works.")
+        return "\n".join(lines)
+
+    # ---- members (tools.Dispatcher) ----
+    def members_line(self) -> str:
+        return f"Members: {', '.join(self.group.store.state.members) or 'none'}."
+
+    async def dispatch(self, to: str, message: str, *, kind: str, ctx: ToolContext) -> tuple[str, bool]:
+        return await self._child(self._dispatch(to, message, kind=kind))
+
+    async def worker(self, task: str, *, ctx: ToolContext) -> tuple[str, bool]:
+        return await self._child(self._worker(task))
+
+    async def _child(self, run: Coroutine[Any, Any, tuple[str, bool]]) -> tuple[str, bool]:
+        """Run a member or worker as a task of the turn, shielded from the commander's tool batch: on a
+        stop the batch gives up at once, while the child ends on the same signal with its own error
+        event and bubble; the turn waits for every child before it ends."""
+        child = asyncio.ensure_future(run)
+        self.children.add(child)
+        return await asyncio.shield(child)
+
+    async def _dispatch(self, to: str, message: str, *, kind: str) -> tuple[str, bool]:
+        state = self.group.store.state
+        if to not in state.members or to not in self.group.agents:
+            problem = f"no member named {to!r}. {self.members_line()}"
+            return f'<worker-error from="{to}" aborted="false">{problem}</worker-error>', True
+        if self.budget is not None and (reason := self.budget.blocked()) is not None:
+            return f'<worker-error from="{to}" aborted="false">not dispatched: {reason}</worker-error>', True
+        self._flush_commander()  # the commander's words before the dispatch are a segment of their own
+        task = self.group.store.add_task(to, message)
+        self.tasks.append(task)
+        self.post(COMMANDER, "", to=(to,), dispatch=message, seg=self.seg, extra={"task": task.id, "kind": kind})
+        async with self.dispatch_slots:
+            text, error, reason = await self._member(
+                to, addressed=(COMMANDER,) if kind == "dispatch" else (USER,), floor_run=kind == "handoff"
+            )
+        if error is not None:
+            self.group.store.finish(task, "cancelled" if error.aborted else "failed", error.message)
+            aborted = "true" if error.aborted else "false"
+            return f'<worker-error from="{to}" aborted="{aborted}">{error.message}</worker-error>', True
+        if kind == "handoff":
+            spec = self.group.agents[to]
+            if spec.interactive and reason is None:
+                state.floor, state.floor_source = to, "commander_handoff"  # the task stays open with it
+                self.emit(
+                    GROUP, StateChanged(floor=to, floor_source="commander_handoff", open_tasks=len(state.open_tasks()))
+                )
+            else:
+                self.group.store.finish(task, "done" if reason != "capability_boundary" else "failed", text)
+            self.ended_by_handoff = True
+        else:
+            self.group.store.finish(task, "done", text)
+        self.group.store.save()
+        return f'<worker-result from="{to}">\n{text}\n</worker-result>', False
+
+    async def _worker(self, task: str) -> tuple[str, bool]:
+        self.workers += 1
+        worker_id = f"worker-{self.id[:6]}-{self.workers}"
+        agent = self.group.agent(None, (), "You are a worker: do exactly the task you are given and report the result.")
+        last: Event | None = None
+        async with self.dispatch_slots:
+            async with aclosing(
+                agent.run(
+                    task,
+                    session=InMemorySession(),
+                    signal=self.signal,
+                    permissions=self.permissions,
+                    budget=self.budget,
+                )
+            ) as events:
+                async for event in events:
+                    self.emit(worker_id, event)
+                    last = event
+        ok = isinstance(last, Done)
+        self.trail.append({"worker": worker_id, "task": task[:200], "ok": ok})
+        if isinstance(last, Done):
+            return f'<worker-result from="{worker_id}">\n{last.text}\n</worker-result>', False
+        error = last if isinstance(last, Error) else None
+        aborted = "true" if error is not None and error.aborted else "false"
+        reason = error.message if error is not None else "the worker ended without an answer"
+        return f'<worker-error from="{worker_id}" aborted="{aborted}">{reason}</worker-error>', True
+
+    async def _to_members(self, targets: tuple[str, ...]) -> bool:
+        """The person addressed members (with @, or the floor holder without): each answers in its own bubble."""
+        state = self.group.store.state
+        floor = state.floor
+        results = await asyncio.gather(
+            *(self._member(name, addressed=(USER,), floor_run=name == floor, steer=name == floor) for name in targets)
+        )
+        ok = all(error is None for _, error, _ in results)
+        for name, (_, _error, reason) in zip(targets, results, strict=True):
+            if name == floor and reason is not None:  # handed back: the floor returns to the commander
+                for task in state.open_tasks():
+                    if task.owner == name:
+                        self.group.store.finish(task, "done" if reason == "completed_handoff" else "failed")
+                state.floor, state.floor_source = COMMANDER, "default"
+                self.group.store.save()
+                self.emit(
+                    GROUP, StateChanged(floor=COMMANDER, floor_source="default", open_tasks=len(state.open_tasks()))
+                )
+                if state.open_tasks() or reason == "capability_boundary":
+                    note = f'<handback from="{name}" reason="{reason}" />'
+                    if state.open_tasks():
+                        note += "\nOpen tasks:\n" + "\n".join(f"- {t.owner}: {t.goal}" for t in state.open_tasks())
+                    ok = await self._commander(note) and ok
+        return ok and not self.signal.aborted
+
+    async def _member(
+        self, name: str, *, addressed: tuple[str, ...], floor_run: bool, steer: bool = False
+    ) -> tuple[str, Error | None, Literal["completed_handoff", "capability_boundary"] | None]:
+        """Run one member on its slice since it last ran; post its bubble. Returns (its text, the error
+        that ended it, the hand-back reason when it is the floor holder and handed back)."""
+        group = self.group
+        spec = group.agents[name]
+        state = group.store.state
+        told = render_for(name, group.bus.slice_for(name, group.bus.after(state.cursors.get(name))))
+        agent = group.agent(spec, (), _member_note(spec))
+        last: Event | None = None
+        trail: list[dict[str, Any]] = []
+        async with aclosing(
+            agent.run(
+                told or "(no new messages)",
+                session=group.session(name),
+                signal=self.signal,
+                steer=self.steer if steer else None,
+                permissions=self.permissions,
+                budget=self.budget,
+            )
+        ) as events:
+            async for event in events:
+                if isinstance(event, ToolEnd):
+                    trail.append(_trail(event))
+                self.emit(name, event)
+                last = event
+        error = last if isinstance(last, Error) else None
+        raw = last.text if isinstance(last, Done) else error.partial_text if error is not None else ""
+        parsed = parse_handback(raw)
+        reason = parsed.reason if floor_run else None
+        extra: dict[str, Any] = {}
+        if isinstance(last, Done):
+            extra = {"usage": _usage(last), "cost": last.cost}
+        self.post(
+            name,
+            parsed.text,
+            to=addressed,
+            process=tuple(trail),
+            failure=error.message if error is not None else None,
+            model=spec.model,
+            **extra,
+        )
+        state.cursors[name] = group.bus.last_id or ""
+        group.store.save()
+        return parsed.text, error, reason
+
+
+def _member_note(spec: AgentSpec) -> str:
+    note = (
+        f"You are {spec.name}, a member of a group conversation hosted by a commander. Messages reach you "
+        'wrapped as <msg from="…"> and tasks as <dispatch from="commander">; you see only what was sent to '
+        "you or mentions you. Answer the task; your reply is shown to the person as your own message."
+    )
+    if spec.interactive:
+        note += (
+            "\nWhen the person has been talking with you directly and their need is met, end your reply with "
+            '<handback reason="completed_handoff" />; if it is beyond what you can do, end it with '
+            '<handback reason="capability_boundary" />. The conversation then returns to the commander.'
+        )
+    return f"{spec.prompt}\n\n{note}"
+
+
+def _trail(event: ToolEnd) -> dict[str, Any]:
+    return {"tool": event.name, "ok": not event.is_error, "ms": round(event.duration * 1000)}
+
+
+def _usage(done: Done) -> dict[str, int]:
+    return {"input": done.usage.input_tokens, "output": done.usage.output_tokens}

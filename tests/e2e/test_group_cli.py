@@ -1,0 +1,251 @@
+"""`orkas agents …` and `orkas run --agents …` end to end: real subprocesses, the real Anthropic SDK, and
+the wire fake answering each actor by the system prompt it was sent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import subprocess_env
+from tests.fakes import anthropic as a_wire
+from tests.fakes.server import FakeServer, Recorded, Reply
+
+ORKAS = str(Path(sys.executable).parent / "orkas")
+
+
+def orkas(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ORKAS, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=90)
+
+
+class ByActor:
+    """Routes each request to the next reply of the actor whose marker is in its system prompt."""
+
+    def __init__(self, markers: dict[str, str]) -> None:
+        self.markers = markers
+        self.replies: dict[str, list[Reply]] = defaultdict(list)
+        self.seen: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self.lock = threading.Lock()
+
+    def add(self, actor: str, *replies: Reply) -> None:
+        self.replies[actor].extend(replies)
+
+    def __call__(self, request: Recorded) -> Reply:
+        body = request.json
+        system = json.dumps(body.get("system", ""))
+        actor = next((a for a, marker in self.markers.items() if marker in system), "unknown")
+        with self.lock:
+            self.seen[actor].append(body)
+            queue = self.replies[actor]
+            if not queue:
+                return a_wire.error(500, "api_error", f"nothing scripted for {actor}")
+            return queue.pop(0)
+
+    @property
+    def total(self) -> int:
+        return sum(len(q) for q in self.replies.values())
+
+
+def texts_of(messages: list[dict[str, Any]]) -> str:
+    """Every text the model was sent, as plain text."""
+    found = []
+    for message in messages:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for block in blocks:
+            if block.get("type") == "text":
+                found.append(block["text"])
+            elif block.get("type") == "tool_result":
+                inner = block.get("content")
+                found += [inner] if isinstance(inner, str) else [b.get("text", "") for b in inner or ()]
+    return "\n".join(found)
+
+
+def test_agents_are_added_listed_and_a_broken_file_is_named(tmp_path: Path) -> None:
+    env = subprocess_env()
+    home = Path(env["ORKAS_HOME"])
+    added = orkas(
+        "agents",
+        "add",
+        "coder",
+        "--description",
+        "writes code",
+        "--prompt",
+        "You write code.",
+        "--tools",
+        "read_file,write_file",
+        env=env,
+        cwd=tmp_path,
+    )
+    assert added.returncode == 0, added.stderr
+    assert (home / "agents" / "coder" / "AGENT.md").read_text().startswith("---\nname: coder\n")
+    twice = orkas("agents", "add", "coder", "--description", "x", "--prompt", "y", env=env, cwd=tmp_path)
+    assert twice.returncode == 2 and "already exists" in twice.stderr
+    bad_name = orkas("agents", "add", "Bad Name", "--description", "x", "--prompt", "y", env=env, cwd=tmp_path)
+    assert bad_name.returncode == 2 and "lowercase" in bad_name.stderr
+    (home / "agents" / "broken").mkdir()
+    (home / "agents" / "broken" / "AGENT.md").write_text("no frontmatter here")
+    listed = orkas("agents", "list", "--json", env=env, cwd=tmp_path)
+    data = json.loads(listed.stdout)
+    assert [a["name"] for a in data["agents"]] == ["coder"] and data["agents"][0]["tools"] == [
+        "read_file",
+        "write_file",
+    ]
+    assert data["problems"] == [{"name": "broken", "problem": "AGENT.md must start with a --- frontmatter block"}]
+    text = orkas("agents", "list", env=env, cwd=tmp_path)
+    assert text.returncode == 1 and "broken: cannot be used" in text.stderr and "coder: writes code" in text.stdout
+    assert orkas("agents", "remove", "coder", env=env, cwd=tmp_path).returncode == 0
+    assert not (home / "agents" / "coder").exists()
+
+
+def test_a_group_run_dispatches_in_parallel_and_continues_with_its_members(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    env = subprocess_env(ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    for name, marker in (("coder", "CODER-BOT"), ("critic", "CRITIC-BOT")):
+        made = orkas(
+            "agents",
+            "add",
+            name,
+            "--description",
+            f"the {name}",
+            "--prompt",
+            f"You are {marker}.",
+            env=env,
+            cwd=tmp_path,
+        )
+        assert made.returncode == 0, made.stderr
+    router = ByActor({"coder": "CODER-BOT", "critic": "CRITIC-BOT", "commander": "commander of a team"})
+    router.add(
+        "commander",
+        a_wire.message(
+            a_wire.text("Asking both."),
+            a_wire.tool_use("dispatch_to", {"to": "coder", "message": "write add()"}, id="toolu_a"),
+            a_wire.tool_use("dispatch_to", {"to": "critic", "message": "list risks"}, id="toolu_b"),
+        ),
+        a_wire.reply_text("Both are done."),
+        a_wire.reply_text("You are welcome."),
+    )
+    router.add("coder", a_wire.reply_text("def add(a, b): return a + b"))
+    router.add("critic", a_wire.reply_text("No risks."))
+    anthropic_server.script(*[router] * router.total)
+    ran = orkas(
+        "run",
+        "build add and review it",
+        "--agents",
+        "coder,critic",
+        "--json",
+        "--model",
+        "anthropic/claude-test",
+        env=env,
+        cwd=tmp_path,
+    )
+    assert ran.returncode == 0, ran.stderr
+    lines = [json.loads(line) for line in ran.stdout.splitlines()]
+    assert all("actor" in line for line in lines)
+    start = lines[0]
+    assert start["type"] == "group_start" and start["members"] == ["coder", "critic"]
+    deltas: dict[str, str] = defaultdict(str)
+    for line in lines:
+        if line["type"] == "text_delta":
+            deltas[line["actor"]] += line["text"]
+    assert deltas == {
+        "commander": "Asking both.Both are done.",
+        "coder": "def add(a, b): return a + b",
+        "critic": "No risks.",
+    }
+    posted = [(line["message"]["from"], line["message"]["text"]) for line in lines if line["type"] == "group_message"]
+    assert posted[0] == ("user", "build add and review it") and posted[-1] == ("commander", "Both are done.")
+    assert lines[-1]["type"] == "turn_end" and lines[-1]["ok"] is True
+    coder_saw = json.dumps(router.seen["coder"][0]["messages"])
+    assert "write add()" in coder_saw and "build add and review it" not in coder_saw  # only its slice
+
+    again = orkas(
+        "run",
+        "thanks",
+        "--session",
+        start["session_id"],
+        "--json",
+        "--model",
+        "anthropic/claude-test",
+        env=env,
+        cwd=tmp_path,
+    )
+    assert again.returncode == 0, again.stderr
+    resumed = [json.loads(line) for line in again.stdout.splitlines()]
+    assert resumed[0]["members"] == ["coder", "critic"]
+    commander_saw = json.dumps(router.seen["commander"][-1]["messages"])
+    assert "Asking both." in commander_saw and "thanks" in commander_saw  # its transcript continues
+    anthropic_server.verify()
+
+
+def test_killed_mid_dispatch_the_conversation_loads_and_continues(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    import signal
+    import time
+
+    env = subprocess_env(ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    home = Path(env["ORKAS_HOME"])
+    made = orkas(
+        "agents", "add", "coder", "--description", "codes", "--prompt", "You are CODER-BOT.", env=env, cwd=tmp_path
+    )
+    assert made.returncode == 0, made.stderr
+    router = ByActor({"coder": "CODER-BOT", "commander": "commander of a team"})
+    router.add("commander", a_wire.message(a_wire.tool_use("dispatch_to", {"to": "coder", "message": "slow job"})))
+    router.add("coder", Reply(events=a_wire.events([a_wire.text("never finished")]), stall=60))
+    router.add("commander", a_wire.reply_text("Picking up where we were."))
+    anthropic_server.script(*[router] * router.total)
+    process = subprocess.Popen(
+        [ORKAS, "run", "start the slow job", "--agents", "coder", "--json", "--model", "anthropic/claude-test"],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        session_id = json.loads(process.stdout.readline())["session_id"]
+        bus = home / "conversations" / session_id / "messages.jsonl"
+        deadline = time.monotonic() + 30
+        while not (bus.exists() and '"dispatch"' in bus.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        while len(router.seen["coder"]) < 1 and time.monotonic() < deadline:  # the coder's call is in flight
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    state = json.loads((home / "conversations" / session_id / "state.json").read_text())
+    assert state["running"] is True and state["tasks"][0]["status"] == "open"  # as the kill left it
+
+    again = orkas(
+        "run",
+        "are you there?",
+        "--session",
+        session_id,
+        "--json",
+        "--model",
+        "anthropic/claude-test",
+        env=env,
+        cwd=tmp_path,
+    )
+    assert again.returncode == 0, again.stderr
+    state = json.loads((home / "conversations" / session_id / "state.json").read_text())
+    assert state["tasks"][0]["status"] == "interrupted" and state["running"] is False
+    records = [json.loads(line) for line in bus.read_text().splitlines() if line.strip()]
+    ids = [r["id"] for r in records]
+    assert len(ids) == len(set(ids))  # nothing duplicated
+    texts = [(r["from"], r["text"]) for r in records if "dispatch" not in r]
+    assert texts == [
+        ("user", "start the slow job"),
+        ("user", "are you there?"),
+        ("commander", "Picking up where we were."),
+    ]
+    told = texts_of(router.seen["commander"][-1]["messages"])
+    assert "are you there?" in told and "slow job" in told  # its own transcript, repaired, carries on
+    assert '<interrupted owner="coder">slow job</interrupted>' in told  # and it hears what the crash cut

@@ -1,0 +1,78 @@
+"""AGENT.md files: parsed strictly, written back the same, a broken one reported by name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orkas.core.errors import ConfigError
+from orkas.team.agents import AgentSpec, AgentStore, parse, render
+
+GOOD = """---
+name: tutor
+description: Explains step by step.
+model: anthropic/claude-sonnet-4-5
+tools: [read_file, grep_files]
+interactive: true
+color: "#3a7"
+---
+You are a patient tutor.
+"""
+
+
+def test_a_hand_written_file_parses_and_round_trips() -> None:
+    spec = parse(GOOD, folder_name="tutor")
+    assert spec == AgentSpec(
+        name="tutor",
+        description="Explains step by step.",
+        prompt="You are a patient tutor.",
+        model="anthropic/claude-sonnet-4-5",
+        tools=("read_file", "grep_files"),
+        interactive=True,
+        color="#3a7",
+    )
+    assert parse(render(spec), folder_name="tutor") == spec
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("no frontmatter", "must start with a --- frontmatter block"),
+        ("---\nname: tutor\n", "not closed"),
+        ("---\nname: [unclosed\n---\nbody", "not valid YAML"),
+        ("---\n- a list\n---\nbody", "table of fields"),
+        ("---\nname: other\ndescription: d\n---\nbody", "differs from its folder"),
+        ("---\nname: tutor\n---\nbody", "description is required"),
+        ("---\nname: tutor\ndescription: d\n---\n   \n", "body"),
+        ("---\nname: tutor\ndescription: d\nmodel: claude\n---\nbody", "provider/model"),
+        ("---\nname: tutor\ndescription: d\ntools: 3\n---\nbody", "list of tool names"),
+        ("---\nname: tutor\ndescription: d\ninteractive: maybe\n---\nbody", "true or false"),
+        ("---\nname: Tutor\ndescription: d\n---\nbody", "lowercase"),
+    ],
+)
+def test_a_broken_file_says_what_is_wrong(text: str, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem):
+        parse(text, folder_name="tutor")
+
+
+def test_one_broken_agent_never_hides_the_others(tmp_path: Path) -> None:
+    store = AgentStore(tmp_path / "agents")
+    store.add(AgentSpec(name="coder", description="writes code", prompt="Code."))
+    (tmp_path / "agents" / "broken").mkdir()
+    (tmp_path / "agents" / "broken" / "AGENT.md").write_bytes(b"\xff\xfe not text")
+    (tmp_path / "agents" / "empty").mkdir()
+    loaded = store.load()
+    assert list(loaded.agents) == ["coder"]
+    assert set(loaded.problems) == {"broken", "empty"} and "no AGENT.md" in loaded.problems["empty"]
+    with pytest.raises(ConfigError, match="cannot be used"):
+        store.get("broken")
+    with pytest.raises(ConfigError, match="no agent 'ghost'; agents: coder"):
+        store.get("ghost")
+
+
+@pytest.mark.parametrize("name", ["user", "commander", "../etc", "a" * 33, "-x", ""])
+def test_names_that_would_be_confused_or_escape_are_refused(tmp_path: Path, name: str) -> None:
+    with pytest.raises(ConfigError):
+        AgentStore(tmp_path).add(AgentSpec(name=name, description="d", prompt="p"))
+    assert not any(tmp_path.rglob("AGENT.md"))
