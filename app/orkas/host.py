@@ -48,8 +48,11 @@ from orkas.engine.consent import Permissions
 from orkas.engine.memory import Memory
 from orkas.engine.messages import Message
 from orkas.engine.runner import Agent
+from orkas.engine.tools.base import Tool
 from orkas.server.app import Services, create_app
 from orkas.server.connections import WS_MAX_MESSAGE, GuardedH11
+from orkas.team.agents import AgentSpec, AgentStore
+from orkas.team.conversations import GroupRunner
 
 log = logging.getLogger(__name__)
 
@@ -125,21 +128,34 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         problems.append(rules.problem)
 
     def make_agent(conversation: Conversation) -> Agent:
+        return make_actor(conversation, None, (), "")
+
+    def make_actor(conversation: Conversation, spec: AgentSpec | None, tools: Sequence[Tool], note: str) -> Agent:
+        """The agent for one actor of a conversation: the conversation's own (spec None, no extra tools),
+        its commander (the team's tools), a member (its own model and allow-list) or a worker."""
         configured = load_configured(settings)  # every run sees what the settings screen just changed
         granted: list[str | Path] = [*conversation.granted, attachments.folder(conversation.id)]
         own = (*store.own(conversation), attachments.folder(conversation.id))
         attachments.folder(conversation.id).mkdir(parents=True, exist_ok=True)
+        worker = spec is None and bool(note) and not tools  # an anonymous worker: only its task
         return build_agent(
             settings,
             workspace=conversation.workspace_path,
-            model=None,
+            model=spec.model if spec is not None else None,
             configured=configured,
             granted=granted,
             own=own,
-            knowledge=knowledge.kb,
-            past_conversations=knowledge.chats,
+            knowledge=None if worker else knowledge.kb,
+            past_conversations=None if worker else knowledge.chats,
             processes=processes.manager(conversation.id),
+            extra_tools=tools,
+            only_tools=spec.tools if spec is not None else None,
+            note=note,
+            memory_tool=not worker,
         )
+
+    agents = AgentStore(settings.data_dir / "agents")
+    groups = GroupRunner(store.root, agents, make_actor)
 
     def prepare_run(conversation: Conversation) -> tuple[Permissions, Budget | None]:
         product = load_configured(settings).product
@@ -179,13 +195,15 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         crashes=crashes.reports() or CrashReports(settings.data_dir / "crashes", process="server"),
         diagnostics=lambda: save_diagnostics(settings),
         diagnostics_folder=settings.data_dir / "diagnostics",
+        agents=agents,
+        members=groups,
     )
 
     def index(conversation: Conversation, messages: Sequence[Message]) -> None:
         knowledge.index_conversation(conversation.id, store.get(conversation.id).title, messages)
 
     hooks = Hooks(after_turn=index, after_delete=knowledge.forget_conversation, after_restore=index)
-    runtime = ConversationRuntime(store, make_agent, prepare_run, hooks, processes)
+    runtime = ConversationRuntime(store, make_agent, prepare_run, hooks, processes, groups)
     configured = load_configured(settings)
     names = list(configured.product.providers) + [s.name for s in settings.providers]
     listener, token, url = bound or bind_local(port)

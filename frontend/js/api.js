@@ -86,7 +86,7 @@ export function listen(path, onEvent, onState) {
 
 // The event format this page understands (adapter/product_events.py WIRE_VERSION). A server that
 // speaks a newer one was updated under the page: reload rather than misread its events.
-export const WIRE_VERSION = 1;
+export const WIRE_VERSION = 2;
 
 // One conversation's live events. `onEvent` gets every event once, in order; after a drop the socket
 // reconnects and asks for everything after the last sequence number delivered.

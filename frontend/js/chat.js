@@ -16,6 +16,10 @@ export class ChatView {
     this.questions = new Map();
     this.turn = null;
     this.running = false;
+    // A group conversation: each actor (commander, an agent, a worker) streams into its own bubble.
+    this.actor = null;
+    this.actorTurns = new Map();
+    this.workers = new Map();
     container.replaceChildren();
   }
 
@@ -73,9 +77,109 @@ export class ChatView {
   // ---- live events ----
   apply(event) {
     if (event.conversation && event.conversation !== this.conversationId) return; // never another chat's
+    const actor = event.actor && event.actor !== "group" ? event.actor : null;
+    if (actor?.startsWith("worker-")) { this.workerEvent(actor, event); this.scroll(); return; }
+    if (actor) { this.actor = actor; this.turn = this.actorTurns.get(actor) ?? null; }
     const handler = this[`on_${event.type}`];
     if (handler) handler.call(this, event);
+    if (actor) {
+      if (event.type === "done" || event.type === "error") this.turn = null; // that actor's bubble is complete
+      if (this.turn) this.actorTurns.set(actor, this.turn);
+      else this.actorTurns.delete(actor);
+      this.actor = null;
+      this.turn = this.actorTurns.get("commander") ?? null;
+    }
     this.scroll();
+  }
+
+  // ---- the group's own events ----
+  on_group_message(event) {
+    const message = event.message;
+    if (!message.dispatch) return; // bubbles stream in live; the person's own is drawn by user_message
+    // The commander's words before a dispatch end its segment: what it says next comes after the agents.
+    const commander = this.actorTurns.get("commander");
+    this.dispatchCard(message, commander?.body ?? this.container);
+    this.actorTurns.delete("commander");
+    if (this.turn === commander) this.turn = null;
+  }
+
+  on_state_changed(event) {
+    this.hooks.onFloor?.(event.floor);
+  }
+
+  on_unknown_mentions(event) {
+    this.marker("warning", t("unknownMentions", { names: event.names.map((n) => `@${n}`).join(", "), to: event.delivered_to }));
+  }
+
+  on_turn_end(event) {
+    for (const turn of this.actorTurns.values()) turn.el.classList.add("finished");
+    for (const card of this.workers.values()) card.classList.add(event.aborted ? "failed" : "finished");
+    this.actorTurns.clear();
+    this.workers.clear();
+    this.closeOpenCards();
+    this.turn = null;
+    this.hooks.onFloor?.(event.floor);
+  }
+
+  // An anonymous worker: a collapsed progress card in the commander's bubble, never a bubble of its own.
+  workerEvent(worker, event) {
+    let card = this.workers.get(worker);
+    if (!card) {
+      const host = this.actorTurns.get("commander")?.body ?? this.container;
+      card = el("details", "worker-card running");
+      card.dataset.worker = worker;
+      card.append(el("summary", "", t("workerRunning")));
+      host.append(card);
+      this.workers.set(worker, card);
+    }
+    if (event.type === "tool_end") card.append(el("div", "worker-step", event.name));
+    if (event.type === "done" || event.type === "error") {
+      card.classList.remove("running");
+      card.classList.add(event.type === "done" ? "finished" : "failed");
+      card.querySelector("summary").textContent = event.type === "done" ? t("workerDone") : t("workerFailed");
+    }
+  }
+
+  dispatchCard(message, host) {
+    if (this.cards.has(message.id)) return;
+    const card = el("details", "dispatch-card");
+    card.dataset.messageId = message.id;
+    card.append(el("summary", "", t("dispatched", { to: message.to.join(", ") })), el("div", "dispatch-text", message.dispatch));
+    host.append(card);
+    this.cards.set(message.id, card);
+  }
+
+  // ---- a group's history: the bus ----
+  renderGroupHistory(records, unsent = []) {
+    if (!records.length && !unsent.length) this.container.append(el("p", "empty", t("emptyChat")));
+    let commander = null;
+    for (const record of records) {
+      if (record.from === "user") {
+        this.userBubble(record.id, record.text, record.attachments ?? []);
+        commander = null;
+      } else if (record.dispatch) {
+        this.dispatchCard(record, commander?.body ?? this.container);
+      } else {
+        this.actor = record.from;
+        const turn = this.newTurn();
+        this.actor = null;
+        turn.el.dataset.messageId = record.id;
+        if (record.text) { this.segment(turn).raw = record.text; this.paint(turn.segment); }
+        for (const step of record.process ?? []) {
+          if (step.worker) turn.body.append(el("div", `worker-card ${step.ok ? "finished" : "failed"}`, t(step.ok ? "workerDone" : "workerFailed")));
+        }
+        if (record.failure) turn.body.append(el("div", "notice error", record.failure));
+        turn.input = record.usage?.input ?? 0;
+        turn.output = record.usage?.output ?? 0;
+        turn.cost = record.cost ?? null;
+        this.footer(turn);
+        turn.el.classList.add("finished");
+        commander = record.from === "commander" ? turn : commander;
+      }
+    }
+    for (const message of unsent) this.on_message_not_sent({ ...message, kind: "no_provider" });
+    this.turn = null;
+    this.scroll(true);
   }
 
   on_user_message(event) {
@@ -282,6 +386,11 @@ export class ChatView {
     const node = el("div", "msg assistant");
     const body = el("div", "body");
     const foot = el("div", "turn-foot");
+    if (this.actor && this.actor !== "commander") { // an agent's own bubble, with its name
+      node.classList.add("agent");
+      node.dataset.actor = this.actor;
+      node.append(el("div", "actor", this.actor));
+    } else if (this.actor) node.dataset.actor = "commander";
     node.append(body, foot);
     this.container.append(node);
     this.turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null };
@@ -295,7 +404,9 @@ export class ChatView {
       const tail = el("div", "tail");
       node.append(settled, tail);
       turn.body.append(node);
-      turn.segment = { node, settled, tail, raw: "", done: 0, pending: false };
+      // An agent's live text loses its hand-back marker as the bus does (after a reload the bus's own
+      // text is shown, where a marker inside code stays as written).
+      turn.segment = { node, settled, tail, raw: "", done: 0, pending: false, agent: turn.el.classList.contains("agent") };
       turn.thinking = null;
     }
     return turn.segment;
@@ -309,12 +420,13 @@ export class ChatView {
     segment.pending = true;
     requestAnimationFrame(() => {
       segment.pending = false;
-      const boundary = settledUpTo(segment.raw);
+      const raw = segment.agent ? segment.raw.replace(HANDBACK, "") : segment.raw;
+      const boundary = settledUpTo(raw);
       if (boundary > segment.done) {
-        segment.settled.append(renderMarkdown(segment.raw.slice(segment.done, boundary)));
+        segment.settled.append(renderMarkdown(raw.slice(segment.done, boundary)));
         segment.done = boundary;
       }
-      segment.tail.replaceChildren(renderMarkdown(segment.raw.slice(segment.done)));
+      segment.tail.replaceChildren(renderMarkdown(raw.slice(segment.done)));
       this.scroll();
     });
   }
@@ -372,6 +484,8 @@ export class ChatView {
     if (force || near) box.scrollTop = box.scrollHeight;
   }
 }
+
+const HANDBACK = /<handback\b[^>]*>(?:\s*<\/handback\s*>)?|<\/handback\s*>/gi;
 
 // Where the finished blocks of a streaming reply end: just after the last blank line that is not
 // inside a code fence (a blank line closes every other block this renderer knows).

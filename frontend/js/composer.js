@@ -51,6 +51,41 @@ export class Composer {
     });
     this.stopButton.addEventListener("click", () => this.stop());
     this.watchDrops();
+    // @-mentions: the conversation's members (and the commander), offered as the person types.
+    this.members = [];
+    this.suggestions = el("div", "mentions");
+    this.suggestions.hidden = true;
+    this.form.prepend(this.suggestions);
+    this.input.addEventListener("input", () => this.suggest());
+  }
+
+  setMembers(names) {
+    this.members = names;
+    this.suggest();
+  }
+
+  insert(text) {
+    this.input.value = `${text}${this.input.value}`;
+    this.input.focus();
+  }
+
+  suggest() {
+    const before = this.input.value.slice(0, this.input.selectionStart ?? this.input.value.length);
+    const typed = /(?:^|\s)@([a-z0-9_-]*)$/.exec(before);
+    const names = typed && this.members.length ? [...this.members, "commander"].filter((n) => n.startsWith(typed[1])) : [];
+    this.suggestions.replaceChildren();
+    this.suggestions.hidden = !names.length;
+    for (const name of names) {
+      const option = el("button", "mention", `@${name}`);
+      option.type = "button";
+      option.addEventListener("click", () => {
+        const start = before.length - typed[1].length;
+        this.input.value = `${this.input.value.slice(0, start)}${name} ${this.input.value.slice(before.length)}`;
+        this.suggestions.hidden = true;
+        this.input.focus();
+      });
+      this.suggestions.append(option);
+    }
   }
 
   setRunning(running) {

@@ -1,6 +1,6 @@
 // The app shell: the chat list, the open chat with its live stream, the folders panel, settings.
 
-import { EventStream, del, desktop, get, patch, post } from "./api.js";
+import { EventStream, del, desktop, get, patch, post, put } from "./api.js";
 import { el } from "./cards.js";
 import { ChatView } from "./chat.js";
 import { Composer } from "./composer.js";
@@ -100,9 +100,13 @@ async function openChat(id) {
     onAnnounce: (text) => { $("#announcer").textContent = text; },
     onResend: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/resend`, {})),
     onDiscard: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/discard`, {})),
+    onFloor: (floor) => showFloor(floor),
   });
   state.view = view;
-  view.renderHistory(history.messages, history.unsent ?? []);
+  state.group = Boolean(history.group);
+  if (history.group) view.renderGroupHistory(history.group, history.unsent ?? []);
+  else view.renderHistory(history.messages, history.unsent ?? []);
+  showMembers(id).catch((error) => toast(error.message));
   composer.setRunning(history.running);
   state.stream = new EventStream(id, history.after, (event) => {
     if (state.view !== view) return; // a stream left behind: its chat is not on screen
@@ -110,6 +114,58 @@ async function openChat(id) {
     if (event.type === "idle") refreshTitle(id).then(() => refreshList());
   }, (connected) => $("#offline").hidden = connected);
   $("#folders").hidden = true;
+}
+
+// ---- the group: members and who holds the floor ----
+async function showMembers(id) {
+  const info = await get(`/api/conversations/${id}/members`);
+  if (state.current?.id !== id) return;
+  const bar = $("#members");
+  bar.replaceChildren();
+  composer.setMembers(info.members);
+  bar.hidden = !info.members.length && !info.agents.length;
+  bar.append(el("span", "label", t("members")));
+  const change = (members) => guarded(async () => {
+    await put(`/api/conversations/${id}/members`, { members });
+    if (!state.group && members.length) await openChat(id); // it became a group: its history is now the bus
+    else await showMembers(id);
+  });
+  for (const name of info.members) {
+    const agent = info.agents.find((a) => a.name === name);
+    const chip = el("span", "member", name);
+    chip.dataset.member = name;
+    if (agent?.color) chip.style.borderColor = agent.color;
+    const remove = el("button", "small", "×");
+    remove.type = "button";
+    remove.setAttribute("aria-label", t("removeMember", { name }));
+    remove.addEventListener("click", change(info.members.filter((m) => m !== name)));
+    chip.append(remove);
+    bar.append(chip);
+  }
+  const others = info.agents.filter((a) => !info.members.includes(a.name));
+  if (others.length) {
+    const pick = el("select", "add-member");
+    pick.setAttribute("aria-label", t("addMember"));
+    pick.append(new Option(t("addMember"), ""));
+    for (const agent of others) pick.append(new Option(agent.name, agent.name));
+    pick.addEventListener("change", () => { if (pick.value) change([...info.members, pick.value])(); });
+    bar.append(pick);
+  }
+  const floor = el("span", "floor");
+  floor.id = "floor";
+  bar.append(floor);
+  showFloor(info.floor);
+}
+
+function showFloor(floor) {
+  const node = $("#floor");
+  if (!node) return;
+  node.replaceChildren();
+  if (!floor || floor === "commander") return;
+  const back = el("button", "small link", t("backToCommander"));
+  back.type = "button";
+  back.addEventListener("click", () => composer.insert("@commander "));
+  node.append(t("talkingTo", { name: floor }), " · ", back);
 }
 
 async function refreshTitle(id) {

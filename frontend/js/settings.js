@@ -1,12 +1,13 @@
 // The settings dialog: providers and keys (shown masked, never returned by the API), testing a
 // provider, the pool order, local servers, default model, permission mode, appearance, language.
-// Each panel is a module of its own: settings_providers, _safety, _memory, _knowledge, _about, _common.
+// Each panel is a module of its own: settings_providers, _agents, _safety, _memory, _knowledge, _about, _common.
 
 import { del, download, get, listen, post, put } from "./api.js";
 import { el } from "./cards.js";
 import { LANGUAGES, t } from "./strings.js";
 import { actionButton, saveAs, select } from "./settings_common.js";
 import { aboutSection } from "./settings_about.js";
+import { agentsSection } from "./settings_agents.js";
 import { knowledgeSection } from "./settings_knowledge.js";
 import { memorySection } from "./settings_memory.js";
 import { addProviderForm, vaultBlock } from "./settings_providers.js";
@@ -98,6 +99,7 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
   local.append(detect, found);
   body.append(local);
 
+  body.append(await agentsSection(guard, refresh));
   body.append(await memorySection(guard, refresh));
   body.append(await knowledgeSection(data, guard, refresh, onError));
 

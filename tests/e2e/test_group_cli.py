@@ -6,48 +6,20 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import subprocess_env
 from tests.fakes import anthropic as a_wire
-from tests.fakes.server import FakeServer, Recorded, Reply
+from tests.fakes.routing import ByActor
+from tests.fakes.server import FakeServer, Reply
 
 ORKAS = str(Path(sys.executable).parent / "orkas")
 
 
 def orkas(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([ORKAS, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=90)
-
-
-class ByActor:
-    """Routes each request to the next reply of the actor whose marker is in its system prompt."""
-
-    def __init__(self, markers: dict[str, str]) -> None:
-        self.markers = markers
-        self.replies: dict[str, list[Reply]] = defaultdict(list)
-        self.seen: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        self.lock = threading.Lock()
-
-    def add(self, actor: str, *replies: Reply) -> None:
-        self.replies[actor].extend(replies)
-
-    def __call__(self, request: Recorded) -> Reply:
-        body = request.json
-        system = json.dumps(body.get("system", ""))
-        actor = next((a for a, marker in self.markers.items() if marker in system), "unknown")
-        with self.lock:
-            self.seen[actor].append(body)
-            queue = self.replies[actor]
-            if not queue:
-                return a_wire.error(500, "api_error", f"nothing scripted for {actor}")
-            return queue.pop(0)
-
-    @property
-    def total(self) -> int:
-        return sum(len(q) for q in self.replies.values())
 
 
 def texts_of(messages: list[dict[str, Any]]) -> str:

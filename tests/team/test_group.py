@@ -332,7 +332,7 @@ async def test_posted_events_match_the_bus(tmp_path: Path, actors: Actors) -> No
     actors.script("coder", text("written"))
     team = group(tmp_path, actors)
     events = await drain(team, "write")
-    posted = [e.event.message.id for e in events if isinstance(e.event, MessagePosted)]
+    posted = [e.event.message["id"] for e in events if isinstance(e.event, MessagePosted)]
     assert posted == [m.id for m in team.bus.messages]  # every bus message announced once, in order
 
 

@@ -189,11 +189,18 @@ class ConversationStore:
         """The conversation's transcript, loaded and repaired (or a new one). `write_back=False` repairs
         in memory only: a transcript a live run is writing must never be rewritten under it (its
         pending tool call would be "repaired" as interrupted and what the run writes next lost)."""
-        path = self._folder(conversation_id) / "messages.jsonl"
+        path = self.transcript_path(conversation_id)
         if not path.exists():
             self.get(conversation_id)  # raises for an unknown id
             return PersistentSession(path), None
         return load(path, write_back=write_back)
+
+    def transcript_path(self, conversation_id: str) -> Path:
+        """The agent's transcript: `messages.jsonl`, or the commander's once the conversation is a group
+        (then `messages.jsonl` is the group's bus: team/bus.py, team/migrate.py)."""
+        folder = self._folder(conversation_id)
+        commander = folder / "actors" / "commander.jsonl"
+        return commander if commander.exists() else folder / "messages.jsonl"
 
     def search(self, query: str, limit: int = 20) -> list[Hit]:
         """Conversations whose title or messages contain `query` (case-insensitive)."""

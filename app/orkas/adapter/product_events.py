@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from orkas.engine.consent import Decision
 from orkas.engine.events import Error, Event, plain
 
-WIRE_VERSION = 1
+WIRE_VERSION = 2  # 2: group events and `actor`
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,6 +99,44 @@ class Idle:
     type: Literal["idle"] = "idle"
 
 
+# The group chat's own events (team/ emits them; every engine event of a group run carries `actor` on the
+# wire: commander, an agent's name or a worker id).
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessagePosted:
+    """A message reached the conversation's bus (team/bus.py): its record, as stored."""
+
+    message: Mapping[str, Any]
+    type: Literal["group_message"] = "group_message"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StateChanged:
+    """Who holds the floor now (and how many tasks are open)."""
+
+    floor: str
+    floor_source: str
+    open_tasks: int
+    type: Literal["state_changed"] = "state_changed"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnknownMentions:
+    names: tuple[str, ...]
+    delivered_to: str  # who got the message instead (the floor holder)
+    type: Literal["unknown_mentions"] = "unknown_mentions"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnEnd:
+    """A group turn is over: every actor of it has ended."""
+
+    ok: bool
+    aborted: bool
+    floor: str
+    message: str = ""  # why it failed, when it did
+    type: Literal["turn_end"] = "turn_end"
+
+
 ProductOnly = (
     UserMessageShown
     | MessageQueued
@@ -107,6 +146,10 @@ ProductOnly = (
     | MessageNotSent
     | UnsentDiscarded
     | Idle
+    | MessagePosted
+    | StateChanged
+    | UnknownMentions
+    | TurnEnd
 )
 ProductEvent = ProductOnly | Event
 
@@ -116,8 +159,10 @@ def run_failed(kind: Literal["provider", "internal"], message: str) -> Error:
     return Error(kind=kind, message=message)
 
 
-def to_wire(conversation_id: str, seq: int, event: ProductEvent) -> dict[str, Any]:
+def to_wire(conversation_id: str, seq: int, event: ProductEvent, actor: str | None = None) -> dict[str, Any]:
     data: dict[str, Any] = {"v": WIRE_VERSION, "seq": seq, "conversation": conversation_id, "type": event.type}
+    if actor is not None:
+        data["actor"] = actor
     data.update((f.name, plain(getattr(event, f.name))) for f in dataclasses.fields(event) if f.name != "type")
     return data
 

@@ -15,7 +15,7 @@ import functools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from orkas.adapter.attachments import Attachment, content_for
 from orkas.adapter.conversations import Conversation, ConversationStore
@@ -79,9 +79,39 @@ class Snapshot:
     running: bool
     report: LoadReport | None
     unsent: list[dict[str, Any]] = field(default_factory=list)  # not sent (no provider): resend or discard
+    group: list[dict[str, Any]] | None = None  # a group conversation's bus records (then `messages` is empty)
 
 
 PrepareRun = Callable[[Conversation], tuple[Permissions, Budget | None]]
+Publish = Callable[[ProductEvent, str | None], None]
+
+
+class Groups(Protocol):
+    """The group chat, as the runtime sees it (team/conversations.py implements it; the adapter layer
+    does not import the team layer)."""
+
+    def is_group(self, conversation_id: str) -> bool: ...
+
+    def check(self, conversation: Conversation) -> None: ...
+
+    def history(self, conversation_id: str, limit: int | None = None) -> list[dict[str, Any]]: ...
+
+    def size(self, conversation_id: str) -> int: ...
+
+    def as_messages(self, conversation_id: str) -> list[Message]: ...
+
+    async def run(
+        self,
+        conversation: Conversation,
+        text: str,
+        *,
+        attachments: Sequence[dict[str, Any]],
+        signal: AbortSignal,
+        steer: SteerQueue,
+        permissions: Permissions,
+        budget: Budget | None,
+        publish: Publish,
+    ) -> bool: ...
 
 
 def _ask_everything(conversation: Conversation) -> tuple[Permissions, Budget | None]:
@@ -110,8 +140,10 @@ class ConversationRuntime:
         prepare_run: PrepareRun = _ask_everything,
         hooks: Hooks | None = None,
         processes: ConversationProcesses | None = None,
+        groups: Groups | None = None,
     ) -> None:
         self.store = store
+        self.groups = groups
         self.make_agent = make_agent
         self.prepare_run = prepare_run
         self.hooks = hooks or Hooks()
@@ -131,9 +163,9 @@ class ConversationRuntime:
                 self.publish(conversation_id, Idle())  # the server stopped mid-run: the replay must end
         return stream
 
-    def publish(self, conversation_id: str, event: ProductEvent) -> dict[str, Any]:
+    def publish(self, conversation_id: str, event: ProductEvent, actor: str | None = None) -> dict[str, Any]:
         stream = self._stream(conversation_id)
-        wire = to_wire(conversation_id, stream.next_seq, event)
+        wire = to_wire(conversation_id, stream.next_seq, event, actor)
         stream.next_seq += 1
         stream.events.append(wire)
         if stream.log is not None:
@@ -152,14 +184,33 @@ class ConversationRuntime:
         nothing is missed: while a run is going, the history stops where the run began and its events
         are replayed (a live reply survives a reload)."""
         active = self.active.get(conversation_id)
+        if self._is_group(conversation_id):
+            return self._group_snapshot(conversation_id, active)
         session, report = self.store.session(conversation_id, write_back=active is None)  # a live run owns it
         session.close()
         return self._snapshot(conversation_id, session.messages(), report, active)
+
+    def _is_group(self, conversation_id: str) -> bool:
+        return self.groups is not None and self.groups.is_group(conversation_id)
+
+    def _group_snapshot(self, conversation_id: str, active: _Active | None) -> Snapshot:
+        assert self.groups is not None
+        unsent = self.store.unsent(conversation_id)
+        if active is not None:
+            records = self.groups.history(conversation_id, active.history_length)
+            return Snapshot((), active.start_seq, True, None, unsent, group=records)
+        records = self.groups.history(conversation_id)
+        return Snapshot((), self._stream(conversation_id).next_seq - 1, False, None, unsent, group=records)
 
     async def opened(self, conversation_id: str) -> Snapshot:
         """`snapshot`, with the transcript read on a worker thread: a view opening a long conversation
         must not stall the others' streams. Read again if a run started or ended meanwhile, so the
         history and the replay point always belong together."""
+        if await asyncio.to_thread(self._is_group, conversation_id):
+            active = self.active.get(conversation_id)
+            if active is not None and active.history_length is None:
+                return self.snapshot(conversation_id)
+            return await asyncio.to_thread(self._group_snapshot, conversation_id, active)
         for _ in range(3):
             active = self.active.get(conversation_id)
             seq = self._stream(conversation_id).next_seq
@@ -272,6 +323,9 @@ class ConversationRuntime:
     async def _run(
         self, conversation: Conversation, message: UserMessage, active: _Active, files: list[Attachment]
     ) -> None:
+        if self.groups is not None and await asyncio.to_thread(self.groups.is_group, conversation.id):
+            await self._run_group(self.groups, conversation, message, active, files)
+            return
         # Off the event loop: loading a long transcript, and building the agent (the first one opens the
         # knowledge base and its model), must not stall the other conversations' streams.
         session, _ = await asyncio.to_thread(self.store.session, conversation.id)  # loaded once per run, here
@@ -280,22 +334,7 @@ class ConversationRuntime:
             agent = await asyncio.to_thread(self.make_agent, conversation)
         except ConfigError as e:  # no provider, bad model: nothing was sent; keep it for a resend
             session.close()
-            text = _text(message)
-            self.store.keep_unsent(
-                conversation.id, {"message_id": message.id, "text": text, "attachments": [asdict(a) for a in files]}
-            )
-            self.publish(
-                conversation.id,
-                MessageNotSent(
-                    message_id=message.id,
-                    text=text,
-                    attachments=tuple(_shown(a) for a in files),
-                    kind="no_provider" if isinstance(e, NoProvider) else "config",
-                    reason=str(e),
-                ),
-            )
-            self.active.pop(conversation.id, None)
-            self.publish(conversation.id, Idle())
+            self._not_sent(conversation, message, files, e)
             return
         try:
             self.publish(conversation.id, _message_shown(message))
@@ -332,6 +371,75 @@ class ConversationRuntime:
         finally:
             session.close()
             await agent.providers.aclose()
+            self.active.pop(conversation.id, None)
+            self.publish(conversation.id, Idle())
+
+    def _not_sent(
+        self, conversation: Conversation, message: UserMessage, files: list[Attachment], e: ConfigError
+    ) -> None:
+        text = _text(message)
+        self.store.keep_unsent(
+            conversation.id, {"message_id": message.id, "text": text, "attachments": [asdict(a) for a in files]}
+        )
+        self.publish(
+            conversation.id,
+            MessageNotSent(
+                message_id=message.id,
+                text=text,
+                attachments=tuple(_shown(a) for a in files),
+                kind="no_provider" if isinstance(e, NoProvider) else "config",
+                reason=str(e),
+            ),
+        )
+        self.active.pop(conversation.id, None)
+        self.publish(conversation.id, Idle())
+
+    async def _run_group(
+        self, groups: Groups, conversation: Conversation, message: UserMessage, active: _Active, files: list[Attachment]
+    ) -> None:
+        """A group conversation's turn: the team runs it and publishes each actor's events."""
+        active.history_length = await asyncio.to_thread(groups.size, conversation.id)
+        try:
+            await asyncio.to_thread(groups.check, conversation)
+        except ConfigError as e:
+            self._not_sent(conversation, message, files, e)
+            return
+
+        def publish(event: ProductEvent, actor: str | None) -> None:
+            self.publish(conversation.id, event, actor)
+
+        try:
+            self.publish(conversation.id, _message_shown(message))
+            while True:
+                await groups.run(
+                    conversation,
+                    _text(message),
+                    attachments=[asdict(_shown(a)) for a in files],
+                    signal=active.signal,
+                    steer=active.steer,
+                    permissions=active.permissions,
+                    budget=active.budget,
+                    publish=publish,
+                )
+                self.store.touch(conversation, _text(message))
+                if self.hooks.after_turn is not None:
+                    messages = await asyncio.to_thread(groups.as_messages, conversation.id)
+                    await _hook(self.hooks.after_turn, conversation, messages)
+                left = active.steer.drain()
+                if left and active.signal.aborted:
+                    self.publish(conversation.id, QueuedDropped(message_ids=tuple(m.id for m in left)))
+                if not left or active.signal.aborted:
+                    return
+                message = left[0] if len(left) == 1 else UserMessage(content=tuple(b for m in left for b in m.content))
+                queued_ids = tuple(m.id for m in left)
+                self.publish(conversation.id, QueuedApplied(message_ids=queued_ids, message_id=message.id))
+                self.publish(conversation.id, _message_shown(message, from_queued=queued_ids))
+                active.history_length = await asyncio.to_thread(groups.size, conversation.id)
+                active.start_seq = self._stream(conversation.id).next_seq - 1
+        except Exception:  # a bug must still end the run visibly
+            log.exception("conversation %s: group run failed", conversation.id)
+            self.publish(conversation.id, run_failed("internal", "the run failed unexpectedly"))
+        finally:
             self.active.pop(conversation.id, None)
             self.publish(conversation.id, Idle())
 

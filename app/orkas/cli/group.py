@@ -155,12 +155,12 @@ class _TextShow:
         event = item.event
         if isinstance(event, MessagePosted):
             message = event.message
-            if message.sender == USER:
+            if message["from"] == USER:
                 return
-            if message.dispatch is not None:
-                print(f"• {message.sender} → {', '.join(message.to)}: {message.dispatch}", file=sys.stderr)
-            elif message.text:
-                print(f"{message.sender}: {message.text}\n", flush=True)
+            if message.get("dispatch") is not None:
+                print(f"• {message['from']} → {', '.join(message['to'])}: {message['dispatch']}", file=sys.stderr)
+            elif message.get("text"):
+                print(f"{message['from']}: {message['text']}\n", flush=True)
         elif isinstance(event, ToolEnd):
             status = "failed" if event.is_error else "ok"
             print(f"• [{item.actor}] {event.name} → {status} in {event.duration:.1f} s", file=sys.stderr)

@@ -23,11 +23,13 @@ from orkas.adapter.vault import Vault
 from orkas.core.crashes import CrashReports
 from orkas.engine.memory import Memory
 from orkas.engine.sandbox.executor import confinement
+from orkas.server.agents_routes import Members, add_agents_routes
 from orkas.server.conversation_routes import add_conversation_routes
 from orkas.server.diagnostics_routes import add_diagnostics_routes
 from orkas.server.observe import Observed
 from orkas.server.security import LocalOnly
 from orkas.server.settings_routes import add_settings_routes
+from orkas.team.agents import AgentStore
 
 FRONTEND = Path(__file__).resolve().parents[3] / "frontend"
 NO_STORE = {"Cache-Control": "no-store"}
@@ -50,6 +52,8 @@ class Services:
     crashes: CrashReports | None = None  # where this launch keeps crash reports (the page's too)
     diagnostics: Callable[[], Awaitable[Path]] | None = None  # writes a bundle into diagnostics_folder
     diagnostics_folder: Path | None = None
+    agents: AgentStore | None = None  # the group chat's agents (AGENT.md folders)
+    members: Members | None = None  # a conversation's members and floor (team/conversations.py)
 
 
 def create_app(
@@ -73,6 +77,8 @@ def create_app(
     add_conversation_routes(api, runtime, services)
     if services is not None:
         add_settings_routes(api, services)
+    if services is not None and services.agents is not None:
+        add_agents_routes(api, services.agents, services.members)
     if services is not None and services.crashes is not None:
         folder = services.diagnostics_folder or services.crashes.folder.parent / "diagnostics"
         add_diagnostics_routes(api, services.crashes, services.diagnostics, folder)

@@ -121,6 +121,7 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
             "running": snap.running,
             "repaired": bool(snap.report and snap.report.changed),
             "unsent": [{k: v for k, v in r.items() if k != "attachments"} | _shown_files(r) for r in snap.unsent],
+            "group": snap.group,  # a group conversation's bus records (None for one agent)
         }
 
     @api.post("/api/conversations/{conversation_id}/unsent/{message_id}/resend", status_code=202)

@@ -47,6 +47,7 @@ class AgentSpec:
         return {
             "name": self.name,
             "description": self.description,
+            "prompt": self.prompt,
             "model": self.model,
             "tools": list(self.tools) if self.tools is not None else None,
             "interactive": self.interactive,

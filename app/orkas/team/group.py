@@ -207,7 +207,7 @@ class _Turn:
             turn_id=self.id,
             attachments=tuple(attachments),
         )
-        yield ActorEvent(GROUP, MessagePosted(message=posted))
+        yield ActorEvent(GROUP, MessagePosted(message=posted.record()))
         if unknown:
             yield ActorEvent(GROUP, UnknownMentions(names=unknown, delivered_to=",".join(targets)))
         state.running = True
@@ -260,7 +260,7 @@ class _Turn:
 
     def post(self, sender: str, text: str, **fields: Any) -> GroupMessage:
         message = self.group.bus.post(sender, text, turn_id=self.id, **fields)
-        self.emit(GROUP, MessagePosted(message=message))
+        self.emit(GROUP, MessagePosted(message=message.record()))
         return message
 
     # ---- the commander ----

@@ -1,0 +1,105 @@
+"""The agents of the group chat (`/api/agents`: list with the files that cannot be used, create, edit,
+duplicate, delete) and a conversation's members and floor (`/api/conversations/{id}/members`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Protocol
+
+from fastapi import FastAPI, HTTPException, Response
+from pydantic import BaseModel, Field
+
+from orkas.core.errors import NotFound
+from orkas.server.answers import answered, config
+from orkas.team.agents import AgentSpec, AgentStore
+
+
+class Members(Protocol):
+    def members(self, conversation_id: str) -> dict[str, Any]: ...
+
+    def set_members(self, conversation_id: str, names: list[str]) -> dict[str, Any]: ...
+
+
+class AgentBody(BaseModel):
+    name: str = Field(min_length=1, max_length=32)
+    description: str = Field(min_length=1, max_length=2000)
+    prompt: str = Field(min_length=1, max_length=64 * 1024)
+    model: str | None = Field(default=None, max_length=200)
+    tools: list[str] | None = None
+    interactive: bool = False
+    worktree: bool = False
+    color: str | None = Field(default=None, max_length=32)
+
+
+class Duplicate(BaseModel):
+    name: str = Field(min_length=1, max_length=32)
+
+
+class MemberList(BaseModel):
+    members: list[str] = Field(max_length=32)
+
+
+def _spec(body: AgentBody) -> AgentSpec:
+    return AgentSpec(
+        name=body.name,
+        description=body.description,
+        prompt=body.prompt,
+        model=body.model or None,
+        tools=tuple(body.tools) if body.tools is not None else None,
+        interactive=body.interactive,
+        worktree=body.worktree,
+        color=body.color or None,
+    )
+
+
+def add_agents_routes(api: FastAPI, agents: AgentStore, members: Members | None) -> None:
+    def listing() -> dict[str, Any]:
+        loaded = agents.load()
+        return {
+            "agents": [spec.public() for spec in loaded.agents.values()],
+            "problems": [{"name": name, "problem": problem} for name, problem in loaded.problems.items()],
+        }
+
+    @api.get("/api/agents")
+    async def agents_list() -> dict[str, Any]:
+        return listing()
+
+    @api.post("/api/agents", status_code=201)
+    async def agents_add(body: AgentBody) -> dict[str, Any]:
+        spec = _spec(body)
+        config(lambda: agents.add(spec))
+        return spec.public()
+
+    @api.put("/api/agents/{name}")
+    async def agents_edit(name: str, body: AgentBody) -> dict[str, Any]:
+        if body.name != name:
+            raise HTTPException(status_code=400, detail="an agent keeps its name; duplicate it to rename")
+        config(lambda: agents.get(name))  # it exists (404/400 otherwise)
+        spec = _spec(body)
+        config(lambda: agents.add(spec, replace=True))
+        return spec.public()
+
+    @api.post("/api/agents/{name}/duplicate", status_code=201)
+    async def agents_duplicate(name: str, body: Duplicate) -> dict[str, Any]:
+        original = config(lambda: agents.get(name))
+        copy = replace(original, name=body.name)
+        config(lambda: agents.add(copy))
+        return copy.public()
+
+    @api.delete("/api/agents/{name}", status_code=204)
+    async def agents_remove(name: str) -> Response:
+        with answered():
+            if not agents.remove(name):
+                raise NotFound(f"no agent {name!r}")
+        return Response(status_code=204)
+
+    if members is None:
+        return
+
+    @api.get("/api/conversations/{conversation_id}/members")
+    async def members_get(conversation_id: str) -> dict[str, Any]:
+        return config(lambda: members.members(conversation_id))
+
+    @api.put("/api/conversations/{conversation_id}/members")
+    async def members_set(conversation_id: str, body: MemberList) -> dict[str, Any]:
+        return config(lambda: members.set_members(conversation_id, body.members))

@@ -1,0 +1,153 @@
+"""The app's conversations as groups: what the runtime and the server need from the team layer.
+
+A conversation becomes a group when its first member joins (`set_members`; the old transcript becomes the
+commander's, see migrate.py). Until then it runs as one agent, as it always did. `run` takes one of the
+person's messages through the group and publishes every event, tagged with its actor.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from orkas.adapter.conversations import Conversation
+from orkas.adapter.product_events import ProductEvent
+from orkas.core.errors import NotFound
+from orkas.engine.abort import AbortSignal
+from orkas.engine.budget import Budget
+from orkas.engine.consent import Permissions
+from orkas.engine.messages import AssistantMessage, Message, TextBlock, UserMessage
+from orkas.engine.runner import Agent
+from orkas.engine.steer import SteerQueue
+from orkas.engine.tools.base import Tool
+from orkas.team.agents import AgentSpec, AgentStore
+from orkas.team.bus import COMMANDER, USER
+from orkas.team.group import Group
+from orkas.team.migrate import ensure_group_layout
+
+CONVERSATION_ID = re.compile(r"^[0-9a-f]{8,64}$")
+MakeActor = Callable[[Conversation, AgentSpec | None, Sequence[Tool], str], Agent]
+Publish = Callable[[ProductEvent, str | None], None]
+
+
+class GroupRunner:
+    def __init__(self, root: Path, agents: AgentStore, make_agent: MakeActor) -> None:
+        self.root = root  # the conversations folder
+        self.agents = agents
+        self.make_agent = make_agent
+
+    def folder(self, conversation_id: str) -> Path:
+        """The conversation's folder; NotFound for an id that is not one (never a path outside the root)."""
+        if not CONVERSATION_ID.match(conversation_id) or not (self.root / conversation_id / "meta.json").exists():
+            raise NotFound(f"no conversation {conversation_id!r}")
+        return self.root / conversation_id
+
+    def is_group(self, conversation_id: str) -> bool:
+        """Once a member has joined, a conversation stays a group (the commander alone still hosts it)."""
+        return (self.folder(conversation_id) / "state.json").exists()
+
+    def _open(self, conversation: Conversation | str) -> Group:
+        conversation_id = conversation if isinstance(conversation, str) else conversation.id
+        loaded = self.agents.load().agents
+
+        def make(spec: AgentSpec | None, tools: Sequence[Tool], note: str) -> Agent:
+            if isinstance(conversation, str):
+                raise RuntimeError("a group opened by id cannot run")  # only `run` opens it with the conversation
+            return self.make_agent(conversation, spec, tools, note)
+
+        return Group(self.folder(conversation_id), agents=loaded, make_agent=make)
+
+    def members(self, conversation_id: str) -> dict[str, Any]:
+        available = [spec.public() for spec in self.agents.load().agents.values()]
+        if not self.is_group(conversation_id):  # one agent: its messages.jsonl is a transcript, not a bus
+            return {"members": [], "floor": COMMANDER, "floor_source": "default", "tasks": [], "agents": available}
+        group = self._open(conversation_id)
+        state = group.state
+        group.close()
+        return {
+            "members": list(state.members),
+            "floor": state.floor,
+            "floor_source": state.floor_source,
+            "tasks": [_task(t) for t in state.tasks],
+            "agents": available,
+        }
+
+    def set_members(self, conversation_id: str, names: list[str]) -> dict[str, Any]:
+        folder = self.folder(conversation_id)
+        if not names and not self.is_group(conversation_id):
+            return self.members(conversation_id)  # nothing to do: it stays one agent
+        migrated = ensure_group_layout(folder)
+        group = self._open(conversation_id)
+        try:
+            group.set_members(names)  # ConfigError for an agent that does not exist
+            if migrated:  # the commander's transcript already holds everything the bus was rebuilt from
+                group.state.cursors[COMMANDER] = group.bus.last_id or ""
+                group.store.save()
+        finally:
+            group.close()
+        return self.members(conversation_id)
+
+    def check(self, conversation: Conversation) -> None:
+        """Raise ConfigError (no provider, a bad model) before the message is posted anywhere."""
+        self.make_agent(conversation, None, (), "")
+
+    def history(self, conversation_id: str, limit: int | None = None) -> list[dict[str, Any]]:
+        group = self._open(conversation_id)
+        records = [m.record() for m in group.bus.messages]
+        group.close()
+        return records if limit is None else records[:limit]
+
+    def size(self, conversation_id: str) -> int:
+        return len(self.history(conversation_id))
+
+    def as_messages(self, conversation_id: str) -> list[Message]:
+        """The bus as plain messages, for the past-conversations index (who said it, then what)."""
+        messages: list[Message] = []
+        for record in self.history(conversation_id):
+            text = str(record.get("text") or "").strip()
+            if not text:
+                continue
+            if record["from"] == USER:
+                messages.append(UserMessage(content=(TextBlock(text=text),)))
+            else:
+                said = TextBlock(text=f"{record['from']}: {text}")
+                messages.append(
+                    AssistantMessage(content=(said,), provider="group", model=str(record.get("model") or ""))
+                )
+        return messages
+
+    def state(self, conversation_id: str) -> dict[str, Any]:
+        members = self.members(conversation_id)
+        return {k: members[k] for k in ("members", "floor", "floor_source")}
+
+    async def run(
+        self,
+        conversation: Conversation,
+        text: str,
+        *,
+        attachments: Sequence[dict[str, Any]],
+        signal: AbortSignal,
+        steer: SteerQueue,
+        permissions: Permissions,
+        budget: Budget | None,
+        publish: Publish,
+    ) -> bool:
+        """One message of the person's through the group; True when the turn ended well."""
+        group = self._open(conversation)
+        ok = False
+        try:
+            async for item in group.send(
+                text, signal=signal, steer=steer, permissions=permissions, budget=budget, attachments=attachments
+            ):
+                publish(item.event, item.actor)
+                if getattr(item.event, "type", "") == "turn_end":
+                    ok = bool(getattr(item.event, "ok", False))
+        finally:
+            group.close()
+        return ok
+
+
+def _task(task: Any) -> dict[str, Any]:
+    return {name: getattr(task, name) for name in ("id", "owner", "goal", "status", "created", "result")}

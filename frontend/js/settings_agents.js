@@ -1,0 +1,90 @@
+// Settings → Agents: the group chat's agents — create, edit, duplicate, delete — and any AGENT.md
+// that cannot be used, with why.
+
+import { del, get, post, put } from "./api.js";
+import { el } from "./cards.js";
+import { t } from "./strings.js";
+import { actionButton } from "./settings_common.js";
+
+function field(label, name, value = "", multiline = false) {
+  const wrap = el("label", "field");
+  const input = el(multiline ? "textarea" : "input");
+  input.name = name;
+  input.value = value ?? "";
+  if (multiline) input.rows = 4;
+  wrap.append(el("span", "", label), input);
+  return wrap;
+}
+
+export async function agentsSection(guard, refresh) {
+  const { agents, problems } = await get("/api/agents");
+  const section = el("section", "agents");
+  section.append(el("h3", "", t("agents")));
+  const list = el("ul", "agent-list");
+  const form = el("form", "agent-form");
+  let editing = null;
+
+  const fill = (agent) => {
+    editing = agent?.name ?? null;
+    form.elements.name.value = agent?.name ?? "";
+    form.elements.name.readOnly = Boolean(agent);
+    form.elements.description.value = agent?.description ?? "";
+    form.elements.prompt.value = agent?.prompt ?? "";
+    form.elements.model.value = agent?.model ?? "";
+    form.elements.interactive.checked = Boolean(agent?.interactive);
+    form.querySelector("button[type=submit]").textContent = agent ? t("agentSave") : t("agentCreate");
+  };
+
+  for (const agent of agents) {
+    const item = el("li", "agent");
+    item.dataset.agent = agent.name;
+    item.append(el("strong", "", agent.name), el("span", "hint", ` ${agent.description}`));
+    item.append(
+      actionButton("small", t("agentEdit"), () => { fill(agent); form.elements.description.focus(); }),
+      actionButton("small", t("agentDuplicate"), guard(async () => {
+        const name = prompt(t("agentName"), `${agent.name}-copy`);
+        if (!name?.trim()) return;
+        await post(`/api/agents/${agent.name}/duplicate`, { name: name.trim() });
+        refresh();
+      })),
+      actionButton("small danger", t("remove"), guard(async () => {
+        await del(`/api/agents/${agent.name}`);
+        refresh();
+      })),
+    );
+    list.append(item);
+  }
+  for (const problem of problems) list.append(el("li", "agent broken", t("agentBroken", problem)));
+  if (!agents.length && !problems.length) list.append(el("li", "hint", t("noAgents")));
+
+  const interactive = el("label", "check");
+  const box = el("input");
+  box.type = "checkbox";
+  box.name = "interactive";
+  interactive.append(box, " ", t("agentInteractive"));
+  const submit = el("button", "", t("agentCreate"));
+  submit.type = "submit";
+  form.append(
+    field(t("agentName"), "name"),
+    field(t("agentDescription"), "description"),
+    field(t("agentPrompt"), "prompt", "", true),
+    field(t("agentModel"), "model"),
+    interactive,
+    submit,
+  );
+  form.addEventListener("submit", guard(async (event) => {
+    event.preventDefault();
+    const body = {
+      name: form.elements.name.value.trim(),
+      description: form.elements.description.value.trim(),
+      prompt: form.elements.prompt.value,
+      model: form.elements.model.value.trim() || null,
+      interactive: form.elements.interactive.checked,
+    };
+    if (editing) await put(`/api/agents/${editing}`, body);
+    else await post("/api/agents", body);
+    refresh();
+  }));
+  section.append(list, form);
+  return section;
+}

@@ -1,0 +1,147 @@
+"""The group chat in a real browser against `orkas serve` and the wire fake answering each actor by its
+system prompt: two agents streaming at once, a hand-off moving the floor (and surviving a reload), and
+Stop ending every live bubble."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.fakes import anthropic as wire
+from tests.fakes.routing import ByActor
+from tests.fakes.server import FakeServer, Reply
+from tests.ui.conftest import App, start_app
+
+TIMEOUT = 15_000
+MARKERS = {"coder": "CODER-BOT", "critic": "CRITIC-BOT", "tutor": "TUTOR-BOT", "commander": "commander of a team"}
+
+
+@pytest.fixture
+def group_app(anthropic_server: FakeServer, tmp_path: Path) -> Iterator[tuple[App, ByActor, str]]:
+    router = ByActor(MARKERS)
+    app = start_app(tmp_path / "home", ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    with httpx.Client(base_url=app.base, headers={"X-Orkas-Token": app.token}, timeout=30) as client:
+        for name, interactive in (("coder", False), ("critic", False), ("tutor", True)):
+            made = client.post(
+                "/api/agents",
+                json={
+                    "name": name,
+                    "description": f"the {name}",
+                    "prompt": f"You are {MARKERS[name]}.",
+                    "interactive": interactive,
+                },
+            )
+            assert made.status_code == 201, made.text
+        conversation = client.post("/api/conversations", json={}).json()["id"]
+        members = client.put(
+            f"/api/conversations/{conversation}/members", json={"members": ["coder", "critic", "tutor"]}
+        )
+        assert members.status_code == 200, members.text
+    yield app, router, conversation
+    app.stop()
+
+
+def open_app(page: Page, app: App) -> None:
+    page.goto(app.url)
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator("#members .member")).to_have_count(3, timeout=TIMEOUT)
+
+
+def send(page: Page, text: str) -> None:
+    page.fill("#composer textarea", text)
+    page.press("#composer textarea", "Enter")
+
+
+def test_parallel_dispatch_shows_two_live_bubbles(
+    page: Page, group_app: tuple[App, ByActor, str], anthropic_server: FakeServer
+) -> None:
+    app, router, _ = group_app
+    router.add(
+        "commander",
+        wire.message(
+            wire.tool_use("dispatch_to", {"to": "coder", "message": "write it"}, id="toolu_a"),
+            wire.tool_use("dispatch_to", {"to": "critic", "message": "review it"}, id="toolu_b"),
+        ),
+        wire.reply_text("Both are done."),
+    )
+    words = " ".join(f"w{i}" for i in range(12))
+    router.add("coder", Reply(events=wire.events([wire.text(f"code {words}")]), event_delay=0.25))
+    router.add("critic", Reply(events=wire.events([wire.text(f"review {words}")]), event_delay=0.25))
+    anthropic_server.script(*[router] * router.total)
+    open_app(page, app)
+    send(page, "build and review")
+    coder = page.locator('.msg.assistant.agent[data-actor="coder"]')
+    critic = page.locator('.msg.assistant.agent[data-actor="critic"]')
+    expect(coder).to_have_count(1, timeout=TIMEOUT)
+    expect(critic).to_have_count(1, timeout=TIMEOUT)
+    # Both live at once: neither has finished while the other is already showing text.
+    expect(coder.locator(".markdown")).to_contain_text("code", timeout=TIMEOUT)
+    expect(critic.locator(".markdown")).to_contain_text("review", timeout=TIMEOUT)
+    assert "finished" not in (coder.get_attribute("class") or "") or "finished" not in (
+        critic.get_attribute("class") or ""
+    )
+    expect(page.locator(".dispatch-card")).to_have_count(2)
+    expect(page.locator('.msg.assistant[data-actor="commander"]').last).to_contain_text(
+        "Both are done.", timeout=TIMEOUT
+    )
+    expect(coder.locator(".actor")).to_have_text("coder")
+    page.reload()  # the history from the bus: the same bubbles, once each
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator('.msg.assistant.agent[data-actor="coder"]')).to_have_count(1, timeout=TIMEOUT)
+    expect(page.locator('.msg.assistant.agent[data-actor="critic"]')).to_have_count(1)
+    expect(page.locator('.msg.assistant[data-actor="commander"]')).to_contain_text("Both are done.")
+
+
+def test_a_hand_off_moves_the_floor_indicator_and_it_survives_a_reload(
+    page: Page, group_app: tuple[App, ByActor, str], anthropic_server: FakeServer
+) -> None:
+    app, router, _ = group_app
+    router.add("commander", wire.message(wire.tool_use("hand_off_to", {"to": "tutor", "message": "teach fractions"})))
+    router.add("tutor", wire.reply_text("A fraction is part of a whole."))
+    router.add("tutor", wire.reply_text('Half is 1/2. <handback reason="completed_handoff" />'))
+    anthropic_server.script(*[router] * router.total)
+    open_app(page, app)
+    send(page, "teach me fractions")
+    expect(page.locator('.msg.assistant.agent[data-actor="tutor"]')).to_contain_text("part of a whole", timeout=TIMEOUT)
+    expect(page.locator("#floor")).to_contain_text("Talking to tutor", timeout=TIMEOUT)
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator("#floor")).to_contain_text("Talking to tutor", timeout=TIMEOUT)
+    send(page, "what is a half?")  # no @: the floor holder answers, then hands back
+    expect(page.locator('.msg.assistant.agent[data-actor="tutor"]').last).to_contain_text(
+        "Half is 1/2.", timeout=TIMEOUT
+    )
+    expect(page.locator('.msg.assistant.agent[data-actor="tutor"]').last).not_to_contain_text("handback")
+    expect(page.locator("#floor")).to_have_text("", timeout=TIMEOUT)
+
+
+def test_stop_ends_every_live_bubble(
+    page: Page, group_app: tuple[App, ByActor, str], anthropic_server: FakeServer
+) -> None:
+    app, router, _ = group_app
+    router.add(
+        "commander",
+        wire.message(
+            wire.tool_use("dispatch_to", {"to": "coder", "message": "a"}, id="toolu_a"),
+            wire.tool_use("dispatch_to", {"to": "critic", "message": "b"}, id="toolu_b"),
+        ),
+    )
+    long = " ".join(f"w{i}" for i in range(200))
+    router.add("coder", Reply(events=wire.events([wire.text(long)]), event_delay=0.2))
+    router.add("critic", Reply(events=wire.events([wire.text(long)]), event_delay=0.2))
+    anthropic_server.script(*[router] * router.total)
+    open_app(page, app)
+    send(page, "do a and b")
+    expect(page.locator('.msg.assistant.agent[data-actor="coder"] .markdown')).to_contain_text("w", timeout=TIMEOUT)
+    expect(page.locator('.msg.assistant.agent[data-actor="critic"] .markdown')).to_contain_text("w", timeout=TIMEOUT)
+    page.click("#composer button.stop")
+    expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)  # the turn is over
+    for actor in ("coder", "critic"):
+        expect(page.locator(f'.msg.assistant.agent[data-actor="{actor}"]')).to_have_class(
+            "msg assistant agent finished"
+        )
+    expect(page.locator(".marker.stopped").first).to_be_visible()
