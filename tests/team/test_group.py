@@ -403,3 +403,84 @@ async def test_one_model_slot_is_enough_nested_runs_never_deadlock(tmp_path: Pat
     assert events[-1].event.ok  # type: ignore[union-attr]
     assert sorted(s for s, _ in bubbles(team)[1:4]) == ["coder", "critic", "tutor"]
     actors.verify()
+
+
+@pytest.mark.parametrize("decision", ["allow_once", "deny"])
+async def test_a_proposed_agent_exists_only_once_the_person_accepts_it(
+    tmp_path: Path, actors: Actors, decision: str
+) -> None:
+    from orkas.engine.events import PermissionRequest
+    from orkas.team.agents import AgentStore
+
+    store = AgentStore(tmp_path / "agents")
+    proposal = {"name": "poet", "description": "writes verse", "prompt": "You write short poems."}
+    actors.script(COMMANDER, tool_call("create_agent", proposal), text("Done."))
+    team = Group(tmp_path / "c", agents=AGENTS, make_agent=actors.make_agent, store=store)
+    team.set_members(["coder"])
+    permissions = Permissions(workspace=actors.workspace, mode="auto", can_ask=True)  # auto still asks for this
+    asked: list[PermissionRequest] = []
+    async for item in team.send("we need a poet", permissions=permissions):
+        if isinstance(item.event, PermissionRequest):
+            asked.append(item.event)
+            assert "You write short poems." in item.event.preview  # the whole AGENT.md, before anything exists
+            assert not (tmp_path / "agents" / "poet").exists()
+            permissions.answer(item.event.id, decision)  # type: ignore[arg-type]
+    assert len(asked) == 1
+    created = (tmp_path / "agents" / "poet" / "AGENT.md").exists()
+    assert created == (decision == "allow_once")
+    assert ("poet" in team.members) == created
+    actors.verify()
+
+
+async def test_a_message_typed_during_a_turn_steers_the_floor_holder(tmp_path: Path, actors: Actors) -> None:
+    from orkas.engine.messages import UserMessage
+
+    gate = Gate()
+    actors.script(COMMANDER, [gate, *tool_call("run_worker", {"task": "count"})], text("Counted, and noted: blue."))
+    actors.script("worker", text("1 2 3"))
+    team = group(tmp_path, actors)
+
+    async def steer_mid_turn() -> None:
+        await gate.reached.wait()
+        assert team.steer(UserMessage(content=(TextBlock(text="make it blue"),)))
+        gate.opened.set()
+
+    steering = asyncio.create_task(steer_mid_turn())
+    await asyncio.wait_for(drain(team, "count for me"), timeout=10)
+    await steering
+    assert "make it blue" in sent_text(actors.providers[COMMANDER])  # joined at the tool boundary
+    assert not team.steer(UserMessage(content=(TextBlock(text="late"),)))  # no turn running: not steered
+    actors.verify()
+
+
+async def test_a_dispatch_past_the_budget_is_refused_with_a_reason(tmp_path: Path, actors: Actors) -> None:
+    class SpentAfterFirstCall:
+        """Fine for the commander's first call; spent from then on (as its own call's cost could make it)."""
+
+        def __init__(self) -> None:
+            self.checks = 0
+
+        def blocked(self) -> str | None:
+            self.checks += 1
+            return None if self.checks == 1 else "the conversation's budget of $1.00 is spent"
+
+        def record(self, **_: object) -> None:
+            return None
+
+    actors.script(COMMANDER, tool_call("dispatch_to", {"to": "coder", "message": "x"}))
+    team = group(tmp_path, actors)
+    events = await drain(team, "do x", budget=SpentAfterFirstCall())  # type: ignore[arg-type]
+    assert "coder" not in actors.providers  # never built, never ran
+    results = [
+        inner.text
+        for message in team.session(COMMANDER).messages()
+        for block in message.content
+        if isinstance(block, ToolResultBlock)
+        for inner in block.content
+        if isinstance(inner, TextBlock)
+    ]
+    refusal = "not dispatched: the conversation's budget of $1.00 is spent"
+    assert results == [f'<worker-error from="coder" aborted="false">{refusal}</worker-error>']
+    errors = [e.event for e in events if e.actor == COMMANDER and e.event.type == "error"]
+    assert errors and errors[0].kind == "budget"  # type: ignore[union-attr]
+    assert not events[-1].event.ok  # type: ignore[union-attr]

@@ -84,7 +84,8 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         )
 
     make_agent(None, (), "")  # a configuration mistake (no provider, a bad model) is said before anything runs
-    group = Group(groups_dir(settings) / conversation, agents=loaded.agents, make_agent=make_agent)
+    store = AgentStore(settings.data_dir / "agents")
+    group = Group(groups_dir(settings) / conversation, agents=loaded.agents, make_agent=make_agent, store=store)
     if wanted or not args.session:
         group.set_members(wanted)
     if not args.json:

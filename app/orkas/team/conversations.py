@@ -57,7 +57,7 @@ class GroupRunner:
                 raise RuntimeError("a group opened by id cannot run")  # only `run` opens it with the conversation
             return self.make_agent(conversation, spec, tools, note)
 
-        return Group(self.folder(conversation_id), agents=loaded, make_agent=make)
+        return Group(self.folder(conversation_id), agents=loaded, make_agent=make, store=self.agents)
 
     def members(self, conversation_id: str) -> dict[str, Any]:
         available = [spec.public() for spec in self.agents.load().agents.values()]

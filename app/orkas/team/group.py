@@ -35,20 +35,20 @@ from orkas.engine.runner import Agent
 from orkas.engine.session import InMemorySession
 from orkas.engine.steer import SteerQueue
 from orkas.engine.tools.base import Tool, ToolContext
-from orkas.team.agents import AgentSpec
+from orkas.team.agents import AgentSpec, AgentStore
 from orkas.team.bus import COMMANDER, USER, Bus, GroupMessage, render_for
 from orkas.team.events import ActorEvent, MessagePosted, StateChanged, TeamEvent, TurnEnd, UnknownMentions
 from orkas.team.handback import parse_handback
 from orkas.team.slots import limited
 from orkas.team.state import StateStore, Task
-from orkas.team.tools import DispatchTo, HandOffTo, RunWorker
+from orkas.team.tools import CreateAgent, DispatchTo, HandOffTo, RunWorker
 
 log = logging.getLogger(__name__)
 
 DISPATCH_CAP = 4  # member runs at once per conversation
 MODEL_CALLS = 10  # model calls streaming at once, every conversation together
 GROUP = "group"  # the actor of the group's own events
-TEAM_TOOLS = frozenset({"dispatch_to", "run_worker", "hand_off_to"})
+TEAM_TOOLS = frozenset({"dispatch_to", "run_worker", "hand_off_to", "create_agent"})
 MENTION = re.compile(r"(?<![\w@.])@([a-z0-9][a-z0-9_-]{0,31})\b")
 
 MakeAgent = Callable[[AgentSpec | None, Sequence[Tool], str], Agent]
@@ -86,8 +86,10 @@ class Group:
         make_agent: MakeAgent,
         dispatch_cap: int = DISPATCH_CAP,
         slots: asyncio.Semaphore | None = None,
+        store: AgentStore | None = None,
     ) -> None:
         self.folder = folder
+        self.agent_store = store  # where the commander's accepted proposals are saved (create_agent)
         self.agents = dict(agents)
         self.make_agent = make_agent
         self.dispatch_cap = dispatch_cap
@@ -273,6 +275,8 @@ class _Turn:
             note = "\n".join(p for p in (cut, note) if p)
             group.interrupted = []
         tools: list[Tool] = [DispatchTo(self), RunWorker(self), HandOffTo(self)]
+        if self.can_create:
+            tools.append(CreateAgent(self))
         agent = group.agent(None, tools, self._commander_note())
         last: Event | None = None
         steer = self.steer if state.floor == COMMANDER else None
@@ -331,6 +335,17 @@ class _Turn:
         return "\n".join(lines)
 
     # ---- members (tools.Dispatcher) ----
+    @property
+    def can_create(self) -> bool:
+        return self.group.agent_store is not None
+
+    def create_agent(self, spec: AgentSpec) -> str:
+        assert self.group.agent_store is not None
+        self.group.agent_store.add(spec)  # ConfigError: a name taken meanwhile
+        self.group.agents[spec.name] = spec
+        self.group.set_members([*self.group.members, spec.name])
+        return f"created {spec.name}; it is now a member. {self.members_line()}"
+
     def members_line(self) -> str:
         return f"Members: {', '.join(self.group.store.state.members) or 'none'}."
 

@@ -15,10 +15,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from orkas.core.errors import ConfigError
+from orkas.engine.consent import Ask
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
+from orkas.team.agents import AgentSpec, parse, render
 
 
 class Dispatcher(Protocol):
+    @property
+    def can_create(self) -> bool:
+        """Whether new agents can be saved (the group has an agent store)."""
+        ...
+
     async def dispatch(self, to: str, message: str, *, kind: str, ctx: ToolContext) -> tuple[str, bool]:
         """Run `to` on `message`; returns (the text for the commander, whether it failed)."""
         ...
@@ -26,6 +34,10 @@ class Dispatcher(Protocol):
     async def worker(self, task: str, *, ctx: ToolContext) -> tuple[str, bool]: ...
 
     def members_line(self) -> str: ...
+
+    def create_agent(self, spec: AgentSpec) -> str:
+        """Save the accepted agent and make it a member; returns what the commander is told."""
+        ...
 
 
 def _required(input: Mapping[str, Any], *names: str) -> str | None:
@@ -127,3 +139,53 @@ class HandOffTo:
         if failed:
             return error_result(text)  # the commander goes on: a failed hand-off is not an answer
         return ToolResult(content=text_result(text).content, ends_turn=True)
+
+
+@dataclass
+class CreateAgent:
+    """The commander proposes a new agent; it exists only once the person accepts the card showing its
+    whole AGENT.md (a question in every mode: refused in plan mode, and where nobody can answer)."""
+
+    team: Dispatcher
+    name: str = "create_agent"
+    read_only: bool = False
+    description: str = (
+        "Propose a new member agent when no member fits a recurring need. The person sees its full "
+        "instructions and decides; if accepted it joins this conversation and you can dispatch to it."
+    )
+    input_schema: Mapping[str, Any] = field(
+        default_factory=lambda: {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "lowercase letters, digits, - or _"},
+                "description": {"type": "string", "description": "when to use it"},
+                "prompt": {"type": "string", "description": "its instructions"},
+                "interactive": {"type": "boolean"},
+            },
+            "required": ["name", "description", "prompt"],
+            "additionalProperties": False,
+        }
+    )
+
+    async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        if not self.team.can_create:
+            return error_result("agents cannot be created here")
+        if problem := _required(input, "name", "description", "prompt"):
+            return error_result(problem)
+        spec = AgentSpec(
+            name=str(input["name"]).strip(),
+            description=str(input["description"]).strip(),
+            prompt=str(input["prompt"]),
+            interactive=bool(input.get("interactive", False)),
+        )
+        try:
+            parse(render(spec), folder_name=spec.name)  # the checks a hand-written file gets
+        except ConfigError as e:
+            return error_result(f"not proposed: {e}")
+        ask = Ask(tool=self.name, level="dangerous", categories=("creates an agent",), preview=render(spec), key=None)
+        if not await ctx.ask(ask):
+            return error_result("the person did not accept this agent; it was not created")
+        try:
+            return text_result(self.team.create_agent(spec))
+        except ConfigError as e:
+            return error_result(str(e))
