@@ -109,7 +109,7 @@ async def group_turn(folder: Path, *, agents: int, latency: float, cap: int) -> 
     workspace = folder / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
 
-    def make(spec: AgentSpec | None, tools: Sequence[Tool], note: str) -> Agent:
+    def make(spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace_: Path | None = None) -> Agent:
         model = Model(0.0, calls) if spec is None else Model(latency)
         return agent(model, workspace, tools, note)
 

@@ -381,3 +381,46 @@ def build_agent(
         tools=tools,
         system_prompt=SystemPrompt(hooks=hooks),  # read at the start of every turn
     )
+
+
+class GitWorktrees:
+    """Agents marked `worktree: true` write in their own git worktree — `<workspace>/.orkas/worktrees/<name>`
+    on a branch `orkas/<name>` — so parallel writers never collide, and the commander is shown the diff.
+    Every git command goes through the workspace's sandbox executor, as all processes do; `.orkas/` is
+    added to the repository's local exclude file, so the worktrees never show as untracked files."""
+
+    MAX_DIFF = 8000  # characters of diff the commander is shown
+
+    def __init__(self, settings: Settings, workspace: Path) -> None:
+        self.settings = settings
+        self.workspace = workspace
+
+    def _executor(self) -> Executor:
+        return sandbox(self.settings, PathPolicy(self.workspace, protected=protected_data(self.settings.data_dir)))
+
+    async def prepare(self, agent: str) -> Path | None:
+        executor = self._executor()
+        inside = await executor.run("git rev-parse --is-inside-work-tree", cwd=self.workspace, timeout=30)
+        if inside.exit_code != 0 or "true" not in inside.output:
+            return None
+        target = self.workspace / ".orkas" / "worktrees" / agent
+        if (target / ".git").exists():
+            return target
+        made = await executor.run(
+            'exclude="$(git rev-parse --git-path info/exclude)" && mkdir -p "$(dirname "$exclude")" && '
+            '(grep -qx ".orkas/" "$exclude" 2>/dev/null || echo ".orkas/" >> "$exclude") && '
+            f"git worktree add -q -B orkas/{agent} .orkas/worktrees/{agent} HEAD",
+            cwd=self.workspace,
+            timeout=120,
+        )
+        if made.exit_code != 0:
+            log.warning("no worktree for %s: git said %s", agent, made.output[-500:])
+            return None
+        return target
+
+    async def diff(self, worktree: Path) -> str:
+        shown = await self._executor().run(
+            "git add -A -N . && git diff HEAD --stat && git diff HEAD", cwd=worktree, timeout=60
+        )
+        text = shown.output.strip() or "(no changes)"
+        return text if len(text) <= self.MAX_DIFF else text[: self.MAX_DIFF] + "\n[diff cut here]"

@@ -28,6 +28,7 @@ from orkas.adapter.settings import SettingsStore
 from orkas.adapter.usage import LedgerBudget, UsageLedger
 from orkas.adapter.vault import Vault, choose_key_source
 from orkas.app import (
+    GitWorktrees,
     Settings,
     build_agent,
     check_provider,
@@ -128,9 +129,11 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         problems.append(rules.problem)
 
     def make_agent(conversation: Conversation) -> Agent:
-        return make_actor(conversation, None, (), "")
+        return make_actor(conversation, None, (), "", None)
 
-    def make_actor(conversation: Conversation, spec: AgentSpec | None, tools: Sequence[Tool], note: str) -> Agent:
+    def make_actor(
+        conversation: Conversation, spec: AgentSpec | None, tools: Sequence[Tool], note: str, folder: Path | None
+    ) -> Agent:
         """The agent for one actor of a conversation: the conversation's own (spec None, no extra tools),
         its commander (the team's tools), a member (its own model and allow-list) or a worker."""
         configured = load_configured(settings)  # every run sees what the settings screen just changed
@@ -140,7 +143,7 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         worker = spec is None and bool(note) and not tools  # an anonymous worker: only its task
         return build_agent(
             settings,
-            workspace=conversation.workspace_path,
+            workspace=folder or conversation.workspace_path,
             model=spec.model if spec is not None else None,
             configured=configured,
             granted=granted,
@@ -155,7 +158,9 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         )
 
     agents = AgentStore(settings.data_dir / "agents")
-    groups = GroupRunner(store.root, agents, make_actor)
+    groups = GroupRunner(
+        store.root, agents, make_actor, lambda conversation: GitWorktrees(settings, conversation.workspace_path)
+    )
 
     def prepare_run(conversation: Conversation) -> tuple[Permissions, Budget | None]:
         product = load_configured(settings).product

@@ -221,3 +221,61 @@ def test_killed_mid_dispatch_the_conversation_loads_and_continues(anthropic_serv
     told = texts_of(router.seen["commander"][-1]["messages"])
     assert "are you there?" in told and "slow job" in told  # its own transcript, repaired, carries on
     assert '<interrupted owner="coder">slow job</interrupted>' in told  # and it hears what the crash cut
+
+
+def test_an_agent_with_a_worktree_writes_there_and_the_commander_sees_the_diff(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    env = subprocess_env(ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(repo)]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "README.md").write_text("project\n")
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "start"], check=True)
+    made = orkas(
+        "agents",
+        "add",
+        "writer",
+        "--description",
+        "writes",
+        "--prompt",
+        "You are WRITER-BOT.",
+        "--worktree",
+        env=env,
+        cwd=tmp_path,
+    )
+    assert made.returncode == 0, made.stderr
+    router = ByActor({"writer": "WRITER-BOT", "commander": "commander of a team"})
+    router.add("commander", a_wire.message(a_wire.tool_use("dispatch_to", {"to": "writer", "message": "add notes"})))
+    router.add(
+        "writer",
+        a_wire.message(a_wire.tool_use("write_file", {"path": "notes.md", "content": "hello from the worktree\n"})),
+        a_wire.reply_text("written"),
+    )
+    router.add("commander", a_wire.reply_text("The writer added notes.md on its branch."))
+    anthropic_server.script(*[router] * router.total)
+    ran = orkas(
+        "run",
+        "add notes",
+        "--agents",
+        "writer",
+        "--mode",
+        "auto",
+        "--workspace",
+        str(repo),
+        "--json",
+        "--model",
+        "anthropic/claude-test",
+        env=env,
+        cwd=tmp_path,
+    )
+    assert ran.returncode == 0, ran.stderr + ran.stdout[-2000:]
+    assert (repo / ".orkas" / "worktrees" / "writer" / "notes.md").read_text() == "hello from the worktree\n"
+    assert not (repo / "notes.md").exists()  # the main checkout is untouched
+    status = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True, check=True).stdout
+    assert status == ""  # the worktrees folder is excluded, not an untracked mess
+    told = texts_of(router.seen["commander"][-1]["messages"])
+    assert '<diff from="writer"' in told and "+hello from the worktree" in told
+    anthropic_server.verify()

@@ -44,14 +44,16 @@ class Actors:
         provider.add(*steps)  # type: ignore[arg-type]
         return provider
 
-    def make_agent(self, spec: AgentSpec | None, tools: Sequence[Tool], note: str) -> Agent:
+    def make_agent(
+        self, spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None
+    ) -> Agent:
         actor = spec.name if spec is not None else (COMMANDER if tools else "worker")
         self.notes[actor] = note
         provider = self.providers[actor]
         return Agent(
             providers=ProviderRegistry({"scripted": provider}),
             config=RunConfig(model="scripted/m", retry=FAST_RETRY),
-            workspace=self.workspace,
+            workspace=workspace or self.workspace,
             tools=[*tools, *(self.member_tools if spec is not None else [])],
             system_prompt=SystemPrompt(base=note),
         )

@@ -21,7 +21,7 @@ from typing import Any
 
 from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.usage import LedgerBudget, UsageLedger
-from orkas.app import Settings, build_agent, load_configured, settings_from_env
+from orkas.app import GitWorktrees, Settings, build_agent, load_configured, settings_from_env
 from orkas.core.errors import ConfigError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Permissions
@@ -65,13 +65,13 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         conversation = args.session
     else:
         conversation = uuid.uuid4().hex
-    workspace: Path = args.workspace
+    folder: Path = args.workspace
 
-    def make_agent(spec: AgentSpec | None, tools: Sequence[Tool], note: str) -> Agent:
+    def make_agent(spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None) -> Agent:
         model = spec.model if spec is not None and spec.model else args.model
         return build_agent(
             settings,
-            workspace=workspace,
+            workspace=workspace or folder,
             model=model,
             max_tool_loops=args.max_tool_loops,
             retries=args.retries,
@@ -85,7 +85,14 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
     make_agent(None, (), "")  # a configuration mistake (no provider, a bad model) is said before anything runs
     store = AgentStore(settings.data_dir / "agents")
-    group = Group(groups_dir(settings) / conversation, agents=loaded.agents, make_agent=make_agent, store=store)
+    worktrees = GitWorktrees(settings, folder.resolve())
+    group = Group(
+        groups_dir(settings) / conversation,
+        agents=loaded.agents,
+        make_agent=make_agent,
+        store=store,
+        worktrees=worktrees,
+    )
     if wanted or not args.session:
         group.set_members(wanted)
     if not args.json:
@@ -97,10 +104,10 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     interactive = sys.stdin.isatty() and not args.json
     rules = RuleStore(settings.data_dir / "permission_rules.json")
     permissions = Permissions(
-        workspace=workspace.resolve(),
+        workspace=folder.resolve(),
         mode=args.mode,
         can_ask=interactive,
-        rules=rules.for_workspace(workspace.resolve()),
+        rules=rules.for_workspace(folder.resolve()),
         on_rule_added=rules.add,
     )
     budgets = configured.product.budgets

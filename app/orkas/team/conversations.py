@@ -24,19 +24,26 @@ from orkas.engine.steer import SteerQueue
 from orkas.engine.tools.base import Tool
 from orkas.team.agents import AgentSpec, AgentStore
 from orkas.team.bus import COMMANDER, USER
-from orkas.team.group import Group
+from orkas.team.group import Group, Worktrees
 from orkas.team.migrate import ensure_group_layout
 
 CONVERSATION_ID = re.compile(r"^[0-9a-f]{8,64}$")
-MakeActor = Callable[[Conversation, AgentSpec | None, Sequence[Tool], str], Agent]
+MakeActor = Callable[[Conversation, AgentSpec | None, Sequence[Tool], str, Path | None], Agent]
 Publish = Callable[[ProductEvent, str | None], None]
 
 
 class GroupRunner:
-    def __init__(self, root: Path, agents: AgentStore, make_agent: MakeActor) -> None:
+    def __init__(
+        self,
+        root: Path,
+        agents: AgentStore,
+        make_agent: MakeActor,
+        worktrees: Callable[[Conversation], Worktrees | None] | None = None,
+    ) -> None:
         self.root = root  # the conversations folder
         self.agents = agents
         self.make_agent = make_agent
+        self.worktrees = worktrees  # per conversation: git worktrees in its workspace
 
     def folder(self, conversation_id: str) -> Path:
         """The conversation's folder; NotFound for an id that is not one (never a path outside the root)."""
@@ -52,12 +59,13 @@ class GroupRunner:
         conversation_id = conversation if isinstance(conversation, str) else conversation.id
         loaded = self.agents.load().agents
 
-        def make(spec: AgentSpec | None, tools: Sequence[Tool], note: str) -> Agent:
+        def make(spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None) -> Agent:
             if isinstance(conversation, str):
                 raise RuntimeError("a group opened by id cannot run")  # only `run` opens it with the conversation
-            return self.make_agent(conversation, spec, tools, note)
+            return self.make_agent(conversation, spec, tools, note, workspace)
 
-        return Group(self.folder(conversation_id), agents=loaded, make_agent=make, store=self.agents)
+        trees = self.worktrees(conversation) if self.worktrees and not isinstance(conversation, str) else None
+        return Group(self.folder(conversation_id), agents=loaded, make_agent=make, store=self.agents, worktrees=trees)
 
     def members(self, conversation_id: str) -> dict[str, Any]:
         available = [spec.public() for spec in self.agents.load().agents.values()]
@@ -91,7 +99,7 @@ class GroupRunner:
 
     def check(self, conversation: Conversation) -> None:
         """Raise ConfigError (no provider, a bad model) before the message is posted anywhere."""
-        self.make_agent(conversation, None, (), "")
+        self.make_agent(conversation, None, (), "", None)
 
     def history(self, conversation_id: str, limit: int | None = None) -> list[dict[str, Any]]:
         group = self._open(conversation_id)

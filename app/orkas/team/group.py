@@ -20,10 +20,10 @@ import asyncio
 import logging
 import re
 import uuid
-from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncGenerator, Coroutine, Mapping, Sequence
 from contextlib import aclosing, suppress
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from orkas.adapter.sessions import PersistentSession, load
 from orkas.core.errors import ConfigError
@@ -51,9 +51,29 @@ GROUP = "group"  # the actor of the group's own events
 TEAM_TOOLS = frozenset({"dispatch_to", "run_worker", "hand_off_to", "create_agent"})
 MENTION = re.compile(r"(?<![\w@.])@([a-z0-9][a-z0-9_-]{0,31})\b")
 
-MakeAgent = Callable[[AgentSpec | None, Sequence[Tool], str], Agent]
-"""(the member's spec — None for the commander or an anonymous worker —, extra tools, extra system
-text) → an engine Agent on the conversation's workspace, with the member's own model when it names one."""
+
+class MakeAgent(Protocol):
+    """(the member's spec — None for the commander or an anonymous worker —, extra tools, extra system
+    text, the folder it works in when not the conversation's: its git worktree) → an engine Agent, with
+    the member's own model when it names one."""
+
+    def __call__(
+        self, spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None
+    ) -> Agent: ...
+
+
+class Worktrees(Protocol):
+    """Git worktrees for agents that write in their own (`worktree: true`), made by the composition root
+    through the sandbox executor (every process goes through it)."""
+
+    async def prepare(self, agent: str) -> Path | None:
+        """The agent's worktree, made on first use; None when the workspace is not a git repository."""
+        ...
+
+    async def diff(self, worktree: Path) -> str:
+        """What the agent changed there, for the commander."""
+        ...
+
 
 _shared_slots: dict[int, asyncio.Semaphore] = {}
 
@@ -87,7 +107,9 @@ class Group:
         dispatch_cap: int = DISPATCH_CAP,
         slots: asyncio.Semaphore | None = None,
         store: AgentStore | None = None,
+        worktrees: Worktrees | None = None,
     ) -> None:
+        self.worktrees = worktrees
         self.folder = folder
         self.agent_store = store  # where the commander's accepted proposals are saved (create_agent)
         self.agents = dict(agents)
@@ -130,8 +152,8 @@ class Group:
             session.close()
         self._sessions.clear()
 
-    def agent(self, spec: AgentSpec | None, tools: Sequence[Tool], note: str) -> Agent:
-        agent = self.make_agent(spec, tools, note)
+    def agent(self, spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None) -> Agent:
+        agent = self.make_agent(spec, tools, note, workspace)
         agent.providers = limited(agent.providers, self.slots or model_slots())
         return agent
 
@@ -189,6 +211,7 @@ class _Turn:
         self.workers = 0
         self.ended_by_handoff = False
         self.children: set[asyncio.Future[tuple[str, bool]]] = set()
+        self.worktrees: dict[str, Path] = {}  # members that worked in their own git worktree this turn
 
     # ---- the turn ----
     async def run(self, text: str, attachments: Sequence[dict[str, Any]]) -> AsyncGenerator[ActorEvent, None]:
@@ -395,7 +418,12 @@ class _Turn:
         else:
             self.group.store.finish(task, "done", text)
         self.group.store.save()
-        return f'<worker-result from="{to}">\n{text}\n</worker-result>', False
+        result = f'<worker-result from="{to}">\n{text}\n</worker-result>'
+        worktree = self.worktrees.get(to)
+        if worktree is not None and self.group.worktrees is not None:  # what it changed, in its own worktree
+            diff = await self.group.worktrees.diff(worktree)
+            result += f'\n<diff from="{to}" worktree="{worktree}">\n{diff}\n</diff>'
+        return result, False
 
     async def _worker(self, task: str) -> tuple[str, bool]:
         self.workers += 1
@@ -458,7 +486,10 @@ class _Turn:
         spec = group.agents[name]
         state = group.store.state
         told = render_for(name, group.bus.slice_for(name, group.bus.after(state.cursors.get(name))))
-        agent = group.agent(spec, (), _member_note(spec))
+        worktree = await group.worktrees.prepare(name) if spec.worktree and group.worktrees is not None else None
+        if worktree is not None:
+            self.worktrees[name] = worktree
+        agent = group.agent(spec, (), _member_note(spec), worktree)
         last: Event | None = None
         trail: list[dict[str, Any]] = []
         async with aclosing(
