@@ -79,3 +79,16 @@ def test_every_built_in_tool_schema_is_a_valid_json_schema(tmp_path: Path) -> No
     for name in agent.tools.names:
         schema = agent.tools.get(name).input_schema  # type: ignore[union-attr]
         jsonschema.validators.validator_for(schema).check_schema(dict(schema))
+
+
+def test_the_group_caps_come_from_the_environment_or_say_what_is_wrong() -> None:
+    import pytest
+
+    from orkas.app import settings_from_env
+    from orkas.core.errors import ConfigError
+
+    assert settings_from_env({}).max_dispatch == 4 and settings_from_env({}).max_model_calls == 10
+    assert settings_from_env({"ORKAS_MAX_DISPATCH": "2", "ORKAS_MAX_MODEL_CALLS": "3"}).max_dispatch == 2
+    for bad in ("0", "-1", "four", "1.5"):
+        with pytest.raises(ConfigError, match="ORKAS_MAX_DISPATCH must be a whole number"):
+            settings_from_env({"ORKAS_MAX_DISPATCH": bad})

@@ -72,6 +72,8 @@ class Settings:
     process_env: Mapping[str, str] = field(default_factory=dict)  # the safe part of our environment
     model_override: str | None = None  # ORKAS_MODEL
     local_servers: tuple[tuple[str, str], ...] = KNOWN_LOCAL  # where to look for Ollama / LM Studio
+    max_dispatch: int = 4  # ORKAS_MAX_DISPATCH: member runs at once per group conversation
+    max_model_calls: int = 10  # ORKAS_MAX_MODEL_CALLS: model calls streaming at once, all conversations
 
 
 def settings_from_env(env: Mapping[str, str]) -> Settings:
@@ -102,7 +104,19 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
         process_env={k: env[k] for k in SAFE_ENV if k in env},
         model_override=env.get("ORKAS_MODEL"),
         local_servers=_local_servers(env.get("ORKAS_LOCAL_SERVERS")),
+        max_dispatch=_count(env, "ORKAS_MAX_DISPATCH", 4),
+        max_model_calls=_count(env, "ORKAS_MAX_MODEL_CALLS", 10),
     )
+
+
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    """A positive whole number from the environment; anything else is a clear configuration error."""
+    value = env.get(name)
+    if value is None or not value.strip():
+        return default
+    if not value.strip().isdigit() or int(value) < 1:
+        raise ConfigError(f"{name} must be a whole number of at least 1, not {value!r}")
+    return int(value)
 
 
 def _local_servers(value: str | None) -> tuple[tuple[str, str], ...]:

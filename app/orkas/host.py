@@ -159,7 +159,12 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
 
     agents = AgentStore(settings.data_dir / "agents")
     groups = GroupRunner(
-        store.root, agents, make_actor, lambda conversation: GitWorktrees(settings, conversation.workspace_path)
+        store.root,
+        agents,
+        make_actor,
+        lambda conversation: GitWorktrees(settings, conversation.workspace_path),
+        dispatch_cap=settings.max_dispatch,
+        model_calls=settings.max_model_calls,
     )
 
     def prepare_run(conversation: Conversation) -> tuple[Permissions, Budget | None]:

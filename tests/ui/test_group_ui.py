@@ -145,3 +145,30 @@ def test_stop_ends_every_live_bubble(
             "msg assistant agent finished"
         )
     expect(page.locator(".marker.stopped").first).to_be_visible()
+
+
+def test_a_reload_mid_dispatch_shows_every_bubble_once(
+    page: Page, group_app: tuple[App, ByActor, str], anthropic_server: FakeServer
+) -> None:
+    app, router, _ = group_app
+    router.add(
+        "commander",
+        wire.message(wire.text("Asking the coder."), wire.tool_use("dispatch_to", {"to": "coder", "message": "go"})),
+        wire.reply_text("All done."),
+    )
+    words = " ".join(f"w{i}" for i in range(16))
+    router.add("coder", Reply(events=wire.events([wire.text(f"code {words}")]), event_delay=0.25))
+    anthropic_server.script(*[router] * router.total)
+    open_app(page, app)
+    send(page, "go")
+    expect(page.locator('.msg.assistant.agent[data-actor="coder"] .markdown')).to_contain_text("code", timeout=TIMEOUT)
+    page.reload()  # mid-stream: the history stops where the turn began, the turn is replayed
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator('.msg.assistant[data-actor="commander"]').last).to_contain_text("All done.", timeout=TIMEOUT)
+    page.reload()  # and after it ended: the bus
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator('.msg.assistant[data-actor="commander"]').last).to_contain_text("All done.", timeout=TIMEOUT)
+    expect(page.locator(".msg.user")).to_have_count(1)
+    expect(page.locator('.msg.assistant.agent[data-actor="coder"]')).to_have_count(1)
+    expect(page.locator('.msg.assistant[data-actor="commander"]')).to_have_count(2)  # before and after the dispatch
+    expect(page.locator(".dispatch-card")).to_have_count(1)

@@ -31,7 +31,7 @@ from orkas.engine.tools.base import Tool
 from orkas.team.agents import AgentSpec, AgentStore
 from orkas.team.bus import USER
 from orkas.team.events import ActorEvent, MessagePosted, StateChanged, TurnEnd, UnknownMentions, team_event_dict
-from orkas.team.group import Group
+from orkas.team.group import Group, model_slots
 
 EXIT_OK, EXIT_FAILED, EXIT_ABORTED = 0, 1, 130
 SESSION_ID_CHARS = frozenset("0123456789abcdef")
@@ -92,6 +92,8 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         make_agent=make_agent,
         store=store,
         worktrees=worktrees,
+        dispatch_cap=settings.max_dispatch,
+        slots=model_slots(settings.max_model_calls),
     )
     if wanted or not args.session:
         group.set_members(wanted)

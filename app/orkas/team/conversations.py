@@ -24,7 +24,7 @@ from orkas.engine.steer import SteerQueue
 from orkas.engine.tools.base import Tool
 from orkas.team.agents import AgentSpec, AgentStore
 from orkas.team.bus import COMMANDER, USER
-from orkas.team.group import Group, Worktrees
+from orkas.team.group import DISPATCH_CAP, MODEL_CALLS, Group, Worktrees, model_slots
 from orkas.team.migrate import ensure_group_layout
 
 CONVERSATION_ID = re.compile(r"^[0-9a-f]{8,64}$")
@@ -39,7 +39,12 @@ class GroupRunner:
         agents: AgentStore,
         make_agent: MakeActor,
         worktrees: Callable[[Conversation], Worktrees | None] | None = None,
+        *,
+        dispatch_cap: int = DISPATCH_CAP,
+        model_calls: int = MODEL_CALLS,
     ) -> None:
+        self.dispatch_cap = dispatch_cap
+        self.model_calls = model_calls
         self.root = root  # the conversations folder
         self.agents = agents
         self.make_agent = make_agent
@@ -65,7 +70,16 @@ class GroupRunner:
             return self.make_agent(conversation, spec, tools, note, workspace)
 
         trees = self.worktrees(conversation) if self.worktrees and not isinstance(conversation, str) else None
-        return Group(self.folder(conversation_id), agents=loaded, make_agent=make, store=self.agents, worktrees=trees)
+        slots = model_slots(self.model_calls) if not isinstance(conversation, str) else None
+        return Group(
+            self.folder(conversation_id),
+            agents=loaded,
+            make_agent=make,
+            store=self.agents,
+            worktrees=trees,
+            dispatch_cap=self.dispatch_cap,
+            slots=slots,
+        )
 
     def members(self, conversation_id: str) -> dict[str, Any]:
         available = [spec.public() for spec in self.agents.load().agents.values()]

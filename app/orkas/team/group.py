@@ -20,6 +20,7 @@ import asyncio
 import logging
 import re
 import uuid
+import weakref
 from collections.abc import AsyncGenerator, Coroutine, Mapping, Sequence
 from contextlib import aclosing, suppress
 from pathlib import Path
@@ -75,12 +76,13 @@ class Worktrees(Protocol):
         ...
 
 
-_shared_slots: dict[int, asyncio.Semaphore] = {}
+_shared_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
 
 
 def model_slots(limit: int = MODEL_CALLS) -> asyncio.Semaphore:
-    """The one cap on concurrent model calls for this event loop (every group shares it)."""
-    loop = id(asyncio.get_running_loop())
+    """The one cap on concurrent model calls for this event loop (every group shares it; a loop that
+    ends takes its semaphore with it)."""
+    loop = asyncio.get_running_loop()
     if loop not in _shared_slots:
         _shared_slots[loop] = asyncio.Semaphore(limit)
     return _shared_slots[loop]
