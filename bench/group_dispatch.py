@@ -8,7 +8,8 @@ posts, each member's transcript, building each member's agent) — compared with
 the same two model calls and runs four no-op tools instead of dispatching (the baseline for "overhead
 per dispatch"). Real files in a temporary folder: the bus and the transcripts are fsynced as in the app.
 
-Targets (issue 15): wall time ≤ 1.3 s for 4 × 1 s (serial: 4 s); overhead per dispatch ≤ 20 ms.
+Targets (issue 15): wall time ≤ 1.3 s for 4 × 1 s (serial: 4 s); overhead per dispatch ≤ 20 ms; after
+Stop, every actor has ended within 1 s (measured with four agents mid-call on 30-second models).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from orkas.adapter.sessions import PersistentSession
+from orkas.engine.abort import AbortSignal
 from orkas.engine.messages import AssistantMessage, TextBlock, ToolUseBlock, Usage
 from orkas.engine.prompt import SystemPrompt
 from orkas.engine.providers.base import (
@@ -45,10 +47,11 @@ from orkas.team.group import Group
 class Model:
     """A model that takes `latency` seconds; the commander's first call asks for `calls`."""
 
-    def __init__(self, latency: float, calls: Sequence[tuple[str, dict[str, Any]]] = ()) -> None:
+    def __init__(self, latency: float, calls: Sequence[tuple[str, dict[str, Any]]] = (), on_call: Any = None) -> None:
         self.latency = latency
         self.calls = list(calls)
         self.count = 0
+        self.on_call = on_call  # told when a call starts (the stop benchmark waits for all of them)
 
     @property
     def name(self) -> str:
@@ -60,6 +63,8 @@ class Model:
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamChunk]:
         self.count += 1
+        if self.on_call is not None:
+            self.on_call()
         if self.latency:
             await asyncio.sleep(self.latency)
         usage = Usage(input_tokens=10, output_tokens=5)
@@ -123,6 +128,47 @@ async def group_turn(folder: Path, *, agents: int, latency: float, cap: int) -> 
     return elapsed
 
 
+async def stop_latency(folder: Path, *, agents: int) -> float:
+    """Stop while every agent's model is mid-call (each would take 30 s): seconds until the turn has ended
+    for every actor."""
+    names = [f"agent{i}" for i in range(agents)]
+    specs = {n: AgentSpec(name=n, description="bench", prompt="bench") for n in names}
+    calls = [("dispatch_to", {"to": n, "message": "go"}) for n in names]
+    workspace = folder / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)
+    started = {"calls": 0}
+    all_running = asyncio.Event()
+
+    def one_more() -> None:
+        started["calls"] += 1
+        if started["calls"] == agents:
+            all_running.set()
+
+    def make(spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace_: Path | None = None) -> Agent:
+        model = Model(0.0, calls) if spec is None else Model(30.0, on_call=one_more)
+        return agent(model, workspace, tools, note)
+
+    group = Group(folder / "conversation", agents=specs, make_agent=make)
+    group.set_members(names)
+    signal = AbortSignal()
+    stopped_at = 0.0
+
+    async def stop_when_all_run() -> None:
+        nonlocal stopped_at
+        await all_running.wait()
+        await asyncio.sleep(0.05)  # each is now inside its model call
+        stopped_at = time.perf_counter()
+        signal.abort("stopped by the user")
+
+    stopper = asyncio.create_task(stop_when_all_run())
+    async for _ in group.send("go", signal=signal):
+        pass
+    ended = time.perf_counter()
+    await stopper
+    group.close()
+    return ended - stopped_at
+
+
 async def baseline_turn(folder: Path, *, agents: int) -> float:
     """The commander's same two calls with `agents` no-op tools: everything but the dispatching."""
     workspace = folder / "workspace"
@@ -156,6 +202,7 @@ async def main() -> None:
             zero.append(await group_turn(folder / "z", agents=args.agents, latency=0.0, cap=4))
             base.append(await baseline_turn(folder / "b", agents=args.agents))
         serial.append(await group_turn(Path(root) / "serial", agents=args.agents, latency=args.latency, cap=1))
+        stops = [await stop_latency(Path(root) / f"stop{run}", agents=args.agents) for run in range(args.runs)]
     overhead = (median(zero) - median(base)) / args.agents
     print(f"machine: {platform.machine()}, {platform.system()}; {args.agents} agents × {args.latency:.1f} s model")
     print(f"{'':34} {'wall':>9}")
@@ -165,7 +212,8 @@ async def main() -> None:
     print(f"{'zero-latency group turn':34} {median(zero) * 1000:7.1f}ms")
     print(f"{'zero-latency baseline (no-op tools)':34} {median(base) * 1000:7.1f}ms")
     print(f"{'orchestration overhead per dispatch':34} {overhead * 1000:7.1f}ms")
-    print("targets: wall ≤ 1.3 s; overhead per dispatch ≤ 20 ms")
+    print(f"{'stop → every actor ended (median)':34} {median(stops) * 1000:7.1f}ms")
+    print("targets: wall ≤ 1.3 s; overhead per dispatch ≤ 20 ms; stop ≤ 1 s")
 
 
 if __name__ == "__main__":

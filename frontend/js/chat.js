@@ -145,6 +145,15 @@ export class ChatView {
     const card = el("details", "dispatch-card");
     card.dataset.messageId = message.id;
     card.append(el("summary", "", t("dispatched", { to: message.to.join(", ") })), el("div", "dispatch-text", message.dispatch));
+    // To the agent's answer: its first bubble after this card.
+    const show = el("button", "small link", t("showAnswer"));
+    show.type = "button";
+    show.addEventListener("click", () => {
+      const answers = [...this.container.querySelectorAll(`.msg.agent[data-actor="${CSS.escape(message.to[0])}"]`)];
+      const answer = answers.find((node) => card.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING);
+      if (answer) { answer.scrollIntoView({ block: "center" }); answer.classList.add("highlight"); }
+    });
+    card.append(show);
     host.append(card);
     this.cards.set(message.id, card);
   }

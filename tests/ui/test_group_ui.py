@@ -4,6 +4,7 @@ Stop ending every live bubble."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -89,6 +90,10 @@ def test_parallel_dispatch_shows_two_live_bubbles(
         "Both are done.", timeout=TIMEOUT
     )
     expect(coder.locator(".actor")).to_have_text("coder")
+    card = page.locator(".dispatch-card", has_text="coder")
+    card.locator("summary").click()
+    card.get_by_role("button", name="Show the answer").click()
+    expect(coder).to_have_class(re.compile(r"\bhighlight\b"))
     page.reload()  # the history from the bus: the same bubbles, once each
     page.wait_for_selector("body[data-ready=true]")
     expect(page.locator('.msg.assistant.agent[data-actor="coder"]')).to_have_count(1, timeout=TIMEOUT)
@@ -172,3 +177,67 @@ def test_a_reload_mid_dispatch_shows_every_bubble_once(
     expect(page.locator('.msg.assistant.agent[data-actor="coder"]')).to_have_count(1)
     expect(page.locator('.msg.assistant[data-actor="commander"]')).to_have_count(2)  # before and after the dispatch
     expect(page.locator(".dispatch-card")).to_have_count(1)
+
+
+def test_agents_are_made_edited_duplicated_and_deleted_in_settings(page: Page, app: App) -> None:
+    page.click("#settings-button")
+    section = page.locator("#settings section.agents")
+    expect(section).to_contain_text("No agents yet.", timeout=TIMEOUT)
+    form = section.locator("form.agent-form")
+    form.locator("input[name=name]").fill("tutor")
+    form.locator("input[name=description]").fill("explains things")
+    form.locator("textarea[name=prompt]").fill("You are patient.")
+    form.locator("input[name=interactive]").check()
+    form.get_by_role("button", name="Create agent").click()
+    agent = page.locator('#settings li.agent[data-agent="tutor"]')
+    expect(agent).to_contain_text("explains things", timeout=TIMEOUT)
+    assert "interactive: true" in (app.home / "agents" / "tutor" / "AGENT.md").read_text()
+
+    agent.get_by_role("button", name="Edit").click()
+    page.locator("#settings form.agent-form input[name=description]").fill("explains step by step")
+    page.locator("#settings form.agent-form").get_by_role("button", name="Save").click()
+    expect(page.locator('#settings li.agent[data-agent="tutor"]')).to_contain_text("step by step", timeout=TIMEOUT)
+
+    page.once("dialog", lambda dialog: dialog.accept("tutor-two"))
+    page.locator('#settings li.agent[data-agent="tutor"]').get_by_role("button", name="Duplicate").click()
+    expect(page.locator('#settings li.agent[data-agent="tutor-two"]')).to_be_visible(timeout=TIMEOUT)
+    page.locator('#settings li.agent[data-agent="tutor"]').get_by_role("button", name="Remove").click()
+    expect(page.locator('#settings li.agent[data-agent="tutor"]')).to_have_count(0, timeout=TIMEOUT)
+    assert not (app.home / "agents" / "tutor").exists() and (app.home / "agents" / "tutor-two" / "AGENT.md").exists()
+
+
+def test_at_offers_the_members_and_inserts_the_one_chosen(page: Page, group_app: tuple[App, ByActor, str]) -> None:
+    app, _, _ = group_app
+    open_app(page, app)
+    page.fill("#composer textarea", "please @co")
+    page.locator("#composer textarea").dispatch_event("input")
+    options = page.locator("#composer .mentions button.mention")
+    expect(options).to_have_text(["@coder", "@commander"], timeout=TIMEOUT)
+    options.first.click()
+    expect(page.locator("#composer textarea")).to_have_value("please @coder ")
+    expect(page.locator("#composer .mentions")).to_be_hidden()
+
+
+def test_members_are_added_and_removed_from_the_bar_and_the_chat_becomes_a_group(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    with httpx.Client(base_url=app.base, headers={"X-Orkas-Token": app.token}, timeout=30) as client:
+        made = client.post(
+            "/api/agents", json={"name": "coder", "description": "codes", "prompt": "You are CODER-BOT."}
+        )
+        assert made.status_code == 201
+    anthropic_server.script(wire.reply_text("Hello from one agent."))
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    page.fill("#composer textarea", "hi")
+    page.press("#composer textarea", "Enter")
+    expect(page.locator(".msg.assistant")).to_contain_text("Hello from one agent.", timeout=TIMEOUT)
+    expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+    page.locator("#members select.add-member").select_option("coder")
+    expect(page.locator('#members .member[data-member="coder"]')).to_be_visible(timeout=TIMEOUT)
+    # Now a group: its history is the bus, and nothing of the one-agent conversation is lost.
+    expect(page.locator('.msg.assistant[data-actor="commander"]')).to_contain_text("Hello from one agent.")
+    expect(page.locator(".msg.user")).to_have_text("hi")
+    page.locator('#members .member[data-member="coder"] button').click()
+    expect(page.locator('#members .member[data-member="coder"]')).to_have_count(0, timeout=TIMEOUT)
+    expect(page.locator("#members select.add-member")).to_be_visible()
