@@ -37,6 +37,7 @@ from orkas.engine.steer import SteerQueue
 from orkas.engine.tokens import estimate_json, estimate_tokens
 from orkas.engine.tool_runner import ToolRunner
 from orkas.engine.tools.base import Tool, ToolSet
+from orkas.engine.tools.untrusted import STATE_KEY as UNTRUSTED_SOURCES
 from orkas.engine.turn import Stop, Turn
 
 __all__ = ["Agent", "RunConfig", "RunResult"]  # RunConfig lives in run_config.py; callers may name it here
@@ -83,10 +84,13 @@ class Agent:
         steer: SteerQueue | None = None,
         permissions: Permissions | None = None,
         budget: Budget | None = None,
+        untrusted: Sequence[str] = (),
     ) -> AsyncGenerator[Event, None]:
         """Run one user turn. Raises `ConfigError` (before writing anything) for an unknown model;
         every later failure is the final `Error` event. Ends with exactly one `Done` or `Error`.
-        Messages put on `steer` while the run is busy join it at the next safe point."""
+        Messages put on `steer` while the run is busy join it at the next safe point. `untrusted`: what
+        outside text the input already carries (a task another agent wrote after reading a web page):
+        the turn starts as if it had read it, so a memory write asks first."""
         provider, model_id = self.providers.resolve(self.config.model)
         signal = signal or AbortSignal()
         signal.bind()
@@ -129,6 +133,8 @@ class Agent:
             price=info.price,
             budget=budget,
         )
+        if untrusted:
+            turn.tools.state[UNTRUSTED_SOURCES] = list(dict.fromkeys(untrusted))
         try:
             await turn.append(message)
             async with aclosing(turn.rounds()) as events:

@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from orkas.engine.tools.untrusted import wrap
+
 log = logging.getLogger(__name__)
 
 USER = "user"
@@ -158,5 +160,9 @@ def render_for(actor: str, messages: Sequence[GroupMessage]) -> str:
             to = ",".join(message.to)
             parts.append(f'<dispatch from="{message.sender}" to="{to}">\n{message.dispatch}\n</dispatch>')
         elif message.text.strip():
-            parts.append(f'<msg from="{message.sender}">\n{message.text}\n</msg>')
+            text = message.text
+            sources = message.extra.get("untrusted") if isinstance(message.extra, dict) else None
+            if sources:  # an answer written after reading outside text carries it: it arrives as data
+                text = wrap(text, f"{message.sender}, after reading {', '.join(map(str, sources))}")
+            parts.append(f'<msg from="{message.sender}">\n{text}\n</msg>')
     return "\n".join(parts)

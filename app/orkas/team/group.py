@@ -36,6 +36,7 @@ from orkas.engine.runner import Agent
 from orkas.engine.session import InMemorySession
 from orkas.engine.steer import SteerQueue
 from orkas.engine.tools.base import Tool, ToolContext
+from orkas.engine.tools.untrusted import note, sources_read, wrap
 from orkas.team.agents import AgentSpec, AgentStore
 from orkas.team.bus import COMMANDER, USER, Bus, GroupMessage, render_for
 from orkas.team.events import ActorEvent, MessagePosted, StateChanged, TeamEvent, TurnEnd, UnknownMentions
@@ -212,7 +213,7 @@ class _Turn:
         self.tasks: list[Task] = []
         self.workers = 0
         self.ended_by_handoff = False
-        self.children: set[asyncio.Future[tuple[str, bool]]] = set()
+        self.children: set[asyncio.Future[_Outcome]] = set()
         self.worktrees: dict[str, Path] = {}  # members that worked in their own git worktree this turn
 
     # ---- the turn ----
@@ -294,7 +295,8 @@ class _Turn:
     async def _commander(self, note: str = "") -> bool:
         group = self.group
         state = group.store.state
-        told = render_for(COMMANDER, group.bus.after(state.cursors.get(COMMANDER)))
+        new = group.bus.after(state.cursors.get(COMMANDER))
+        told = render_for(COMMANDER, new)
         if group.interrupted:  # a crash cut these short: the commander hears it once and may pick them up
             cut = "\n".join(f'<interrupted owner="{t.owner}">{t.goal}</interrupted>' for t in group.interrupted)
             note = "\n".join(p for p in (cut, note) if p)
@@ -313,6 +315,7 @@ class _Turn:
                 steer=steer,
                 permissions=self.permissions,
                 budget=self.budget,
+                untrusted=carried_by(new),
             )
         ) as events:
             async for event in events:
@@ -375,12 +378,14 @@ class _Turn:
         return f"Members: {', '.join(self.group.store.state.members) or 'none'}."
 
     async def dispatch(self, to: str, message: str, *, kind: str, ctx: ToolContext) -> tuple[str, bool]:
-        return await self._child(self._dispatch(to, message, kind=kind))
+        text, failed, read = await self._child(self._dispatch(to, message, kind=kind, carried=sources_read(ctx)))
+        return _tainted(ctx, to, text, read), failed
 
     async def worker(self, task: str, *, ctx: ToolContext) -> tuple[str, bool]:
-        return await self._child(self._worker(task))
+        text, failed, read = await self._child(self._worker(task, carried=sources_read(ctx)))
+        return _tainted(ctx, "a worker", text, read), failed
 
-    async def _child(self, run: Coroutine[Any, Any, tuple[str, bool]]) -> tuple[str, bool]:
+    async def _child(self, run: Coroutine[Any, Any, _Outcome]) -> _Outcome:
         """Run a member or worker as a task of the turn, shielded from the commander's tool batch: on a
         stop the batch gives up at once, while the child ends on the same signal with its own error
         event and bubble; the turn waits for every child before it ends."""
@@ -388,25 +393,28 @@ class _Turn:
         self.children.add(child)
         return await asyncio.shield(child)
 
-    async def _dispatch(self, to: str, message: str, *, kind: str) -> tuple[str, bool]:
+    async def _dispatch(self, to: str, message: str, *, kind: str, carried: Sequence[str]) -> _Outcome:
         state = self.group.store.state
         if to not in state.members or to not in self.group.agents:
             problem = f"no member named {to!r}. {self.members_line()}"
-            return f'<worker-error from="{to}" aborted="false">{problem}</worker-error>', True
+            return f'<worker-error from="{to}" aborted="false">{problem}</worker-error>', True, []
         if self.budget is not None and (reason := self.budget.blocked()) is not None:
-            return f'<worker-error from="{to}" aborted="false">not dispatched: {reason}</worker-error>', True
+            return f'<worker-error from="{to}" aborted="false">not dispatched: {reason}</worker-error>', True, []
         self._flush_commander()  # the commander's words before the dispatch are a segment of their own
         task = self.group.store.add_task(to, message)
         self.tasks.append(task)
-        self.post(COMMANDER, "", to=(to,), dispatch=message, seg=self.seg, extra={"task": task.id, "kind": kind})
+        extra: dict[str, Any] = {"task": task.id, "kind": kind}
+        if carried:  # the task may quote outside text the commander read: the agent's run knows it
+            extra["untrusted"] = list(carried)
+        self.post(COMMANDER, "", to=(to,), dispatch=message, seg=self.seg, extra=extra)
         async with self.dispatch_slots:
-            text, error, reason = await self._member(
+            text, error, reason, read = await self._member(
                 to, addressed=(COMMANDER,) if kind == "dispatch" else (USER,), floor_run=kind == "handoff"
             )
         if error is not None:
             self.group.store.finish(task, "cancelled" if error.aborted else "failed", error.message)
             aborted = "true" if error.aborted else "false"
-            return f'<worker-error from="{to}" aborted="{aborted}">{error.message}</worker-error>', True
+            return f'<worker-error from="{to}" aborted="{aborted}">{error.message}</worker-error>', True, read
         if kind == "handoff":
             spec = self.group.agents[to]
             if spec.interactive and reason is None:
@@ -425,13 +433,14 @@ class _Turn:
         if worktree is not None and self.group.worktrees is not None:  # what it changed, in its own worktree
             diff = await self.group.worktrees.diff(worktree)
             result += f'\n<diff from="{to}" worktree="{worktree}">\n{diff}\n</diff>'
-        return result, False
+        return result, False, read
 
-    async def _worker(self, task: str) -> tuple[str, bool]:
+    async def _worker(self, task: str, *, carried: Sequence[str]) -> _Outcome:
         self.workers += 1
         worker_id = f"worker-{self.id[:6]}-{self.workers}"
         agent = self.group.agent(None, (), "You are a worker: do exactly the task you are given and report the result.")
         last: Event | None = None
+        read: list[str] = list(carried)
         async with self.dispatch_slots:
             async with aclosing(
                 agent.run(
@@ -440,19 +449,21 @@ class _Turn:
                     signal=self.signal,
                     permissions=self.permissions,
                     budget=self.budget,
+                    untrusted=carried,
                 )
             ) as events:
                 async for event in events:
                     self.emit(worker_id, event)
+                    read += _read(event)
                     last = event
         ok = isinstance(last, Done)
         self.trail.append({"worker": worker_id, "task": task[:200], "ok": ok})
         if isinstance(last, Done):
-            return f'<worker-result from="{worker_id}">\n{last.text}\n</worker-result>', False
+            return f'<worker-result from="{worker_id}">\n{last.text}\n</worker-result>', False, read
         error = last if isinstance(last, Error) else None
         aborted = "true" if error is not None and error.aborted else "false"
         reason = error.message if error is not None else "the worker ended without an answer"
-        return f'<worker-error from="{worker_id}" aborted="{aborted}">{reason}</worker-error>', True
+        return f'<worker-error from="{worker_id}" aborted="{aborted}">{reason}</worker-error>', True, read
 
     async def _to_members(self, targets: tuple[str, ...]) -> bool:
         """The person addressed members (with @, or the floor holder without): each answers in its own bubble."""
@@ -461,8 +472,8 @@ class _Turn:
         results = await asyncio.gather(
             *(self._member(name, addressed=(USER,), floor_run=name == floor, steer=name == floor) for name in targets)
         )
-        ok = all(error is None for _, error, _ in results)
-        for name, (_, _error, reason) in zip(targets, results, strict=True):
+        ok = all(error is None for _, error, _, _ in results)
+        for name, (_, _error, reason, _read) in zip(targets, results, strict=True):
             if name == floor and reason is not None:  # handed back: the floor returns to the commander
                 for task in state.open_tasks():
                     if task.owner == name:
@@ -481,13 +492,16 @@ class _Turn:
 
     async def _member(
         self, name: str, *, addressed: tuple[str, ...], floor_run: bool, steer: bool = False
-    ) -> tuple[str, Error | None, Literal["completed_handoff", "capability_boundary"] | None]:
+    ) -> tuple[str, Error | None, Literal["completed_handoff", "capability_boundary"] | None, list[str]]:
         """Run one member on its slice since it last ran; post its bubble. Returns (its text, the error
-        that ended it, the hand-back reason when it is the floor holder and handed back)."""
+        that ended it, the hand-back reason when it is the floor holder and handed back, the outside text
+        its answer may carry)."""
         group = self.group
         spec = group.agents[name]
         state = group.store.state
-        told = render_for(name, group.bus.slice_for(name, group.bus.after(state.cursors.get(name))))
+        new = group.bus.slice_for(name, group.bus.after(state.cursors.get(name)))
+        told = render_for(name, new)
+        read = carried_by(new)
         worktree = await group.worktrees.prepare(name) if spec.worktree and group.worktrees is not None else None
         if worktree is not None:
             self.worktrees[name] = worktree
@@ -502,9 +516,11 @@ class _Turn:
                 steer=self.steer if steer else None,
                 permissions=self.permissions,
                 budget=self.budget,
+                untrusted=read,
             )
         ) as events:
             async for event in events:
+                read += _read(event)
                 if isinstance(event, ToolEnd):
                     trail.append(_trail(event))
                 self.emit(name, event)
@@ -516,6 +532,9 @@ class _Turn:
         extra: dict[str, Any] = {}
         if isinstance(last, Done):
             extra = {"usage": _usage(last), "cost": last.cost}
+        read = list(dict.fromkeys(read))
+        if read:  # whoever reads this bubble later reads what it carries
+            extra["extra"] = {"untrusted": read}
         self.post(
             name,
             parsed.text,
@@ -527,7 +546,37 @@ class _Turn:
         )
         state.cursors[name] = group.bus.last_id or ""
         group.store.save()
-        return parsed.text, error, reason
+        return parsed.text, error, reason, read
+
+
+_Outcome = tuple[str, bool, list[str]]  # the text for the commander, whether it failed, outside text it carries
+
+
+def _read(event: Event) -> list[str]:
+    """The outside sources a tool result held (tools mark them: engine/tools/untrusted.py)."""
+    if isinstance(event, ToolEnd) and event.details and isinstance(event.details.get("untrusted"), str):
+        return [event.details["untrusted"]]
+    return []
+
+
+def carried_by(messages: Sequence[GroupMessage]) -> list[str]:
+    """What outside text these bus messages carry (an agent's answer after it read a web page)."""
+    found: list[str] = []
+    for message in messages:
+        sources = message.extra.get("untrusted") if isinstance(message.extra, dict) else None
+        if isinstance(sources, list):
+            found += [str(s) for s in sources]
+    return list(dict.fromkeys(found))
+
+
+def _tainted(ctx: ToolContext, who: str, text: str, read: Sequence[str]) -> str:
+    """A member's answer that carries outside text reaches the commander marked as data, and the
+    commander's turn counts as having read it (a memory write then asks first)."""
+    if not read:
+        return text
+    for source in read:
+        note(ctx, f"{who}: {source}")
+    return wrap(text, f"{who}, after reading {', '.join(read)}")
 
 
 def _member_note(spec: AgentSpec) -> str:
