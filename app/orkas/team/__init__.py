@@ -2,6 +2,7 @@
 
 `agents.py` (AGENT.md files), `bus.py` (the conversation's canonical log), `state.py` (the floor and the
 task log), `handback.py` (the exact hand-back marker), `tools.py` (dispatch_to, run_worker, hand_off_to),
-`group.py` (one person's message through the group: routing, slices, actor-tagged events). The engine's
+`group.py` (the group: members, transcripts, caps), `turn.py` (one person's message through the group:
+routing, slices, actor-tagged events), `migrate.py` and `conversations.py` (the app's conversations as groups). The engine's
 run loop runs every actor; nothing here forks it.
 """

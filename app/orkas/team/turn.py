@@ -1,0 +1,464 @@
+"""One message of the person's through the group: routing, the commander's run and its segments, each
+member's and worker's run as a child of the turn, hand-back, the task log, and outside text travelling
+with what was made from it. `Group.send` (group.py) starts one; its tools (tools.py) call back into it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import uuid
+from collections.abc import AsyncGenerator, Coroutine, Sequence
+from contextlib import aclosing, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from orkas.engine.abort import AbortSignal
+from orkas.engine.budget import Budget
+from orkas.engine.consent import Permissions
+from orkas.engine.events import Done, Error, Event, TextDelta, ToolEnd
+from orkas.engine.session import InMemorySession
+from orkas.engine.steer import SteerQueue
+from orkas.engine.tools.base import Tool, ToolContext
+from orkas.engine.tools.untrusted import note, sources_read, wrap
+from orkas.team.agents import AgentSpec
+from orkas.team.bus import COMMANDER, USER, GroupMessage, render_for
+from orkas.team.events import ActorEvent, MessagePosted, StateChanged, TeamEvent, TurnEnd, UnknownMentions
+from orkas.team.handback import parse_handback
+from orkas.team.state import Task
+from orkas.team.tools import CreateAgent, DispatchTo, HandOffTo, RunWorker
+
+if TYPE_CHECKING:
+    from orkas.team.group import Group
+
+log = logging.getLogger(__name__)
+
+MENTION = re.compile(r"(?<![\w@.])@([a-z0-9][a-z0-9_-]{0,31})\b")
+GROUP = "group"  # the actor of the group's own events
+TEAM_TOOLS = frozenset({"dispatch_to", "run_worker", "hand_off_to", "create_agent"})
+
+
+def parse_mentions(text: str, members: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(members and `commander` addressed with @, other @names nobody answers to), each once, in order."""
+    known: list[str] = []
+    unknown: list[str] = []
+    for name in MENTION.findall(text):
+        target = known if name in members or name == COMMANDER else unknown
+        if name not in target:
+            target.append(name)
+    return tuple(known), tuple(unknown)
+
+
+class Turn:
+    """One message of the person's, through the group. Implements `tools.Dispatcher`."""
+
+    def __init__(
+        self,
+        group: Group,
+        signal: AbortSignal,
+        steer: SteerQueue,
+        permissions: Permissions | None,
+        budget: Budget | None,
+    ) -> None:
+        self.group = group
+        self.signal = signal
+        self.steer = steer
+        self.permissions = permissions
+        self.budget = budget
+        self.id = uuid.uuid4().hex
+        self.out: asyncio.Queue[ActorEvent | None] = asyncio.Queue()
+        self.dispatch_slots = asyncio.Semaphore(group.dispatch_cap)
+        self.seg = 0
+        self.pending: list[str] = []  # the commander's text since its last segment was posted
+        self.trail: list[dict[str, Any]] = []  # the commander's tool trail for that segment
+        self.tasks: list[Task] = []
+        self.workers = 0
+        self.ended_by_handoff = False
+        self.children: set[asyncio.Future[_Outcome]] = set()
+        self.worktrees: dict[str, Path] = {}  # members that worked in their own git worktree this turn
+
+    # ---- the turn ----
+    async def run(self, text: str, attachments: Sequence[dict[str, Any]]) -> AsyncGenerator[ActorEvent, None]:
+        state = self.group.store.state
+        mentioned, unknown = parse_mentions(text, state.members)
+        if COMMANDER in mentioned:
+            targets: tuple[str, ...] = (COMMANDER,)
+            if state.floor != COMMANDER:  # the person addressed the commander: the floor comes back
+                state.floor, state.floor_source = COMMANDER, "user_selection"
+        else:
+            targets = mentioned or (state.floor,)
+        posted = self.group.bus.post(
+            USER,
+            text,
+            to=targets,
+            mentions=mentioned,
+            unknown_mentions=unknown,
+            turn_id=self.id,
+            attachments=tuple(attachments),
+        )
+        yield ActorEvent(GROUP, MessagePosted(message=posted.record()))
+        if unknown:
+            yield ActorEvent(GROUP, UnknownMentions(names=unknown, delivered_to=",".join(targets)))
+        state.running = True
+        self.group.store.save()
+        driver = asyncio.create_task(self._drive(targets))
+        try:
+            while (item := await self.out.get()) is not None:
+                yield item
+        finally:
+            if not driver.done():  # our reader went away mid-turn: nobody is left to see the rest
+                self.signal.abort("the conversation was closed")
+            with suppress(asyncio.CancelledError):
+                await driver
+            state.running = False
+            self.group.store.save()
+
+    async def _drive(self, targets: tuple[str, ...]) -> None:
+        ok, message = False, ""
+        try:
+            if targets == (COMMANDER,):
+                ok = await self._commander()
+            else:
+                ok = await self._to_members(targets)
+        except Exception as e:  # a bug must end the turn with a reason, not hang the reader
+            log.exception("group turn %s failed", self.id)
+            message = f"internal error: {type(e).__name__}: {e}"
+        finally:
+            if self.children:  # members still finishing after a stop: their last events belong to this turn
+                await asyncio.gather(*self.children, return_exceptions=True)
+            for task in self.tasks:
+                if task.status == "open" and self.signal.aborted:
+                    self.group.store.finish(task, "cancelled", self.signal.reason)
+            state = self.group.store.state
+            self.emit(
+                GROUP,
+                StateChanged(floor=state.floor, floor_source=state.floor_source, open_tasks=len(state.open_tasks())),
+            )
+            if self.signal.aborted:
+                message = message or self.signal.reason
+            self.emit(
+                GROUP,
+                TurnEnd(
+                    ok=ok and not self.signal.aborted, aborted=self.signal.aborted, floor=state.floor, message=message
+                ),
+            )
+            self.out.put_nowait(None)
+
+    def emit(self, actor: str, event: Event | TeamEvent) -> None:
+        self.out.put_nowait(ActorEvent(actor, event))
+
+    def post(self, sender: str, text: str, **fields: Any) -> GroupMessage:
+        message = self.group.bus.post(sender, text, turn_id=self.id, **fields)
+        self.emit(GROUP, MessagePosted(message=message.record()))
+        return message
+
+    # ---- the commander ----
+    async def _commander(self, note: str = "") -> bool:
+        group = self.group
+        state = group.store.state
+        new = group.bus.after(state.cursors.get(COMMANDER))
+        told = render_for(COMMANDER, new)
+        if group.interrupted:  # a crash cut these short: the commander hears it once and may pick them up
+            cut = "\n".join(f'<interrupted owner="{t.owner}">{t.goal}</interrupted>' for t in group.interrupted)
+            note = "\n".join(p for p in (cut, note) if p)
+            group.interrupted = []
+        tools: list[Tool] = [DispatchTo(self), RunWorker(self), HandOffTo(self)]
+        if self.can_create:
+            tools.append(CreateAgent(self))
+        agent = group.agent(None, tools, self._commander_note())
+        last: Event | None = None
+        steer = self.steer if state.floor == COMMANDER else None
+        async with aclosing(
+            agent.run(
+                "\n".join(p for p in (told, note) if p),
+                session=group.session(COMMANDER),
+                signal=self.signal,
+                steer=steer,
+                permissions=self.permissions,
+                budget=self.budget,
+                untrusted=carried_by(new),
+            )
+        ) as events:
+            async for event in events:
+                if isinstance(event, TextDelta):
+                    self.pending.append(event.text)
+                elif isinstance(event, ToolEnd) and event.name not in TEAM_TOOLS:
+                    self.trail.append(_trail(event))
+                self.emit(COMMANDER, event)
+                last = event
+        failure = last.message if isinstance(last, Error) else None
+        self._flush_commander(failure=failure, usage_from=last)
+        state.cursors[COMMANDER] = group.bus.last_id or ""
+        group.store.save()
+        return isinstance(last, Done)
+
+    def _flush_commander(self, *, failure: str | None = None, usage_from: Event | None = None) -> None:
+        """Post what the commander said since its last segment as one bubble segment."""
+        text = "".join(self.pending).strip()
+        self.pending.clear()
+        if not text and not self.trail and failure is None:
+            return
+        extra: dict[str, Any] = {}
+        if isinstance(usage_from, Done):
+            extra = {"usage": _usage(usage_from), "cost": usage_from.cost}
+        self.post(COMMANDER, text, to=(USER,), seg=self.seg, process=tuple(self.trail), failure=failure, **extra)
+        self.trail.clear()
+        self.seg += 1
+
+    def _commander_note(self) -> str:
+        members = self.group.store.state.members
+        lines = [
+            "You host this conversation as the commander of a team. Messages reach you wrapped as "
+            '<msg from="…">; answer the person directly when you can.',
+            "To involve a member, call dispatch_to (its answer comes back to you; add what is new), "
+            "hand_off_to (its answer ends your turn; an interactive member keeps the floor), or run_worker. "
+            "Writing @name in your own text does nothing.",
+        ]
+        if members:
+            lines.append("Members:")
+            lines += [
+                f"- {name}: {self.group.agents[name].description}" for name in members if name in self.group.agents
+            ]
+        else:
+            lines.append("No member agents are in this conversation; run_worker without `to` still works.")
+        return "\n".join(lines)
+
+    # ---- members (tools.Dispatcher) ----
+    @property
+    def can_create(self) -> bool:
+        return self.group.agent_store is not None
+
+    def create_agent(self, spec: AgentSpec) -> str:
+        assert self.group.agent_store is not None
+        self.group.agent_store.add(spec)  # ConfigError: a name taken meanwhile
+        self.group.agents[spec.name] = spec
+        self.group.set_members([*self.group.members, spec.name])
+        return f"created {spec.name}; it is now a member. {self.members_line()}"
+
+    def members_line(self) -> str:
+        return f"Members: {', '.join(self.group.store.state.members) or 'none'}."
+
+    async def dispatch(self, to: str, message: str, *, kind: str, ctx: ToolContext) -> tuple[str, bool]:
+        text, failed, read = await self._child(self._dispatch(to, message, kind=kind, carried=sources_read(ctx)))
+        return _tainted(ctx, to, text, read), failed
+
+    async def worker(self, task: str, *, ctx: ToolContext) -> tuple[str, bool]:
+        text, failed, read = await self._child(self._worker(task, carried=sources_read(ctx)))
+        return _tainted(ctx, "a worker", text, read), failed
+
+    async def _child(self, run: Coroutine[Any, Any, _Outcome]) -> _Outcome:
+        """Run a member or worker as a task of the turn, shielded from the commander's tool batch: on a
+        stop the batch gives up at once, while the child ends on the same signal with its own error
+        event and bubble; the turn waits for every child before it ends."""
+        child = asyncio.ensure_future(run)
+        self.children.add(child)
+        return await asyncio.shield(child)
+
+    async def _dispatch(self, to: str, message: str, *, kind: str, carried: Sequence[str]) -> _Outcome:
+        state = self.group.store.state
+        if to not in state.members or to not in self.group.agents:
+            problem = f"no member named {to!r}. {self.members_line()}"
+            return f'<worker-error from="{to}" aborted="false">{problem}</worker-error>', True, []
+        if self.budget is not None and (reason := self.budget.blocked()) is not None:
+            return f'<worker-error from="{to}" aborted="false">not dispatched: {reason}</worker-error>', True, []
+        self._flush_commander()  # the commander's words before the dispatch are a segment of their own
+        task = self.group.store.add_task(to, message)
+        self.tasks.append(task)
+        extra: dict[str, Any] = {"task": task.id, "kind": kind}
+        if carried:  # the task may quote outside text the commander read: the agent's run knows it
+            extra["untrusted"] = list(carried)
+        self.post(COMMANDER, "", to=(to,), dispatch=message, seg=self.seg, extra=extra)
+        async with self.dispatch_slots:
+            text, error, reason, read = await self._member(
+                to, addressed=(COMMANDER,) if kind == "dispatch" else (USER,), floor_run=kind == "handoff"
+            )
+        if error is not None:
+            self.group.store.finish(task, "cancelled" if error.aborted else "failed", error.message)
+            aborted = "true" if error.aborted else "false"
+            return f'<worker-error from="{to}" aborted="{aborted}">{error.message}</worker-error>', True, read
+        if kind == "handoff":
+            spec = self.group.agents[to]
+            if spec.interactive and reason is None:
+                state.floor, state.floor_source = to, "commander_handoff"  # the task stays open with it
+                self.emit(
+                    GROUP, StateChanged(floor=to, floor_source="commander_handoff", open_tasks=len(state.open_tasks()))
+                )
+            else:
+                self.group.store.finish(task, "done" if reason != "capability_boundary" else "failed", text)
+            self.ended_by_handoff = True
+        else:
+            self.group.store.finish(task, "done", text)
+        self.group.store.save()
+        result = f'<worker-result from="{to}">\n{text}\n</worker-result>'
+        worktree = self.worktrees.get(to)
+        if worktree is not None and self.group.worktrees is not None:  # what it changed, in its own worktree
+            diff = await self.group.worktrees.diff(worktree)
+            result += f'\n<diff from="{to}" worktree="{worktree}">\n{diff}\n</diff>'
+        return result, False, read
+
+    async def _worker(self, task: str, *, carried: Sequence[str]) -> _Outcome:
+        self.workers += 1
+        worker_id = f"worker-{self.id[:6]}-{self.workers}"
+        agent = self.group.agent(None, (), "You are a worker: do exactly the task you are given and report the result.")
+        last: Event | None = None
+        read: list[str] = list(carried)
+        async with self.dispatch_slots:
+            async with aclosing(
+                agent.run(
+                    task,
+                    session=InMemorySession(),
+                    signal=self.signal,
+                    permissions=self.permissions,
+                    budget=self.budget,
+                    untrusted=carried,
+                )
+            ) as events:
+                async for event in events:
+                    self.emit(worker_id, event)
+                    read += _read(event)
+                    last = event
+        ok = isinstance(last, Done)
+        self.trail.append({"worker": worker_id, "task": task[:200], "ok": ok})
+        if isinstance(last, Done):
+            return f'<worker-result from="{worker_id}">\n{last.text}\n</worker-result>', False, read
+        error = last if isinstance(last, Error) else None
+        aborted = "true" if error is not None and error.aborted else "false"
+        reason = error.message if error is not None else "the worker ended without an answer"
+        return f'<worker-error from="{worker_id}" aborted="{aborted}">{reason}</worker-error>', True, read
+
+    async def _to_members(self, targets: tuple[str, ...]) -> bool:
+        """The person addressed members (with @, or the floor holder without): each answers in its own bubble."""
+        state = self.group.store.state
+        floor = state.floor
+        results = await asyncio.gather(
+            *(self._member(name, addressed=(USER,), floor_run=name == floor, steer=name == floor) for name in targets)
+        )
+        ok = all(error is None for _, error, _, _ in results)
+        for name, (_, _error, reason, _read) in zip(targets, results, strict=True):
+            if name == floor and reason is not None:  # handed back: the floor returns to the commander
+                for task in state.open_tasks():
+                    if task.owner == name:
+                        self.group.store.finish(task, "done" if reason == "completed_handoff" else "failed")
+                state.floor, state.floor_source = COMMANDER, "default"
+                self.group.store.save()
+                self.emit(
+                    GROUP, StateChanged(floor=COMMANDER, floor_source="default", open_tasks=len(state.open_tasks()))
+                )
+                if state.open_tasks() or reason == "capability_boundary":
+                    note = f'<handback from="{name}" reason="{reason}" />'
+                    if state.open_tasks():
+                        note += "\nOpen tasks:\n" + "\n".join(f"- {t.owner}: {t.goal}" for t in state.open_tasks())
+                    ok = await self._commander(note) and ok
+        return ok and not self.signal.aborted
+
+    async def _member(
+        self, name: str, *, addressed: tuple[str, ...], floor_run: bool, steer: bool = False
+    ) -> tuple[str, Error | None, Literal["completed_handoff", "capability_boundary"] | None, list[str]]:
+        """Run one member on its slice since it last ran; post its bubble. Returns (its text, the error
+        that ended it, the hand-back reason when it is the floor holder and handed back, the outside text
+        its answer may carry)."""
+        group = self.group
+        spec = group.agents[name]
+        state = group.store.state
+        new = group.bus.slice_for(name, group.bus.after(state.cursors.get(name)))
+        told = render_for(name, new)
+        read = carried_by(new)
+        worktree = await group.worktrees.prepare(name) if spec.worktree and group.worktrees is not None else None
+        if worktree is not None:
+            self.worktrees[name] = worktree
+        agent = group.agent(spec, (), _member_note(spec), worktree)
+        last: Event | None = None
+        trail: list[dict[str, Any]] = []
+        async with aclosing(
+            agent.run(
+                told or "(no new messages)",
+                session=group.session(name),
+                signal=self.signal,
+                steer=self.steer if steer else None,
+                permissions=self.permissions,
+                budget=self.budget,
+                untrusted=read,
+            )
+        ) as events:
+            async for event in events:
+                read += _read(event)
+                if isinstance(event, ToolEnd):
+                    trail.append(_trail(event))
+                self.emit(name, event)
+                last = event
+        error = last if isinstance(last, Error) else None
+        raw = last.text if isinstance(last, Done) else error.partial_text if error is not None else ""
+        parsed = parse_handback(raw)
+        reason = parsed.reason if floor_run else None
+        extra: dict[str, Any] = {}
+        if isinstance(last, Done):
+            extra = {"usage": _usage(last), "cost": last.cost}
+        read = list(dict.fromkeys(read))
+        if read:  # whoever reads this bubble later reads what it carries
+            extra["extra"] = {"untrusted": read}
+        self.post(
+            name,
+            parsed.text,
+            to=addressed,
+            process=tuple(trail),
+            failure=error.message if error is not None else None,
+            model=spec.model,
+            **extra,
+        )
+        state.cursors[name] = group.bus.last_id or ""
+        group.store.save()
+        return parsed.text, error, reason, read
+
+
+_Outcome = tuple[str, bool, list[str]]  # the text for the commander, whether it failed, outside text it carries
+
+
+def _read(event: Event) -> list[str]:
+    """The outside sources a tool result held (tools mark them: engine/tools/untrusted.py)."""
+    if isinstance(event, ToolEnd) and event.details and isinstance(event.details.get("untrusted"), str):
+        return [event.details["untrusted"]]
+    return []
+
+
+def carried_by(messages: Sequence[GroupMessage]) -> list[str]:
+    """What outside text these bus messages carry (an agent's answer after it read a web page)."""
+    found: list[str] = []
+    for message in messages:
+        sources = message.extra.get("untrusted") if isinstance(message.extra, dict) else None
+        if isinstance(sources, list):
+            found += [str(s) for s in sources]
+    return list(dict.fromkeys(found))
+
+
+def _tainted(ctx: ToolContext, who: str, text: str, read: Sequence[str]) -> str:
+    """A member's answer that carries outside text reaches the commander marked as data, and the
+    commander's turn counts as having read it (a memory write then asks first)."""
+    if not read:
+        return text
+    for source in read:
+        note(ctx, f"{who}: {source}")
+    return wrap(text, f"{who}, after reading {', '.join(read)}")
+
+
+def _member_note(spec: AgentSpec) -> str:
+    note = (
+        f"You are {spec.name}, a member of a group conversation hosted by a commander. Messages reach you "
+        'wrapped as <msg from="…"> and tasks as <dispatch from="commander">; you see only what was sent to '
+        "you or mentions you. Answer the task; your reply is shown to the person as your own message."
+    )
+    if spec.interactive:
+        note += (
+            "\nWhen the person has been talking with you directly and their need is met, end your reply with "
+            '<handback reason="completed_handoff" />; if it is beyond what you can do, end it with '
+            '<handback reason="capability_boundary" />. The conversation then returns to the commander.'
+        )
+    return f"{spec.prompt}\n\n{note}"
+
+
+def _trail(event: ToolEnd) -> dict[str, Any]:
+    return {"tool": event.name, "ok": not event.is_error, "ms": round(event.duration * 1000)}
+
+
+def _usage(done: Done) -> dict[str, int]:
+    return {"input": done.usage.input_tokens, "output": done.usage.output_tokens}
