@@ -111,7 +111,8 @@ async function openChat(id) {
   state.stream = new EventStream(id, history.after, (event) => {
     if (state.view !== view) return; // a stream left behind: its chat is not on screen
     view.apply(event);
-    if (event.type === "idle") refreshTitle(id).then(() => refreshList());
+    // Never an unhandled rejection: if the server went away meanwhile, the offline banner says so.
+    if (event.type === "idle") refreshTitle(id).then(() => refreshList()).catch(() => {});
   }, (connected) => $("#offline").hidden = connected);
   $("#folders").hidden = true;
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -46,6 +47,19 @@ def group_app(anthropic_server: FakeServer, tmp_path: Path) -> Iterator[tuple[Ap
     app.stop()
 
 
+@pytest.fixture
+def group_page(browser: Any, group_app: tuple[App, ByActor, str]) -> Iterator[Page]:
+    """A page of the group's own server (not the `app` fixture's: one server per data folder), closed
+    before that server stops, failing the test on any error the page raised."""
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda e: errors.append(str(e)))
+    yield opened
+    context.close()
+    assert not errors, f"the page raised: {errors}"
+
+
 def open_app(page: Page, app: App) -> None:
     page.goto(app.url)
     page.wait_for_selector("body[data-ready=true]")
@@ -58,8 +72,9 @@ def send(page: Page, text: str) -> None:
 
 
 def test_parallel_dispatch_shows_two_live_bubbles(
-    page: Page, group_app: tuple[App, ByActor, str], anthropic_server: FakeServer
+    group_app: tuple[App, ByActor, str], group_page: Page, anthropic_server: FakeServer
 ) -> None:
+    page = group_page
     app, router, _ = group_app
     router.add(
         "commander",
@@ -102,8 +117,9 @@ def test_parallel_dispatch_shows_two_live_bubbles(
 
 
 def test_a_hand_off_moves_the_floor_indicator_and_it_survives_a_reload(
-    page: Page, group_app: tuple[App, ByActor, str], anthropic_server: FakeServer
+    group_app: tuple[App, ByActor, str], group_page: Page, anthropic_server: FakeServer
 ) -> None:
+    page = group_page
     app, router, _ = group_app
     router.add("commander", wire.message(wire.tool_use("hand_off_to", {"to": "tutor", "message": "teach fractions"})))
     router.add("tutor", wire.reply_text("A fraction is part of a whole."))
@@ -125,8 +141,9 @@ def test_a_hand_off_moves_the_floor_indicator_and_it_survives_a_reload(
 
 
 def test_stop_ends_every_live_bubble(
-    page: Page, group_app: tuple[App, ByActor, str], anthropic_server: FakeServer
+    group_app: tuple[App, ByActor, str], group_page: Page, anthropic_server: FakeServer
 ) -> None:
+    page = group_page
     app, router, _ = group_app
     router.add(
         "commander",
@@ -153,8 +170,9 @@ def test_stop_ends_every_live_bubble(
 
 
 def test_a_reload_mid_dispatch_shows_every_bubble_once(
-    page: Page, group_app: tuple[App, ByActor, str], anthropic_server: FakeServer
+    group_app: tuple[App, ByActor, str], group_page: Page, anthropic_server: FakeServer
 ) -> None:
+    page = group_page
     app, router, _ = group_app
     router.add(
         "commander",
@@ -206,7 +224,10 @@ def test_agents_are_made_edited_duplicated_and_deleted_in_settings(page: Page, a
     assert not (app.home / "agents" / "tutor").exists() and (app.home / "agents" / "tutor-two" / "AGENT.md").exists()
 
 
-def test_at_offers_the_members_and_inserts_the_one_chosen(page: Page, group_app: tuple[App, ByActor, str]) -> None:
+def test_at_offers_the_members_and_inserts_the_one_chosen(
+    group_app: tuple[App, ByActor, str], group_page: Page
+) -> None:
+    page = group_page
     app, _, _ = group_app
     open_app(page, app)
     page.fill("#composer textarea", "please @co")
