@@ -164,3 +164,16 @@ def test_a_doctored_key_file_cannot_make_unlocking_hang(tmp_path: Path, fresh_la
 def test_the_keyring_needs_no_passphrase(tmp_path: Path) -> None:
     source = choose_key_source(tmp_path, backend=MemoryKeyring())
     assert source.state() == {"kind": "keyring", "description": source.description, "protected": True, "locked": False}
+
+
+def test_a_raw_key_that_happens_to_begin_with_a_brace_is_still_a_raw_key(tmp_path: Path, fresh_launch: None) -> None:
+    # One key in 256 begins with "{": it must not be taken for a passphrase envelope (a locked vault).
+    key_file = tmp_path / "vault.key"
+    key_file.write_bytes(b"{" + bytes(range(31)))
+    source = FileKey(key_file)
+    assert not source.protected and not source.locked
+    vault = Vault(tmp_path / "vault.bin", source)
+    vault.set("anthropic#1", SECRET)
+    assert Vault(tmp_path / "vault.bin", FileKey(key_file)).get("anthropic#1") == SECRET
+    source.protect("correct horse battery")  # and it can still be wrapped
+    assert FileKey(key_file).protected

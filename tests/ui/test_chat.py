@@ -163,6 +163,8 @@ def test_a_shortcut_shown_on_the_focused_card_answers_it(page: Page, app: App, a
     card.focus()
     page.keyboard.press("o")
     expect(card).to_have_class(re.compile(r"\ballowed\b"), timeout=TIMEOUT)
+    # The answer is shown before the tool runs: the file is there once the turn has ended.
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Done.", timeout=TIMEOUT)
     assert (workspace_of(app) / "notes.md").read_text() == "n"
 
 

@@ -38,6 +38,7 @@ AAD = b"orkas-vault-v1"
 KEY_AAD = b"orkas-vault-key-v1"
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**17, 8, 1  # OWASP's scrypt floor: 128 MB and ~0.3 s per guess
 MIN_PASSPHRASE = 8
+KEY_BYTES = 32  # the master key, raw in the key file when no passphrase wraps it
 
 # Master keys unlocked with a passphrase in this process, by key file: the vault is reopened for every
 # run, the passphrase is asked for once.
@@ -104,8 +105,7 @@ class FileKey:
     @property
     def protected(self) -> bool:
         try:
-            with self.path.open("rb") as f:
-                return f.read(1) == b"{"
+            return _wrapped(self.path.read_bytes())
         except FileNotFoundError:
             return False
 
@@ -125,7 +125,7 @@ class FileKey:
     def key(self, *, create: bool) -> bytes | None:
         if self.path.exists():
             data = self.path.read_bytes()
-            if data.startswith(b"{"):
+            if _wrapped(data):
                 unlocked = _unlocked.get(self.path.resolve())
                 if unlocked is None:
                     raise VaultLocked(
@@ -133,13 +133,13 @@ class FileKey:
                         "or set ORKAS_VAULT_PASSPHRASE (a terminal asks for it)"
                     )
                 return unlocked
-            if len(data) != 32:
-                raise VaultError(f"the vault key file {self.path} is damaged ({len(data)} bytes, expected 32)")
+            if len(data) != KEY_BYTES:
+                raise VaultError(f"the vault key file {self.path} is damaged ({len(data)} bytes, expected {KEY_BYTES})")
             return data
         if not create:
             return None
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fresh = secrets.token_bytes(32)
+        fresh = secrets.token_bytes(KEY_BYTES)
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             os.write(fd, fresh)
@@ -200,6 +200,13 @@ class FileKey:
         atomic_write(self.path, master, mode=0o600)
         _unlocked.pop(self.path.resolve(), None)
         log.info("vault key passphrase removed")
+
+
+def _wrapped(data: bytes) -> bool:
+    """A passphrase-wrapped key (a JSON envelope), not the raw 32-byte key. The length decides first: a
+    raw key is random bytes and begins with "{" once in 256 keys; taken for an envelope, that vault
+    would read as locked forever."""
+    return len(data) != KEY_BYTES and data.startswith(b"{")
 
 
 def _derive(passphrase: str, salt: bytes, n: int, r: int, p: int) -> bytes:
