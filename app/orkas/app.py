@@ -30,8 +30,9 @@ from orkas.core.errors import ConfigError, NoProvider, ProviderError
 from orkas.core.paths import data_dir
 from orkas.core.redact import remember_secret
 from orkas.engine.memory import Memory, MemoryTool
+from orkas.engine.messages import user_text
 from orkas.engine.prompt import SystemPrompt
-from orkas.engine.providers.base import Provider, ProviderSpec
+from orkas.engine.providers.base import Provider, ProviderRequest, ProviderSpec, complete
 from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.providers.vendors import DEFAULT_MODELS, VENDORS, create_provider
 from orkas.engine.retry import RetryPolicy, describe
@@ -262,7 +263,11 @@ async def check_provider(product: ProductSettings, vault: Vault | None, name: st
         key = vault.get(credential) if credential and vault is not None else None
         provider = create_provider(spec_for(config, key))
         try:
-            await provider.validate_auth()
+            if config.models:  # a real, minimal request: a server that answers any GET must not pass a bad key
+                ping = ProviderRequest(model=config.models[0], messages=(user_text("Reply with OK."),), max_tokens=1)
+                await complete(provider, ping)
+            else:
+                await provider.validate_auth()
             results.append({"credential": credential or name, "ok": True, "message": "ok"})
         except ProviderError as e:
             results.append({"credential": credential or name, "ok": False, "message": describe(e)})

@@ -214,14 +214,15 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
 
     hooks = Hooks(after_turn=index, after_delete=knowledge.forget_conversation, after_restore=index)
     runtime = ConversationRuntime(store, make_agent, prepare_run, hooks, processes, groups)
-    configured = load_configured(settings)
-    names = list(configured.product.providers) + [s.name for s in settings.providers]
+
+    def provider_names() -> list[str]:  # read at each ask: the settings screen adds and removes them
+        configured = load_configured(settings)
+        return list(dict.fromkeys([*configured.product.providers, *(s.name for s in settings.providers)]))
+
     listener, token, url = bound or bind_local(port)
     remember_secret(token)  # never in a log line, a crash report or a diagnostics bundle
     bound_port = listener.getsockname()[1]
-    app = create_app(
-        token=token, port=bound_port, runtime=runtime, providers=list(dict.fromkeys(names)), services=services
-    )
+    app = create_app(token=token, port=bound_port, runtime=runtime, providers=provider_names, services=services)
     server = uvicorn.Server(
         uvicorn.Config(
             app,

@@ -5,6 +5,7 @@ import { el } from "./cards.js";
 import { ChatView } from "./chat.js";
 import { Composer } from "./composer.js";
 import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
+import { firstRunPanel } from "./first_run.js";
 import { openSettings } from "./settings.js";
 import { setLanguage, t } from "./strings.js";
 
@@ -291,6 +292,19 @@ function guarded(action) {
 // ---- start ----
 const composer = new Composer($("#composer"), { conversation: ensureChat, onError: toast });
 
+// With no model configured, an empty chat offers the first steps instead of an empty page.
+async function offerFirstRun() {
+  const status = await get("/api/status").catch(() => null);
+  if (!status || status.providers.length) return;
+  const empty = $("#messages .empty");
+  if (!empty || $("#messages .first-run")) return;
+  empty.replaceWith(firstRunPanel({
+    openProviders: guarded(() => showSettings("providers")),
+    onDone: () => setTimeout(() => $("#messages .first-run")?.remove(), 1500),
+    onMessage: toast,
+  }));
+}
+
 async function start() {
   const settings = await get("/api/settings").catch(() => null);
   applyPreferences(settings?.preferences ?? { theme: "system", language: "auto" });
@@ -310,6 +324,7 @@ async function start() {
   const target = [...document.querySelectorAll("#chats .chat")].some((c) => c.dataset.id === last) ? last : first;
   if (target) await openChat(target);
   else $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
+  await offerFirstRun();
   document.body.dataset.ready = "true";
   await showCrashNotice($("#notices"), inform);
 }

@@ -50,7 +50,7 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
     providers.append(row);
   }
   if (data.vault_key) providers.append(vaultBlock(data.vault_key, guard, refresh));
-  providers.append(addProviderForm(guard, refresh));
+  providers.append(await addProviderForm(guard, refresh));
   body.append(providers);
 
   // Order of the pools

@@ -1,6 +1,6 @@
 // Settings → Providers: where the vault's key is (and its passphrase), adding a provider.
 
-import { post } from "./api.js";
+import { get, post } from "./api.js";
 import { el } from "./cards.js";
 import { t } from "./strings.js";
 import { actionButton, select } from "./settings_common.js";
@@ -58,7 +58,10 @@ export function vaultBlock(key, guard, refresh) {
   return block;
 }
 
-export function addProviderForm(guard, refresh) {
+// Adding a provider: a preset fills in its kind and endpoint; "Fetch models" asks the provider (with the
+// key typed here) for its models, to pick from instead of typing names.
+export async function addProviderForm(guard, refresh) {
+  const presets = await get("/api/providers/presets").catch(() => []);
   const form = el("form", "add-provider");
   form.append(el("h4", "", t("addProvider")));
   const field = (label, name, type = "text") => {
@@ -71,6 +74,17 @@ export function addProviderForm(guard, refresh) {
     form.append(wrap);
     return input;
   };
+  if (presets.length) {
+    form.append(select(t("preset"), "preset", [["", "—"], ...presets.map((p) => [p.id, p.label])], "", (id) => {
+      const preset = presets.find((p) => p.id === id);
+      if (!preset) return;
+      if (preset.id !== "custom") name.value = preset.id;
+      kind.value = preset.kind;
+      baseUrl.value = preset.base_url ?? "";
+      key.closest("label").hidden = !preset.needs_key;
+      choices.replaceChildren();
+    }));
+  }
   const name = field(t("providerName"), "name");
   const kindWrap = el("label", "field");
   const kind = el("select");
@@ -85,9 +99,31 @@ export function addProviderForm(guard, refresh) {
   const key = field(t("apiKey"), "key", "password");
   const baseUrl = field(t("baseUrl"), "base_url");
   const models = field(t("models"), "models");
+  const choices = el("fieldset", "model-choices");
+  const fetchModels = actionButton("", t("fetchModels"), guard(async () => {
+    choices.replaceChildren(el("legend", "", t("testing")));
+    const { models: found } = await post("/api/providers/models", {
+      kind: kind.value, base_url: baseUrl.value.trim() || null, key: key.value || null,
+    });
+    choices.replaceChildren(el("legend", "", t("pickModels")));
+    const picked = new Set(models.value.split(",").map((m) => m.trim()).filter(Boolean));
+    for (const model of found) {
+      const option = el("label", "check");
+      const box = el("input");
+      box.type = "checkbox";
+      box.value = model;
+      box.checked = picked.has(model);
+      box.addEventListener("change", () => {
+        if (box.checked) picked.add(model); else picked.delete(model);
+        models.value = [...picked].join(", ");
+      });
+      option.append(box, " ", model);
+      choices.append(option);
+    }
+  }));
   const submit = el("button", "primary", t("add"));
   submit.type = "submit";
-  form.append(submit);
+  form.append(fetchModels, choices, submit);
   form.addEventListener("submit", guard(async (event) => {
     event.preventDefault();
     await post("/api/providers", {

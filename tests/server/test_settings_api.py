@@ -15,8 +15,9 @@ from fastapi.testclient import TestClient
 from orkas.app import settings_from_env
 from orkas.host import Hosted, host
 from tests.fakes import anthropic as wire
+from tests.fakes import openai as openai_wire
 from tests.fakes.openai import EMBEDDINGS_PATH, embeddings_responder
-from tests.fakes.server import FakeServer
+from tests.fakes.server import FakeServer, Recorded, Reply, json_reply
 from tests.server.sockets import receive_json
 
 KEY = "sk-ant-api03-THE-WHOLE-SECRET-0123456789"
@@ -53,8 +54,7 @@ def test_a_key_goes_in_and_only_its_mask_comes_out(api: TestClient, anthropic_se
     assert added.json()["keys"] == [{"credential": "work#1", "masked": "sk-…6789"}]
     everything = api.get("/api/settings").text + api.get("/api/status").text
     assert "work#1" in everything and KEY not in everything and "THE-WHOLE-SECRET" not in everything
-    anthropic_server.path = "/v1/models"
-    anthropic_server.script(wire.error(401, "authentication_error", "invalid x-api-key"))
+    anthropic_server.script(wire.error(401, "authentication_error", "invalid x-api-key"))  # the real request
     tested = api.post("/api/providers/work/test", json={}).json()["results"]
     assert [(t["credential"], t["ok"]) for t in tested] == [("work#1", False)]
     assert tested[0]["message"].startswith("work: invalid x-api-key (HTTP 401)")
@@ -256,3 +256,53 @@ def test_the_vault_key_is_described_protected_unlocked_and_unprotected(
     assert unlocked.status_code == 200 and unlocked.json()["locked"] is False
     removed = api.post("/api/vault/passphrase", json={"passphrase": None, "current": "first passphrase"})
     assert removed.json()["protected"] is False
+
+
+def test_test_makes_a_real_request_so_a_server_that_answers_any_get_cannot_pass_a_bad_key(api: TestClient) -> None:
+    def lenient(request: Recorded) -> Reply:  # lists models for anyone; checks the key on real work
+        if request.method == "GET":
+            return json_reply(200, {"data": [{"id": "m-1"}, {"id": "m-0"}]})
+        if request.headers.get("authorization") != "Bearer good-key-123456":
+            return openai_wire.error(401, "invalid api key")
+        return openai_wire.reply_text("OK")
+
+    server = FakeServer("", lenient).start()
+    try:
+        base = f"{server.url}/v1"
+        listed = api.post("/api/providers/models", json={"kind": "openai-compatible", "base_url": base, "key": "x"})
+        assert listed.json() == {"models": ["m-0", "m-1"]}  # a lenient server lists for any key
+        for key, ok in (("bad-key-000000", False), ("good-key-123456", True)):
+            name = "good" if ok else "bad"
+            added = api.post(
+                "/api/providers",
+                json={"name": name, "kind": "openai-compatible", "key": key, "base_url": base, "models": ["m-1"]},
+            )
+            assert added.status_code == 201, added.text
+            tested = api.post(f"/api/providers/{name}/test", json={}).json()["results"]
+            assert [t["ok"] for t in tested] == [ok], tested
+        by_name = api.post("/api/providers/models", json={"provider": "good"})
+        assert by_name.json() == {"models": ["m-0", "m-1"]}
+        assert "good-key" not in by_name.text
+    finally:
+        server.stop()
+
+
+def test_presets_name_every_provider_a_person_expects(api: TestClient) -> None:
+    presets = {p["id"]: p for p in api.get("/api/providers/presets").json()}
+    expected = [
+        "anthropic",
+        "openai",
+        "gemini",
+        "deepseek",
+        "openrouter",
+        "groq",
+        "mistral",
+        "xai",
+        "ollama",
+        "lmstudio",
+        "custom",
+    ]
+    assert list(presets) == expected
+    assert presets["gemini"]["base_url"].endswith("/v1beta/openai") and presets["ollama"]["needs_key"] is False
+    refused = api.post("/api/providers/models", json={"kind": "openai-compatible", "base_url": None})
+    assert refused.status_code == 400 and "base URL" in refused.json()["detail"]

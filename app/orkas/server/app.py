@@ -57,8 +57,14 @@ class Services:
 
 
 def create_app(
-    *, token: str, port: int, runtime: ConversationRuntime, providers: list[str], services: Services | None = None
+    *,
+    token: str,
+    port: int,
+    runtime: ConversationRuntime,
+    providers: list[str] | Callable[[], list[str]],
+    services: Services | None = None,
 ) -> Observed:
+    """`providers`: the configured providers' names, or how to read them (they change while the app runs)."""
     api = FastAPI(title="Orkas", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
 
     if services is not None and services.frontend.is_dir():
@@ -72,7 +78,8 @@ def create_app(
     @api.get("/api/status")
     async def status() -> dict[str, Any]:
         sandbox = services.sandbox() if services is not None and services.sandbox is not None else None
-        return {"version": __version__, "providers": providers, "sandbox": sandbox or {"kind": confinement()}}
+        names = providers() if callable(providers) else providers
+        return {"version": __version__, "providers": names, "sandbox": sandbox or {"kind": confinement()}}
 
     add_conversation_routes(api, runtime, services)
     if services is not None:

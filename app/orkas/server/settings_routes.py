@@ -14,8 +14,11 @@ from pydantic import BaseModel, Field
 from orkas import __version__
 from orkas.adapter.preferences import change_preferences
 from orkas.adapter.provider_admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
+from orkas.adapter.provider_catalog import PRESETS, list_models
 from orkas.adapter.settings import Kind
 from orkas.adapter.vault import FileKey, VaultError
+from orkas.core.errors import ProviderError
+from orkas.engine.retry import describe
 from orkas.engine.sandbox.executor import confinement
 from orkas.server.answers import answered, config
 from orkas.server.memory_routes import add_knowledge_routes, add_memory_routes
@@ -39,6 +42,13 @@ class AddProvider(BaseModel):
     key: str | None = Field(default=None, max_length=4096)
     base_url: str | None = None
     models: list[str] = Field(default_factory=list)
+
+
+class ListModels(BaseModel):
+    provider: str | None = Field(default=None, max_length=64)
+    kind: Kind | None = None
+    base_url: str | None = Field(default=None, max_length=2000)
+    key: str | None = Field(default=None, max_length=4096)
 
 
 class Order(BaseModel):
@@ -142,6 +152,32 @@ def add_settings_routes(api: FastAPI, services: Services) -> None:
     @api.post("/api/providers/{name}/test")
     async def providers_test(name: str) -> dict[str, Any]:
         return {"results": await services.test_provider(name)}
+
+    @api.get("/api/providers/presets")
+    async def providers_presets() -> list[dict[str, Any]]:
+        return [preset.public() for preset in PRESETS]
+
+    @api.post("/api/providers/models")
+    async def providers_models(body: ListModels) -> dict[str, Any]:
+        """The models a provider lists: one being added (its kind, URL and the key typed), or one that is
+        configured (by name: its URL and first key from the vault; the key never comes back)."""
+        kind, base_url, key = body.kind, body.base_url, body.key
+        if body.provider:
+            product = config(services.settings.load)
+            configured = product.providers.get(body.provider)
+            if configured is None:
+                raise HTTPException(status_code=404, detail=f"no provider {body.provider!r}")
+            kind, base_url = configured.kind, configured.base_url
+            credentials = product.credentials_of(body.provider)
+            key = services.vault().get(credentials[0]) if credentials else None
+        if kind is None:
+            raise HTTPException(status_code=400, detail="say which kind of provider (or name a configured one)")
+        try:
+            with answered():  # ConfigError: nothing to ask (no base URL)
+                models = await list_models(kind, base_url, key, provider=body.provider or kind)
+        except ProviderError as e:
+            raise HTTPException(status_code=400, detail=describe(e)) from None
+        return {"models": models}
 
     if services.memory is not None:
         add_memory_routes(api, services.memory)
