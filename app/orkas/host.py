@@ -207,6 +207,7 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         diagnostics_folder=settings.data_dir / "diagnostics",
         agents=agents,
         members=groups,
+        usage=ledger,
     )
 
     def index(conversation: Conversation, messages: Sequence[Message]) -> None:

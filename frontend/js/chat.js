@@ -64,6 +64,7 @@ export class ChatView {
     const usage = message.usage ?? {};
     turn.input += usage.input_tokens ?? 0;
     turn.output += usage.output_tokens ?? 0;
+    if (message.cost !== null && message.cost !== undefined) turn.cost = (turn.cost ?? 0) + message.cost;
     this.footer(turn);
     turn.segment = null;
   }

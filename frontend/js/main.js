@@ -108,12 +108,16 @@ async function openChat(id) {
   if (history.group) view.renderGroupHistory(history.group, history.unsent ?? []);
   else view.renderHistory(history.messages, history.unsent ?? []);
   showMembers(id).catch((error) => toast(error.message));
+  showTotal(id).catch(() => {});
   composer.setRunning(history.running);
   state.stream = new EventStream(id, history.after, (event) => {
     if (state.view !== view) return; // a stream left behind: its chat is not on screen
     view.apply(event);
     // Never an unhandled rejection: if the server went away meanwhile, the offline banner says so.
-    if (event.type === "idle") refreshTitle(id).then(() => refreshList()).catch(() => {});
+    if (event.type === "idle") {
+      refreshTitle(id).then(() => refreshList()).catch(() => {});
+      showTotal(id).catch(() => {});
+    }
   }, (connected) => $("#offline").hidden = connected);
   $("#folders").hidden = true;
 }
@@ -168,6 +172,14 @@ function showFloor(floor) {
   back.type = "button";
   back.addEventListener("click", () => composer.insert("@commander "));
   node.append(t("talkingTo", { name: floor }), " · ", back);
+}
+
+// The conversation's total so far (every call, every actor), beside its title.
+async function showTotal(id) {
+  const usage = await get(`/api/conversations/${id}/usage`);
+  if (state.current?.id !== id) return;
+  const tokens = usage.input_tokens + usage.output_tokens;
+  $("#total").textContent = usage.calls ? t("conversationTotal", { cost: usage.cost.toFixed(4), tokens }) : "";
 }
 
 async function refreshTitle(id) {

@@ -215,6 +215,7 @@ const STRINGS = {
     preset: "Provider",
     fetchModels: "Fetch models",
     pickModels: "Choose the models to use",
+    conversationTotal: "${cost} · {tokens} tokens in this chat",
   },
   zh: {
     app: "Orkas",
@@ -429,6 +430,7 @@ const STRINGS = {
     preset: "提供方",
     fetchModels: "获取模型列表",
     pickModels: "选择要使用的模型",
+    conversationTotal: "本对话：${cost} · {tokens} 个 token",
   },
   pt: {
     app: "Orkas",
@@ -643,6 +645,7 @@ const STRINGS = {
     preset: "Provedor",
     fetchModels: "Buscar modelos",
     pickModels: "Escolha os modelos a usar",
+    conversationTotal: "${cost} · {tokens} tokens nesta conversa",
   },
 };
 

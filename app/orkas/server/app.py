@@ -19,6 +19,7 @@ from orkas.adapter.attachments import AttachmentStore
 from orkas.adapter.knowledge import KnowledgeService
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import SettingsStore
+from orkas.adapter.usage import UsageLedger
 from orkas.adapter.vault import Vault
 from orkas.core.crashes import CrashReports
 from orkas.engine.memory import Memory
@@ -53,6 +54,7 @@ class Services:
     diagnostics: Callable[[], Awaitable[Path]] | None = None  # writes a bundle into diagnostics_folder
     diagnostics_folder: Path | None = None
     agents: AgentStore | None = None  # the group chat's agents (AGENT.md folders)
+    usage: UsageLedger | None = None  # what each conversation's calls used and cost
     members: Members | None = None  # a conversation's members and floor (team/conversations.py)
 
 

@@ -17,7 +17,9 @@ from orkas.adapter.attachments import AttachmentError
 from orkas.adapter.conversations import Conversation
 from orkas.adapter.product_events import WIRE_VERSION
 from orkas.adapter.runtime import ConversationRuntime
+from orkas.engine.catalog import lookup
 from orkas.engine.codec import encode
+from orkas.engine.messages import AssistantMessage
 from orkas.server.answers import answered, config
 from orkas.server.sockets import forward
 
@@ -49,11 +51,16 @@ class Folder(BaseModel):
 
 
 def _message_view(message: Any) -> dict[str, Any]:
-    """A transcript message for the UI: image bytes are left out (the text line names the file)."""
+    """A transcript message for the UI: image bytes are left out (the text line names the file); an
+    answer carries what it cost, from the model catalogue's price, so the figure survives a reload."""
     data: dict[str, Any] = encode(message)
     for block in data.get("content", []):
         if isinstance(block, dict) and block.get("type") == "image":
             block.pop("data", None)
+    if isinstance(message, AssistantMessage):
+        price = lookup(message.model).price
+        data["cost"] = price.cost(message.usage) if price is not None else None
+        data["usage"] = asdict(message.usage)  # named, as the live events name them (on disk it is a list)
     return data
 
 
@@ -74,6 +81,15 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
     async def conversations_create(body: NewConversation) -> dict[str, Any]:
         workspace = Path(body.workspace).expanduser() if body.workspace else None
         return asdict(config(lambda: conversations.create(title=body.title, workspace=workspace)))
+
+    @api.get("/api/conversations/{conversation_id}/usage")
+    async def conversations_usage(conversation_id: str) -> dict[str, Any]:
+        """What the conversation has used so far, every actor and call together (the usage ledger)."""
+        config(lambda: conversations.get(conversation_id))
+        if services is None or services.usage is None:
+            return {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cost": 0.0, "unpriced_calls": 0}
+        totals = await asyncio.to_thread(services.usage.conversation, conversation_id)
+        return asdict(totals)
 
     @api.get("/api/conversations/{conversation_id}")
     async def conversations_get(conversation_id: str) -> dict[str, Any]:

@@ -1,0 +1,33 @@
+"""Tokens and cost in the real browser: each answer keeps its cost after a reload, and the chat's
+header shows the conversation's total from the usage ledger."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.fakes import anthropic as wire
+from tests.fakes.server import FakeServer
+from tests.ui.conftest import App
+
+TIMEOUT = 15_000
+
+
+def test_an_answers_cost_survives_a_reload_and_the_chat_shows_its_total(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(wire.reply_text("First."), wire.reply_text("Second."))
+    for text in ("one", "two"):
+        page.fill("#composer textarea", text)
+        page.press("#composer textarea", "Enter")
+        expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+    footer = page.locator(".msg.assistant .turn-foot").first
+    expect(footer).to_contain_text("$", timeout=TIMEOUT)
+    live = footer.text_content()
+    expect(page.locator("#total")).to_have_text(re.compile(r"^\$0\.\d{4} · \d+ tokens in this chat$"), timeout=TIMEOUT)
+    total = page.locator("#total").text_content()
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".msg.assistant .turn-foot").first).to_have_text(live or "", timeout=TIMEOUT)
+    expect(page.locator("#total")).to_have_text(total or "", timeout=TIMEOUT)
