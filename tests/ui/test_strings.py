@@ -25,3 +25,23 @@ def test_every_language_has_every_string_with_the_same_placeholders() -> None:
         assert set(table) == set(english), (language, set(english) ^ set(table))
         for key, text in english.items():
             assert set(re.findall(r"\{(\w+)\}", table[key])) == set(re.findall(r"\{(\w+)\}", text)), (language, key)
+
+
+def test_every_approval_category_the_server_can_send_is_said_in_words() -> None:
+    # The engine's command categories, and every category spelled where a tool builds its question.
+    import typing
+
+    from orkas.engine.sandbox.verdict import Category
+
+    app = Path(__file__).parents[2] / "app" / "orkas"
+    spelled = {
+        name
+        for path in app.rglob("*.py")
+        for group in re.findall(r"categories=\(([^)]*)\)", path.read_text(encoding="utf-8"))
+        for name in re.findall(r'"([a-z_]+)"', group)
+    }
+    categories = set(typing.get_args(Category)) | spelled | {"unconfined"}
+    english = tables()["en"]
+    missing = sorted(c for c in categories if f"category_{c}" not in english)
+    assert not missing, f"approval cards would show raw names: {missing}"
+    assert "creates_agent" in spelled and "untrusted_content" in spelled  # the scan found the tools' own

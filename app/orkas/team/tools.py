@@ -182,7 +182,7 @@ class CreateAgent:
             parse(render(spec), folder_name=spec.name)  # the checks a hand-written file gets
         except ConfigError as e:
             return error_result(f"not proposed: {e}")
-        ask = Ask(tool=self.name, level="dangerous", categories=("creates an agent",), preview=render(spec), key=None)
+        ask = Ask(tool=self.name, level="dangerous", categories=("creates_agent",), preview=render(spec), key=None)
         if not await ctx.ask(ask):
             return error_result("the person did not accept this agent; it was not created")
         try:
