@@ -58,7 +58,28 @@ async function refreshList(query = $("#search").value.trim()) {
   }
 }
 
-async function newChat() {
+// A new chat is a blank page until its first message: no empty "Untitled" entries in the list.
+function newChat() {
+  ++state.navigation; // a chat still loading must not draw over the blank page
+  state.stream?.close();
+  state.stream = null;
+  state.current = null;
+  state.group = false;
+  state.view = null;
+  sessionStorage.removeItem("orkas-open");
+  $("#title").textContent = t("newChat");
+  $("#total").textContent = "";
+  $("#members").hidden = true;
+  $("#folders").hidden = true;
+  $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
+  for (const item of document.querySelectorAll("#chats .chat")) item.classList.remove("active");
+  composer.setRunning(false);
+  offerFirstRun();
+  composer.input.focus();
+}
+
+// The first message of a new chat creates it (then the list shows it, titled by that message).
+async function createChat() {
   const chat = await post("/api/conversations", {});
   await openChat(chat.id);
   await refreshList();
@@ -76,7 +97,7 @@ async function newChatInFolder() {
 }
 
 async function ensureChat() {
-  return state.current?.id ?? (await newChat());
+  return state.current?.id ?? (await createChat());
 }
 
 // ---- the open chat ----
@@ -114,6 +135,7 @@ async function openChat(id) {
     if (state.view !== view) return; // a stream left behind: its chat is not on screen
     view.apply(event);
     // Never an unhandled rejection: if the server went away meanwhile, the offline banner says so.
+    if (event.type === "user_message") refreshTitle(id).then(() => refreshList()).catch(() => {}); // titled at once
     if (event.type === "idle") {
       refreshTitle(id).then(() => refreshList()).catch(() => {});
       showTotal(id).catch(() => {});
@@ -203,9 +225,10 @@ async function deleteChat() {
   await del(`/api/conversations/${id}`);
   state.stream?.close();
   state.current = null;
-  $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
-  $("#title").textContent = "";
-  refreshList();
+  await refreshList();
+  const next = document.querySelector("#chats .chat")?.dataset.id; // the next chat opens, as in any list
+  if (next) await openChat(next);
+  else newChat();
   toast(t("chatDeleted"), { label: t("undo"), run: async () => {
     await post(`/api/recycle/${id}/restore`, {});
     await refreshList();
@@ -322,7 +345,7 @@ async function start() {
   applyPreferences(settings?.preferences ?? { theme: "system", language: "auto" });
   document.querySelectorAll("[data-t]").forEach((node) => (node.textContent = t(node.dataset.t)));
   $("#search").placeholder = t("search");
-  $("#new-chat").addEventListener("click", guarded(newChat));
+  $("#new-chat").addEventListener("click", newChat);
   $("#new-in-folder").addEventListener("click", guarded(newChatInFolder));
   $("#rename").addEventListener("click", guarded(renameChat));
   $("#delete").addEventListener("click", guarded(deleteChat));

@@ -344,14 +344,22 @@ def test_reload_mid_run_and_after_shows_each_message_once(page: Page, app: App, 
 def test_conversations_are_listed_renamed_searched_and_deleted(
     page: Page, app: App, anthropic_server: FakeServer
 ) -> None:
-    anthropic_server.script(wire.reply_text("Noted: the budget is 4200."))
+    anthropic_server.script(
+        wire.reply_text("Noted: the budget is 4200."), Reply(events=wire.events([wire.text("Sure.")]), stall=1.0)
+    )
     send(page, "remember the budget")
     expect(page.locator(".msg.assistant .markdown")).to_have_text("Noted: the budget is 4200.", timeout=TIMEOUT)
     expect(page.locator("#chats .chat")).to_have_text("remember the budget", timeout=TIMEOUT)
     page.once("dialog", lambda dialog: dialog.accept("Budget 2027"))
     page.click("#rename")
     expect(page.locator("#title")).to_have_text("Budget 2027")
-    page.click("#new-chat")
+    page.click("#new-chat")  # a blank page: no empty "Untitled" entry until something is sent
+    expect(page.locator("#messages .empty")).to_be_visible()
+    expect(page.locator("#chats .chat")).to_have_count(1)
+    send(page, "second thoughts")
+    # Listed and titled as soon as it is sent, before the (slow) answer.
+    expect(page.locator("#chats .chat", has_text="second thoughts")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .markdown")).to_have_text("Sure.", timeout=TIMEOUT)
     expect(page.locator("#chats .chat")).to_have_count(2, timeout=TIMEOUT)
     page.fill("#search", "4200")
     expect(page.locator("#chats .chat")).to_have_count(1, timeout=TIMEOUT)
@@ -362,6 +370,7 @@ def test_conversations_are_listed_renamed_searched_and_deleted(
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("#delete")
     expect(page.locator("#chats .chat")).to_have_count(1, timeout=TIMEOUT)
+    expect(page.locator(".msg.user")).to_have_text("second thoughts", timeout=TIMEOUT)  # the next chat opens
     assert len(list((app.home / "recycle").iterdir())) == 1
     page.locator(".toast button", has_text="Undo").click()  # changed their mind
     expect(page.locator("#chats .chat")).to_have_count(2, timeout=TIMEOUT)
@@ -702,8 +711,8 @@ def test_switching_quickly_between_two_streaming_chats_never_mixes_them(
     expect(page.locator(".msg.assistant .markdown")).to_contain_text("alpha", timeout=TIMEOUT)
     names[page.locator("#chats .chat.active").get_attribute("data-id") or ""] = "first chat"
     page.click("#new-chat")
+    send(page, "second chat")  # the new chat exists from its first message on
     expect(page.locator("#chats .chat")).to_have_count(2, timeout=TIMEOUT)
-    send(page, "second chat")
     expect(page.locator(".msg.assistant .markdown")).to_contain_text("bravo", timeout=TIMEOUT)
     names[page.locator("#chats .chat.active").get_attribute("data-id") or ""] = "second chat"
     # A slow disk or a busy machine: each chat's history takes 0.15-0.4 s to arrive, in any order.

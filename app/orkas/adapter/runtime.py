@@ -259,6 +259,7 @@ class ConversationRuntime:
         # The text only at debug level (and redacted there): a normal log says that, not what, someone wrote.
         log.debug("conversation %s: message %s, %d files: %s", conversation_id, message.id, len(files), text[:500])
         log.info("conversation %s: message %s (%d chars, %d files)", conversation_id, message.id, len(text), len(files))
+        self.store.touch(conversation, text)  # newest in the list, and titled by its first words at once
         active = self.active.get(conversation_id)
         if active is not None:
             active.steer.put(message)
