@@ -1,12 +1,13 @@
 // The app shell: the chat list, the open chat with its live stream, the folders panel, settings.
 
-import { EventStream, del, desktop, get, patch, post, put } from "./api.js";
+import { EventStream, del, desktop, download, get, patch, post, put } from "./api.js";
 import { el } from "./cards.js";
 import { ChatView } from "./chat.js";
 import { Composer } from "./composer.js";
 import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
 import { firstRunPanel } from "./first_run.js";
 import { openSettings } from "./settings.js";
+import { saveAs } from "./settings_common.js";
 import { setLanguage, t } from "./strings.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -219,6 +220,16 @@ async function renameChat() {
   refreshList();
 }
 
+// The open chat as Markdown, or as a zip with its records and attachments, saved where the person says.
+async function exportChat(format) {
+  $("#export").open = false;
+  if (!state.current) return;
+  const id = state.current.id;
+  const blob = await download(`/api/conversations/${id}/export?format=${format}`, "blob");
+  const name = (state.current.title || t("untitled")).replace(/[^\w .-]+/g, "_").trim() || "conversation";
+  saveAs(blob, `${name}.${format}`, format === "md" ? "text/markdown" : "application/zip");
+}
+
 async function deleteChat() {
   if (!state.current || !confirm(t("deleteConfirm"))) return;
   const id = state.current.id;
@@ -349,6 +360,9 @@ async function start() {
   $("#new-in-folder").addEventListener("click", guarded(newChatInFolder));
   $("#rename").addEventListener("click", guarded(renameChat));
   $("#delete").addEventListener("click", guarded(deleteChat));
+  for (const button of document.querySelectorAll("#export button")) {
+    button.addEventListener("click", guarded(() => exportChat(button.dataset.format)));
+  }
   $("#folders-button").addEventListener("click", showFolders);
   $("#settings-button").addEventListener("click", guarded(() => showSettings()));
   let timer;

@@ -217,6 +217,9 @@ const STRINGS = {
     fetchModels: "Fetch models",
     pickModels: "Choose the models to use",
     conversationTotal: "${cost} · {tokens} tokens in this chat",
+    export: "Export",
+    exportMarkdown: "Markdown",
+    exportZip: "JSON and attachments (zip)",
   },
   zh: {
     app: "Orkas",
@@ -433,6 +436,9 @@ const STRINGS = {
     fetchModels: "获取模型列表",
     pickModels: "选择要使用的模型",
     conversationTotal: "本对话：${cost} · {tokens} 个 token",
+    export: "导出",
+    exportMarkdown: "Markdown",
+    exportZip: "JSON 和附件（zip）",
   },
   pt: {
     app: "Orkas",
@@ -649,6 +655,9 @@ const STRINGS = {
     fetchModels: "Buscar modelos",
     pickModels: "Escolha os modelos a usar",
     conversationTotal: "${cost} · {tokens} tokens nesta conversa",
+    export: "Exportar",
+    exportMarkdown: "Markdown",
+    exportZip: "JSON e anexos (zip)",
   },
 };
 

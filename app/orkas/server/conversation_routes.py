@@ -4,15 +4,17 @@ background processes, messages not sent, attachments and granted folders."""
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
+from fastapi import FastAPI, HTTPException, Query, Request, Response, WebSocket
 from pydantic import BaseModel, Field
 from starlette.requests import ClientDisconnect
 
 from orkas import __version__
+from orkas.adapter import export
 from orkas.adapter.attachments import AttachmentError
 from orkas.adapter.conversations import Conversation
 from orkas.adapter.product_events import WIRE_VERSION
@@ -81,6 +83,29 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
     async def conversations_create(body: NewConversation) -> dict[str, Any]:
         workspace = Path(body.workspace).expanduser() if body.workspace else None
         return asdict(config(lambda: conversations.create(title=body.title, workspace=workspace)))
+
+    @api.get("/api/conversations/{conversation_id}/export")
+    async def conversations_export(conversation_id: str, format: Literal["md", "zip"] = "md") -> Response:
+        """The conversation as Markdown, or as a zip with its JSON records and its attachments."""
+        with answered():
+            chat = conversations.get(conversation_id)
+            snap = await runtime.opened(conversation_id)
+        title = chat.title or "Conversation"
+        filename = re.sub(r"[^\w .-]+", "_", title).strip() or "conversation"
+        if format == "md":
+            text = export.as_markdown(title, snap.messages, snap.group)
+            return Response(
+                text,
+                media_type="text/markdown; charset=utf-8",
+                headers={"Content-Disposition": f'attachment; filename="{filename}.md"'},
+            )
+        folder = services.attachments.folder(conversation_id) if services is not None else None
+        data = await asyncio.to_thread(export.as_zip, title, asdict(chat), snap.messages, snap.group, folder)
+        return Response(
+            data,
+            media_type="application/zip",
+            headers={"Content-Disposition": f'attachment; filename="{filename}.zip"'},
+        )
 
     @api.get("/api/conversations/{conversation_id}/usage")
     async def conversations_usage(conversation_id: str) -> dict[str, Any]:
