@@ -371,7 +371,7 @@ export class ChatView {
     this.container.querySelector(".empty")?.remove();
     const bubble = el("div", "msg user");
     bubble.dataset.messageId = id;
-    if (text) bubble.append(el("div", "text", text));
+    if (text) bubble.append(el("div", "text", text), copyButton(() => text));
     if (files.length) {
       const chips = el("div", "chips");
       for (const file of files) chips.append(el("span", "chip", file.name));
@@ -403,8 +403,10 @@ export class ChatView {
     } else if (this.actor) node.dataset.actor = "commander";
     node.append(body, foot);
     this.container.append(node);
-    this.turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null };
-    return this.turn;
+    const turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null, segments: [] };
+    node.append(copyButton(() => turn.segments.map((s) => s.raw).join("\n\n").trim()));
+    this.turn = turn;
+    return turn;
   }
 
   segment(turn) {
@@ -417,6 +419,7 @@ export class ChatView {
       // An agent's live text loses its hand-back marker as the bus does (after a reload the bus's own
       // text is shown, where a marker inside code stays as written).
       turn.segment = { node, settled, tail, raw: "", done: 0, pending: false, agent: turn.el.classList.contains("agent") };
+      turn.segments?.push(turn.segment);
       turn.thinking = null;
     }
     return turn.segment;
@@ -493,6 +496,22 @@ export class ChatView {
     const near = box.scrollHeight - box.scrollTop - box.clientHeight < 160;
     if (force || near) box.scrollTop = box.scrollHeight;
   }
+}
+
+// Copy on every message: the Markdown as written (an answer) or the text as typed (the person's).
+// The button holds no text of its own (its icon is CSS), so a bubble's text is only the message.
+function copyButton(text) {
+  const button = el("button", "small copy-message");
+  button.type = "button";
+  button.title = t("copy");
+  button.setAttribute("aria-label", t("copy"));
+  button.addEventListener("click", async () => {
+    await navigator.clipboard.writeText(text());
+    button.dataset.copied = "true";
+    button.setAttribute("aria-label", t("copied"));
+    setTimeout(() => { delete button.dataset.copied; button.setAttribute("aria-label", t("copy")); }, 1500);
+  });
+  return button;
 }
 
 const HANDBACK = /<handback\b[^>]*>(?:\s*<\/handback\s*>)?|<\/handback\s*>/gi;

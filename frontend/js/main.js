@@ -5,6 +5,7 @@ import { el } from "./cards.js";
 import { ChatView } from "./chat.js";
 import { Composer } from "./composer.js";
 import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
+import { FindBar } from "./find.js";
 import { firstRunPanel } from "./first_run.js";
 import { openSettings } from "./settings.js";
 import { saveAs } from "./settings_common.js";
@@ -360,6 +361,10 @@ async function start() {
   $("#new-in-folder").addEventListener("click", guarded(newChatInFolder));
   $("#rename").addEventListener("click", guarded(renameChat));
   $("#delete").addEventListener("click", guarded(deleteChat));
+  const find = new FindBar($("#find"), $("#messages"));
+  document.addEventListener("keydown", (event) => {
+    if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "f") { event.preventDefault(); find.open(); }
+  });
   for (const button of document.querySelectorAll("#export button")) {
     button.addEventListener("click", guarded(() => exportChat(button.dataset.format)));
   }
