@@ -57,6 +57,22 @@ export class Composer {
     this.suggestions.hidden = true;
     this.form.prepend(this.suggestions);
     this.input.addEventListener("input", () => this.suggest());
+    // It grows with what is typed, up to half the window; then it scrolls.
+    this.input.addEventListener("input", () => this.fit());
+    this.drafts = new Map(); // conversation id (or "" for a new chat) → what was typed and not sent
+  }
+
+  fit() {
+    this.input.style.height = "auto";
+    this.input.style.height = `${Math.min(this.input.scrollHeight + 2, window.innerHeight / 2)}px`;
+  }
+
+  // The draft belongs to its conversation: leaving a chat keeps what was typed there for the return.
+  switchTo(fromId, toId) {
+    this.drafts.set(fromId ?? "", this.input.value);
+    this.input.value = this.drafts.get(toId ?? "") ?? "";
+    this.drafts.delete(toId ?? "");
+    this.fit();
   }
 
   setMembers(names) {
@@ -180,6 +196,7 @@ export class Composer {
     try {
       await post(`/api/conversations/${id}/messages`, { text, attachments });
       this.input.value = "";
+      this.fit();
       this.files = [];
       this.chips.replaceChildren();
     } catch (error) {

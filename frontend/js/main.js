@@ -63,6 +63,7 @@ async function refreshList(query = $("#search").value.trim()) {
 // A new chat is a blank page until its first message: no empty "Untitled" entries in the list.
 function newChat() {
   ++state.navigation; // a chat still loading must not draw over the blank page
+  if (state.current) composer.switchTo(state.current.id, null);
   state.stream?.close();
   state.stream = null;
   state.current = null;
@@ -82,6 +83,7 @@ function newChat() {
 
 // The first message of a new chat creates it (then the list shows it, titled by that message).
 async function createChat() {
+  state.creating = true;
   const chat = await post("/api/conversations", {});
   await openChat(chat.id);
   await refreshList();
@@ -112,6 +114,9 @@ async function openChat(id) {
   const [chat, history] = await Promise.all([get(`/api/conversations/${id}`), get(`/api/conversations/${id}/messages`)]);
   if (ticket !== state.navigation) return; // superseded while loading
   state.stream?.close();
+  // The draft belongs to its chat; a new chat's first message is its own text, not a draft to keep.
+  if (state.creating) state.creating = false;
+  else if (state.current?.id !== chat.id) composer.switchTo(state.current?.id, chat.id);
   state.current = chat;
   sessionStorage.setItem("orkas-open", id);
   $("#title").textContent = chat.title || t("untitled");
@@ -219,6 +224,22 @@ async function renameChat() {
   state.current = await patch(`/api/conversations/${state.current.id}`, { title: title.trim() });
   $("#title").textContent = state.current.title;
   refreshList();
+}
+
+// The shortcuts sheet (Ctrl/Cmd+/): every key the app answers to, in the person's language.
+function showShortcuts() {
+  const sheet = $("#shortcuts");
+  const mod = /Mac|iPhone|iPad/.test(navigator.platform) ? "⌘" : "Ctrl";
+  const rows = [["F", "shortcutFind"], ["N", "newChat"], ["K", "search"], [",", "settings"], ["/", "shortcuts"]];
+  const list = el("dl", "shortcut-list");
+  for (const [key, label] of rows) list.append(el("dt", "", `${mod}+${key}`), el("dd", "", t(label)));
+  list.append(el("dt", "", "Esc"), el("dd", "", t("shortcutStop")), el("dt", "", "Enter"), el("dd", "", t("send")),
+    el("dt", "", "Shift+Enter"), el("dd", "", t("shortcutNewLine")));
+  const close = el("button", "", t("close"));
+  close.type = "button";
+  close.addEventListener("click", () => sheet.close());
+  sheet.replaceChildren(el("h2", "", t("shortcuts")), list, close);
+  if (!sheet.open) sheet.showModal();
 }
 
 // The open chat as Markdown, or as a zip with its records and attachments, saved where the person says.
@@ -362,8 +383,16 @@ async function start() {
   $("#rename").addEventListener("click", guarded(renameChat));
   $("#delete").addEventListener("click", guarded(deleteChat));
   const find = new FindBar($("#find"), $("#messages"));
+  const shortcuts = {
+    f: () => find.open(),
+    n: () => newChat(),
+    k: () => $("#search").focus(),
+    ",": guarded(() => showSettings()),
+    "/": () => showShortcuts(),
+  };
   document.addEventListener("keydown", (event) => {
-    if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "f") { event.preventDefault(); find.open(); }
+    const action = (event.ctrlKey || event.metaKey) && !event.altKey ? shortcuts[event.key.toLowerCase()] : null;
+    if (action) { event.preventDefault(); action(); }
   });
   for (const button of document.querySelectorAll("#export button")) {
     button.addEventListener("click", guarded(() => exportChat(button.dataset.format)));
