@@ -208,6 +208,7 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         agents=agents,
         members=groups,
         usage=ledger,
+        rules=rules,
     )
 
     def index(conversation: Conversation, messages: Sequence[Message]) -> None:

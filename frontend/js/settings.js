@@ -1,6 +1,6 @@
 // The settings dialog: providers and keys (shown masked, never returned by the API), testing a
 // provider, the pool order, local servers, default model, permission mode, appearance, language.
-// Each panel is a module of its own: settings_providers, _agents, _safety, _memory, _knowledge, _about, _common.
+// Each panel is a module of its own: settings_providers, _agents, _safety, _rules, _memory, _knowledge, _about, _common.
 
 import { del, download, get, listen, post, put } from "./api.js";
 import { el } from "./cards.js";
@@ -11,7 +11,26 @@ import { agentsSection } from "./settings_agents.js";
 import { knowledgeSection } from "./settings_knowledge.js";
 import { memorySection } from "./settings_memory.js";
 import { addProviderForm, vaultBlock } from "./settings_providers.js";
+import { rulesSection } from "./settings_rules.js";
 import { safetySection } from "./settings_safety.js";
+
+// A side menu of the dialog's sections: each entry brings its section into view.
+function sectionMenu(body) {
+  const nav = el("nav", "settings-menu");
+  nav.setAttribute("aria-label", t("settings"));
+  for (const section of body.querySelectorAll(":scope > section")) {
+    const heading = section.querySelector("h3");
+    if (!heading) continue;
+    const link = el("button", "menu-link", heading.textContent);
+    link.type = "button";
+    link.addEventListener("click", () => {
+      section.scrollIntoView({ block: "start" });
+      section.querySelector("input, select, textarea, button")?.focus({ preventScroll: true });
+    });
+    nav.append(link);
+  }
+  return nav;
+}
 
 export async function openSettings(dialog, { onPreferences, onError, onInfo = onError }, redraw = false) {
   const data = await get("/api/settings");
@@ -127,6 +146,8 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
   choices.append(select(t("language"), "language", LANGUAGES.map((l) => [l, names[l] ?? l]), prefs.language,
     (value) => save({ language: value })));
   body.append(choices, safetySection(data.sandbox ?? { kind: "none" }, prefs, save));
+  body.append(await rulesSection(guard, refresh));
   if (data.about) body.append(aboutSection(data.about, prefs, save, guard, onInfo));
+  if (body.parentNode === dialog) dialog.insertBefore(sectionMenu(body), body); // not if a redraw replaced it
   if (!dialog.open && !redraw) dialog.showModal();
 }

@@ -17,6 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from orkas import __version__
 from orkas.adapter.attachments import AttachmentStore
 from orkas.adapter.knowledge import KnowledgeService
+from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import SettingsStore
 from orkas.adapter.usage import UsageLedger
@@ -55,6 +56,7 @@ class Services:
     diagnostics_folder: Path | None = None
     agents: AgentStore | None = None  # the group chat's agents (AGENT.md folders)
     usage: UsageLedger | None = None  # what each conversation's calls used and cost
+    rules: RuleStore | None = None  # the person's "always allow" answers
     members: Members | None = None  # a conversation's members and floor (team/conversations.py)
 
 

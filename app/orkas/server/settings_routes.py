@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, HTTPException
@@ -42,6 +43,11 @@ class AddProvider(BaseModel):
     key: str | None = Field(default=None, max_length=4096)
     base_url: str | None = None
     models: list[str] = Field(default_factory=list)
+
+
+class RuleRef(BaseModel):
+    key: str = Field(min_length=1, max_length=2000)
+    workspace: str = Field(min_length=1, max_length=4096)
 
 
 class ListModels(BaseModel):
@@ -152,6 +158,23 @@ def add_settings_routes(api: FastAPI, services: Services) -> None:
     @api.post("/api/providers/{name}/test")
     async def providers_test(name: str) -> dict[str, Any]:
         return {"results": await services.test_provider(name)}
+
+    @api.get("/api/rules")
+    async def rules_list() -> list[dict[str, str]]:
+        """The person's "always allow" answers, by workspace (Settings → Permissions and rules)."""
+        if services.rules is None:
+            return []
+        return [{"workspace": r.workspace, "key": r.key} for r in services.rules.load()]
+
+    @api.post("/api/rules/remove")
+    async def rules_remove(body: RuleRef) -> dict[str, int]:
+        """Take an "always allow" back: the next such action asks again."""
+        if services.rules is None:
+            raise HTTPException(status_code=404, detail="no rules here")
+        removed = services.rules.remove(body.key, Path(body.workspace))
+        if not removed:
+            raise HTTPException(status_code=404, detail=f"no rule {body.key!r} for {body.workspace}")
+        return {"removed": len(removed)}
 
     @api.get("/api/providers/presets")
     async def providers_presets() -> list[dict[str, Any]]:

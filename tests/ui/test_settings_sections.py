@@ -1,0 +1,34 @@
+"""Settings in sections with a side menu, and the person's "always allow" rules viewed and removed."""
+
+from __future__ import annotations
+
+import json
+
+from playwright.sync_api import Page, expect
+
+from tests.ui.conftest import App
+
+TIMEOUT = 15_000
+
+
+def test_the_menu_leads_to_each_section_and_a_rule_can_be_taken_back(page: Page, app: App) -> None:
+    rules = {
+        "rules": [
+            {"workspace": "/work/site", "key": "bash:make deploy"},
+            {"workspace": "/work/site", "key": "write_file"},
+        ]
+    }
+    (app.home / "permission_rules.json").write_text(json.dumps(rules))
+    page.click("#settings-button")
+    menu = page.locator("#settings nav.settings-menu")
+    expect(menu).to_be_visible(timeout=TIMEOUT)
+    for name in ("Providers", "Agents", "Permissions and rules", "About"):
+        expect(menu.get_by_role("button", name=name)).to_be_visible()
+    menu.get_by_role("button", name="Permissions and rules").click()
+    section = page.locator("#settings section.rules")
+    expect(section).to_be_in_viewport()
+    expect(section.locator("h4")).to_have_text("/work/site")
+    section.locator('li.rule[data-key="bash:make deploy"]').get_by_role("button", name="Remove").click()
+    expect(page.locator("#settings section.rules li.rule")).to_have_count(1, timeout=TIMEOUT)
+    left = json.loads((app.home / "permission_rules.json").read_text())["rules"]
+    assert left == [{"workspace": "/work/site", "key": "write_file"}]
