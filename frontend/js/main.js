@@ -46,18 +46,45 @@ async function refreshList(query = $("#search").value.trim()) {
     : await get("/api/conversations");
   list.replaceChildren();
   if (!items.length) list.append(el("li", "hint", t("noChats")));
+  let heading = null;
   for (const chat of items) {
+    const group = query ? null : dateGroup(chat);
+    if (group && group !== heading) { // pinned first, then by day: Today, Yesterday, this week, earlier
+      heading = group;
+      const title = el("li", "chat-group", t(group));
+      title.setAttribute("role", "presentation");
+      list.append(title);
+    }
     const item = el("li", "chat");
     item.dataset.id = chat.id;
     item.classList.toggle("active", chat.id === state.current?.id);
+    item.classList.toggle("pinned", Boolean(chat.pinned));
     const open = el("button", "chat-open", chat.title || t("untitled"));
     open.type = "button";
     open.addEventListener("click", () => openChat(chat.id));
-    item.append(open);
+    // The pin holds no text (its icon is CSS): an entry's text is only its title.
+    const pin = el("button", "pin small");
+    pin.type = "button";
+    pin.setAttribute("aria-label", t(chat.pinned ? "unpin" : "pin"));
+    pin.title = t(chat.pinned ? "unpin" : "pin");
+    pin.addEventListener("click", guarded(async () => {
+      await patch(`/api/conversations/${chat.id}`, { pinned: !chat.pinned });
+      await refreshList();
+    }));
+    item.append(open, pin);
     if (chat.snippet && chat.snippet !== chat.title) item.append(el("div", "snippet", chat.snippet));
     if (chat.running) item.classList.add("running");
     list.append(item);
   }
+}
+
+function dateGroup(chat) {
+  if (chat.pinned) return "pinned";
+  const day = (time) => new Date(time).setHours(0, 0, 0, 0);
+  const days = Math.round((day(Date.now()) - day(chat.updated * 1000)) / 86_400_000);
+  if (days <= 0) return "today";
+  if (days === 1) return "yesterday";
+  return days < 7 ? "thisWeek" : "earlier";
 }
 
 // A new chat is a blank page until its first message: no empty "Untitled" entries in the list.

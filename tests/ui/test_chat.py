@@ -365,7 +365,7 @@ def test_conversations_are_listed_renamed_searched_and_deleted(
     expect(page.locator("#chats .chat")).to_have_count(1, timeout=TIMEOUT)
     expect(page.locator("#chats .chat .snippet")).to_contain_text("4200")
     page.fill("#search", "")
-    page.locator("#chats .chat", has_text="Budget 2027").locator("button").click()
+    page.locator("#chats .chat", has_text="Budget 2027").locator("button.chat-open").click()
     expect(page.locator(".msg.user")).to_have_text("remember the budget", timeout=TIMEOUT)
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("#delete")
@@ -749,7 +749,7 @@ def test_switching_quickly_between_two_streaming_chats_never_mixes_them(
     page.wait_for_timeout(500)  # more of the other chat's reply arrives meanwhile
     expect(page.locator("#messages")).not_to_contain_text(foreign)
     for name, mine, other in (("first chat", "alpha", "bravo"), ("second chat", "bravo", "alpha")):
-        page.locator("#chats .chat", has_text=name).locator("button").click()
+        page.locator("#chats .chat", has_text=name).locator("button.chat-open").click()
         expect(page.locator(".msg.user")).to_have_text([name], timeout=TIMEOUT)
         expect(page.locator(".msg.assistant").last).to_contain_text(f"{mine}29", timeout=30_000)
         expect(page.locator("#messages")).not_to_contain_text(other)

@@ -44,5 +44,5 @@ def test_the_composer_grows_and_a_draft_stays_with_its_chat(page: Page, app: App
     page.keyboard.press("Control+n")  # a new chat: an empty box
     expect(box).to_have_value("")
     box.fill("new chat draft")
-    page.locator("#chats .chat").first.locator("button").click()  # back: the draft is still there
+    page.locator("#chats .chat").first.locator("button.chat-open").click()  # back: the draft is still there
     expect(box).to_have_value("half a thought", timeout=TIMEOUT)

@@ -35,6 +35,7 @@ class Conversation:
     updated: float
     workspace: str
     granted: list[str] = field(default_factory=list)
+    pinned: bool = False  # kept at the top of the list
 
     @property
     def workspace_path(self) -> Path:
@@ -120,6 +121,12 @@ class ConversationStore:
     def deleted(self) -> list[Conversation]:
         """The recycle bin, most recently active first."""
         return _listed(self.recycle)
+
+    def pin(self, conversation_id: str, pinned: bool) -> Conversation:
+        conversation = self.get(conversation_id)
+        conversation.pinned = pinned
+        self._save(conversation)
+        return conversation
 
     def rename(self, conversation_id: str, title: str) -> Conversation:
         conversation = self.get(conversation_id)
@@ -244,4 +251,4 @@ def _listed(root: Path) -> list[Conversation]:
                 found.append(Conversation(**json.loads(meta.read_text())))
             except (ValueError, TypeError):
                 continue  # a damaged folder is skipped, never fatal
-    return sorted(found, key=lambda c: c.updated, reverse=True)
+    return sorted(found, key=lambda c: (c.pinned, c.updated), reverse=True)  # pinned ones first

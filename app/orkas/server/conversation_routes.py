@@ -34,8 +34,11 @@ class NewConversation(BaseModel):
     workspace: str | None = None
 
 
-class Rename(BaseModel):
-    title: str = Field(min_length=1, max_length=200)
+class Change(BaseModel):
+    """A conversation's title, its pin, or both."""
+
+    title: str | None = Field(default=None, min_length=1, max_length=200)
+    pinned: bool | None = None
 
 
 class Send(BaseModel):
@@ -121,8 +124,14 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
         return asdict(config(lambda: conversations.get(conversation_id)))
 
     @api.patch("/api/conversations/{conversation_id}")
-    async def conversations_rename(conversation_id: str, body: Rename) -> dict[str, Any]:
-        return asdict(config(lambda: conversations.rename(conversation_id, body.title)))
+    async def conversations_change(conversation_id: str, body: Change) -> dict[str, Any]:
+        with answered():
+            changed = conversations.get(conversation_id)
+            if body.title is not None:
+                changed = conversations.rename(conversation_id, body.title)
+            if body.pinned is not None:
+                changed = conversations.pin(conversation_id, body.pinned)
+        return asdict(changed)
 
     @api.delete("/api/conversations/{conversation_id}", status_code=204)
     async def conversations_delete(conversation_id: str) -> None:
