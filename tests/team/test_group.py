@@ -4,6 +4,7 @@ hand-off and the floor across a restart, exact hand-back, the task log, unknown 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -538,3 +539,26 @@ async def test_outside_text_an_agent_read_still_counts_when_the_commander_writes
         assert not saved and "not saved" in sent_text(actors.providers[COMMANDER])
     else:
         assert "<untrusted_data" not in told and saved  # an ordinary turn writes memory as before
+
+
+async def test_reading_a_group_while_a_turn_runs_never_recovers_it(tmp_path: Path, actors: Actors) -> None:
+    # A reload mid-turn reads the history and the members: that must not mark the live turn's tasks
+    # interrupted, as recovering after a crash would.
+    from orkas.adapter.conversations import ConversationStore
+    from orkas.team.agents import AgentStore
+    from orkas.team.conversations import GroupRunner
+
+    store = ConversationStore(tmp_path)
+    conversation = store.create()
+    runner = GroupRunner(store.root, AgentStore(tmp_path / "agents"), lambda *a: actors.make_agent(*a[1:]))
+    AgentStore(tmp_path / "agents").add(CODER)
+    runner.set_members(conversation.id, ["coder"])
+    live = Group(store.root / conversation.id, agents=AGENTS, make_agent=actors.make_agent)
+    live.store.add_task("coder", "in progress")
+    live.state.running = True  # as a turn in progress leaves it
+    live.store.save()
+    assert runner.members(conversation.id)["tasks"][0]["status"] == "open"
+    runner.history(conversation.id)
+    runner.set_members(conversation.id, ["coder"])
+    state = json.loads((store.root / conversation.id / "state.json").read_text())
+    assert state["running"] is True and state["tasks"][0]["status"] == "open"

@@ -23,9 +23,10 @@ from orkas.engine.runner import Agent
 from orkas.engine.steer import SteerQueue
 from orkas.engine.tools.base import Tool
 from orkas.team.agents import AgentSpec, AgentStore
-from orkas.team.bus import COMMANDER, USER
+from orkas.team.bus import COMMANDER, USER, Bus
 from orkas.team.group import DISPATCH_CAP, MODEL_CALLS, Group, Worktrees, model_slots
 from orkas.team.migrate import ensure_group_layout
+from orkas.team.state import StateStore
 
 CONVERSATION_ID = re.compile(r"^[0-9a-f]{8,64}$")
 MakeActor = Callable[[Conversation, AgentSpec | None, Sequence[Tool], str, Path | None], Agent]
@@ -60,19 +61,17 @@ class GroupRunner:
         """Once a member has joined, a conversation stays a group (the commander alone still hosts it)."""
         return (self.folder(conversation_id) / "state.json").exists()
 
-    def _open(self, conversation: Conversation | str) -> Group:
-        conversation_id = conversation if isinstance(conversation, str) else conversation.id
+    def _open(self, conversation: Conversation) -> Group:
+        """The group, to run a turn (opening it recovers a crash: see `_state`)."""
         loaded = self.agents.load().agents
 
         def make(spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None) -> Agent:
-            if isinstance(conversation, str):
-                raise RuntimeError("a group opened by id cannot run")  # only `run` opens it with the conversation
             return self.make_agent(conversation, spec, tools, note, workspace)
 
-        trees = self.worktrees(conversation) if self.worktrees and not isinstance(conversation, str) else None
-        slots = model_slots(self.model_calls) if not isinstance(conversation, str) else None
+        trees = self.worktrees(conversation) if self.worktrees else None
+        slots = model_slots(self.model_calls)
         return Group(
-            self.folder(conversation_id),
+            self.folder(conversation.id),
             agents=loaded,
             make_agent=make,
             store=self.agents,
@@ -85,9 +84,7 @@ class GroupRunner:
         available = [spec.public() for spec in self.agents.load().agents.values()]
         if not self.is_group(conversation_id):  # one agent: its messages.jsonl is a transcript, not a bus
             return {"members": [], "floor": COMMANDER, "floor_source": "default", "tasks": [], "agents": available}
-        group = self._open(conversation_id)
-        state = group.state
-        group.close()
+        state = self._state(conversation_id).state
         return {
             "members": list(state.members),
             "floor": state.floor,
@@ -101,24 +98,24 @@ class GroupRunner:
         if not names and not self.is_group(conversation_id):
             return self.members(conversation_id)  # nothing to do: it stays one agent
         migrated = ensure_group_layout(folder)
-        group = self._open(conversation_id)
-        try:
-            group.set_members(names)  # ConfigError for an agent that does not exist
-            if migrated:  # the commander's transcript already holds everything the bus was rebuilt from
-                group.state.cursors[COMMANDER] = group.bus.last_id or ""
-                group.store.save()
-        finally:
-            group.close()
+        store = self._state(conversation_id)
+        store.set_members(names, self.agents.load().agents)  # ConfigError for an agent that does not exist
+        if migrated:  # the commander's transcript already holds everything the bus was rebuilt from
+            store.state.cursors[COMMANDER] = Bus(folder / "messages.jsonl").last_id or ""
+            store.save()
         return self.members(conversation_id)
+
+    def _state(self, conversation_id: str) -> StateStore:
+        """The group's state as it is on disk — read, never recovered (a crash is recovered where a turn
+        starts: a reader while a turn runs would otherwise mark that turn's tasks interrupted)."""
+        return StateStore(self.folder(conversation_id) / "state.json")
 
     def check(self, conversation: Conversation) -> None:
         """Raise ConfigError (no provider, a bad model) before the message is posted anywhere."""
         self.make_agent(conversation, None, (), "", None)
 
     def history(self, conversation_id: str, limit: int | None = None) -> list[dict[str, Any]]:
-        group = self._open(conversation_id)
-        records = [m.record() for m in group.bus.messages]
-        group.close()
+        records = [m.record() for m in Bus(self.folder(conversation_id) / "messages.jsonl").messages]
         return records if limit is None else records[:limit]
 
     def size(self, conversation_id: str) -> int:
@@ -139,10 +136,6 @@ class GroupRunner:
                     AssistantMessage(content=(said,), provider="group", model=str(record.get("model") or ""))
                 )
         return messages
-
-    def state(self, conversation_id: str) -> dict[str, Any]:
-        members = self.members(conversation_id)
-        return {k: members[k] for k in ("members", "floor", "floor_source")}
 
     async def run(
         self,

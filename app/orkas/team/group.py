@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from orkas.adapter.sessions import PersistentSession, load
-from orkas.core.errors import ConfigError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
@@ -33,7 +32,7 @@ from orkas.engine.runner import Agent
 from orkas.engine.steer import SteerQueue
 from orkas.engine.tools.base import Tool
 from orkas.team.agents import AgentSpec, AgentStore
-from orkas.team.bus import COMMANDER, Bus
+from orkas.team.bus import Bus
 from orkas.team.events import ActorEvent
 from orkas.team.slots import limited
 from orkas.team.state import StateStore
@@ -114,14 +113,7 @@ class Group:
         return list(self.store.state.members)
 
     def set_members(self, names: Sequence[str]) -> None:
-        for name in names:
-            if name not in self.agents:
-                known = ", ".join(sorted(self.agents)) or "none"
-                raise ConfigError(f"no agent {name!r} to add to the conversation; agents: {known}")
-        self.store.state.members = list(dict.fromkeys(names))
-        if self.store.state.floor not in (COMMANDER, *self.store.state.members):
-            self.store.state.floor, self.store.state.floor_source = COMMANDER, "default"
-        self.store.save()
+        self.store.set_members(names, self.agents)
 
     def session(self, actor: str) -> PersistentSession:
         if actor not in self._sessions:

@@ -8,10 +8,12 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
 from orkas.team.bus import COMMANDER
 
@@ -83,6 +85,18 @@ class StateStore:
         self.state.running = False
         self.save()
         return interrupted
+
+    def set_members(self, names: Sequence[str], known: Collection[str]) -> None:
+        """The conversation's members (each an agent that exists); a floor held by one who left returns."""
+        for name in names:
+            if name not in known:
+                raise ConfigError(
+                    f"no agent {name!r} to add to the conversation; agents: {', '.join(sorted(known)) or 'none'}"
+                )
+        self.state.members = list(dict.fromkeys(names))
+        if self.state.floor not in (COMMANDER, *self.state.members):
+            self.state.floor, self.state.floor_source = COMMANDER, "default"
+        self.save()
 
     def add_task(self, owner: str, goal: str) -> Task:
         task = Task(id=uuid.uuid4().hex[:12], owner=owner, goal=goal)
