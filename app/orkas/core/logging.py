@@ -102,7 +102,7 @@ class DailyFileHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             line = (self.format(record) + "\n").encode("utf-8", "replace")
-            with self.lock or _nolock():
+            with self._lock():
                 fd = self._current(record.created)
                 os.write(fd, line)
                 if os.fstat(fd).st_size > self.file_bytes:
@@ -133,13 +133,21 @@ class DailyFileHandler(logging.Handler):
         self._close_fd()
         prune(self.folder, total_bytes=self.total_bytes)
 
+    @contextmanager
+    def _lock(self) -> Iterator[None]:
+        self.acquire()  # the handler's own lock (logging.Handler always has one)
+        try:
+            yield
+        finally:
+            self.release()
+
     def _close_fd(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
 
     def close(self) -> None:
-        with self.lock or _nolock():
+        with self._lock():
             self._close_fd()
         super().close()
 
@@ -292,8 +300,3 @@ def _folder_lock(folder: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-@contextmanager
-def _nolock() -> Iterator[None]:
-    yield

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 Reason = Literal["completed_handoff", "capability_boundary"]
-REASONS: tuple[Reason, ...] = ("completed_handoff", "capability_boundary")
 
 _CODE = re.compile(r"(?ms)^(```|~~~).*?(?:^\1[ \t]*$|\Z)|`[^`\n]+`")
 _MARKER = re.compile(r"<handback\b[^>]*>(?:\s*</handback\s*>)?|</handback\s*>", re.IGNORECASE)

@@ -40,6 +40,19 @@ class Dispatcher(Protocol):
         ...
 
 
+def _to_member(message: str) -> dict[str, Any]:
+    """The input of a tool that sends a member a message (dispatch_to, hand_off_to)."""
+    return {
+        "type": "object",
+        "properties": {
+            "to": {"type": "string", "description": "the member agent's name"},
+            "message": {"type": "string", "description": message},
+        },
+        "required": ["to", "message"],
+        "additionalProperties": False,
+    }
+
+
 def _required(input: Mapping[str, Any], *names: str) -> str | None:
     for name in names:
         value = input.get(name)
@@ -58,17 +71,7 @@ class DispatchTo:
         "which the person sees; you get it back as <worker-result from=NAME> and must add what is new "
         "(a synthesis, the next step), not repeat it. Several dispatch_to calls in one reply run in parallel."
     )
-    input_schema: Mapping[str, Any] = field(
-        default_factory=lambda: {
-            "type": "object",
-            "properties": {
-                "to": {"type": "string", "description": "the member agent's name"},
-                "message": {"type": "string", "description": "the task, self-contained"},
-            },
-            "required": ["to", "message"],
-            "additionalProperties": False,
-        }
-    )
+    input_schema: Mapping[str, Any] = field(default_factory=lambda: _to_member("the task, self-contained"))
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         if problem := _required(input, "to", "message"):
@@ -121,15 +124,7 @@ class HandOffTo:
         "back."
     )
     input_schema: Mapping[str, Any] = field(
-        default_factory=lambda: {
-            "type": "object",
-            "properties": {
-                "to": {"type": "string", "description": "the member agent's name"},
-                "message": {"type": "string", "description": "what the agent should take over, self-contained"},
-            },
-            "required": ["to", "message"],
-            "additionalProperties": False,
-        }
+        default_factory=lambda: _to_member("what the agent should take over, self-contained")
     )
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:

@@ -74,7 +74,6 @@ class Turn:
         self.trail: list[dict[str, Any]] = []  # the commander's tool trail for that segment
         self.tasks: list[Task] = []
         self.workers = 0
-        self.ended_by_handoff = False
         self.children: set[asyncio.Future[_Outcome]] = set()
         self.worktrees: dict[str, Path] = {}  # members that worked in their own git worktree this turn
 
@@ -286,7 +285,6 @@ class Turn:
                 )
             else:
                 self.group.store.finish(task, "done" if reason != "capability_boundary" else "failed", text)
-            self.ended_by_handoff = True
         else:
             self.group.store.finish(task, "done", text)
         self.group.store.save()
