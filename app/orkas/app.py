@@ -32,7 +32,7 @@ from orkas.core.redact import remember_secret
 from orkas.engine.memory import Memory, MemoryTool
 from orkas.engine.messages import user_text
 from orkas.engine.prompt import SystemPrompt
-from orkas.engine.providers.base import Provider, ProviderRequest, ProviderSpec, complete
+from orkas.engine.providers.base import Provider, ProviderRequest, ProviderSpec, Reasoning, complete
 from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.providers.vendors import DEFAULT_MODELS, VENDORS, create_provider
 from orkas.engine.retry import RetryPolicy, describe
@@ -327,6 +327,16 @@ def protected_data(data: Path) -> list[Path]:
     return [data / name for name in sorted(present | set(KNOWN_DATA))]
 
 
+def model_choices(settings: Settings, configured: Configured) -> tuple[list[str], str | None]:
+    """The models a conversation can be switched to (every configured provider/model, and the one the
+    environment names) and the one a conversation uses when it chose none."""
+    entries = [f"{e.provider}/{e.model}" for e in configured.product.entries]
+    default = settings.model_override or configured.product.preferences.default_model
+    default = default or (entries[0] if entries else settings.default_model)
+    env = [settings.model_override, settings.default_model] if settings.providers else [settings.model_override]
+    return [c for c in dict.fromkeys([*entries, *env]) if c], default
+
+
 def build_agent(
     settings: Settings,
     *,
@@ -345,6 +355,8 @@ def build_agent(
     only_tools: Sequence[str] | None = None,
     note: str = "",
     memory_tool: bool = True,
+    temperature: float | None = None,
+    reasoning: Reasoning = "off",
 ) -> Agent:
     """Raises `ConfigError` when no provider or model can serve the run. A group's actors add their own
     tools (`extra_tools`), keep to an allow-list (`only_tools`) and get their instructions (`note`)."""
@@ -395,6 +407,8 @@ def build_agent(
             max_tool_loops=max_tool_loops,
             retry=RetryPolicy(max_retries=retries),
             context_window=context_window,
+            temperature=temperature,
+            reasoning=reasoning,
         ),
         workspace=policy.workspace,
         tools=tools,

@@ -35,6 +35,7 @@ from orkas.app import (
     confinement_report,
     embedder_for,
     load_configured,
+    model_choices,
     protected_data,
 )
 from orkas.core import crashes
@@ -48,6 +49,7 @@ from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
 from orkas.engine.memory import Memory
 from orkas.engine.messages import Message
+from orkas.engine.providers.base import REASONING
 from orkas.engine.runner import Agent
 from orkas.engine.tools.base import Tool
 from orkas.server.app import Services, create_app
@@ -141,10 +143,14 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         own = (*store.own(conversation), attachments.folder(conversation.id))
         attachments.folder(conversation.id).mkdir(parents=True, exist_ok=True)
         worker = spec is None and bool(note) and not tools  # an anonymous worker: only its task
+        if spec is None and not worker and conversation.instructions.strip():  # the person's, for this chat
+            note = "\n\n".join(part for part in (note, conversation.instructions.strip()) if part)
         return build_agent(
             settings,
             workspace=folder or conversation.workspace_path,
-            model=spec.model if spec is not None else None,
+            model=spec.model if spec is not None and spec.model else conversation.model or None,
+            temperature=conversation.temperature,
+            reasoning=next((r for r in REASONING if r == conversation.reasoning), "off"),
             configured=configured,
             granted=granted,
             own=own,
@@ -209,6 +215,7 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         members=groups,
         usage=ledger,
         rules=rules,
+        models=lambda: model_choices(settings, load_configured(settings)),
     )
 
     def index(conversation: Conversation, messages: Sequence[Message]) -> None:

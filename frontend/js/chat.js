@@ -10,7 +10,10 @@ export class ChatView {
   constructor(container, conversationId, hooks = {}) {
     this.container = container;
     this.conversationId = conversationId;
-    this.hooks = hooks; // onRunning(bool), onQueuedDropped(text)
+    this.hooks = hooks; // onRunning(bool), onQueuedDropped(text), onEdit, onRegenerate, onVersion, onContinue…
+    // One agent: messages can be edited and answered again (a group's history is its bus: not yet).
+    this.single = !hooks.group;
+    this.lastUser = null; // the person's latest message: what "Another answer" and "Retry" answer again
     this.bubbles = new Map();
     this.cards = new Map();
     this.questions = new Map();
@@ -24,14 +27,18 @@ export class ChatView {
   }
 
   // ---- history ----
-  renderHistory(messages, unsent = []) {
+  renderHistory(messages, unsent = [], versions = []) {
     if (!messages.length && !unsent.length) this.container.append(el("p", "empty", t("emptyChat")));
     for (const message of messages) {
       if (message.role === "user") this.historyUser(message);
       else if (message.role === "assistant") this.historyAssistant(message);
       else if (message.role === "app") this.historyNotice(message);
     }
+    const last = messages.at(-1);
+    if (last?.role === "assistant" && last.stop_reason === "max_tokens") this.cutOff();
     for (const message of unsent) this.on_message_not_sent({ ...message, kind: "no_provider" });
+    this.showVersions(versions);
+    this.forked = versions.length > 0;
     this.turn = null;
     this.scroll(true);
   }
@@ -46,8 +53,13 @@ export class ChatView {
       } else if (block.type === "attachment") files.push({ name: block.name, size: block.size, media_type: block.media_type });
       else if (block.type === "text") texts.push(block.text); // exactly as typed, whatever it starts with
     }
-    if (texts.join("").trim() || files.length) {
+    if (texts.join("") === this.hooks.continueNote) { // "Continue" after a cut-off answer: a marker, not a bubble
+      this.marker("continued", t("continued"));
+      this.lastUser = message.id;
+      this.turn = null;
+    } else if (texts.join("").trim() || files.length) {
       this.userBubble(message.id, texts.join(""), files);
+      this.lastUser = message.id;
       this.turn = null;
     }
   }
@@ -66,12 +78,13 @@ export class ChatView {
     turn.output += usage.output_tokens ?? 0;
     if (message.cost !== null && message.cost !== undefined) turn.cost = (turn.cost ?? 0) + message.cost;
     this.footer(turn);
+    this.turnActions(turn);
     turn.segment = null;
   }
 
   historyNotice(message) {
     if (message.kind === "stopped") this.marker("stopped", t("stopped"));
-    else if (message.kind === "error") this.marker("error", message.text);
+    else if (message.kind === "error") this.errorMarker(message.text, message.detail ?? {});
     this.turn = null;
   }
 
@@ -192,7 +205,19 @@ export class ChatView {
     this.scroll(true);
   }
 
+  on_history_changed() {
+    this.hooks.onHistoryChanged?.(); // an edit or another version elsewhere (another window, the phone)
+  }
+
   on_user_message(event) {
+    this.lastUser = event.message_id;
+    if (event.text === this.hooks.continueNote) {
+      this.container.querySelector(".marker.cut-off")?.remove();
+      this.marker("continued", t("continued"));
+      this.turn = null;
+      this.setRunning(true);
+      return;
+    }
     if (event.from_queued?.length) {
       for (const id of event.from_queued) this.markQueued(id, "applied");
       this.turn = null;
@@ -342,8 +367,10 @@ export class ChatView {
       turn.input = event.usage.input_tokens ?? turn.input;
       turn.output = event.usage.output_tokens ?? turn.output;
       this.footer(turn);
+      this.turnActions(turn);
       turn.el.classList.add("finished");
     }
+    if (event.stop_reason === "max_tokens") this.cutOff();
     this.closeOpenCards();
     if (event.text) this.hooks.onAnnounce?.(event.text); // the finished turn, once
   }
@@ -352,7 +379,7 @@ export class ChatView {
     if (this.turn) this.turn.el.classList.add("finished");
     this.closeOpenCards();
     if (event.kind === "aborted") this.marker("stopped", t("stopped"));
-    else this.marker("error", event.message);
+    else this.errorMarker(event.message, { error: event.kind, cause: event.cause, attempts: event.attempts });
     this.turn = null;
   }
 
@@ -372,6 +399,7 @@ export class ChatView {
     const bubble = el("div", "msg user");
     bubble.dataset.messageId = id;
     if (text) bubble.append(el("div", "text", text), copyButton(() => text));
+    if (text && this.single) bubble.append(this.editButton(bubble, id, text));
     if (files.length) {
       const chips = el("div", "chips");
       for (const file of files) chips.append(el("span", "chip", file.name));
@@ -403,7 +431,8 @@ export class ChatView {
     } else if (this.actor) node.dataset.actor = "commander";
     node.append(body, foot);
     this.container.append(node);
-    const turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null, segments: [] };
+    const turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null, segments: [],
+      question: this.lastUser };
     node.append(copyButton(() => turn.segments.map((s) => s.raw).join("\n\n").trim()));
     this.turn = turn;
     return turn;
@@ -487,7 +516,119 @@ export class ChatView {
   }
 
   marker(kind, text) {
-    this.container.append(el("div", `marker ${kind}`, text));
+    const node = el("div", `marker ${kind}`, text);
+    this.container.append(node);
+    return node;
+  }
+
+  // ---- per-message actions: edit and resend, another answer, retry, continue, versions ----
+  action(label, className, run) {
+    const button = el("button", `small ${className}`);
+    button.type = "button";
+    button.title = label;
+    button.setAttribute("aria-label", label);
+    button.addEventListener("click", run);
+    return button;
+  }
+
+  editButton(bubble, id, text) {
+    return this.action(t("editMessage"), "edit-message", () => this.startEdit(bubble, id, text));
+  }
+
+  // The last message the person wrote, in edit mode (↑ in an empty composer).
+  editLast() {
+    const bubbles = [...this.container.querySelectorAll(".msg.user:not(.queued):not(.not-sent)")];
+    bubbles.at(-1)?.querySelector(".edit-message")?.click();
+  }
+
+  startEdit(bubble, id, text) {
+    if (bubble.querySelector(".editor") || this.running) return;
+    const editor = el("form", "editor");
+    const box = el("textarea", "");
+    box.value = text;
+    box.setAttribute("aria-label", t("editMessage"));
+    box.rows = Math.min(12, text.split("\n").length + 1);
+    const cancel = el("button", "small", t("cancel"));
+    cancel.type = "button";
+    const send = el("button", "small primary", t("sendEdit"));
+    send.type = "submit";
+    const buttons = el("div", "editor-buttons");
+    buttons.append(cancel, send);
+    editor.append(box, buttons);
+    const close = () => { editor.remove(); bubble.classList.remove("editing"); };
+    cancel.addEventListener("click", close);
+    box.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") { event.stopPropagation(); close(); }
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) { event.preventDefault(); editor.requestSubmit(); }
+    });
+    editor.addEventListener("submit", (event) => {
+      event.preventDefault();
+      if (!box.value.trim()) return;
+      close();
+      this.hooks.onEdit?.(id, box.value);
+    });
+    bubble.classList.add("editing");
+    bubble.append(editor);
+    box.focus();
+    box.setSelectionRange(box.value.length, box.value.length);
+  }
+
+  // "Another answer" on a finished reply: answers the person's message before it again.
+  turnActions(turn) {
+    if (!this.single || !turn.question || turn.el.querySelector(".regenerate")) return;
+    const question = turn.question;
+    turn.el.append(this.action(t("regenerate"), "regenerate", () => this.hooks.onRegenerate?.(question)));
+  }
+
+  cutOff() {
+    if (!this.single) return;
+    const node = this.marker("cut-off", t("cutOff"));
+    node.append(" ", this.action(t("continueAnswer"), "continue", () => this.hooks.onContinue?.()));
+    node.querySelector(".continue").textContent = t("continueAnswer");
+  }
+
+  // An error in words a person understands, what to do about it, and the technical detail one click away.
+  errorMarker(message, detail) {
+    const node = this.marker("error", "");
+    node.setAttribute("role", "alert");
+    const known = `err_${detail.cause || ""}`;
+    const wording = t(known) !== known ? known : `err_${detail.error || "provider"}`;
+    const words = t(wording) !== wording ? t(wording, { attempts: detail.attempts || 1 }) : message;
+    node.append(el("p", "error-words", words));
+    const row = el("div", "error-actions");
+    if (this.single && this.lastUser) {
+      const question = this.lastUser;
+      const retry = this.action(t("retry"), "retry", () => this.hooks.onRegenerate?.(question));
+      retry.textContent = t("retry");
+      row.append(retry);
+    }
+    if (["auth", "billing", "not_found", "budget"].includes(detail.cause) || ["auth", "budget"].includes(detail.error)) {
+      const settings = this.action(t("openSettings"), "open-settings", () => this.hooks.onOpenProviders?.());
+      settings.textContent = t("openSettings");
+      row.append(settings);
+    }
+    const more = el("details", "error-details");
+    more.append(el("summary", "", t("errorDetails")), el("code", "", message));
+    row.append(more);
+    node.append(row);
+  }
+
+  showVersions(versions) {
+    for (const node of this.container.querySelectorAll(".versions")) node.remove();
+    for (const version of versions) this.versionArrows(version);
+  }
+
+  versionArrows(version) {
+    const bubble = this.bubbles.get(version.message_id);
+    if (!bubble) return;
+    const nav = el("div", "versions");
+    const go = (index) => () => this.hooks.onVersion?.(version.after, index);
+    const back = this.action(t("previousVersion"), "version-previous", go(version.index - 1));
+    const next = this.action(t("nextVersion"), "version-next", go(version.index + 1));
+    back.disabled = version.index === 0;
+    next.disabled = version.index === version.count - 1;
+    nav.append(back, el("span", "version-count", t("versionOf", { at: version.index + 1, of: version.count })), next);
+    bubble.append(nav);
   }
 
   scroll(force = false) {

@@ -9,9 +9,10 @@ import { t } from "./strings.js";
 const MAX_UPLOAD = 50 * 1024 * 1024;
 
 export class Composer {
-  constructor(root, { conversation, onError }) {
+  constructor(root, { conversation, onError, onEditLast }) {
     this.conversation = conversation; // () => current conversation id (creates one if needed)
     this.onError = onError;
+    this.onEditLast = onEditLast; // ↑ in an empty box: edit the last message sent
     this.files = [];
     this.running = false;
     this.form = el("form", "composer");
@@ -44,6 +45,7 @@ export class Composer {
     this.input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) { event.preventDefault(); this.send(); }
       if (event.key === "Escape" && this.running) this.stop();
+      if (event.key === "ArrowUp" && !this.input.value && !event.isComposing) { event.preventDefault(); this.onEditLast?.(); }
     });
     this.input.addEventListener("paste", (event) => {
       const files = [...(event.clipboardData?.files ?? [])];

@@ -4,6 +4,7 @@ import { EventStream, del, desktop, download, get, patch, post, put } from "./ap
 import { el } from "./cards.js";
 import { ChatView } from "./chat.js";
 import { Composer } from "./composer.js";
+import { askConfirm, askText } from "./dialogs.js";
 import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
 import { FindBar } from "./find.js";
 import { firstRunPanel } from "./first_run.js";
@@ -71,11 +72,33 @@ async function refreshList(query = $("#search").value.trim()) {
       await patch(`/api/conversations/${chat.id}`, { pinned: !chat.pinned });
       await refreshList();
     }));
-    item.append(open, pin);
+    item.append(open, pin, itemMenu(chat));
     if (chat.snippet && chat.snippet !== chat.title) item.append(el("div", "snippet", chat.snippet));
     if (chat.running) item.classList.add("running");
     list.append(item);
   }
+}
+
+// Each chat's own menu: rename or delete it without opening it first.
+function itemMenu(chat) {
+  const menu = el("details", "menu item-menu");
+  const summary = el("summary", "small");
+  summary.setAttribute("aria-label", t("chatActions", { title: chat.title || t("untitled") }));
+  summary.title = t("chatActions", { title: chat.title || t("untitled") });
+  const items = el("div", "menu-items");
+  const entry = (label, action) => {
+    const button = el("button", "", label);
+    button.type = "button";
+    button.addEventListener("click", guarded(async () => { menu.open = false; await action(chat); }));
+    return button;
+  };
+  // Built when opened: a closed menu adds no words to the entry (its text is only the chat's title).
+  menu.addEventListener("toggle", () => {
+    items.replaceChildren(...(menu.open ? [entry(t("rename"), renameChat), entry(t("delete"), deleteChat)] : []));
+    if (menu.open) items.firstChild.focus();
+  });
+  menu.append(summary, items);
+  return menu;
 }
 
 function dateGroup(chat) {
@@ -120,7 +143,9 @@ async function createChat() {
 // A chat that works in a folder the person picks (native picker in the window, a path in a browser).
 async function newChatInFolder() {
   const bridge = desktop();
-  const folder = bridge ? await bridge.pick_folder() : prompt(t("workspacePrompt"));
+  const folder = bridge
+    ? await bridge.pick_folder()
+    : await askText({ title: t("folderTitle"), label: t("workspacePrompt"), action: t("open") });
   if (!folder?.trim()) return;
   const chat = await post("/api/conversations", { workspace: folder.trim() });
   await openChat(chat.id);
@@ -157,11 +182,24 @@ async function openChat(id) {
     onResend: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/resend`, {})),
     onDiscard: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/discard`, {})),
     onFloor: (floor) => showFloor(floor),
+    group: Boolean(history.group),
+    continueNote: history.continue_note,
+    onEdit: guarded((message, text) => post(`/api/conversations/${id}/messages/${message}/edit`, { text })),
+    onRegenerate: guarded((message) => post(`/api/conversations/${id}/messages/${message}/regenerate`, {})),
+    onContinue: guarded(() => post(`/api/conversations/${id}/continue`, {})),
+    onVersion: guarded(async (after, index) => {
+      await post(`/api/conversations/${id}/versions`, { after, index });
+    }),
+    onHistoryChanged: () => {
+      if (state.view !== view) return;
+      state.forked = id; // the turn that follows it shows its arrows when it ends
+      openChat(id).catch((error) => toast(error.message));
+    },
   });
   state.view = view;
   state.group = Boolean(history.group);
   if (history.group) view.renderGroupHistory(history.group, history.unsent ?? []);
-  else view.renderHistory(history.messages, history.unsent ?? []);
+  else view.renderHistory(history.messages, history.unsent ?? [], history.versions ?? []);
   showMembers(id).catch((error) => toast(error.message));
   showTotal(id).catch(() => {});
   composer.setRunning(history.running);
@@ -173,6 +211,11 @@ async function openChat(id) {
     if (event.type === "idle") {
       refreshTitle(id).then(() => refreshList()).catch(() => {});
       showTotal(id).catch(() => {});
+      if (view.single && (view.forked || state.forked === id)) {
+        get(`/api/conversations/${id}/versions`).then((versions) => {
+          if (state.view === view) view.showVersions(versions);
+        }).catch(() => {});
+      }
     }
   }, (connected) => $("#offline").hidden = connected);
   $("#folders").hidden = true;
@@ -244,13 +287,17 @@ async function refreshTitle(id) {
   $("#title").textContent = state.current.title || t("untitled");
 }
 
-async function renameChat() {
-  if (!state.current) return;
-  const title = prompt(t("renamePrompt"), state.current.title);
-  if (!title?.trim()) return;
-  state.current = await patch(`/api/conversations/${state.current.id}`, { title: title.trim() });
-  $("#title").textContent = state.current.title;
-  refreshList();
+// Rename and delete, from the header or from a chat's own menu in the list (any chat, not only the open one).
+async function renameChat(chat = state.current) {
+  if (!chat) return;
+  const title = await askText({ title: t("renameTitle"), label: t("renamePrompt"), value: chat.title });
+  if (!title) return;
+  const renamed = await patch(`/api/conversations/${chat.id}`, { title });
+  if (state.current?.id === chat.id) {
+    state.current = renamed;
+    $("#title").textContent = renamed.title;
+  }
+  await refreshList();
 }
 
 // The shortcuts sheet (Ctrl/Cmd+/): every key the app answers to, in the person's language.
@@ -279,16 +326,20 @@ async function exportChat(format) {
   saveAs(blob, `${name}.${format}`, format === "md" ? "text/markdown" : "application/zip");
 }
 
-async function deleteChat() {
-  if (!state.current || !confirm(t("deleteConfirm"))) return;
-  const id = state.current.id;
+async function deleteChat(chat = state.current) {
+  if (!chat) return;
+  const sure = await askConfirm({ title: t("deleteTitle"), message: t("deleteConfirm"), action: t("moveToRecycle") });
+  if (!sure) return;
+  const id = chat.id;
   await del(`/api/conversations/${id}`);
-  state.stream?.close();
-  state.current = null;
-  await refreshList();
-  const next = document.querySelector("#chats .chat")?.dataset.id; // the next chat opens, as in any list
-  if (next) await openChat(next);
-  else newChat();
+  if (state.current?.id === id) {
+    state.stream?.close();
+    state.current = null;
+    await refreshList();
+    const next = document.querySelector("#chats .chat")?.dataset.id; // the next chat opens, as in any list
+    if (next) await openChat(next);
+    else newChat();
+  } else await refreshList();
   toast(t("chatDeleted"), { label: t("undo"), run: async () => {
     await post(`/api/recycle/${id}/restore`, {});
     await refreshList();
@@ -385,7 +436,11 @@ function guarded(action) {
 }
 
 // ---- start ----
-const composer = new Composer($("#composer"), { conversation: ensureChat, onError: toast });
+const composer = new Composer($("#composer"), {
+  conversation: ensureChat,
+  onError: toast,
+  onEditLast: () => state.view?.editLast(),
+});
 
 // With no model configured, an empty chat offers the first steps instead of an empty page.
 async function offerFirstRun() {
@@ -407,8 +462,8 @@ async function start() {
   $("#search").placeholder = t("search");
   $("#new-chat").addEventListener("click", newChat);
   $("#new-in-folder").addEventListener("click", guarded(newChatInFolder));
-  $("#rename").addEventListener("click", guarded(renameChat));
-  $("#delete").addEventListener("click", guarded(deleteChat));
+  $("#rename").addEventListener("click", guarded(() => renameChat()));
+  $("#delete").addEventListener("click", guarded(() => deleteChat()));
   const find = new FindBar($("#find"), $("#messages"));
   const shortcuts = {
     f: () => find.open(),
@@ -418,6 +473,9 @@ async function start() {
     "/": () => showShortcuts(),
   };
   document.addEventListener("keydown", (event) => {
+    // Esc stops the turn from anywhere, unless it is closing something (a dialog, an editor, a menu).
+    if (event.key === "Escape" && composer.running && !document.querySelector("dialog[open]") && !event.defaultPrevented
+        && !event.target.closest?.(".editor, #find")) composer.stop().catch((error) => toast(error.message));
     const action = (event.ctrlKey || event.metaKey) && !event.altKey ? shortcuts[event.key.toLowerCase()] : null;
     if (action) { event.preventDefault(); action(); }
   });

@@ -3,6 +3,7 @@
 
 import { del, get, post, put } from "./api.js";
 import { el } from "./cards.js";
+import { askText } from "./dialogs.js";
 import { t } from "./strings.js";
 import { actionButton } from "./settings_common.js";
 
@@ -42,9 +43,9 @@ export async function agentsSection(guard, refresh) {
     item.append(
       actionButton("small", t("agentEdit"), () => { fill(agent); form.elements.description.focus(); }),
       actionButton("small", t("agentDuplicate"), guard(async () => {
-        const name = prompt(t("agentName"), `${agent.name}-copy`);
-        if (!name?.trim()) return;
-        await post(`/api/agents/${agent.name}/duplicate`, { name: name.trim() });
+        const name = await askText({ title: t("duplicateTitle"), label: t("agentName"), value: `${agent.name}-copy` });
+        if (!name) return;
+        await post(`/api/agents/${agent.name}/duplicate`, { name });
         refresh();
       })),
       actionButton("small danger", t("remove"), guard(async () => {

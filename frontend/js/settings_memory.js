@@ -2,6 +2,7 @@
 
 import { del, download, get, post, put } from "./api.js";
 import { el } from "./cards.js";
+import { askText } from "./dialogs.js";
 import { t } from "./strings.js";
 import { actionButton, saveAs } from "./settings_common.js";
 
@@ -20,8 +21,8 @@ export async function memorySection(guard, refresh) {
       const item = el("li", "");
       item.append(el("span", "entry", entry));
       const edit = actionButton("small", t("edit"), guard(async () => {
-        const text = prompt(t("edit"), entry);
-        if (text === null || text.trim() === entry) return;
+        const text = await askText({ title: t("editMemory"), label: t("edit"), value: entry });
+        if (text === null || text === entry) return;
         await post(`/api/memory/${target}/replace`, { old: entry, text });
         refresh();
       }));

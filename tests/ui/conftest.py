@@ -89,3 +89,11 @@ def page(browser: object, app: App) -> Iterator[object]:
     yield opened
     context.close()
     assert not errors, f"the page raised: {errors}"
+
+
+def answer_dialog(page: object, text: str | None = None) -> None:
+    """Answer the app's own dialog (dialogs.js: never a browser prompt): type `text` if given, confirm."""
+    dialog = page.locator("dialog.ask[open]")  # type: ignore[attr-defined]
+    if text is not None:
+        dialog.locator("input").fill(text)
+    dialog.locator("button[type=submit]").click()

@@ -16,7 +16,7 @@ from playwright.sync_api import Page, expect
 from tests.fakes import anthropic as wire
 from tests.fakes.openai import EMBEDDINGS_PATH, embeddings_responder
 from tests.fakes.server import FakeServer, Recorded, Reply
-from tests.ui.conftest import App, start_app
+from tests.ui.conftest import App, answer_dialog, start_app
 
 TIMEOUT = 15_000
 
@@ -350,8 +350,8 @@ def test_conversations_are_listed_renamed_searched_and_deleted(
     send(page, "remember the budget")
     expect(page.locator(".msg.assistant .markdown")).to_have_text("Noted: the budget is 4200.", timeout=TIMEOUT)
     expect(page.locator("#chats .chat")).to_have_text("remember the budget", timeout=TIMEOUT)
-    page.once("dialog", lambda dialog: dialog.accept("Budget 2027"))
     page.click("#rename")
+    answer_dialog(page, "Budget 2027")
     expect(page.locator("#title")).to_have_text("Budget 2027")
     page.click("#new-chat")  # a blank page: no empty "Untitled" entry until something is sent
     expect(page.locator("#messages .empty")).to_be_visible()
@@ -367,8 +367,8 @@ def test_conversations_are_listed_renamed_searched_and_deleted(
     page.fill("#search", "")
     page.locator("#chats .chat", has_text="Budget 2027").locator("button.chat-open").click()
     expect(page.locator(".msg.user")).to_have_text("remember the budget", timeout=TIMEOUT)
-    page.once("dialog", lambda dialog: dialog.accept())
     page.click("#delete")
+    answer_dialog(page)
     expect(page.locator("#chats .chat")).to_have_count(1, timeout=TIMEOUT)
     expect(page.locator(".msg.user")).to_have_text("second thoughts", timeout=TIMEOUT)  # the next chat opens
     assert len(list((app.home / "recycle").iterdir())) == 1
@@ -540,8 +540,8 @@ def test_memory_is_viewed_added_edited_and_removed_in_settings(page: Page, app: 
     notes.locator("button[type=submit]").click()
     expect(page.locator(".toast")).to_contain_text("not saved to memory", timeout=TIMEOUT)
     expect(notes.locator(".entry")).to_have_count(0)
-    page.once("dialog", lambda dialog: dialog.accept("Prefers metric units and 24-hour times."))
     profile.locator("button", has_text="Edit").click()
+    answer_dialog(page, "Prefers metric units and 24-hour times.")
     expect(profile.locator(".entry")).to_have_text("Prefers metric units and 24-hour times.", timeout=TIMEOUT)
     assert "24-hour" in (app.home / "memory" / "profile.md").read_text()
     profile.locator("button.danger").click()

@@ -7,7 +7,7 @@ import time
 
 from playwright.sync_api import Page, expect
 
-from tests.ui.conftest import App
+from tests.ui.conftest import App, answer_dialog
 
 TIMEOUT = 15_000
 
@@ -37,3 +37,39 @@ def test_chats_are_grouped_by_day_and_a_pinned_one_stays_on_top(page: Page, app:
     expect(items).to_have_text(["Pinned", "old notes", "Today", "this morning"], timeout=TIMEOUT)
     page.locator("#chats .chat", has_text="old notes").get_by_role("button", name="Unpin").click()
     expect(items).to_have_text(["Today", "this morning", "Earlier", "old notes"], timeout=TIMEOUT)
+
+
+def test_any_chat_is_renamed_and_deleted_from_its_own_menu_with_in_app_dialogs(page: Page, app: App) -> None:
+    browser_dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (browser_dialogs.append(dialog.type), dialog.dismiss()))
+    folder = app.home / "conversations"
+    now = time.time()
+    for ident, title in (("cccccccc33", "draft plan"), ("dddddddd44", "groceries")):
+        (folder / ident).mkdir(parents=True)
+        meta = {"id": ident, "title": title, "created": now, "updated": now, "workspace": str(app.home)}
+        (folder / ident / "meta.json").write_text(json.dumps(meta))
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator("#title")).to_have_text("draft plan", timeout=TIMEOUT)  # the first one opened
+    other = page.locator("#chats .chat", has_text="groceries")
+    other.locator("summary").click()
+    other.get_by_role("button", name="Rename").click()
+    dialog = page.locator("dialog.ask[open]")
+    expect(dialog.locator("input")).to_have_value("groceries")
+    dialog.get_by_role("button", name="Cancel").click()  # dismissed: nothing changes
+    expect(dialog).to_have_count(0)
+    other.locator("summary").click()
+    other.get_by_role("button", name="Rename").click()
+    answer_dialog(page, "weekly groceries")
+    expect(page.locator("#chats .chat", has_text="weekly groceries")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("#title")).to_have_text("draft plan")  # the open chat is still the open chat
+    assert json.loads((folder / "dddddddd44" / "meta.json").read_text())["title"] == "weekly groceries"
+    renamed = page.locator("#chats .chat", has_text="weekly groceries")
+    renamed.locator("summary").click()
+    renamed.get_by_role("button", name="Delete").click()
+    expect(page.locator("dialog.ask[open]")).to_contain_text("recycle bin")
+    answer_dialog(page)
+    expect(page.locator("#chats .chat")).to_have_count(1, timeout=TIMEOUT)
+    expect(page.locator("#title")).to_have_text("draft plan")
+    assert (app.home / "recycle" / "dddddddd44").exists()
+    assert browser_dialogs == []  # never a browser prompt or confirm

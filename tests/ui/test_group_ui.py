@@ -16,7 +16,7 @@ from playwright.sync_api import Page, expect
 from tests.fakes import anthropic as wire
 from tests.fakes.routing import ByActor
 from tests.fakes.server import FakeServer, Reply
-from tests.ui.conftest import App, start_app
+from tests.ui.conftest import App, answer_dialog, start_app
 
 TIMEOUT = 15_000
 MARKERS = {"coder": "CODER-BOT", "critic": "CRITIC-BOT", "tutor": "TUTOR-BOT", "commander": "commander of a team"}
@@ -216,8 +216,8 @@ def test_agents_are_made_edited_duplicated_and_deleted_in_settings(page: Page, a
     page.locator("#settings form.agent-form").get_by_role("button", name="Save").click()
     expect(page.locator('#settings li.agent[data-agent="tutor"]')).to_contain_text("step by step", timeout=TIMEOUT)
 
-    page.once("dialog", lambda dialog: dialog.accept("tutor-two"))
     page.locator('#settings li.agent[data-agent="tutor"]').get_by_role("button", name="Duplicate").click()
+    answer_dialog(page, "tutor-two")
     expect(page.locator('#settings li.agent[data-agent="tutor-two"]')).to_be_visible(timeout=TIMEOUT)
     page.locator('#settings li.agent[data-agent="tutor"]').get_by_role("button", name="Remove").click()
     expect(page.locator('#settings li.agent[data-agent="tutor"]')).to_have_count(0, timeout=TIMEOUT)

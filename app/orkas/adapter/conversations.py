@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from orkas.adapter.branches import Branches
 from orkas.adapter.sessions import SESSION_ID, PersistentSession, load
 from orkas.adapter.transcript import LoadReport
 from orkas.core.errors import ConfigError, NotFound
@@ -25,6 +26,7 @@ from orkas.engine.messages import AssistantMessage, UserMessage
 from orkas.engine.sandbox import PathPolicy
 
 TITLE_CHARS = 80
+TUNABLE = frozenset({"model", "instructions", "temperature", "reasoning"})
 
 
 @dataclass(slots=True)
@@ -36,6 +38,11 @@ class Conversation:
     workspace: str
     granted: list[str] = field(default_factory=list)
     pinned: bool = False  # kept at the top of the list
+    # Chosen for this conversation (the composer's switcher and its settings); empty = the app's default.
+    model: str = ""
+    instructions: str = ""  # added to the system prompt of every turn
+    temperature: float | None = None
+    reasoning: str = "off"  # off, low, medium, high: used where the model supports it
 
     @property
     def workspace_path(self) -> Path:
@@ -83,6 +90,10 @@ class ConversationStore:
             raise NotFound(f"no conversation {conversation_id!r}")
         return Conversation(**json.loads(meta.read_text()))
 
+    def branches(self, conversation_id: str) -> Branches:
+        """The versions put aside by edits and new answers (branches.py)."""
+        return Branches(self._folder(conversation_id) / "branches")
+
     def events_path(self, conversation_id: str) -> Path:
         """Where the conversation's product events are kept for replay (event_log.py)."""
         return self._folder(conversation_id) / "events.jsonl"
@@ -125,6 +136,14 @@ class ConversationStore:
     def pin(self, conversation_id: str, pinned: bool) -> Conversation:
         conversation = self.get(conversation_id)
         conversation.pinned = pinned
+        self._save(conversation)
+        return conversation
+
+    def tune(self, conversation_id: str, changes: dict[str, Any]) -> Conversation:
+        """Change the conversation's model, instructions, temperature or reasoning (already validated)."""
+        conversation = self.get(conversation_id)
+        for name in TUNABLE & changes.keys():
+            setattr(conversation, name, changes[name])
         self._save(conversation)
         return conversation
 

@@ -99,6 +99,14 @@ class Idle:
     type: Literal["idle"] = "idle"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryChanged:
+    """The transcript was forked (an edit, another answer) or switched to another version: views draw
+    the history again."""
+
+    type: Literal["history_changed"] = "history_changed"
+
+
 # The group chat's own events (team/ emits them; every engine event of a group run carries `actor` on the
 # wire: commander, an agent's name or a worker id).
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -146,6 +154,7 @@ ProductOnly = (
     | MessageNotSent
     | UnsentDiscarded
     | Idle
+    | HistoryChanged
     | MessagePosted
     | StateChanged
     | UnknownMentions

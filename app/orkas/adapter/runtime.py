@@ -23,6 +23,7 @@ from orkas.adapter.event_log import EventLog
 from orkas.adapter.processes import ConversationProcesses
 from orkas.adapter.product_events import (
     AttachmentShown,
+    HistoryChanged,
     Idle,
     MessageNotSent,
     MessageQueued,
@@ -36,12 +37,12 @@ from orkas.adapter.product_events import (
     to_wire,
 )
 from orkas.adapter.transcript import LoadReport
-from orkas.core.errors import ConfigError, NoProvider, OrkasError
+from orkas.core.errors import ConfigError, NoProvider, NotFound, OrkasError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Decision, Permissions
 from orkas.engine.events import Done, Error
-from orkas.engine.messages import AttachmentBlock, Message, Notice, TextBlock, UserMessage
+from orkas.engine.messages import AttachmentBlock, Message, Notice, TextBlock, ToolResultBlock, UserMessage
 from orkas.engine.runner import Agent
 from orkas.engine.session import Session
 from orkas.engine.steer import SteerQueue
@@ -266,12 +267,74 @@ class ConversationRuntime:
             shown = tuple(_shown(a) for a in files)
             self.publish(conversation_id, MessageQueued(message_id=message.id, text=text, attachments=shown))
             return {"queued": True, "message_id": message.id}
+        return self._start(conversation, message, files)
+
+    def _start(self, conversation: Conversation, message: UserMessage, files: list[Attachment]) -> dict[str, Any]:
         permissions, budget = self.prepare_run(conversation)
-        stream = self._stream(conversation_id)
+        stream = self._stream(conversation.id)
         active = _Active(AbortSignal(), SteerQueue(), permissions, budget=budget, start_seq=stream.next_seq - 1)
-        self.active[conversation_id] = active
+        self.active[conversation.id] = active
         active.task = asyncio.create_task(self._run(conversation, message, active, files))
         return {"queued": False, "message_id": message.id}
+
+    # ---- versions: edit and resend, another answer, retry, continue (one-agent conversations) ----
+    async def edit(self, conversation_id: str, message_id: str, text: str) -> dict[str, Any]:
+        """Send `text` in place of message `message_id` (its files kept): the conversation continues from
+        the edit, and what followed the old message stays reachable as another version."""
+        original = await self._fork(conversation_id, message_id)
+        kept = tuple(b for b in original.content if not isinstance(b, TextBlock))
+        return self._restart(conversation_id, UserMessage(content=(TextBlock(text=text), *kept)))
+
+    async def regenerate(self, conversation_id: str, message_id: str) -> dict[str, Any]:
+        """Answer message `message_id` again (another answer, or a retry after an error); the previous
+        answer stays reachable as another version."""
+        original = await self._fork(conversation_id, message_id)
+        return self._restart(conversation_id, UserMessage(content=original.content))
+
+    async def switch_version(self, conversation_id: str, after: str, index: int) -> None:
+        self._idle_single(conversation_id)
+        session, _ = await asyncio.to_thread(self.store.session, conversation_id)
+        try:
+            messages = self.store.branches(conversation_id).switch(session.messages(), after, index)
+            await session.rewrite(messages)
+        finally:
+            session.close()
+        self.publish(conversation_id, HistoryChanged())
+
+    def versions(self, conversation_id: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
+        return [asdict(v) for v in self.store.branches(conversation_id).shown(messages)]
+
+    async def _fork(self, conversation_id: str, message_id: str) -> UserMessage:
+        self._idle_single(conversation_id)
+        session, _ = await asyncio.to_thread(self.store.session, conversation_id)
+        try:
+            messages = session.messages()
+            at = next((i for i, m in enumerate(messages) if m.id == message_id), None)
+            original = messages[at] if at is not None else None
+            if not isinstance(original, UserMessage) or not _typed(original):
+                raise NotFound("that message is not in this conversation (an older part may have been summarized)")
+            assert at is not None
+            await session.rewrite(self.store.branches(conversation_id).fork(messages, at))
+        finally:
+            session.close()
+        self.publish(conversation_id, HistoryChanged())
+        return original
+
+    def _idle_single(self, conversation_id: str) -> None:
+        self.store.get(conversation_id)  # NotFound first
+        if conversation_id in self.active:
+            raise ConfigError("a reply is still being written: wait for it or stop it first")
+        if self._is_group(conversation_id):
+            raise ConfigError("a group conversation's messages cannot be edited or answered again")
+
+    def _restart(self, conversation_id: str, message: UserMessage) -> dict[str, Any]:
+        conversation = self.store.get(conversation_id)
+        files = [
+            Attachment(id="", name=b.name, size=b.size, media_type=b.media_type, path=b.path, in_place=False)
+            for b in message.content
+            if isinstance(b, AttachmentBlock)
+        ]
+        return self._start(conversation, message, files)
 
     def resend(self, conversation_id: str, message_id: str) -> dict[str, Any]:
         """Send a message kept as not sent, under the same id (its bubble becomes the sent one)."""
@@ -352,7 +415,12 @@ class ConversationRuntime:
                     if isinstance(event, Done | Error):
                         self.store.touch(conversation, _text(message))
                     if isinstance(event, Error):  # a reloaded view shows the same marker
-                        await _note(session, "stopped" if event.aborted else "error", event.message)
+                        facts: dict[str, str | int] = {
+                            "error": event.kind,
+                            "cause": event.cause,
+                            "attempts": event.attempts,
+                        }
+                        await _note(session, "stopped" if event.aborted else "error", event.message, facts)
                 if self.hooks.after_turn is not None:  # off the loop: other streams go on meanwhile
                     await _hook(self.hooks.after_turn, conversation, list(session.messages()))
                 left = active.steer.drain()
@@ -464,12 +532,19 @@ async def _hook(hook: Callable[..., None], *args: Any) -> None:
         log.exception("a conversation hook failed (%s)", getattr(hook, "__name__", hook))
 
 
-async def _note(session: Session, kind: str, text: str) -> None:
+async def _note(session: Session, kind: str, text: str, detail: dict[str, str | int] | None = None) -> None:
     """An app-only line in the transcript (never sent to a model); a failure to write it is not fatal."""
     try:
-        await session.append(Notice(kind=kind, text=text))
+        await session.append(Notice(kind=kind, text=text, detail=detail or {}))
     except (OrkasError, OSError):
         log.warning("could not record a %s notice", kind, exc_info=True)
+
+
+def _typed(message: UserMessage) -> bool:
+    """A message the person wrote (not the tool results the transcript also keeps as user messages)."""
+    return any(isinstance(b, TextBlock | AttachmentBlock) for b in message.content) and not any(
+        isinstance(b, ToolResultBlock) for b in message.content
+    )
 
 
 def _text(message: UserMessage) -> str:

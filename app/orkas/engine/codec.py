@@ -47,6 +47,8 @@ def encode(message: Message) -> dict[str, Any]:
     if isinstance(message, Notice):
         record["kind"] = message.kind
         record["text"] = message.text
+        if message.detail:
+            record["detail"] = dict(message.detail)
         return record
     record["content"] = [encode_block(b) for b in message.content]
     if isinstance(message, AssistantMessage):
@@ -108,7 +110,9 @@ def _decode(record: Mapping[str, Any]) -> Message:
     ident = str(record["id"])
     ts = float(record["ts"])
     if role == "app":
-        return Notice(kind=str(record["kind"]), text=str(record["text"]), id=ident, created_at=ts)
+        raw = record.get("detail") or {}
+        detail = {str(k): v for k, v in raw.items() if isinstance(v, str | int) and not isinstance(v, bool)}
+        return Notice(kind=str(record["kind"]), text=str(record["text"]), id=ident, created_at=ts, detail=detail)
     content = tuple(decode_block(b) for b in record["content"])
     if role == "user":
         return UserMessage(content=content, id=ident, created_at=ts)

@@ -173,6 +173,8 @@ class Error:
     kind: ErrorKind
     message: str  # one sentence a person understands
     partial_text: str = ""  # text streamed before the failure (kept in history, marked partial)
+    cause: str = ""  # the provider's failure (ProviderError.kind: overloaded, billing, server…), if it was one
+    attempts: int = 0  # how many times the call was tried before giving up
     usage: Usage = field(default_factory=Usage)
     tool_loops: int = 0
     type: Literal["error"] = "error"

@@ -148,6 +148,8 @@ class Notice:
     text: str
     id: str = field(default_factory=new_id)
     created_at: float = field(default_factory=time.time)
+    # Facts the UI words for people (an error's kind, cause and attempts): strings and numbers only.
+    detail: Mapping[str, str | int] = field(default_factory=dict)
     role: Literal["app"] = "app"
 
 

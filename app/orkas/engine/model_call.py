@@ -107,7 +107,8 @@ class ModelCall:
                     yield CallFailed(await self._keep_partial(state, error))
                     return
                 if not is_retryable(error) or attempt >= self.retry.max_retries:
-                    yield CallFailed(Error(kind=error_kind(error), message=describe(error)))
+                    kind, tries = error_kind(error), attempt + 1
+                    yield CallFailed(Error(kind=kind, message=describe(error), cause=error.kind, attempts=tries))
                     return
                 attempt += 1
                 self._retries_shown += 1
@@ -226,7 +227,7 @@ class ModelCall:
         message = describe(error)
         if text:
             message = f"the response was cut off: {message}"
-        return Error(kind=error_kind(error), message=message, partial_text=text)
+        return Error(kind=error_kind(error), message=message, partial_text=text, cause=error.kind, attempts=1)
 
 
 class _Attempt:

@@ -200,6 +200,8 @@ class Turn:
             kind=error.kind,
             message=error.message,
             partial_text=error.partial_text,
+            cause=error.cause,
+            attempts=error.attempts,
             usage=self.total,
             tool_loops=self.loops,
         )

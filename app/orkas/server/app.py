@@ -58,6 +58,7 @@ class Services:
     usage: UsageLedger | None = None  # what each conversation's calls used and cost
     rules: RuleStore | None = None  # the person's "always allow" answers
     members: Members | None = None  # a conversation's members and floor (team/conversations.py)
+    models: Callable[[], tuple[list[str], str | None]] | None = None  # the switcher's choices, the default
 
 
 def create_app(

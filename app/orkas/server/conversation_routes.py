@@ -16,12 +16,14 @@ from starlette.requests import ClientDisconnect
 from orkas import __version__
 from orkas.adapter import export
 from orkas.adapter.attachments import AttachmentError
-from orkas.adapter.conversations import Conversation
+from orkas.adapter.conversations import TUNABLE, Conversation
 from orkas.adapter.product_events import WIRE_VERSION
 from orkas.adapter.runtime import ConversationRuntime
+from orkas.core.errors import ConfigError
 from orkas.engine.catalog import lookup
 from orkas.engine.codec import encode
 from orkas.engine.messages import AssistantMessage
+from orkas.engine.turn import CONTINUE_NOTE
 from orkas.server.answers import answered, config
 from orkas.server.sockets import forward
 
@@ -35,15 +37,29 @@ class NewConversation(BaseModel):
 
 
 class Change(BaseModel):
-    """A conversation's title, its pin, or both."""
+    """A conversation's title, its pin, its model and how it answers: any of them. `model: ""` goes back
+    to the app's default model; `temperature: null` to the model's own."""
 
     title: str | None = Field(default=None, min_length=1, max_length=200)
     pinned: bool | None = None
+    model: str | None = Field(default=None, max_length=300)
+    instructions: str | None = Field(default=None, max_length=20_000)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    reasoning: Literal["off", "low", "medium", "high"] | None = None
 
 
 class Send(BaseModel):
     text: str = Field(default="", max_length=200_000)
     attachments: list[str] = Field(default_factory=list, max_length=20)
+
+
+class Edit(BaseModel):
+    text: str = Field(max_length=200_000)
+
+
+class Version(BaseModel):
+    after: str = Field(max_length=100)  # the fork point ("" = the start)
+    index: int = Field(ge=0)
 
 
 class Answer(BaseModel):
@@ -131,6 +147,11 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
                 changed = conversations.rename(conversation_id, body.title)
             if body.pinned is not None:
                 changed = conversations.pin(conversation_id, body.pinned)
+            tuned = {name: getattr(body, name) for name in body.model_fields_set & TUNABLE}
+            if tuned.get("reasoning", "off") is None:
+                raise ConfigError("reasoning must be off, low, medium or high")
+            if tuned:
+                changed = conversations.tune(conversation_id, tuned)
         return asdict(changed)
 
     @api.delete("/api/conversations/{conversation_id}", status_code=204)
@@ -172,7 +193,42 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
             "repaired": bool(snap.report and snap.report.changed),
             "unsent": [{k: v for k, v in r.items() if k != "attachments"} | _shown_files(r) for r in snap.unsent],
             "group": snap.group,  # a group conversation's bus records (None for one agent)
+            "versions": [] if snap.group is not None else runtime.versions(conversation_id, snap.messages),
+            "continue_note": CONTINUE_NOTE,  # "Continue" sends this: the view shows it as a marker
         }
+
+    @api.get("/api/conversations/{conversation_id}/versions")
+    async def versions_list(conversation_id: str) -> list[dict[str, Any]]:
+        """Where the conversation has other versions (after a turn that forked it ends, the arrows)."""
+        with answered():
+            snap = await runtime.opened(conversation_id)
+        return [] if snap.group is not None else runtime.versions(conversation_id, snap.messages)
+
+    @api.post("/api/conversations/{conversation_id}/messages/{message_id}/edit", status_code=202)
+    async def message_edit(conversation_id: str, message_id: str, body: Edit) -> dict[str, Any]:
+        """Send the edited text in place of that message; the old version stays reachable."""
+        if not body.text.strip():
+            raise HTTPException(status_code=422, detail="the edited message is empty")
+        with answered():
+            return await runtime.edit(conversation_id, message_id, body.text)
+
+    @api.post("/api/conversations/{conversation_id}/messages/{message_id}/regenerate", status_code=202)
+    async def message_regenerate(conversation_id: str, message_id: str) -> dict[str, Any]:
+        """Answer that message again (another answer, or a retry after an error)."""
+        with answered():
+            return await runtime.regenerate(conversation_id, message_id)
+
+    @api.post("/api/conversations/{conversation_id}/versions")
+    async def versions_switch(conversation_id: str, body: Version) -> dict[str, bool]:
+        """Show another version of the conversation from a fork point (the arrows on a message)."""
+        with answered():
+            await runtime.switch_version(conversation_id, body.after, body.index)
+        return {"switched": True}
+
+    @api.post("/api/conversations/{conversation_id}/continue", status_code=202)
+    async def conversations_continue(conversation_id: str) -> dict[str, Any]:
+        """After an answer cut off at the output limit: ask the model to go on."""
+        return config(lambda: runtime.send(conversation_id, CONTINUE_NOTE))
 
     @api.post("/api/conversations/{conversation_id}/unsent/{message_id}/resend", status_code=202)
     async def unsent_resend(conversation_id: str, message_id: str) -> dict[str, Any]:

@@ -89,6 +89,12 @@ def add_settings_routes(api: FastAPI, services: Services) -> None:
             "about": {"version": __version__, "logs": str(services.settings.path.parent / "logs")},
         }
 
+    @api.get("/api/models")
+    async def models_list() -> dict[str, Any]:
+        """What the composer's model switcher offers, and the model a conversation uses by default."""
+        choices, default = services.models() if services.models is not None else ([], None)
+        return {"models": choices, "default": default}
+
     @api.post("/api/vault/unlock")
     async def vault_unlock(body: Passphrase) -> dict[str, object]:
         """Unlock a passphrase-protected key file for this launch (a wrong passphrase is a 403)."""

@@ -16,6 +16,7 @@ from orkas.core.errors import ProviderError
 from orkas.engine.messages import AssistantMessage, LLMMessage, StopReason, Usage
 
 Reasoning = Literal["off", "low", "medium", "high"]
+REASONING: tuple[Reasoning, ...] = ("off", "low", "medium", "high")
 
 INVALID_INPUT_KEY = "__orkas_invalid_json__"
 """A tool call whose streamed input was not valid JSON keeps the raw text under this key, so the

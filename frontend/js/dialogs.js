@@ -1,0 +1,50 @@
+// In-app dialogs instead of the browser's prompt() and confirm(): they match the app, speak its
+// language, work in the desktop window (where browser prompts look foreign or are missing) and stack
+// above an open Settings dialog. Each resolves once: the answer, or null / false when dismissed.
+
+import { el } from "./cards.js";
+import { t } from "./strings.js";
+
+function open({ title, body, action, danger = false }, read) {
+  return new Promise((resolve) => {
+    const dialog = el("dialog", "ask");
+    dialog.setAttribute("aria-label", title);
+    const form = el("form", "ask-form");
+    const cancel = el("button", "", t("cancel"));
+    cancel.type = "button";
+    const confirm = el("button", danger ? "danger" : "primary", action);
+    confirm.type = "submit";
+    const buttons = el("div", "ask-buttons");
+    buttons.append(cancel, confirm);
+    form.append(el("h2", "", title), ...body, buttons);
+    dialog.append(form);
+    document.body.append(dialog);
+    let answer = read ? null : false;
+    form.addEventListener("submit", (event) => {
+      event.preventDefault(); // never a navigation: the page's policy allows no form actions
+      answer = read ? read() : true;
+      dialog.close();
+    });
+    cancel.addEventListener("click", () => dialog.close());
+    dialog.addEventListener("close", () => { dialog.remove(); resolve(answer); });
+    dialog.showModal();
+    const input = dialog.querySelector("input, textarea");
+    if (input) { input.focus(); input.select(); } else confirm.focus();
+  });
+}
+
+// A line of text (a title, a name, a folder). Resolves to the trimmed text, or null.
+export function askText({ title, label, value = "", action = t("save") }) {
+  const input = el("input");
+  input.name = "answer";
+  input.value = value;
+  input.required = true;
+  const field = el("label", "ask-field", label);
+  field.append(input);
+  return open({ title, body: [field], action }, () => input.value.trim() || null);
+}
+
+// A yes/no question about something that cannot be taken back lightly (a delete).
+export function askConfirm({ title, message, action, danger = true }) {
+  return open({ title, body: [el("p", "", message)], action, danger });
+}

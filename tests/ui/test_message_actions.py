@@ -1,0 +1,110 @@
+"""Per-message actions in the real browser: another answer, edit and resend (the old branch stays
+reachable through the arrows), readable errors with Retry and the detail one click away, continue after a
+cut-off answer, and ↑ to edit the last message."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from tests.fakes import anthropic as wire
+from tests.fakes.server import FakeServer
+from tests.ui.conftest import App
+
+TIMEOUT = 15_000
+
+
+def send(page: Page, text: str) -> None:
+    page.fill("textarea.input", text)
+    page.keyboard.press("Enter")
+
+
+def answers(page: Page) -> object:
+    return page.locator(".msg.assistant .markdown")
+
+
+def test_another_answer_edit_and_the_versions_survive_a_reload(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(wire.reply_text("First."), wire.reply_text("Second."), wire.reply_text("Third."))
+    send(page, "Name a colour")
+    expect(answers(page)).to_have_text(["First."], timeout=TIMEOUT)
+    page.get_by_role("button", name="Another answer").click()
+    expect(answers(page)).to_have_text(["Second."], timeout=TIMEOUT)
+    bubble = page.locator(".msg.user")
+    expect(bubble.locator(".version-count")).to_have_text("2 of 2", timeout=TIMEOUT)
+    bubble.get_by_role("button", name="Previous version").click()
+    expect(answers(page)).to_have_text(["First."], timeout=TIMEOUT)
+    expect(page.locator(".msg.user .version-count")).to_have_text("1 of 2")
+
+    page.locator(".msg.user").get_by_role("button", name="Edit message").click()
+    editor = page.locator(".msg.user .editor textarea")
+    expect(editor).to_have_value("Name a colour")
+    editor.fill("Name a fruit")
+    editor.press("Enter")
+    expect(answers(page)).to_have_text(["Third."], timeout=TIMEOUT)
+    expect(page.locator(".msg.user .text")).to_have_text("Name a fruit")
+    expect(page.locator(".msg.user .version-count")).to_have_text("3 of 3", timeout=TIMEOUT)
+    # What the model was sent for the edit: the edited message alone, never the old branch.
+    sent = anthropic_server.requests[-1].json["messages"]
+    assert [m["content"][0]["text"] for m in sent] == ["Name a fruit"]
+
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".msg.user .version-count")).to_have_text("3 of 3", timeout=TIMEOUT)
+    page.locator(".msg.user").get_by_role("button", name="Previous version").click()
+    expect(page.locator(".msg.user .text")).to_have_text("Name a colour", timeout=TIMEOUT)
+    expect(answers(page)).to_have_text(["Second."])  # versions keep their order: First, Second, then the edit
+    expect(page.locator(".msg.user .version-count")).to_have_text("2 of 3")
+
+
+def test_an_error_is_said_in_words_and_retry_answers_again(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    overloaded = wire.error(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"})
+    anthropic_server.script(overloaded, overloaded, overloaded, overloaded, wire.reply_text("Back again."))
+    send(page, "Hello?")
+    marker = page.locator(".marker.error")
+    words = "The provider is overloaded; Orkas tried 4 times."
+    expect(marker.locator(".error-words")).to_have_text(words, timeout=TIMEOUT)
+    details = marker.locator(".error-details")
+    expect(details.locator("code")).not_to_be_visible()
+    details.locator("summary").click()
+    expect(details.locator("code")).to_contain_text("529")  # the technical detail, one click away
+    marker.get_by_role("button", name="Retry").click()
+    expect(answers(page)).to_have_text(["Back again."], timeout=TIMEOUT)
+    expect(page.locator(".marker.error")).to_have_count(0)  # the failed try is the other version now
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(answers(page)).to_have_text(["Back again."], timeout=TIMEOUT)
+    page.locator(".msg.user").get_by_role("button", name="Previous version").click()
+    # Still in words after a reload: the transcript keeps what the view needs to say it.
+    expect(page.locator(".marker.error .error-words")).to_contain_text("overloaded", timeout=TIMEOUT)
+
+
+def test_a_refused_key_offers_settings(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    anthropic_server.script(wire.error(401, "authentication_error", "invalid x-api-key"))
+    send(page, "Hello?")
+    marker = page.locator(".marker.error")
+    expect(marker.locator(".error-words")).to_contain_text("refused the key", timeout=TIMEOUT)
+    assert "orkas " not in marker.inner_text()  # never a terminal command for a desktop user
+    marker.get_by_role("button", name="Open Settings").click()
+    expect(page.locator("#settings")).to_be_visible()
+
+
+def test_continue_after_a_cut_off_answer_and_up_arrow_edits(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    cut = wire.message(wire.text("One, two"), stop_reason="max_tokens")
+    anthropic_server.script(cut, cut, wire.reply_text(", three."))  # the engine goes on by itself once
+    send(page, "Count")
+    cut_off = page.locator(".marker.cut-off")
+    expect(cut_off).to_contain_text("cut off", timeout=TIMEOUT)
+    cut_off.get_by_role("button", name="Continue").click()
+    expect(answers(page).last).to_have_text(", three.", timeout=TIMEOUT)
+    expect(page.locator(".marker.cut-off")).to_have_count(0)
+    expect(page.locator(".marker.continued")).to_have_count(1)
+    expect(page.locator(".msg.user")).to_have_count(1)  # "continue" is a marker, not a message from the person
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".msg.user")).to_have_count(1, timeout=TIMEOUT)
+    page.locator("textarea.input").focus()
+    page.keyboard.press("ArrowUp")
+    expect(page.locator(".msg.user .editor textarea")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.locator(".msg.user .editor")).to_have_count(0)
