@@ -3,6 +3,7 @@
 import { EventStream, del, desktop, download, get, patch, post, put } from "./api.js";
 import { el } from "./cards.js";
 import { ChatView } from "./chat.js";
+import { ChatOptions } from "./chat_options.js";
 import { Composer } from "./composer.js";
 import { askConfirm, askText } from "./dialogs.js";
 import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
@@ -126,6 +127,7 @@ function newChat() {
   $("#folders").hidden = true;
   $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
   for (const item of document.querySelectorAll("#chats .chat")) item.classList.remove("active");
+  options.show(null);
   composer.setRunning(false);
   offerFirstRun();
   composer.input.focus();
@@ -135,6 +137,7 @@ function newChat() {
 async function createChat() {
   state.creating = true;
   const chat = await post("/api/conversations", {});
+  await options.created(chat.id).catch((error) => toast(error.message)); // what was picked on the blank page
   await openChat(chat.id);
   await refreshList();
   return chat.id;
@@ -170,6 +173,7 @@ async function openChat(id) {
   if (state.creating) state.creating = false;
   else if (state.current?.id !== chat.id) composer.switchTo(state.current?.id, chat.id);
   state.current = chat;
+  options.show(chat);
   sessionStorage.setItem("orkas-open", id);
   $("#title").textContent = chat.title || t("untitled");
   $("#title").title = chat.workspace;
@@ -441,6 +445,7 @@ const composer = new Composer($("#composer"), {
   onError: toast,
   onEditLast: () => state.view?.editLast(),
 });
+const options = new ChatOptions(composer.form, { onError: toast });
 
 // With no model configured, an empty chat offers the first steps instead of an empty page.
 async function offerFirstRun() {
@@ -486,6 +491,8 @@ async function start() {
   $("#settings-button").addEventListener("click", guarded(() => showSettings()));
   let timer;
   $("#search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => refreshList(), 200); });
+  $("#settings").addEventListener("close", () => options.refreshModels().catch(() => {})); // providers changed
+  await options.refreshModels().catch(() => {});
   await refreshList();
   const last = sessionStorage.getItem("orkas-open");
   const first = document.querySelector("#chats .chat")?.dataset.id;

@@ -297,3 +297,11 @@ async def test_the_session_id_is_the_cache_key_within_64_characters(openai_serve
     keys = [r.json["prompt_cache_key"] for r in openai_server.requests]
     assert len(keys[0]) <= 64 and keys[0] == cache_key(long_id) and keys[0].startswith("gconv-")
     assert keys[1] == "short-id" and cache_key(long_id) != cache_key(long_id + "y")
+
+
+async def test_a_conversations_temperature_reaches_the_wire(
+    openai_server: FakeServer, provider: OpenAICompatProvider, tmp_path: Path
+) -> None:
+    openai_server.script(Reply(events=wire.text_events("Ok.")))
+    await collect(agent_for(provider, tmp_path, temperature=0.2), "hi", session=InMemorySession())
+    assert openai_server.requests[-1].json["temperature"] == 0.2

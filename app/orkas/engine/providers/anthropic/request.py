@@ -46,8 +46,8 @@ def build_params(request: ProviderRequest) -> dict[str, Any]:
         if request.tool_choice == "none":
             params["tool_choice"] = {"type": "none"}
     _mark_latest(params["messages"])
-    if request.temperature is not None:
-        params["temperature"] = request.temperature
+    # No temperature: the Messages API this SDK speaks takes none (the SDK refuses the argument), so a
+    # conversation's temperature applies to the providers that take one and is left out here.
     if request.reasoning != "off":
         budget = THINKING_BUDGET[request.reasoning]
         params["thinking"] = {"type": "enabled", "budget_tokens": budget}
