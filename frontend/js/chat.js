@@ -3,6 +3,7 @@
 // again after a reconnect or a replay updates what is there and never draws a second copy.
 
 import { el, permissionAnswered, permissionCard, toolCard, toolFinished, toolProgress } from "./cards.js";
+import { download } from "./api.js";
 import { renderMarkdown } from "./markdown.js";
 import { t } from "./strings.js";
 
@@ -50,7 +51,9 @@ export class ChatView {
       if (block.type === "tool_result") {
         const card = this.cards.get(block.tool_use_id);
         if (card) toolFinished(card, { content: block.content, isError: block.is_error });
-      } else if (block.type === "attachment") files.push({ name: block.name, size: block.size, media_type: block.media_type });
+      } else if (block.type === "attachment") {
+        files.push({ name: block.name, size: block.size, media_type: block.media_type, id: block.id });
+      }
       else if (block.type === "text") texts.push(block.text); // exactly as typed, whatever it starts with
     }
     if (texts.join("") === this.hooks.continueNote) { // "Continue" after a cut-off answer: a marker, not a bubble
@@ -404,10 +407,23 @@ export class ChatView {
       const chips = el("div", "chips");
       for (const file of files) chips.append(el("span", "chip", file.name));
       bubble.append(chips);
+      for (const file of files) if (file.id && IMAGE_TYPES.has(file.media_type)) bubble.append(this.inlineImage(file));
     }
     this.container.append(bubble);
     this.bubbles.set(id, bubble);
     return bubble;
+  }
+
+  // An attached image, shown in the bubble: fetched with the token (a plain <img src> could not carry
+  // it) and drawn from a blob: URL, the only kind the page's policy lets an image come from.
+  inlineImage(file) {
+    const image = el("img", "inline-image");
+    image.alt = file.name;
+    image.loading = "lazy";
+    download(`/api/conversations/${this.conversationId}/attachments/${encodeURIComponent(file.id)}`, "blob")
+      .then((blob) => { image.src = URL.createObjectURL(blob); })
+      .catch(() => image.remove()); // gone since (the file was removed): the chip still names it
+    return image;
   }
 
   markQueued(id, state) {
@@ -654,6 +670,8 @@ function copyButton(text) {
   });
   return button;
 }
+
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
 const HANDBACK = /<handback\b[^>]*>(?:\s*<\/handback\s*>)?|<\/handback\s*>/gi;
 

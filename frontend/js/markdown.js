@@ -3,6 +3,7 @@
 // or script in a reply can run. Links keep only http(s) and mailto targets and open outside the app.
 
 import { desktop } from "./api.js";
+import { highlightInto } from "./highlight.js";
 import { t } from "./strings.js";
 
 const SAFE_LINK = /^(https?:|mailto:)/i;
@@ -115,7 +116,7 @@ function codeBlock(code, language) {
   bar.append(label, copy);
   const pre = document.createElement("pre");
   const c = document.createElement("code");
-  c.textContent = code;
+  highlightInto(c, code, language);
   pre.append(c);
   wrap.append(bar, pre);
   return wrap;

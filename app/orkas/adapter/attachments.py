@@ -129,6 +129,18 @@ class AttachmentStore:
             raise AttachmentError(f"no attachment {missing[0]!r} in this conversation")
         return [index[i] for i in ids]
 
+    def image(self, conversation_id: str, attachment_id: str) -> Attachment | None:
+        """The attachment if it is an image the chat may show inline (its own record, a known image
+        type, still on disk); None otherwise."""
+        found = self._index(conversation_id).get(attachment_id)
+        if found is None or found.media_type not in IMAGE_TYPES or not Path(found.path).is_file():
+            return None
+        return found
+
+    def ids_by_path(self, conversation_id: str) -> dict[str, str]:
+        """Which attachment each stored path is (the transcript keeps paths, the UI asks by id)."""
+        return {a.path: a.id for a in self._index(conversation_id).values()}
+
     def _index(self, conversation_id: str) -> dict[str, Attachment]:
         path = self.folder(conversation_id) / "index.json"
         if not path.exists():

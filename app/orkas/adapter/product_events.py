@@ -26,6 +26,7 @@ class AttachmentShown:
     name: str
     size: int | None = None
     media_type: str | None = None
+    id: str = ""  # the conversation's attachment (an image is shown inline, fetched by it)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -401,7 +401,7 @@ class ConversationRuntime:
             self._not_sent(conversation, message, files, e)
             return
         try:
-            self.publish(conversation.id, _message_shown(message))
+            self.publish(conversation.id, _message_shown(message, files=files))
             while True:
                 async for event in agent.run(
                     message,
@@ -478,7 +478,7 @@ class ConversationRuntime:
             self.publish(conversation.id, event, actor)
 
         try:
-            self.publish(conversation.id, _message_shown(message))
+            self.publish(conversation.id, _message_shown(message, files=files))
             while True:
                 await groups.run(
                     conversation,
@@ -553,14 +553,19 @@ def _text(message: UserMessage) -> str:
 
 
 def _shown(attachment: Attachment) -> AttachmentShown:
-    return AttachmentShown(name=attachment.name, size=attachment.size, media_type=attachment.media_type)
+    return AttachmentShown(
+        name=attachment.name, size=attachment.size, media_type=attachment.media_type, id=attachment.id
+    )
 
 
-def _message_shown(message: UserMessage, from_queued: tuple[str, ...] = ()) -> UserMessageShown:
+def _message_shown(
+    message: UserMessage, from_queued: tuple[str, ...] = (), files: Sequence[Attachment] = ()
+) -> UserMessageShown:
     """A user message as the UI shows it: its text and its attachments."""
-    files = tuple(
-        AttachmentShown(name=b.name, size=b.size, media_type=b.media_type)
+    ids = {a.path: a.id for a in files}
+    shown = tuple(
+        AttachmentShown(name=b.name, size=b.size, media_type=b.media_type, id=ids.get(b.path, ""))
         for b in message.content
         if isinstance(b, AttachmentBlock)
     )
-    return UserMessageShown(message_id=message.id, text=_text(message), attachments=files, from_queued=from_queued)
+    return UserMessageShown(message_id=message.id, text=_text(message), attachments=shown, from_queued=from_queued)

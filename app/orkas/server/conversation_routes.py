@@ -184,10 +184,15 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
     async def conversations_messages(conversation_id: str) -> dict[str, Any]:
         with answered():
             snap = await runtime.opened(conversation_id)
+        views = [_message_view(m) for m in snap.messages]
+        if services is not None:  # attachments by id: an image is fetched by it and shown inline
+            ids = await asyncio.to_thread(services.attachments.ids_by_path, conversation_id)
+            for block in (b for v in views for b in v.get("content", ()) if b.get("type") == "attachment"):
+                block["id"] = ids.get(block.get("path", ""), "")
         return {
             "v": WIRE_VERSION,
             "id": conversation_id,
-            "messages": [_message_view(m) for m in snap.messages],
+            "messages": views,
             "after": snap.after,
             "running": snap.running,
             "repaired": bool(snap.report and snap.report.changed),
@@ -289,6 +294,18 @@ def _add_file_routes(api: FastAPI, runtime: ConversationRuntime, services: Servi
 
     def conversation(conversation_id: str) -> Conversation:
         return config(lambda: conversations.get(conversation_id))
+
+    @api.get("/api/conversations/{conversation_id}/attachments/{attachment_id}")
+    async def attachments_image(conversation_id: str, attachment_id: str) -> Response:
+        """An attached image, to show inline in the chat. Only the conversation's own image attachments:
+        any other id (or file type) is a 404, and the response can never run as a page."""
+        conversation(conversation_id)
+        found = await asyncio.to_thread(services.attachments.image, conversation_id, attachment_id)
+        if found is None:
+            raise HTTPException(status_code=404, detail="no such image in this conversation")
+        data = await asyncio.to_thread(Path(found.path).read_bytes)
+        headers = {"Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff"}
+        return Response(data, media_type=found.media_type, headers=headers)
 
     @api.post("/api/conversations/{conversation_id}/attachments", status_code=201)
     async def attachments_upload(
