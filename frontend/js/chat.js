@@ -69,6 +69,7 @@ export class ChatView {
 
   historyAssistant(message) {
     const turn = this.turn ?? this.newTurn();
+    turn.el.dataset.messageIds = `${turn.el.dataset.messageIds ?? ""} ${message.id}`.trim(); // search opens here
     for (const block of message.content) {
       if (block.type === "text" && block.text) this.segment(turn).raw += block.text, this.paint(turn.segment);
       else if (block.type === "thinking" && block.text) this.thinking(turn).append(block.text);

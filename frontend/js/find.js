@@ -23,6 +23,17 @@ export class FindBar {
     root.querySelector("#find-close").addEventListener("click", () => this.close());
   }
 
+  // Opened from a search result: the chat's matches for the same words, starting at that message.
+  async openAt(words, messageId) {
+    // The history's text is drawn on the next frames (chat.js paints per frame): search after them.
+    for (let frame = 0; frame < 2; frame++) await new Promise((done) => requestAnimationFrame(done));
+    this.input.value = words;
+    this.open();
+    const target = messageId && this.matches.findIndex((node) => node.dataset.messageId === messageId
+      || (node.dataset.messageIds ?? "").split(" ").includes(messageId));
+    if (target > 0) { this.at = target - 1; this.step(1); }
+  }
+
   open() {
     this.root.hidden = false;
     this.input.focus();
@@ -54,7 +65,7 @@ export class FindBar {
 
   step(direction) {
     if (!this.matches.length) { this.count.textContent = this.input.value.trim() ? t("findNone") : ""; return; }
-    this.matches[this.at]?.classList.remove("found-current");
+    for (const node of this.matches) node.classList.remove("found-current");
     this.at = (this.at + direction + this.matches.length) % this.matches.length;
     const current = this.matches[this.at];
     current.classList.add("found-current");

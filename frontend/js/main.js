@@ -16,6 +16,7 @@ import { setLanguage, t } from "./strings.js";
 const $ = (selector) => document.querySelector(selector);
 
 const state = { current: null, view: null, stream: null, preferences: null, navigation: 0 };
+let find = null; // the find bar (Ctrl/Cmd+F), also opened by a search result
 
 // A short message; `action` ({ label, run }) adds a button, e.g. Undo after a delete. Errors by
 // default; `inform` for news that is not a problem.
@@ -44,7 +45,8 @@ function applyPreferences(preferences) {
 async function refreshList(query = $("#search").value.trim()) {
   const list = $("#chats");
   const items = query
-    ? (await get(`/api/search?q=${encodeURIComponent(query)}`)).map((hit) => ({ ...hit.conversation, snippet: hit.snippet }))
+    ? (await get(`/api/search?q=${encodeURIComponent(query)}`))
+      .map((hit) => ({ ...hit.conversation, snippet: hit.snippet, message: hit.message_id }))
     : await get("/api/conversations");
   list.replaceChildren();
   if (!items.length) list.append(el("li", "hint", t("noChats")));
@@ -63,7 +65,10 @@ async function refreshList(query = $("#search").value.trim()) {
     item.classList.toggle("pinned", Boolean(chat.pinned));
     const open = el("button", "chat-open", chat.title || t("untitled"));
     open.type = "button";
-    open.addEventListener("click", () => openChat(chat.id));
+    open.addEventListener("click", guarded(async () => {
+      await openChat(chat.id);
+      if (query && state.current?.id === chat.id) await find.openAt(query, chat.message); // at the matching message
+    }));
     // The pin holds no text (its icon is CSS): an entry's text is only its title.
     const pin = el("button", "pin small");
     pin.type = "button";
@@ -469,7 +474,7 @@ async function start() {
   $("#new-in-folder").addEventListener("click", guarded(newChatInFolder));
   $("#rename").addEventListener("click", guarded(() => renameChat()));
   $("#delete").addEventListener("click", guarded(() => deleteChat()));
-  const find = new FindBar($("#find"), $("#messages"));
+  find = new FindBar($("#find"), $("#messages"));
   const shortcuts = {
     f: () => find.open(),
     n: () => newChat(),

@@ -58,3 +58,29 @@ def test_find_walks_the_messages_that_match_and_copy_takes_a_message(
     question.get_by_role("button", name="Copy").click()
     assert page.evaluate("navigator.clipboard.readText()") == "tell me about lighthouses"
     expect(page.locator(".msg.user").first).to_have_text(re.compile(r"^tell me about lighthouses$"))
+
+
+def test_a_search_result_opens_its_chat_at_the_matching_message(page: Page, app: App) -> None:
+    from orkas.adapter.conversations import ConversationStore
+    from orkas.adapter.transcript import encode_line
+    from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
+
+    store = ConversationStore(app.home)
+    long_chat = store.create(title="Travel notes")
+    lines = []
+    for n in range(40):
+        lines.append(encode_line(UserMessage(content=(TextBlock(text=f"Question {n}"),))))
+        words = "Try the pineapple tart in Lisbon." if n == 27 else f"Answer {n}, at some length.\n\n" * 3
+        lines.append(encode_line(AssistantMessage(content=(TextBlock(text=words),), provider="p", model="m")))
+    store.transcript_path(long_chat.id).write_bytes(b"".join(lines))
+    store.create(title="Another chat")
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    page.fill("#search", "pineapple")
+    result = page.locator("#chats .chat", has_text="Travel notes")
+    expect(result.locator(".snippet")).to_contain_text("pineapple tart", timeout=TIMEOUT)
+    result.locator("button.chat-open").click()
+    current = page.locator(".msg.found-current")
+    expect(current).to_contain_text("pineapple tart", timeout=TIMEOUT)
+    expect(current).to_be_in_viewport()
+    expect(page.locator("#find-input")).to_have_value("pineapple")

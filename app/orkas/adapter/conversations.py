@@ -53,6 +53,7 @@ class Conversation:
 class Hit:
     conversation: Conversation
     snippet: str
+    message_id: str = ""  # the first message with the words ("" when the title matched)
 
 
 class ConversationStore:
@@ -238,14 +239,15 @@ class ConversationStore:
             if needle in conversation.title.lower():
                 hits.append(Hit(conversation, conversation.title))
             else:
-                snippet = self._find(conversation.id, needle)
-                if snippet is not None:
-                    hits.append(Hit(conversation, snippet))
+                found = self._find(conversation.id, needle)
+                if found is not None:
+                    hits.append(Hit(conversation, *found))
             if len(hits) >= limit:
                 break
         return hits
 
-    def _find(self, conversation_id: str, needle: str) -> str | None:
+    def _find(self, conversation_id: str, needle: str) -> tuple[str, str] | None:
+        """The snippet around the first match, and that message's id."""
         path = self._folder(conversation_id) / "messages.jsonl"
         if not path.exists() or needle not in path.read_text(errors="replace").lower():
             return None  # cheap pre-check before decoding anything
@@ -255,7 +257,7 @@ class ConversationStore:
                 text = "".join(getattr(b, "text", "") for b in message.content)
                 at = text.lower().find(needle)
                 if at >= 0:
-                    return text[max(0, at - 40) : at + len(needle) + 40]
+                    return text[max(0, at - 40) : at + len(needle) + 40], message.id
         return None
 
     def _save(self, conversation: Conversation) -> None:

@@ -247,7 +247,10 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
 
     @api.get("/api/search")
     async def search(q: str) -> list[dict[str, Any]]:
-        return [{"conversation": asdict(h.conversation), "snippet": h.snippet} for h in conversations.search(q)]
+        hits = await asyncio.to_thread(conversations.search, q)  # reads transcripts: off the event loop
+        return [
+            {"conversation": asdict(h.conversation), "snippet": h.snippet, "message_id": h.message_id} for h in hits
+        ]
 
     @api.post("/api/conversations/{conversation_id}/messages", status_code=202)
     async def conversations_send(conversation_id: str, body: Send) -> dict[str, Any]:
