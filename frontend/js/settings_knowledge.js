@@ -32,8 +32,10 @@ export async function knowledgeSection(data, guard, refresh, onError) {
   if (status.indexing) showFiles(status.indexing); else showPassages(status);
   stopListening?.();
   // the server sends its state first on every connection, so a dropped socket misses nothing for long
+  let shown = false; // the section is drawn with the others: events may come before it is on the page
   stopListening = listen("/api/kb/events", (event) => {
-    if (!section.isConnected) return stopListening();
+    if (section.isConnected) shown = true;
+    else if (shown) return stopListening(); // a redraw replaced it (or the dialog closed)
     if (event.type === "kb.status") {
       if (event.indexing) showFiles(event.indexing); else showPassages(event);
     } else if (event.phase === "indexing") showFiles(event);

@@ -1,6 +1,7 @@
-// Settings → Providers: where the vault's key is (and its passphrase), adding a provider.
+// Settings → Providers: the providers, where the vault's key is (and its passphrase), local servers,
+// adding a provider.
 
-import { get, post } from "./api.js";
+import { del, get, post } from "./api.js";
 import { el } from "./cards.js";
 import { t } from "./strings.js";
 import { actionButton, select } from "./settings_common.js";
@@ -137,4 +138,57 @@ export async function addProviderForm(guard, refresh) {
     refresh();
   }));
   return form;
+}
+
+// Settings → Providers: each provider with its keys (masked), Test and Remove; where the keys' master key
+// is; local servers found on this machine; adding a provider.
+export async function providersSection(data, guard, refresh) {
+  const providers = el("section", "providers");
+  providers.append(el("h3", "", t("providers")));
+  if (!data.providers.length) providers.append(el("p", "hint", t("noProviders")));
+  for (const provider of data.providers) {
+    const row = el("div", "provider");
+    row.dataset.provider = provider.name;
+    const where = provider.base_url ? ` · ${provider.base_url}` : "";
+    row.append(el("strong", "", provider.name), el("span", "hint", ` ${provider.kind}${where}`));
+    row.append(el("div", "models", provider.models.join(", ")));
+    for (const key of provider.keys) row.append(el("code", "key", `${key.credential} ${key.masked ?? "—"}`));
+    const result = el("div", "test-result");
+    const test = actionButton("", t("test"), guard(async () => {
+      result.textContent = t("testing");
+      const { results } = await post(`/api/providers/${provider.name}/test`);
+      result.textContent = results.map((r) => `${r.credential}: ${r.message}`).join(" · ");
+      result.className = `test-result ${results.every((r) => r.ok) ? "ok" : "failed"}`;
+    }));
+    const remove = actionButton("danger", t("remove"), guard(async () => { await del(`/api/providers/${provider.name}`); refresh(); }));
+    row.append(test, remove, result);
+    providers.append(row);
+  }
+  if (data.vault_key) providers.append(vaultBlock(data.vault_key, guard, refresh));
+  providers.append(await addProviderForm(guard, refresh));
+
+  // Local model servers (Ollama, LM Studio) found on this machine: one click to use one.
+  const local = el("div", "local");
+  local.append(el("h4", "", t("localServers")));
+  const found = el("div", "found");
+  const detect = actionButton("", t("detect"), guard(async () => {
+    found.textContent = t("testing");
+    const servers = await get("/api/local-servers");
+    found.replaceChildren();
+    if (!servers.length) found.textContent = t("noneFound");
+    for (const server of servers) {
+      const row = el("div", "server", `${server.name} · ${server.base_url} · ${server.models.join(", ")}`);
+      const use = actionButton("small", t("useServer"), guard(async () => {
+        await post("/api/providers", { name: server.name, kind: "openai-compatible", base_url: server.base_url,
+          models: server.models });
+        refresh();
+      }));
+      row.append(use);
+      found.append(row);
+    }
+  }));
+  local.append(detect, found);
+  providers.append(local);
+
+  return providers;
 }

@@ -1,13 +1,12 @@
-// Settings → Safety: what confines commands, and the longest a command may run.
+// Part of Settings → Permissions and rules: what confines commands, and the longest a command may run.
 
 import { el } from "./cards.js";
 import { t } from "./strings.js";
-import { actionButton, select } from "./settings_common.js";
 
 // What confines commands on this machine, said plainly — and how long one may run.
-export function safetySection(sandbox, prefs, save) {
-  const section = el("section", "safety");
-  section.append(el("h3", "", t("safety")));
+export function safetyBlock(sandbox, prefs, save) {
+  const section = el("div", "safety");
+  section.append(el("h4", "", t("safety")));
   const kind = sandbox.kind === "bubblewrap" ? "bubblewrap" : "none";
   const facts = el("ul", `sandbox ${kind}`);
   for (const key of ["sandbox", "sandboxNetwork", "sandboxHome", "sandboxSockets"]) {

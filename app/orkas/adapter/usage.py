@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from orkas.core.fsutil import append_durably
@@ -49,6 +49,7 @@ class UsageLedger:
     clock: Callable[[], float] = time.time
     by_day: dict[str, Totals] = field(default_factory=dict)
     by_conversation: dict[str, Totals] = field(default_factory=dict)
+    by_day_model: dict[tuple[str, str], Totals] = field(default_factory=dict)  # for the usage view
     _loaded: bool = False
 
     def load(self) -> None:
@@ -67,6 +68,8 @@ class UsageLedger:
     def _count(self, record: dict[str, object]) -> None:
         self.by_day.setdefault(str(record.get("day")), Totals()).add(record)
         self.by_conversation.setdefault(str(record.get("conversation")), Totals()).add(record)
+        model = f"{record.get('provider')}/{record.get('model')}"
+        self.by_day_model.setdefault((str(record.get("day")), model), Totals()).add(record)
 
     def record(self, *, conversation: str, provider: str, model: str, usage: Usage, cost: float | None) -> None:
         self.load()
@@ -93,6 +96,38 @@ class UsageLedger:
     def conversation(self, conversation: str) -> Totals:
         self.load()
         return self.by_conversation.get(conversation, Totals())
+
+    def summary(self, days: int = 30) -> dict[str, object]:
+        """The last `days` days (today included, days without calls as zeros) and each model's share of
+        them: what Settings → Usage draws."""
+        self.load()
+        now = self.clock()
+        window = [time.strftime("%Y-%m-%d", time.localtime(now - back * 86400)) for back in range(days - 1, -1, -1)]
+        per_model: dict[str, Totals] = {}
+        for (day, model), totals in self.by_day_model.items():
+            if day in window:
+                merged = per_model.setdefault(model, Totals())
+                for name in ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
+                    setattr(merged, name, getattr(merged, name) + getattr(totals, name))
+                merged.cost += totals.cost
+                merged.unpriced_calls += totals.unpriced_calls
+        total = Totals()
+        for day in window:
+            found = self.by_day.get(day, Totals())
+            total.calls += found.calls
+            total.input_tokens += found.input_tokens
+            total.output_tokens += found.output_tokens
+            total.cost += found.cost
+        return {
+            "days": [{"day": day, **asdict(self.by_day.get(day, Totals()))} for day in window],
+            "models": [
+                {"model": model, **asdict(totals)}
+                for model, totals in sorted(
+                    per_model.items(), key=lambda item: (-item[1].cost, -item[1].input_tokens - item[1].output_tokens)
+                )
+            ],
+            "total": asdict(total),
+        }
 
 
 @dataclass

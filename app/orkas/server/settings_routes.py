@@ -9,7 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Query
 from pydantic import BaseModel, Field
 
 from orkas import __version__
@@ -88,6 +88,13 @@ def add_settings_routes(api: FastAPI, services: Services) -> None:
             "sandbox": services.sandbox() if services.sandbox is not None else {"kind": confinement()},
             "about": {"version": __version__, "logs": str(services.settings.path.parent / "logs")},
         }
+
+    @api.get("/api/usage")
+    async def usage_summary(days: int = Query(default=30, ge=1, le=366)) -> dict[str, Any]:
+        """What the model calls used and cost: per day over the last `days` days, and per model."""
+        if services.usage is None:
+            return {"days": [], "models": [], "total": {}}
+        return await asyncio.to_thread(services.usage.summary, days)
 
     @api.get("/api/models")
     async def models_list() -> dict[str, Any]:

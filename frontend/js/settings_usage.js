@@ -1,0 +1,83 @@
+// Settings → Usage: what the model calls used and cost over the last 30 days — a bar per day and a bar
+// per model — from the usage ledger. Drawn as SVG with createElementNS (no chart library); each chart
+// has a table beside it with the same figures, which is also what a screen reader reads.
+
+import { get } from "./api.js";
+import { el } from "./cards.js";
+import { t } from "./strings.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(name, attributes = {}) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  return node;
+}
+
+const money = (value) => `$${value.toFixed(value >= 1 ? 2 : 4)}`;
+const tokens = (row) => row.input_tokens + row.output_tokens;
+
+export async function usageSection() {
+  const usage = await get("/api/usage?days=30");
+  const section = el("section", "usage");
+  section.append(el("h3", "", t("usage")));
+  const total = usage.total;
+  if (!total.calls) {
+    section.append(el("p", "hint", t("usageNone")));
+    return section;
+  }
+  section.append(el("p", "usage-total", t("usageTotal", { cost: money(total.cost), tokens: tokens(total), calls: total.calls })));
+  // Cost when the models have prices; tokens when none has (a local model costs nothing).
+  const byCost = usage.days.some((day) => day.cost > 0);
+  const measure = byCost ? (row) => row.cost : tokens;
+  const label = byCost ? (row) => money(row.cost) : (row) => t("tokensCount", { tokens: tokens(row) });
+
+  section.append(el("h4", "", t(byCost ? "usagePerDayCost" : "usagePerDayTokens")));
+  section.append(dayChart(usage.days, measure, label));
+  section.append(el("h4", "", t("usagePerModel")));
+  const table = el("table", "usage-models");
+  const head = el("tr");
+  for (const name of ["model", "usageCalls", "usageTokens", "usageCost"]) head.append(el("th", "", t(name)));
+  table.append(head);
+  const most = Math.max(...usage.models.map(measure), 1e-9);
+  for (const row of usage.models) {
+    const line = el("tr");
+    line.dataset.model = row.model;
+    const name = el("td", "");
+    const bar = el("span", "usage-bar");
+    bar.style.width = `${Math.max(2, (measure(row) / most) * 100)}%`;
+    name.append(el("span", "", row.model), bar);
+    line.append(name, el("td", "", String(row.calls)), el("td", "", String(tokens(row))),
+      el("td", "", row.unpriced_calls === row.calls ? "—" : money(row.cost)));
+    table.append(line);
+  }
+  section.append(table);
+  return section;
+}
+
+function dayChart(days, measure, label) {
+  const width = 600;
+  const height = 140;
+  const gap = 2;
+  const most = Math.max(...days.map(measure), 1e-9);
+  const step = width / days.length;
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height + 18}`, class: "usage-chart", role: "img" });
+  const busiest = days.reduce((best, day) => (measure(day) > measure(best) ? day : best), days[0]);
+  chart.setAttribute("aria-label", t("usageChartLabel", { days: days.length, day: busiest.day, value: label(busiest) }));
+  days.forEach((day, index) => {
+    const value = measure(day);
+    const tall = value ? Math.max(2, (value / most) * height) : 0;
+    const bar = svg("rect", { x: index * step + gap / 2, y: height - tall, width: step - gap, height: tall, class: "usage-day" });
+    bar.dataset.day = day.day;
+    const tip = svg("title");
+    tip.textContent = `${day.day}: ${label(day)}`;
+    bar.append(tip);
+    chart.append(bar);
+  });
+  for (const [index, anchor] of [[0, "start"], [days.length - 1, "end"]]) {
+    const text = svg("text", { x: anchor === "start" ? 0 : width, y: height + 14, "text-anchor": anchor, class: "usage-axis" });
+    text.textContent = days[index].day.slice(5);
+    chart.append(text);
+  }
+  return chart;
+}
