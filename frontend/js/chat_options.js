@@ -15,14 +15,20 @@ export class ChatOptions {
     this.pending = {};
     this.bar = el("div", "chat-options");
     this.select = el("select", "model-switcher");
-    this.select.setAttribute("aria-label", t("model"));
     this.select.addEventListener("change", () => this.change({ model: this.select.value }));
-    this.button = el("button", "small chat-settings", t("chatSettings"));
+    this.button = el("button", "small chat-settings");
     this.button.type = "button";
     this.button.addEventListener("click", () => this.openDialog());
     this.bar.append(this.select, this.button);
     root.append(this.bar);
     this.models = { models: [], default: null };
+    this.relabel();
+  }
+
+  relabel() {
+    this.select.setAttribute("aria-label", t("model"));
+    this.button.textContent = t("chatSettings");
+    this.draw();
   }
 
   async refreshModels() {

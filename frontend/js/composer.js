@@ -19,19 +19,16 @@ export class Composer {
     this.chips = el("div", "chips pending");
     this.input = el("textarea", "input");
     this.input.rows = 2;
-    this.input.placeholder = t("placeholder");
-    this.input.setAttribute("aria-label", t("placeholder"));
     this.picker = el("input");
     this.picker.type = "file";
     this.picker.multiple = true;
     this.picker.hidden = true;
     const attach = el("button", "attach", "+");
     attach.type = "button";
-    attach.title = t("attach");
-    attach.setAttribute("aria-label", t("attach"));
-    this.sendButton = el("button", "send", t("send"));
+    this.attachButton = attach;
+    this.sendButton = el("button", "send");
     this.sendButton.type = "submit";
-    this.stopButton = el("button", "stop", t("stop"));
+    this.stopButton = el("button", "stop");
     this.stopButton.type = "button";
     this.stopButton.hidden = true;
     const row = el("div", "composer-row");
@@ -62,6 +59,18 @@ export class Composer {
     // It grows with what is typed, up to half the window; then it scrolls.
     this.input.addEventListener("input", () => this.fit());
     this.drafts = new Map(); // conversation id (or "" for a new chat) → what was typed and not sent
+    this.relabel();
+  }
+
+  // Every word it shows, in the current language (again after a language change).
+  relabel() {
+    this.input.placeholder = this.running ? t("placeholderRunning") : t("placeholder");
+    this.input.setAttribute("aria-label", t("placeholder"));
+    this.attachButton.title = t("attach");
+    this.attachButton.setAttribute("aria-label", t("attach"));
+    this.sendButton.textContent = t("send");
+    this.stopButton.textContent = t("stop");
+    if (this.overlay) this.overlay.textContent = t("dropHere");
   }
 
   fit() {
@@ -114,6 +123,7 @@ export class Composer {
 
   watchDrops() {
     const overlay = el("div", "drop-overlay", t("dropHere"));
+    this.overlay = overlay;
     overlay.hidden = true;
     document.body.append(overlay);
     let depth = 0;

@@ -11,8 +11,7 @@ export class FindBar {
     this.count = root.querySelector("#find-count");
     this.matches = [];
     this.at = -1;
-    this.input.placeholder = t("findInChat");
-    this.input.setAttribute("aria-label", t("findInChat"));
+    this.relabel();
     this.input.addEventListener("input", () => this.search());
     this.input.addEventListener("keydown", (event) => {
       if (event.key === "Enter") { event.preventDefault(); this.step(event.shiftKey ? -1 : 1); }
@@ -21,6 +20,12 @@ export class FindBar {
     root.querySelector("#find-next").addEventListener("click", () => this.step(1));
     root.querySelector("#find-previous").addEventListener("click", () => this.step(-1));
     root.querySelector("#find-close").addEventListener("click", () => this.close());
+  }
+
+  relabel() {
+    this.input.placeholder = t("findInChat");
+    this.input.setAttribute("aria-label", t("findInChat"));
+    if (this.matches.length || this.input.value.trim()) this.step(0);
   }
 
   // Opened from a search result: the chat's matches for the same words, starting at that message.

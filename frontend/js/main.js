@@ -36,9 +36,30 @@ function toast(message, action, tone = "") {
 const inform = (message) => toast(message, undefined, "info");
 
 function applyPreferences(preferences) {
+  const before = state.preferences?.language;
   state.preferences = preferences;
   document.documentElement.dataset.theme = preferences.theme ?? "system";
   setLanguage(preferences.language);
+  if (before !== undefined && before !== preferences.language) relabelAll(); // at once, everywhere
+}
+
+// The page's own words: text (data-t), accessible names (data-t-label), tooltips and placeholders.
+function translatePage() {
+  for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
+  for (const node of document.querySelectorAll("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel));
+  for (const node of document.querySelectorAll("[data-t-title]")) node.title = t(node.dataset.tTitle);
+  for (const node of document.querySelectorAll("[data-t-placeholder]")) node.placeholder = t(node.dataset.tPlaceholder);
+}
+
+// A language change redraws every word on screen: the page, the composer, the list, the open chat.
+function relabelAll() {
+  translatePage();
+  composer.relabel();
+  options.relabel();
+  find?.relabel();
+  refreshList().catch((error) => toast(error.message));
+  if (state.current) openChat(state.current.id).catch((error) => toast(error.message));
+  else if (document.body.dataset.ready) newChat();
 }
 
 // ---- the chat list ----
@@ -317,7 +338,7 @@ function showShortcuts() {
   const list = el("dl", "shortcut-list");
   for (const [key, label] of rows) list.append(el("dt", "", `${mod}+${key}`), el("dd", "", t(label)));
   list.append(el("dt", "", "Esc"), el("dd", "", t("shortcutStop")), el("dt", "", "Enter"), el("dd", "", t("send")),
-    el("dt", "", "Shift+Enter"), el("dd", "", t("shortcutNewLine")));
+    el("dt", "", "Shift+Enter"), el("dd", "", t("shortcutNewLine")), el("dt", "", "↑"), el("dd", "", t("shortcutEditLast")));
   const close = el("button", "", t("close"));
   close.type = "button";
   close.addEventListener("click", () => sheet.close());
@@ -468,8 +489,7 @@ async function offerFirstRun() {
 async function start() {
   const settings = await get("/api/settings").catch(() => null);
   applyPreferences(settings?.preferences ?? { theme: "system", language: "auto" });
-  document.querySelectorAll("[data-t]").forEach((node) => (node.textContent = t(node.dataset.t)));
-  $("#search").placeholder = t("search");
+  translatePage();
   $("#new-chat").addEventListener("click", newChat);
   $("#new-in-folder").addEventListener("click", guarded(newChatInFolder));
   $("#rename").addEventListener("click", guarded(() => renameChat()));

@@ -303,6 +303,7 @@ const STRINGS = {
     usageCost: "Cost",
     tokensCount: "{tokens} tokens",
     usageChartLabel: "A bar per day over the last {days} days; the busiest, {day}: {value}",
+    shortcutEditLast: "Edit your last message (in an empty message box)",
   },
   zh: {
     app: "Orkas",
@@ -605,6 +606,7 @@ const STRINGS = {
     usageCost: "花费",
     tokensCount: "{tokens} 个 token",
     usageChartLabel: "最近 {days} 天每天一根柱；最多的一天 {day}：{value}",
+    shortcutEditLast: "编辑上一条消息（输入框为空时）",
   },
   pt: {
     app: "Orkas",
@@ -907,6 +909,7 @@ const STRINGS = {
     usageCost: "Custo",
     tokensCount: "{tokens} tokens",
     usageChartLabel: "Uma barra por dia nos últimos {days} dias; o dia de maior uso, {day}: {value}",
+    shortcutEditLast: "Editar sua última mensagem (com a caixa vazia)",
   },
 };
 
