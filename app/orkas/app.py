@@ -32,7 +32,7 @@ from orkas.core.redact import remember_secret
 from orkas.engine.memory import Memory, MemoryTool
 from orkas.engine.messages import user_text
 from orkas.engine.prompt import SystemPrompt
-from orkas.engine.providers.base import Provider, ProviderRequest, ProviderSpec, Reasoning, complete
+from orkas.engine.providers.base import MessageEnd, Provider, ProviderRequest, ProviderSpec, Reasoning, complete
 from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.providers.vendors import DEFAULT_MODELS, VENDORS, create_provider
 from orkas.engine.retry import RetryPolicy, describe
@@ -335,6 +335,36 @@ def model_choices(settings: Settings, configured: Configured) -> tuple[list[str]
     default = default or (entries[0] if entries else settings.default_model)
     env = [settings.model_override, settings.default_model] if settings.providers else [settings.model_override]
     return [c for c in dict.fromkeys([*entries, *env]) if c], default
+
+
+TITLE_PROMPT = (
+    "Write a short title (at most six words) for a chat that begins with the exchange below. Answer with "
+    "the title alone: no quotes, no punctuation at the end, in the language of the person's message.\n\n"
+    "<person>\n{prompt}\n</person>\n<answer>\n{answer}\n</answer>"
+)
+
+
+async def suggest_title(settings: Settings, configured: Configured, model: str, prompt: str, answer: str) -> MessageEnd:
+    """One short call that names a chat. Returns the provider's whole answer (its text and usage, for the
+    ledger); raises `ProviderError` or `ConfigError` when it cannot be made."""
+    registry = build_registry(settings, configured)
+    try:
+        provider, model_id = registry.resolve(model)
+        request = ProviderRequest(
+            model=model_id,
+            messages=(user_text(TITLE_PROMPT.format(prompt=prompt[:2000], answer=answer[:2000])),),
+            max_tokens=32,
+        )
+        return await complete(provider, request)
+    finally:
+        await registry.aclose()
+
+
+def title_text(end: MessageEnd) -> str:
+    """The title in one clean line: the model's text without quotes, markup or a trailing period."""
+    text = "".join(getattr(b, "text", "") for b in end.message.content).strip().splitlines()
+    line = text[0] if text else ""
+    return line.strip().strip("\"'“”‘’*#`").rstrip(".。").strip()[:80]
 
 
 def build_agent(

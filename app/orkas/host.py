@@ -37,6 +37,8 @@ from orkas.app import (
     load_configured,
     model_choices,
     protected_data,
+    suggest_title,
+    title_text,
 )
 from orkas.core import crashes
 from orkas.core.crashes import CrashReports
@@ -46,6 +48,7 @@ from orkas.core.paths import make_private
 from orkas.core.redact import remember_secret
 from orkas.diagnose import save_diagnostics
 from orkas.engine.budget import Budget
+from orkas.engine.catalog import lookup
 from orkas.engine.consent import Permissions
 from orkas.engine.memory import Memory
 from orkas.engine.messages import Message
@@ -221,7 +224,28 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
     def index(conversation: Conversation, messages: Sequence[Message]) -> None:
         knowledge.index_conversation(conversation.id, store.get(conversation.id).title, messages)
 
-    hooks = Hooks(after_turn=index, after_delete=knowledge.forget_conversation, after_restore=index)
+    async def make_title(conversation: Conversation, prompt: str, answer: str) -> str | None:
+        """A chat's title from a short call to its own model, counted in the ledger and kept to its budgets."""
+        configured = await asyncio.to_thread(load_configured, settings)
+        product = configured.product
+        model = conversation.model or model_choices(settings, configured)[1]
+        budget = LedgerBudget(
+            ledger,
+            conversation=conversation.id,
+            per_conversation=product.budgets.per_conversation,
+            per_day=product.budgets.per_day,
+        )
+        if not product.preferences.auto_title or not model or budget.blocked():
+            return None
+        end = await suggest_title(settings, configured, model, prompt, answer)
+        price = lookup(end.message.model).price
+        cost = price.cost(end.usage) if price is not None else None
+        budget.record(provider=end.message.provider, model=end.message.model, usage=end.usage, cost=cost)
+        return title_text(end)
+
+    hooks = Hooks(
+        after_turn=index, after_delete=knowledge.forget_conversation, after_restore=index, make_title=make_title
+    )
     runtime = ConversationRuntime(store, make_agent, prepare_run, hooks, processes, groups)
 
     def provider_names() -> list[str]:  # read at each ask: the settings screen adds and removes them

@@ -209,6 +209,10 @@ export class ChatView {
     this.scroll(true);
   }
 
+  on_title_changed(event) {
+    this.hooks.onTitle?.(event.title); // named by a short model call after the first answer
+  }
+
   on_history_changed() {
     this.hooks.onHistoryChanged?.(); // an edit or another version elsewhere (another window, the phone)
   }

@@ -220,6 +220,7 @@ async function openChat(id) {
     onVersion: guarded(async (after, index) => {
       await post(`/api/conversations/${id}/versions`, { after, index });
     }),
+    onTitle: () => refreshTitle(id).then(() => refreshList()).catch(() => {}),
     onHistoryChanged: () => {
       if (state.view !== view) return;
       state.forked = id; // the turn that follows it shows its arrows when it ends

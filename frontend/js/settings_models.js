@@ -11,6 +11,14 @@ export function modelsSection(data, save, guard, refresh) {
   section.append(select(t("defaultModel"), "default_model",
     [["", t("firstInOrder")], ...data.pools.map((p) => [p, p])], data.preferences.default_model ?? "",
     (value) => save(value ? { default_model: value } : { clear_default_model: true })));
+  const naming = el("label", "check");
+  const box = el("input");
+  box.type = "checkbox";
+  box.name = "auto_title";
+  box.checked = data.preferences.auto_title !== false;
+  box.addEventListener("change", () => save({ auto_title: box.checked }));
+  naming.append(box, " ", t("autoTitle"));
+  section.append(naming, el("p", "hint", t("autoTitleHint")));
   if (data.pools.length > 1) {
     const order = el("div", "order");
     order.append(el("h4", "", t("order")));

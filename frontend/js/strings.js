@@ -304,6 +304,8 @@ const STRINGS = {
     tokensCount: "{tokens} tokens",
     usageChartLabel: "A bar per day over the last {days} days; the busiest, {day}: {value}",
     shortcutEditLast: "Edit your last message (in an empty message box)",
+    autoTitle: "Name new chats with a short model call",
+    autoTitleHint: "After the first answer, the chat's own model suggests a title (a few tokens, counted in Usage). Off: the first words of the first message.",
   },
   zh: {
     app: "Orkas",
@@ -607,6 +609,8 @@ const STRINGS = {
     tokensCount: "{tokens} 个 token",
     usageChartLabel: "最近 {days} 天每天一根柱；最多的一天 {day}：{value}",
     shortcutEditLast: "编辑上一条消息（输入框为空时）",
+    autoTitle: "用一次简短的模型调用为新对话命名",
+    autoTitleHint: "第一次回答后，由对话所用的模型建议标题（几个 token，计入用量）。关闭时使用第一条消息的开头。",
   },
   pt: {
     app: "Orkas",
@@ -910,6 +914,8 @@ const STRINGS = {
     tokensCount: "{tokens} tokens",
     usageChartLabel: "Uma barra por dia nos últimos {days} dias; o dia de maior uso, {day}: {value}",
     shortcutEditLast: "Editar sua última mensagem (com a caixa vazia)",
+    autoTitle: "Nomear novas conversas com uma chamada curta ao modelo",
+    autoTitleHint: "Depois da primeira resposta, o modelo da conversa sugere um título (poucos tokens, contados em Uso). Desligado: as primeiras palavras da primeira mensagem.",
   },
 };
 

@@ -3,6 +3,7 @@ talks to the wire-level fake Anthropic server. Playwright never downloads a brow
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -55,7 +56,12 @@ class App:
         return err
 
 
-def start_app(home: Path, **env: str) -> App:
+def start_app(home: Path, *, titles: bool = False, **env: str) -> App:
+    """`titles`: let the app name new chats with a model call (off by default here: each would take a
+    scripted reply from the wire fake that the test meant for something else)."""
+    if not titles and not (home / "settings.json").exists():
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "settings.json").write_text(json.dumps({"preferences": {"auto_title": False}}))
     process = subprocess.Popen(
         [ORKAS, "serve"],
         env=subprocess_env(ORKAS_HOME=str(home), **env),

@@ -43,6 +43,9 @@ class Conversation:
     instructions: str = ""  # added to the system prompt of every turn
     temperature: float | None = None
     reasoning: str = "off"  # off, low, medium, high: used where the model supports it
+    # Where the title came from: "user" (typed), "first_words" (the first message, at once) or "model"
+    # (a short call after the first answer). Only a first-words title is ever replaced.
+    title_source: str = ""
 
     @property
     def workspace_path(self) -> Path:
@@ -82,6 +85,7 @@ class ConversationStore:
         folder.mkdir(parents=True)
         now = self._now()
         conversation = Conversation(conversation_id, title.strip()[:TITLE_CHARS], now, now, str(workspace.resolve()))
+        conversation.title_source = "user" if conversation.title else ""
         self._save(conversation)
         return conversation
 
@@ -151,7 +155,18 @@ class ConversationStore:
     def rename(self, conversation_id: str, title: str) -> Conversation:
         conversation = self.get(conversation_id)
         conversation.title = title.strip()[:TITLE_CHARS]
+        conversation.title_source = "user"
         conversation.updated = self._now()
+        self._save(conversation)
+        return conversation
+
+    def retitle(self, conversation_id: str, title: str) -> Conversation | None:
+        """The model's title, in place of the first words — never over a title the person typed."""
+        conversation = self.get(conversation_id)
+        title = " ".join(title.split())[:TITLE_CHARS]
+        if conversation.title_source != "first_words" or not title:
+            return None
+        conversation.title, conversation.title_source = title, "model"
         self._save(conversation)
         return conversation
 
@@ -160,6 +175,7 @@ class ConversationStore:
         conversation.updated = self._now()
         if not conversation.title and first_prompt.strip():
             conversation.title = " ".join(first_prompt.split())[:TITLE_CHARS]
+            conversation.title_source = "first_words"
         self._save(conversation)
 
     def grant(self, conversation_id: str, folder: Path, *, protected: tuple[Path, ...] = ()) -> Conversation:

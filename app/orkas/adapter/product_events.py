@@ -108,6 +108,14 @@ class HistoryChanged:
     type: Literal["history_changed"] = "history_changed"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TitleChanged:
+    """The chat was named by a short model call after its first answer."""
+
+    title: str
+    type: Literal["title_changed"] = "title_changed"
+
+
 # The group chat's own events (team/ emits them; every engine event of a group run carries `actor` on the
 # wire: commander, an agent's name or a worker id).
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -156,6 +164,7 @@ ProductOnly = (
     | UnsentDiscarded
     | Idle
     | HistoryChanged
+    | TitleChanged
     | MessagePosted
     | StateChanged
     | UnknownMentions

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -31,6 +31,7 @@ from orkas.adapter.product_events import (
     ProductEvent,
     QueuedApplied,
     QueuedDropped,
+    TitleChanged,
     UnsentDiscarded,
     UserMessageShown,
     run_failed,
@@ -49,6 +50,7 @@ from orkas.engine.steer import SteerQueue
 
 log = logging.getLogger(__name__)
 KEEP_EVENTS = 5000  # per conversation, for catch-up; older ones are in the transcript
+TITLE_SECONDS = 30.0  # a title call that takes longer is given up (the first words stay)
 Subscription = asyncio.Queue[dict[str, Any]]
 
 
@@ -127,6 +129,8 @@ class Hooks:
     after_turn: Callable[[Conversation, Sequence[Message]], None] | None = None
     after_delete: Callable[[str], None] | None = None
     after_restore: Callable[[Conversation, Sequence[Message]], None] | None = None
+    # Names a new chat from its first message and answer (a short model call); None when it cannot.
+    make_title: Callable[[Conversation, str, str], Awaitable[str | None]] | None = None
 
 
 class ConversationRuntime:
@@ -151,6 +155,7 @@ class ConversationRuntime:
         self.processes = processes or ConversationProcesses(store.root.parent / "processes")
         self.active: dict[str, _Active] = {}
         self.streams: dict[str, _Stream] = {}
+        self.naming: set[asyncio.Task[None]] = set()  # title calls still going (cancelled at shutdown)
 
     def _stream(self, conversation_id: str) -> _Stream:
         """The conversation's stream, loaded from its event log the first time it is asked for."""
@@ -394,6 +399,7 @@ class ConversationRuntime:
         # knowledge base and its model), must not stall the other conversations' streams.
         session, _ = await asyncio.to_thread(self.store.session, conversation.id)  # loaded once per run, here
         active.history_length = len(session.messages())
+        first_prompt, first_answer = _text(message), None  # a new chat's first exchange: its title's source
         try:
             agent = await asyncio.to_thread(self.make_agent, conversation)
         except ConfigError as e:  # no provider, bad model: nothing was sent; keep it for a resend
@@ -412,6 +418,8 @@ class ConversationRuntime:
                     budget=active.budget,
                 ):
                     self.publish(conversation.id, event)
+                    if isinstance(event, Done) and active.history_length == 0 and first_answer is None:
+                        first_answer = event.text
                     if isinstance(event, Done | Error):
                         self.store.touch(conversation, _text(message))
                     if isinstance(event, Error):  # a reloaded view shows the same marker
@@ -442,6 +450,25 @@ class ConversationRuntime:
             await agent.providers.aclose()
             self.active.pop(conversation.id, None)
             self.publish(conversation.id, Idle())
+            if first_answer is not None and conversation.title_source == "first_words":
+                task = asyncio.create_task(self._name(conversation.id, first_prompt, first_answer))
+                self.naming.add(task)
+                task.add_done_callback(self.naming.discard)
+
+    async def _name(self, conversation_id: str, prompt: str, answer: str) -> None:
+        """After the first answer, the chat's title from a short model call (the first words until then).
+        A failure, or a title the person typed meanwhile, leaves the title as it is."""
+        if self.hooks.make_title is None:
+            return
+        try:
+            conversation = self.store.get(conversation_id)
+            title = await asyncio.wait_for(self.hooks.make_title(conversation, prompt, answer), TITLE_SECONDS)
+            named = self.store.retitle(conversation_id, title) if title else None
+        except (OrkasError, OSError, TimeoutError) as e:
+            log.info("conversation %s: no title from the model (%s)", conversation_id, type(e).__name__)
+            return
+        if named is not None:
+            self.publish(conversation_id, TitleChanged(title=named.title))
 
     def _not_sent(
         self, conversation: Conversation, message: UserMessage, files: list[Attachment], e: ConfigError
@@ -519,6 +546,8 @@ class ConversationRuntime:
         tasks = [a.task for a in self.active.values() if a.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=5)
+        for naming in list(self.naming):
+            naming.cancel()
         await self.processes.stop_all()
         for stream in self.streams.values():
             if stream.log is not None:
