@@ -100,7 +100,25 @@ def main() -> None:
             form.locator("button[type=submit]").click()
             expect(page.locator(".provider .key")).to_be_visible(timeout=TIMEOUT)
             page.screenshot(path=str(OUT / "settings.png"))
+            page.keyboard.press("Escape")
 
+            # The same chat from a phone to a wide monitor (the layout test checks these sizes).
+            for width, height in ((390, 844), (1280, 800), (1920, 1080)):
+                context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1)
+                view = context.new_page()
+                view.goto(url)
+                view.wait_for_selector("body[data-ready=true]")
+                expect(view.locator(".msg.assistant .markdown").last).to_contain_text("Release built", timeout=TIMEOUT)
+                view.screenshot(path=str(OUT / f"layout-{width}x{height}.png"))
+                if width < 800:
+                    view.get_by_role("button", name="Menu", exact=True).click()
+                    expect(view.locator("#sidebar")).to_be_visible()
+                    view.wait_for_timeout(300)  # the drawer's slide
+                    view.screenshot(path=str(OUT / f"layout-{width}x{height}-menu.png"))
+                context.close()
+            page.click("#settings-button")
+
+            page.locator("#settings").get_by_role("button", name="Appearance").click()
             page.select_option("select[name=theme]", "dark")
             page.keyboard.press("Escape")
             page.screenshot(path=str(OUT / "dark.png"))

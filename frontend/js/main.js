@@ -460,6 +460,42 @@ async function showSettings(section) {
   }
 }
 
+// ---- narrow windows: the chat list as a drawer, the header's actions as a menu ----
+const narrow = window.matchMedia("(max-width: 799px)");
+
+function setDrawer(open) {
+  const opening = open && narrow.matches;
+  document.body.classList.toggle("drawer-open", opening);
+  $("#drawer-backdrop").hidden = !opening;
+  $("#menu-button").setAttribute("aria-expanded", String(opening));
+  if (opening) $("#new-chat").focus();
+  else if (open === false && document.activeElement?.closest("#sidebar") && narrow.matches) $("#menu-button").focus();
+}
+
+function setActionsMenu(open) {
+  $("#chat-head").classList.toggle("actions-open", open && narrow.matches);
+  $("#actions-button").setAttribute("aria-expanded", String(open && narrow.matches));
+  if (open && narrow.matches) $("#actions button")?.focus();
+}
+
+function watchNarrow() {
+  $("#menu-button").addEventListener("click", () => setDrawer(!document.body.classList.contains("drawer-open")));
+  $("#drawer-backdrop").addEventListener("click", () => setDrawer(false));
+  // Anything chosen in the drawer (a chat, New chat, Settings) closes it; so does a wide window.
+  $("#sidebar").addEventListener("click", (event) => {
+    if (event.target.closest(".chat-open, #new-chat, #settings-button, #new-in-folder")) setDrawer(false);
+  });
+  $("#actions-button").addEventListener("click", (event) => {
+    event.stopPropagation();
+    setActionsMenu(!$("#chat-head").classList.contains("actions-open"));
+  });
+  $("#actions").addEventListener("click", (event) => {
+    if (event.target.closest("button:not(summary)") && !event.target.closest("#export summary")) setActionsMenu(false);
+  });
+  document.addEventListener("click", (event) => { if (!event.target.closest("#chat-head")) setActionsMenu(false); });
+  narrow.addEventListener("change", () => { setDrawer(false); setActionsMenu(false); });
+}
+
 function guarded(action) {
   return async (...args) => {
     try { await action(...args); } catch (error) { toast(error.message); }
@@ -503,7 +539,13 @@ async function start() {
     ",": guarded(() => showSettings()),
     "/": () => showShortcuts(),
   };
+  watchNarrow();
   document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && (document.body.classList.contains("drawer-open") || $("#chat-head.actions-open"))) {
+      setDrawer(false);
+      setActionsMenu(false);
+      return;
+    }
     // Esc stops the turn from anywhere, unless it is closing something (a dialog, an editor, a menu).
     if (event.key === "Escape" && composer.running && !document.querySelector("dialog[open]") && !event.defaultPrevented
         && !event.target.closest?.(".editor, #find")) composer.stop().catch((error) => toast(error.message));

@@ -306,6 +306,8 @@ const STRINGS = {
     shortcutEditLast: "Edit your last message (in an empty message box)",
     autoTitle: "Name new chats with a short model call",
     autoTitleHint: "After the first answer, the chat's own model suggests a title (a few tokens, counted in Usage). Off: the first words of the first message.",
+    menu: "Menu",
+    moreActions: "More actions",
   },
   zh: {
     app: "Orkas",
@@ -611,6 +613,8 @@ const STRINGS = {
     shortcutEditLast: "编辑上一条消息（输入框为空时）",
     autoTitle: "用一次简短的模型调用为新对话命名",
     autoTitleHint: "第一次回答后，由对话所用的模型建议标题（几个 token，计入用量）。关闭时使用第一条消息的开头。",
+    menu: "菜单",
+    moreActions: "更多操作",
   },
   pt: {
     app: "Orkas",
@@ -916,6 +920,8 @@ const STRINGS = {
     shortcutEditLast: "Editar sua última mensagem (com a caixa vazia)",
     autoTitle: "Nomear novas conversas com uma chamada curta ao modelo",
     autoTitleHint: "Depois da primeira resposta, o modelo da conversa sugere um título (poucos tokens, contados em Uso). Desligado: as primeiras palavras da primeira mensagem.",
+    menu: "Menu",
+    moreActions: "Mais ações",
   },
 };
 
