@@ -76,9 +76,7 @@ async function refreshList(query = $("#search").value.trim()) {
     const group = query ? null : dateGroup(chat);
     if (group && group !== heading) { // pinned first, then by day: Today, Yesterday, this week, earlier
       heading = group;
-      const title = el("li", "chat-group", t(group));
-      title.setAttribute("role", "presentation");
-      list.append(title);
+      list.append(el("li", "chat-group", t(group)));
     }
     const item = el("li", "chat");
     item.dataset.id = chat.id;
