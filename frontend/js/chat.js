@@ -30,6 +30,7 @@ export class ChatView {
   // ---- history ----
   renderHistory(messages, unsent = [], versions = []) {
     if (!messages.length && !unsent.length) this.container.append(el("p", "empty", t("emptyChat")));
+    this.drawing = [];
     for (const message of messages) {
       if (message.role === "user") this.historyUser(message);
       else if (message.role === "assistant") this.historyAssistant(message);
@@ -41,7 +42,39 @@ export class ChatView {
     this.showVersions(versions);
     this.forked = versions.length > 0;
     this.turn = null;
+    this.finishHistory();
+  }
+
+  // A long history opens fast: the newest answers are drawn at once; older ones show their text plain
+  // and are drawn as Markdown when they come near the screen (drawing 1,000 answers took seconds).
+  finishHistory() {
+    const segments = this.drawing ?? [];
+    this.drawing = null;
+    const now = segments.splice(Math.max(0, segments.length - EAGER), EAGER);
+    for (const segment of now) this.drawAll(segment);
+    if (segments.length) {
+      this.lazy?.disconnect();
+      this.lazy = new IntersectionObserver((entries) => {
+        for (const entry of entries) {
+          if (!entry.isIntersecting) continue;
+          this.lazy.unobserve(entry.target);
+          this.drawAll(entry.target.segment);
+        }
+      }, { root: this.container.parentElement, rootMargin: "1500px 0px" });
+      for (const segment of segments) {
+        segment.tail.textContent = segment.raw; // findable, and about the right height, until drawn
+        segment.node.segment = segment;
+        this.lazy.observe(segment.node);
+      }
+    }
     this.scroll(true);
+  }
+
+  drawAll(segment) {
+    const raw = segment.agent ? segment.raw.replace(HANDBACK, "") : segment.raw;
+    segment.settled.replaceChildren(renderMarkdown(raw));
+    segment.tail.replaceChildren();
+    segment.done = raw.length;
   }
 
   historyUser(message) {
@@ -179,6 +212,7 @@ export class ChatView {
   // ---- a group's history: the bus ----
   renderGroupHistory(records, unsent = []) {
     if (!records.length && !unsent.length) this.container.append(el("p", "empty", t("emptyChat")));
+    this.drawing = [];
     let commander = null;
     for (const record of records) {
       if (record.from === "user") {
@@ -206,7 +240,7 @@ export class ChatView {
     }
     for (const message of unsent) this.on_message_not_sent({ ...message, kind: "no_provider" });
     this.turn = null;
-    this.scroll(true);
+    this.finishHistory();
   }
 
   on_title_changed(event) {
@@ -479,6 +513,10 @@ export class ChatView {
   // a code fence) are drawn once and kept; only the open block at the end is drawn again each frame.
   // Redrawing the whole reply every frame was quadratic in its length.
   paint(segment) {
+    if (this.drawing) { // history being drawn: once, at the end (finishHistory)
+      if (!this.drawing.includes(segment)) this.drawing.push(segment);
+      return;
+    }
     if (segment.pending) return;
     segment.pending = true;
     requestAnimationFrame(() => {
@@ -675,6 +713,8 @@ function copyButton(text) {
   });
   return button;
 }
+
+const EAGER = 30; // answers drawn at once when a history opens; older ones when scrolled near
 
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
