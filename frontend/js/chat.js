@@ -58,7 +58,7 @@ export class ChatView {
         for (const entry of entries) {
           if (!entry.isIntersecting) continue;
           this.lazy.unobserve(entry.target);
-          this.drawAll(entry.target.segment);
+          this.queueDraw(entry.target.segment);
         }
       }, { root: this.container.parentElement, rootMargin: "1500px 0px" });
       for (const segment of segments) {
@@ -68,6 +68,30 @@ export class ChatView {
       }
     }
     this.scroll(true);
+  }
+
+  // A fast scroll brings many answers near at once: draw them a few milliseconds per frame, so
+  // scrolling never stalls (one frame drawing fifty answers took over 50 ms).
+  queueDraw(segment) {
+    this.toDraw ??= new Set();
+    this.toDraw.add(segment);
+    if (this.drawScheduled) return;
+    this.drawScheduled = true;
+    requestAnimationFrame(() => this.drainDraws());
+  }
+
+  drainDraws() {
+    this.drawScheduled = false;
+    const started = performance.now();
+    for (const segment of this.toDraw) {
+      this.toDraw.delete(segment);
+      this.drawAll(segment);
+      if (performance.now() - started > DRAW_BUDGET_MS) break;
+    }
+    if (this.toDraw.size) {
+      this.drawScheduled = true;
+      requestAnimationFrame(() => this.drainDraws());
+    }
   }
 
   drawAll(segment) {
@@ -715,6 +739,7 @@ function copyButton(text) {
 }
 
 const EAGER = 30; // answers drawn at once when a history opens; older ones when scrolled near
+const DRAW_BUDGET_MS = 8; // of each frame, for drawing answers scrolled near
 
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
