@@ -21,7 +21,9 @@ import uvicorn
 from orkas.adapter.attachments import AttachmentStore
 from orkas.adapter.conversations import Conversation, ConversationStore
 from orkas.adapter.knowledge import KnowledgeService
+from orkas.adapter.mirror_devices import MirrorDevices
 from orkas.adapter.permission_rules import RuleStore
+from orkas.adapter.preferences import change_preferences
 from orkas.adapter.processes import ConversationProcesses
 from orkas.adapter.runtime import ConversationRuntime, Hooks
 from orkas.adapter.settings import SettingsStore
@@ -57,10 +59,15 @@ from orkas.engine.runner import Agent
 from orkas.engine.tools.base import Tool
 from orkas.server.app import Services, create_app
 from orkas.server.connections import WS_MAX_MESSAGE, GuardedH11
+from orkas.server.mirror import create_mirror_app
+from orkas.server.mirror_routes import MirrorControl
+from orkas.server.mirror_security import MirrorGuard
+from orkas.server.mirror_server import MirrorServer
 from orkas.team.agents import AgentSpec, AgentStore
 from orkas.team.conversations import GroupRunner
 
 log = logging.getLogger(__name__)
+MIRROR_PORT = 47615  # the phone mirror's port when Settings turns it on: stable, so paired phones find it
 
 
 @dataclass
@@ -74,6 +81,8 @@ class Hosted:
     listener: socket.socket
     problems: list[str] = field(default_factory=list)
     thread: threading.Thread | None = None
+    mirror: MirrorServer | None = None
+    mirror_at_start: bool = False  # `orkas serve --mirror`, or turned on in Settings → Phone
 
     def serve_forever(self) -> None:
         try:
@@ -87,9 +96,16 @@ class Hosted:
         log.info("server ready on port %d after %.0f ms", self.port, since_start() * 1000)
         if self.services.knowledge is not None:
             self.services.knowledge.warm()  # the embedding model loads while the window draws
+        if self.mirror is not None and self.mirror_at_start:
+            try:
+                self.mirror.start()
+            except OSError as e:  # the port is taken: the desktop still works, and says so
+                log.warning("the phone mirror cannot listen: %s", e)
         try:
             await self.server.serve(sockets=[self.listener])
         finally:  # the app is exiting: no run goes on, no background process is left behind
+            if self.mirror is not None:
+                await self.mirror.stop()
             await self.runtime.shutdown()
 
     def start_in_background(self) -> None:
@@ -117,8 +133,16 @@ def _vault(settings: Settings) -> Vault:
     return Vault(settings.data_dir / "vault.bin", choose_key_source(settings.data_dir))
 
 
-def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, str] | None = None) -> Hosted:
-    """Build everything on a bound socket; nothing is served until `serve_forever` / `start_in_background`."""
+def host(
+    settings: Settings,
+    *,
+    port: int = 0,
+    bound: tuple[socket.socket, str, str] | None = None,
+    mirror: tuple[str, int] | None = None,
+) -> Hosted:
+    """Build everything on a bound socket; nothing is served until `serve_forever` / `start_in_background`.
+    `mirror` (host, port) turns the phone mirror on there; otherwise Settings → Phone decides (all of
+    this machine's addresses, on MIRROR_PORT)."""
     make_private(settings.data_dir)
     store = ConversationStore(settings.data_dir)
     knowledge = KnowledgeService(
@@ -220,6 +244,20 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         rules=rules,
         models=lambda: model_choices(settings, load_configured(settings)),
     )
+    devices = MirrorDevices(settings.data_dir / "mirror")
+
+    def make_mirror_app(mirror_port: int, addresses: set[str]) -> MirrorGuard:
+        return create_mirror_app(
+            runtime=runtime, services=services, devices=devices, port=mirror_port, addresses=addresses
+        )
+
+    mirror_host, mirror_port = mirror or ("0.0.0.0", MIRROR_PORT)
+    mirror_server = MirrorServer(make_mirror_app, settings.data_dir / "mirror", mirror_host, mirror_port)
+
+    async def remember_mirror(enabled: bool) -> None:
+        await change_preferences(settings_store, {"mirror": enabled})
+
+    services.mirror = MirrorControl(devices, mirror_server, remember_mirror)
 
     def index(conversation: Conversation, messages: Sequence[Message]) -> None:
         knowledge.index_conversation(conversation.id, store.get(conversation.id).title, messages)
@@ -277,4 +315,6 @@ def host(settings: Settings, *, port: int = 0, bound: tuple[socket.socket, str, 
         server=server,
         listener=listener,
         problems=problems,
+        mirror=mirror_server,
+        mirror_at_start=mirror is not None or load_configured(settings).product.preferences.mirror,
     )

@@ -71,6 +71,7 @@ class QueuedDropped:
 class PermissionAnswered:
     question_id: str
     decision: Decision
+    by: str = ""  # who answered: "" for the desktop, else the paired phone's name
     type: Literal["permission_answered"] = "permission_answered"
 
 

@@ -359,12 +359,17 @@ class ConversationRuntime:
         active.permissions.deny_all()
         return True
 
-    def answer(self, conversation_id: str, question_id: str, decision: Decision) -> bool:
+    def answer(self, conversation_id: str, question_id: str, decision: Decision, *, by: str = "") -> bool:
+        """The first answer wins (the desktop's or a phone's); a later one finds no open question."""
         active = self.active.get(conversation_id)
         if active is None or not active.permissions.answer(question_id, decision):
             return False
-        self.publish(conversation_id, PermissionAnswered(question_id=question_id, decision=decision))
+        self.publish(conversation_id, PermissionAnswered(question_id=question_id, decision=decision, by=by))
         return True
+
+    def finished_turns(self, conversation_id: str) -> int:
+        """How many turns have ended in this conversation's kept events (the phone's unread count)."""
+        return sum(1 for e in self._stream(conversation_id).events if e["type"] in ("done", "turn_end"))
 
     async def delete(self, conversation_id: str) -> None:
         """To the recycle bin: the run stopped, its processes stopped, and no longer searchable."""

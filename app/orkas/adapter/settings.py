@@ -62,10 +62,12 @@ class Preferences:
     command_timeout: int = 600  # seconds: the longest a command may run; the model cannot ask for more
     log_level: LogLevel = "info"  # what goes into <data>/logs (ORKAS_LOG_LEVEL overrides it)
     auto_title: bool = True  # a short model call names each new chat after its first answer
+    mirror: bool = False  # the phone mirror listens on the LAN (Settings → Phone)
 
     def check(self) -> None:
-        if not isinstance(self.auto_title, bool):
-            raise ConfigError(f"auto_title must be true or false, not {self.auto_title!r}")
+        for flag in ("auto_title", "mirror"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ConfigError(f"{flag} must be true or false, not {getattr(self, flag)!r}")
         if not isinstance(self.command_timeout, int) or not 10 <= self.command_timeout <= 86_400:
             raise ConfigError(f"command_timeout must be 10 to 86400 seconds, not {self.command_timeout!r}")
         if self.embeddings not in ("bundled", "none") and not all(self.embeddings.partition("/")[::2]):

@@ -16,6 +16,9 @@ EXIT_OK = 0
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = commands.add_parser("serve", help="run the local server without a window and print its URL")
     serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
+    serve.add_argument("--mirror", action="store_true", help="also serve the phone mirror (TLS, paired phones only)")
+    serve.add_argument("--mirror-host", default="0.0.0.0", help="the mirror's address (default: all of this machine's)")
+    serve.add_argument("--mirror-port", type=int, default=47615, help="the mirror's port (0: any free port)")
 
 
 def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -23,9 +26,14 @@ def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from orkas.app import settings_from_env
     from orkas.host import host
 
-    hosted = host(settings_from_env(env), port=args.port)
+    mirror = (args.mirror_host, args.mirror_port) if args.mirror else None
+    hosted = host(settings_from_env(env), port=args.port, mirror=mirror)
     for problem in hosted.problems:
         print(f"orkas: {problem}", file=sys.stderr)
     print(hosted.url, flush=True)
+    if args.mirror and hosted.mirror is not None:  # bound now, so the line is true before anything serves
+        hosted.mirror.bind()
+        certificate = hosted.mirror.certificate
+        print(f"mirror: {hosted.mirror.url} {certificate.fingerprint if certificate else ''}", flush=True)
     hosted.serve_forever()
     return EXIT_OK

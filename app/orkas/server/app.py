@@ -28,6 +28,7 @@ from orkas.engine.sandbox.executor import confinement
 from orkas.server.agents_routes import Members, add_agents_routes
 from orkas.server.conversation_routes import add_conversation_routes
 from orkas.server.diagnostics_routes import add_diagnostics_routes
+from orkas.server.mirror_routes import MirrorControl, add_mirror_routes
 from orkas.server.observe import Observed
 from orkas.server.security import LocalOnly
 from orkas.server.settings_routes import add_settings_routes
@@ -59,6 +60,7 @@ class Services:
     rules: RuleStore | None = None  # the person's "always allow" answers
     members: Members | None = None  # a conversation's members and floor (team/conversations.py)
     models: Callable[[], tuple[list[str], str | None]] | None = None  # the switcher's choices, the default
+    mirror: MirrorControl | None = None  # the phone mirror: on/off, pairing, devices
 
 
 def create_app(
@@ -87,6 +89,8 @@ def create_app(
         return {"version": __version__, "providers": names, "sandbox": sandbox or {"kind": confinement()}}
 
     add_conversation_routes(api, runtime, services)
+    if services is not None and services.mirror is not None:
+        add_mirror_routes(api, services.mirror)
     if services is not None:
         add_settings_routes(api, services)
     if services is not None and services.agents is not None:

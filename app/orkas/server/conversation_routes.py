@@ -91,6 +91,51 @@ def _shown_files(record: dict[str, Any]) -> dict[str, Any]:
     return {"attachments": [{k: a.get(k) for k in keep} for a in record.get("attachments", [])]}
 
 
+async def history_payload(
+    runtime: ConversationRuntime, services: Services | None, conversation_id: str
+) -> dict[str, Any]:
+    """A conversation's history and the sequence number to stream after: the desktop's and the phone
+    mirror's one shape."""
+    snap = await runtime.opened(conversation_id)
+    views = [_message_view(m) for m in snap.messages]
+    if services is not None:  # attachments by id: an image is fetched by it and shown inline
+        ids = await asyncio.to_thread(services.attachments.ids_by_path, conversation_id)
+        for block in (b for v in views for b in v.get("content", ()) if b.get("type") == "attachment"):
+            block["id"] = ids.get(block.get("path", ""), "")
+    return {
+        "v": WIRE_VERSION,
+        "id": conversation_id,
+        "messages": views,
+        "after": snap.after,
+        "running": snap.running,
+        "repaired": bool(snap.report and snap.report.changed),
+        "unsent": [{k: v for k, v in r.items() if k != "attachments"} | _shown_files(r) for r in snap.unsent],
+        "group": snap.group,  # a group conversation's bus records (None for one agent)
+        "versions": [] if snap.group is not None else runtime.versions(conversation_id, snap.messages),
+        "continue_note": CONTINUE_NOTE,  # "Continue" sends this: the view shows it as a marker
+    }
+
+
+async def receive_upload(
+    runtime: ConversationRuntime, services: Services, conversation_id: str, request: Request, name: str
+) -> dict[str, Any]:
+    """An attachment's bytes as the body, written to disk as they arrive (the desktop's and the phone's)."""
+    found = config(lambda: runtime.store.get(conversation_id))
+    upload = await asyncio.to_thread(services.attachments.incoming, found, name)
+    try:
+        async for chunk in request.stream():
+            await asyncio.to_thread(upload.write, chunk)
+        return asdict(await asyncio.to_thread(upload.finish))
+    except AttachmentError as e:
+        raise HTTPException(status_code=413, detail=str(e)) from None
+    except ClientDisconnect:
+        await asyncio.to_thread(upload.abort)
+        raise HTTPException(status_code=400, detail="the upload was cut off") from None
+    except BaseException:
+        await asyncio.to_thread(upload.abort)
+        raise
+
+
 def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services: Services | None) -> None:
     conversations = runtime.store
 
@@ -183,24 +228,7 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
     @api.get("/api/conversations/{conversation_id}/messages")
     async def conversations_messages(conversation_id: str) -> dict[str, Any]:
         with answered():
-            snap = await runtime.opened(conversation_id)
-        views = [_message_view(m) for m in snap.messages]
-        if services is not None:  # attachments by id: an image is fetched by it and shown inline
-            ids = await asyncio.to_thread(services.attachments.ids_by_path, conversation_id)
-            for block in (b for v in views for b in v.get("content", ()) if b.get("type") == "attachment"):
-                block["id"] = ids.get(block.get("path", ""), "")
-        return {
-            "v": WIRE_VERSION,
-            "id": conversation_id,
-            "messages": views,
-            "after": snap.after,
-            "running": snap.running,
-            "repaired": bool(snap.report and snap.report.changed),
-            "unsent": [{k: v for k, v in r.items() if k != "attachments"} | _shown_files(r) for r in snap.unsent],
-            "group": snap.group,  # a group conversation's bus records (None for one agent)
-            "versions": [] if snap.group is not None else runtime.versions(conversation_id, snap.messages),
-            "continue_note": CONTINUE_NOTE,  # "Continue" sends this: the view shows it as a marker
-        }
+            return await history_payload(runtime, services, conversation_id)
 
     @api.get("/api/conversations/{conversation_id}/versions")
     async def versions_list(conversation_id: str) -> list[dict[str, Any]]:
@@ -315,20 +343,7 @@ def _add_file_routes(api: FastAPI, runtime: ConversationRuntime, services: Servi
         conversation_id: str, request: Request, name: str = Query(min_length=1, max_length=255)
     ) -> dict[str, Any]:
         """The file's bytes as the body (application/octet-stream), written to disk as they arrive."""
-        found = conversation(conversation_id)
-        upload = await asyncio.to_thread(services.attachments.incoming, found, name)
-        try:
-            async for chunk in request.stream():
-                await asyncio.to_thread(upload.write, chunk)
-            return asdict(await asyncio.to_thread(upload.finish))
-        except AttachmentError as e:
-            raise HTTPException(status_code=413, detail=str(e)) from None
-        except ClientDisconnect:
-            await asyncio.to_thread(upload.abort)
-            raise HTTPException(status_code=400, detail="the upload was cut off") from None
-        except BaseException:
-            await asyncio.to_thread(upload.abort)
-            raise
+        return await receive_upload(runtime, services, conversation_id, request, name)
 
     @api.post("/api/conversations/{conversation_id}/grants")
     async def grants_add(conversation_id: str, body: Folder) -> dict[str, Any]:

@@ -51,6 +51,8 @@ def _patient(receive: Receive) -> Receive:
 
 
 class LocalOnly:
+    upload = UPLOAD  # the one route whose body is raw bytes, streamed (the mirror has its own)
+
     def __init__(self, app: ASGIApp, *, token: str, port: int) -> None:
         self.app = app
         self.token = token
@@ -74,7 +76,7 @@ class LocalOnly:
     async def _capped(self, scope: Scope, receive: Receive, send: Send) -> None:
         """A changing request's body, capped: an upload streams to its route (which counts it); any other
         body is read here — at most MAX_BODY — before the route runs, and replayed to it."""
-        upload = bool(UPLOAD.match(scope.get("path", "")))
+        upload = bool(self.upload.match(scope.get("path", "")))
         limit = MAX_UPLOAD if upload else MAX_BODY
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         declared = headers.get("content-length", "")

@@ -1,0 +1,172 @@
+"""The phone mirror's API: the conversations of this computer, watched and steered from a paired phone.
+
+Served on its own port over TLS (host.py), behind `MirrorGuard` (mirror_security.py). Versioned under
+/mirror/api/v1/ and built on the same runtime, events and message shapes as the desktop API: the phone
+holds no state of its own. `always` stays a desktop decision; an answer from a phone names the device.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any, Literal
+
+from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
+from pydantic import BaseModel, Field
+
+from orkas import __version__
+from orkas.adapter.mirror_devices import Device, MirrorDevices, PairingRefused, TooManyAttempts
+from orkas.adapter.product_events import WIRE_VERSION
+from orkas.adapter.runtime import ConversationRuntime
+from orkas.core.errors import ConfigError, NotFound
+from orkas.server.answers import answered, config
+from orkas.server.conversation_routes import history_payload, receive_upload
+from orkas.server.mirror_security import MirrorGuard
+from orkas.server.sockets import forward
+
+if TYPE_CHECKING:
+    from orkas.server.app import Services
+
+log = logging.getLogger(__name__)
+V1 = "/mirror/api/v1"
+DECISIONS = {"once": "allow_once", "run": "allow_run", "deny": "deny"}
+
+
+class Pair(BaseModel):
+    code: str = Field(min_length=1, max_length=40)
+    device_name: str = Field(default="Phone", max_length=60)
+
+
+class Send(BaseModel):
+    text: str = Field(min_length=1, max_length=200_000)
+    attachments: list[str] = Field(default_factory=list, max_length=20)
+
+
+class Answer(BaseModel):
+    question_id: str
+    decision: Literal["once", "run", "deny"]
+
+
+def device_of(holder: Request | WebSocket) -> Device:
+    device = holder.scope.get("state", {}).get("device")
+    if not isinstance(device, Device):
+        raise HTTPException(status_code=401, detail="this device is not paired")
+    return device
+
+
+def create_mirror_app(
+    *, runtime: ConversationRuntime, services: Services, devices: MirrorDevices, port: int, addresses: set[str]
+) -> MirrorGuard:
+    api = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    # Each open socket's "revoked" flag, by device: a revoke sets them and each handler closes its own.
+    open_sockets: dict[str, set[asyncio.Event]] = {}
+    loop: asyncio.AbstractEventLoop | None = None
+
+    def close_device(device_id: str) -> None:
+        """A revoked device's open sockets close at once (called from whichever thread revoked it)."""
+        for revoked in list(open_sockets.get(device_id, ())):
+            if loop is not None:
+                loop.call_soon_threadsafe(revoked.set)
+
+    devices.on_revoke.append(close_device)
+
+    @api.post(f"{V1}/pair")
+    async def pair(body: Pair) -> dict[str, str]:
+        try:
+            device, token = await asyncio.to_thread(devices.pair, body.code, body.device_name)
+        except TooManyAttempts as e:
+            raise HTTPException(status_code=429, detail=str(e)) from None
+        except PairingRefused as e:
+            raise HTTPException(status_code=401, detail=str(e)) from None
+        return {"device_token": token, "device_id": device.id, "name": device.name}
+
+    @api.get(f"{V1}/conversations")
+    async def conversations(request: Request) -> list[dict[str, Any]]:
+        """Every conversation, with what this phone has not seen yet and who holds a group's floor."""
+        device = device_of(request)
+        members = services.members
+
+        def floors() -> dict[str, object]:
+            if members is None:
+                return {}
+            return {c.id: members.members(c.id).get("floor") for c in runtime.store.recent()}
+
+        held = await asyncio.to_thread(floors)
+        return [
+            {
+                **asdict(chat),
+                "running": chat.id in runtime.active,
+                "unread": devices.unread(device.id, chat.id, runtime.finished_turns(chat.id)),
+                "floor": held.get(chat.id),
+            }
+            for chat in runtime.store.recent()
+        ]
+
+    @api.get(f"{V1}/conversations/{{conversation_id}}/messages")
+    async def messages(conversation_id: str, request: Request, after: int = Query(default=-1)) -> dict[str, Any]:
+        device = device_of(request)
+        with answered():
+            payload = await history_payload(runtime, services, conversation_id)
+        if after >= 0:  # the events since then too, so a phone that slept catches up in one call
+            backlog, queue = runtime.subscribe(conversation_id, after)
+            runtime.unsubscribe(conversation_id, queue)
+            payload["events"] = backlog
+        devices.mark_read(device.id, conversation_id, runtime.finished_turns(conversation_id))
+        return payload
+
+    @api.websocket(f"{V1}/events")
+    async def events(socket: WebSocket, conversation: str = "", after: int = 0) -> None:
+        nonlocal loop
+        loop = asyncio.get_running_loop()
+        device = device_of(socket)
+        await socket.accept()
+        await socket.send_json({"type": "hello", "v": WIRE_VERSION, "version": __version__})
+        try:
+            runtime.store.get(conversation)
+        except (NotFound, ConfigError) as e:
+            await socket.close(code=4404, reason=str(e)[:120])
+            return
+        revoked = asyncio.Event()
+        open_sockets.setdefault(device.id, set()).add(revoked)
+        backlog, queue = runtime.subscribe(conversation, after)
+        streaming = asyncio.ensure_future(forward(socket, backlog, queue))
+        stop = asyncio.ensure_future(revoked.wait())
+        try:
+            await asyncio.wait({streaming, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if revoked.is_set():
+                streaming.cancel()
+                await socket.close(code=4401, reason="this device was revoked")
+        finally:
+            stop.cancel()
+            streaming.cancel()
+            runtime.unsubscribe(conversation, queue)
+            open_sockets[device.id].discard(revoked)
+
+    @api.post(f"{V1}/conversations/{{conversation_id}}/messages", status_code=202)
+    async def send(conversation_id: str, body: Send, request: Request) -> dict[str, Any]:
+        device_of(request)
+        files = config(lambda: services.attachments.get(conversation_id, body.attachments)) if body.attachments else []
+        return config(lambda: runtime.send(conversation_id, body.text, files))
+
+    @api.post(f"{V1}/conversations/{{conversation_id}}/stop")
+    async def stop(conversation_id: str, request: Request) -> dict[str, bool]:
+        device_of(request)
+        return {"stopped": runtime.stop(conversation_id)}
+
+    @api.post(f"{V1}/conversations/{{conversation_id}}/answers")
+    async def answer(conversation_id: str, body: Answer, request: Request) -> dict[str, bool]:
+        device = device_of(request)
+        decision = DECISIONS[body.decision]
+        if not runtime.answer(conversation_id, body.question_id, decision, by=device.name):  # type: ignore[arg-type]
+            raise HTTPException(status_code=404, detail="no open question with that id (it may have been answered)")
+        return {"answered": True}
+
+    @api.post(f"{V1}/conversations/{{conversation_id}}/attachments", status_code=201)
+    async def upload(
+        conversation_id: str, request: Request, name: str = Query(min_length=1, max_length=255)
+    ) -> dict[str, Any]:
+        device_of(request)
+        return await receive_upload(runtime, services, conversation_id, request, name)
+
+    return MirrorGuard(api, devices=devices, port=port, addresses=addresses)

@@ -1,0 +1,91 @@
+"""Running the phone mirror: its own uvicorn server, over TLS, on an address of this machine, in the
+same event loop as the desktop API (so both see the same runs). Off until the person turns it on
+(Settings → Phone, or `orkas serve --mirror`); turning it off closes its sockets."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from collections.abc import Callable
+from typing import Any
+
+import uvicorn
+
+from orkas.core.net import bind_lan, own_addresses
+from orkas.core.tls import Certificate, ensure_certificate
+from orkas.server.connections import WS_MAX_MESSAGE, GuardedH11
+
+log = logging.getLogger(__name__)
+
+
+class MirrorServer:
+    def __init__(self, make_app: Callable[[int, set[str]], Any], cert_folder: Any, host: str, port: int) -> None:
+        self.make_app = make_app
+        self.cert_folder = cert_folder
+        self.host = host
+        self.port = port
+        self.listener: socket.socket | None = None
+        self.server: uvicorn.Server | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.certificate: Certificate | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def bind(self) -> None:
+        """Open the socket and the certificate now (before serving), so the URL can be printed at once."""
+        if self.listener is not None:
+            return
+        addresses = own_addresses() | ({self.host} if self.host not in ("0.0.0.0", "::") else set())
+        self.certificate = ensure_certificate(self.cert_folder, tuple(sorted(addresses)))
+        self.listener = bind_lan(self.host, self.port)
+        port = self.listener.getsockname()[1]
+        config = uvicorn.Config(
+            self.make_app(port, addresses),
+            log_level="warning",
+            log_config=None,
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=3,
+            http=GuardedH11,
+            ws_max_size=WS_MAX_MESSAGE,
+            ssl_certfile=str(self.certificate.cert),
+            ssl_keyfile=str(self.certificate.key),
+        )
+        self.server = uvicorn.Server(config)
+
+    @property
+    def url(self) -> str:
+        if self.listener is None:
+            return ""
+        port = self.listener.getsockname()[1]
+        host = self.host if self.host not in ("0.0.0.0", "::") else _lan_address()
+        return f"https://[{host}]:{port}" if ":" in host else f"https://{host}:{port}"
+
+    def start(self) -> None:
+        """Serve on the running loop (call from it)."""
+        self.bind()
+        if self.running or self.server is None or self.listener is None:
+            return
+        self.server.should_exit = False
+        self.task = asyncio.get_running_loop().create_task(self.server.serve(sockets=[self.listener]))
+        log.info("phone mirror on %s", self.url)
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.should_exit = True
+        if self.task is not None:
+            await asyncio.wait({self.task}, timeout=5)
+        self.task = None
+        if self.listener is not None:
+            self.listener.close()
+        self.listener = None
+        self.server = None
+
+
+def _lan_address() -> str:
+    """The address a phone on the same network would use: the LAN one, else loopback."""
+    candidates = sorted(a for a in own_addresses() if ":" not in a and not a.startswith("127."))
+    return candidates[0] if candidates else "127.0.0.1"

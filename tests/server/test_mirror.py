@@ -1,0 +1,233 @@
+"""The phone mirror, end to end: a real `orkas serve --mirror` (TLS on its own port), paired through the
+desktop API, driven over HTTPS and a WebSocket as a phone would — and attacked: one test per rule."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import ssl
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+
+from orkas.adapter.mirror_devices import MirrorDevices, PairingRefused
+from tests.conftest import subprocess_env
+from tests.fakes import anthropic as wire
+from tests.fakes.server import FakeServer
+from tests.ui.conftest import ORKAS
+
+
+@dataclass
+class Mirrored:
+    process: subprocess.Popen[str]
+    base: str  # the desktop API
+    token: str
+    mirror: str  # https://127.0.0.1:PORT
+    fingerprint: str
+    home: Path
+
+    def desktop(self, method: str, path: str, body: Any = None) -> httpx.Response:
+        headers = {"X-Orkas-Token": self.token}
+        return httpx.request(method, f"{self.base}{path}", json=body, headers=headers, timeout=10)
+
+    def phone(self, method: str, path: str, token: str = "", body: Any = None, **extra: Any) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers.update(extra.pop("headers", {}))
+        with httpx.Client(verify=self.tls(), timeout=10) as client:
+            return client.request(method, f"{self.mirror}{path}", json=body, headers=headers, **extra)
+
+    def tls(self) -> ssl.SSLContext:
+        return ssl.create_default_context(cafile=str(self.home / "mirror" / "mirror-cert.pem"))
+
+    def pair(self, name: str = "Pixel") -> tuple[str, str]:
+        code = self.desktop("POST", "/api/mirror/pairings", {}).json()["code"]
+        answer = self.phone("POST", "/mirror/api/v1/pair", body={"code": code, "device_name": name}).json()
+        return answer["device_token"], answer["device_id"]
+
+
+@pytest.fixture
+def mirrored(anthropic_server: FakeServer, tmp_path: Path) -> Iterator[Mirrored]:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.json").write_text(json.dumps({"preferences": {"auto_title": False}}))
+    process = subprocess.Popen(
+        [ORKAS, "serve", "--mirror", "--mirror-host", "127.0.0.1", "--mirror-port", "0"],
+        env=subprocess_env(
+            ORKAS_HOME=str(home), ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    url = process.stdout.readline().strip()
+    line = process.stdout.readline().strip()
+    assert line.startswith("mirror: https://127.0.0.1:"), (line, process.stderr.read() if process.poll() else "")
+    _, mirror, fingerprint = line.split()
+    running = Mirrored(process, url.split("/?", 1)[0], url.split("token=", 1)[1], mirror, fingerprint, home)
+    deadline = time.time() + 10
+    while time.time() < deadline:  # the mirror serves once the loop runs
+        try:
+            running.phone("GET", "/mirror/api/v1/conversations")
+            break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    yield running
+    process.terminate()
+    try:
+        process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+
+
+ROUTES = [
+    ("GET", "/mirror/api/v1/conversations"),
+    ("GET", "/mirror/api/v1/conversations/0123456789abcdef0123456789abcdef/messages"),
+    ("POST", "/mirror/api/v1/conversations/0123456789abcdef0123456789abcdef/messages"),
+    ("POST", "/mirror/api/v1/conversations/0123456789abcdef0123456789abcdef/stop"),
+    ("POST", "/mirror/api/v1/conversations/0123456789abcdef0123456789abcdef/answers"),
+]
+
+
+async def first_close(url: str, context: ssl.SSLContext, **kwargs: Any) -> int | None:
+    try:
+        async with websockets.connect(url, ssl=context, **kwargs) as socket:
+            await asyncio.wait_for(socket.recv(), 5)
+            await asyncio.wait_for(socket.recv(), 5)
+    except websockets.ConnectionClosed as closed:
+        return closed.rcvd.code if closed.rcvd else None
+    except websockets.InvalidStatus as refused:
+        return refused.response.status_code
+    return None
+
+
+def test_the_certificate_is_the_one_the_desktop_shows(mirrored: Mirrored) -> None:
+    host, port = mirrored.mirror.removeprefix("https://").split(":")
+    pem = ssl.get_server_certificate((host, int(port)))
+    assert "sha256:" + hashlib.sha256(ssl.PEM_cert_to_DER_cert(pem)).hexdigest() == mirrored.fingerprint
+    key = mirrored.home / "mirror" / "mirror-key.pem"
+    assert key.stat().st_mode & 0o777 == 0o600
+    pairing = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()
+    assert pairing["fingerprint"] == mirrored.fingerprint and pairing["url"] == mirrored.mirror
+    assert "<svg" in pairing["qr_svg"] and pairing["expires_at"] - time.time() <= 120
+
+
+def test_unpaired_is_refused_everywhere_and_the_desktop_api_is_not_here(mirrored: Mirrored) -> None:
+    for method, path in ROUTES:
+        body = {} if method == "POST" else None
+        assert mirrored.phone(method, path, body=body).status_code == 401, path
+        assert mirrored.phone(method, path, token="not-a-token", body=body).status_code == 401, path
+    url = mirrored.mirror.replace("https://", "wss://") + "/mirror/api/v1/events?conversation=x&token=nope"
+    assert asyncio.run(first_close(url, mirrored.tls())) in (403, 4401)
+    assert mirrored.phone("GET", "/api/status").status_code == 404
+    assert mirrored.phone("GET", "/api/conversations", token="x").status_code == 404
+    token, _ = mirrored.pair()
+    assert mirrored.phone("GET", "/api/settings", token=token).status_code == 404  # paired or not
+
+
+def test_codes_work_once_wrong_ones_are_limited_and_nothing_is_logged(mirrored: Mirrored) -> None:
+    code = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()["code"]
+    first = mirrored.phone("POST", "/mirror/api/v1/pair", body={"code": code, "device_name": "Pixel"})
+    assert first.status_code == 200
+    token = first.json()["device_token"]
+    again = mirrored.phone("POST", "/mirror/api/v1/pair", body={"code": code, "device_name": "Thief"})
+    assert again.status_code == 401  # used
+    fresh = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()["code"]
+    for _ in range(3):  # with the reused code: four wrong ones
+        wrong = mirrored.phone("POST", "/mirror/api/v1/pair", body={"code": "WRONGCOD"})
+        assert wrong.status_code == 401
+    assert mirrored.phone("POST", "/mirror/api/v1/pair", body={"code": "WRONGCOD"}).status_code == 401  # the 5th
+    locked = mirrored.phone("POST", "/mirror/api/v1/pair", body={"code": fresh})  # even the right one, for a minute
+    assert locked.status_code == 429
+    devices = mirrored.desktop("GET", "/api/mirror/devices").json()
+    assert [d["name"] for d in devices] == ["Pixel"] and "token_hash" not in devices[0]
+    stored = (mirrored.home / "mirror" / "devices.json").read_text()
+    assert token not in stored and hashlib.sha256(token.encode()).hexdigest() in stored
+    mirrored.process.terminate()
+    mirrored.process.communicate(timeout=10)
+    logs = "".join(p.read_text(errors="replace") for p in (mirrored.home / "logs").glob("*"))
+    assert "paired device" in logs and "wrong or expired code" in logs
+    for secret in (code, fresh, token):
+        assert secret not in logs
+
+
+def test_foreign_host_and_origin_are_refused(mirrored: Mirrored) -> None:
+    token, _ = mirrored.pair()
+    port = mirrored.mirror.rsplit(":", 1)[1]
+    assert mirrored.phone("GET", "/mirror/api/v1/conversations", token=token).status_code == 200
+    rebound = mirrored.phone(
+        "GET", "/mirror/api/v1/conversations", token=token, headers={"Host": f"evil.example:{port}"}
+    )
+    assert rebound.status_code == 403
+    foreign = mirrored.phone(
+        "GET", "/mirror/api/v1/conversations", token=token, headers={"Origin": "https://evil.example"}
+    )
+    assert foreign.status_code == 403
+    text = mirrored.phone(
+        "POST",
+        "/mirror/api/v1/conversations/x/stop",
+        token=token,
+        content=b"{}",
+        headers={"Content-Type": "text/plain"},
+    )
+    assert text.status_code == 415
+
+
+def test_a_phone_watches_sends_and_a_revoke_closes_its_open_socket(
+    mirrored: Mirrored, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(wire.reply_text("Hello from the computer."))
+    token, device = mirrored.pair()
+    chat = mirrored.desktop("POST", "/api/conversations", {}).json()["id"]
+    sent = mirrored.phone("POST", f"/mirror/api/v1/conversations/{chat}/messages", token=token, body={"text": "hi"})
+    assert sent.status_code == 202
+    deadline = time.time() + 10
+    while time.time() < deadline and mirrored.desktop("GET", f"/api/conversations/{chat}/messages").json()["running"]:
+        time.sleep(0.1)
+    history = mirrored.phone("GET", f"/mirror/api/v1/conversations/{chat}/messages?after=0", token=token).json()
+    assert [m["role"] for m in history["messages"]] == ["user", "assistant"]
+    assert [e["type"] for e in history["events"]][-2:] == ["done", "idle"]  # the events, for catching up
+    listed = mirrored.phone("GET", "/mirror/api/v1/conversations", token=token).json()
+    assert listed[0]["id"] == chat and listed[0]["unread"] == 0 and listed[0]["floor"] == "commander"
+
+    async def watch_then_revoke() -> int | None:
+        url = mirrored.mirror.replace("https://", "wss://") + f"/mirror/api/v1/events?conversation={chat}&after=0"
+        async with websockets.connect(
+            url, ssl=mirrored.tls(), additional_headers={"Authorization": f"Bearer {token}"}
+        ) as socket:
+            hello = json.loads(await asyncio.wait_for(socket.recv(), 5))
+            assert hello["type"] == "hello"
+            seen = [json.loads(await asyncio.wait_for(socket.recv(), 5))["type"] for _ in range(3)]
+            assert "user_message" in seen
+            removed = await asyncio.to_thread(mirrored.desktop, "DELETE", f"/api/mirror/devices/{device}", {})
+            assert removed.status_code == 204
+            try:
+                while True:
+                    await asyncio.wait_for(socket.recv(), 5)
+            except websockets.ConnectionClosed as closed:
+                return closed.rcvd.code if closed.rcvd else None
+
+    assert asyncio.run(watch_then_revoke()) == 4401
+    assert mirrored.phone("GET", "/mirror/api/v1/conversations", token=token).status_code == 401
+    assert mirrored.desktop("GET", "/api/mirror/devices").json() == []
+
+
+def test_codes_expire_after_two_minutes(tmp_path: Path) -> None:
+    now = [1000.0]
+    devices = MirrorDevices(tmp_path, clock=lambda: now[0])
+    code = devices.start_pairing().code
+    now[0] += 121
+    with pytest.raises(PairingRefused):
+        devices.pair(code, "Late phone")
+    fresh = devices.start_pairing().code
+    device, token = devices.pair(fresh.lower(), "On time")  # typed in lower case: still the code
+    assert devices.authenticate(token) == device and devices.authenticate(token + "x") is None
