@@ -75,6 +75,10 @@ class Settings:
     local_servers: tuple[tuple[str, str], ...] = KNOWN_LOCAL  # where to look for Ollama / LM Studio
     max_dispatch: int = 4  # ORKAS_MAX_DISPATCH: member runs at once per group conversation
     max_model_calls: int = 10  # ORKAS_MAX_MODEL_CALLS: model calls streaming at once, all conversations
+    # Where the phone mirror listens when Settings turns it on (ORKAS_MIRROR_HOST / ORKAS_MIRROR_PORT):
+    # every address of this machine, on a port that stays the same so paired phones find it again.
+    mirror_host: str = "0.0.0.0"
+    mirror_port: int = 47615
 
 
 def settings_from_env(env: Mapping[str, str]) -> Settings:
@@ -107,6 +111,8 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
         local_servers=_local_servers(env.get("ORKAS_LOCAL_SERVERS")),
         max_dispatch=_count(env, "ORKAS_MAX_DISPATCH", 4),
         max_model_calls=_count(env, "ORKAS_MAX_MODEL_CALLS", 10),
+        mirror_host=env.get("ORKAS_MIRROR_HOST") or "0.0.0.0",
+        mirror_port=int(env["ORKAS_MIRROR_PORT"]) if env.get("ORKAS_MIRROR_PORT", "").isdigit() else 47615,
     )
 
 

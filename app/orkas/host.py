@@ -67,7 +67,6 @@ from orkas.team.agents import AgentSpec, AgentStore
 from orkas.team.conversations import GroupRunner
 
 log = logging.getLogger(__name__)
-MIRROR_PORT = 47615  # the phone mirror's port when Settings turns it on: stable, so paired phones find it
 
 
 @dataclass
@@ -141,8 +140,8 @@ def host(
     mirror: tuple[str, int] | None = None,
 ) -> Hosted:
     """Build everything on a bound socket; nothing is served until `serve_forever` / `start_in_background`.
-    `mirror` (host, port) turns the phone mirror on there; otherwise Settings → Phone decides (all of
-    this machine's addresses, on MIRROR_PORT)."""
+    `mirror` (host, port) turns the phone mirror on there; otherwise Settings → Phone decides (where
+    `settings.mirror_host` / `mirror_port` say)."""
     make_private(settings.data_dir)
     store = ConversationStore(settings.data_dir)
     knowledge = KnowledgeService(
@@ -251,7 +250,7 @@ def host(
             runtime=runtime, services=services, devices=devices, port=mirror_port, addresses=addresses
         )
 
-    mirror_host, mirror_port = mirror or ("0.0.0.0", MIRROR_PORT)
+    mirror_host, mirror_port = mirror or (settings.mirror_host, settings.mirror_port)
     mirror_server = MirrorServer(make_mirror_app, settings.data_dir / "mirror", mirror_host, mirror_port)
 
     async def remember_mirror(enabled: bool) -> None:

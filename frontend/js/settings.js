@@ -1,5 +1,5 @@
 // The settings dialog: one section per subject, in the side menu's order — Providers, Models, Agents,
-// Knowledge, Memory, Permissions and rules, Appearance, Language, Usage, About — each a module of its own
+// Knowledge, Memory, Permissions and rules, Appearance, Language, Usage, Phone, About — each a module of its own
 // (settings_<subject>.js; settings_common.js holds the pieces they share).
 
 import { get, put } from "./api.js";
@@ -12,6 +12,7 @@ import { appearanceSection, languageSection } from "./settings_appearance.js";
 import { knowledgeSection } from "./settings_knowledge.js";
 import { memorySection } from "./settings_memory.js";
 import { modelsSection } from "./settings_models.js";
+import { phoneSection } from "./settings_phone.js";
 import { providersSection } from "./settings_providers.js";
 import { rulesSection } from "./settings_rules.js";
 import { usageSection } from "./settings_usage.js";
@@ -74,6 +75,7 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
     appearanceSection(prefs, save),
     languageSection(prefs, save),
     usageSection(),
+    phoneSection(guard, refresh),
   ]));
   if (data.about) body.append(aboutSection(data.about, prefs, save, guard, onInfo));
   if (body.parentNode === dialog) dialog.insertBefore(sectionMenu(body), body); // not if a redraw replaced it

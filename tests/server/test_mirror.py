@@ -118,7 +118,8 @@ def test_the_certificate_is_the_one_the_desktop_shows(mirrored: Mirrored) -> Non
     assert key.stat().st_mode & 0o777 == 0o600
     pairing = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()
     assert pairing["fingerprint"] == mirrored.fingerprint and pairing["url"] == mirrored.mirror
-    assert "<svg" in pairing["qr_svg"] and pairing["expires_at"] - time.time() <= 120
+    assert pairing["qr"].startswith("data:image/svg+xml") and pairing["expires_at"] - time.time() <= 120
+    assert pairing["link"] == f"{mirrored.mirror}/m/#pair={pairing['code']}&fp={mirrored.fingerprint}"
 
 
 def test_unpaired_is_refused_everywhere_and_the_desktop_api_is_not_here(mirrored: Mirrored) -> None:

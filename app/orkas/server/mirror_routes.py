@@ -27,10 +27,11 @@ class Switch(BaseModel):
     enabled: bool
 
 
-def qr_svg(text: str) -> str:
+def qr_image(text: str) -> str:
+    """The QR code as an SVG data: URI (the page shows it as an image: no markup is inserted)."""
     import segno  # only when a pairing is asked for
 
-    return str(segno.make(text, error="m").svg_inline(scale=6, dark="#000", light="#fff"))
+    return str(segno.make(text, error="m").svg_data_uri(scale=6, dark="#000", light="#fff"))
 
 
 def add_mirror_routes(api: FastAPI, mirror: MirrorControl) -> None:
@@ -74,7 +75,8 @@ def add_mirror_routes(api: FastAPI, mirror: MirrorControl) -> None:
             "expires_at": pairing.expires_at,
             "url": server.url,
             "fingerprint": server.certificate.fingerprint,
-            "qr_svg": await asyncio.to_thread(qr_svg, link),
+            "link": link,  # what the QR code holds: the phone view, the code and the fingerprint
+            "qr": await asyncio.to_thread(qr_image, link),
         }
 
     @api.get("/api/mirror/devices")

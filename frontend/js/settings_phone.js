@@ -1,0 +1,56 @@
+// Settings → Phone: let paired phones on this network watch and steer the conversations. Off by default;
+// pairing shows a QR code (the phone view's address, a one-time code, the certificate's fingerprint);
+// each paired phone is listed with Revoke, which cuts it off at once.
+
+import { del, get, post } from "./api.js";
+import { el } from "./cards.js";
+import { t } from "./strings.js";
+import { actionButton } from "./settings_common.js";
+
+export async function phoneSection(guard, refresh) {
+  const mirror = await get("/api/mirror").catch(() => null);
+  const section = el("section", "phone");
+  section.append(el("h3", "", t("phone")), el("p", "hint", t("phoneHint")));
+  if (!mirror) return section;
+  const toggle = el("label", "check");
+  const box = el("input");
+  box.type = "checkbox";
+  box.name = "mirror";
+  box.checked = mirror.enabled;
+  box.addEventListener("change", guard(async () => {
+    await post("/api/mirror", { enabled: box.checked });
+    refresh();
+  }));
+  toggle.append(box, " ", t("phoneEnable"));
+  section.append(toggle);
+  if (mirror.enabled) {
+    const where = el("p", "hint", t("phoneAddress"));
+    where.append(" ", el("code", "path", mirror.url), " · ", el("code", "fingerprint", mirror.fingerprint));
+    section.append(where);
+    const pairing = el("div", "pairing");
+    section.append(actionButton("primary", t("phonePair"), guard(async () => {
+      const made = await post("/api/mirror/pairings", {});
+      const image = el("img", "qr");
+      image.src = made.qr;
+      image.alt = t("phoneQr");
+      const minutes = Math.max(1, Math.round((made.expires_at * 1000 - Date.now()) / 60000));
+      pairing.replaceChildren(image, el("p", "", t("phoneCode", { minutes })), el("code", "pair-code", made.code),
+        el("p", "hint", t("phoneFingerprint", { fingerprint: made.fingerprint })));
+    })), pairing);
+  }
+  const list = el("ul", "devices");
+  for (const device of mirror.devices) {
+    const item = el("li", "device");
+    item.dataset.device = device.id;
+    const seen = new Date(device.last_seen * 1000).toLocaleString();
+    item.append(el("strong", "", device.name), " ", el("span", "hint", t("phoneSeen", { when: seen })), " ",
+      actionButton("small danger", t("phoneRevoke"), guard(async () => {
+        await del(`/api/mirror/devices/${device.id}`);
+        refresh();
+      })));
+    list.append(item);
+  }
+  if (!mirror.devices.length) list.append(el("li", "hint", t("phoneNone")));
+  section.append(el("h4", "", t("phoneDevices")), list);
+  return section;
+}
