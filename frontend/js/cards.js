@@ -129,7 +129,7 @@ export function permissionCard(conversationId, event) {
   return card;
 }
 
-export function permissionAnswered(card, decision) {
+export function permissionAnswered(card, decision, by = "") {
   card.classList.add("answered", decision === "deny" ? "denied" : "allowed");
   for (const b of card.querySelectorAll("button")) {
     b.disabled = true;
@@ -137,5 +137,6 @@ export function permissionAnswered(card, decision) {
   }
   const shown = card.querySelector(".answer") ?? el("div", "answer");
   shown.textContent = `${t("answered")}: ${t(decision)}`;
+  if (by) shown.textContent += ` · ${t("answeredOn", { device: by })}`; // from a paired phone
   card.append(shown);
 }

@@ -320,6 +320,7 @@ const STRINGS = {
     phoneNone: "No phone is paired.",
     phoneSeen: "last seen {when}",
     phoneRevoke: "Revoke",
+    answeredOn: "on {device}",
   },
   zh: {
     app: "Orkas",
@@ -639,6 +640,7 @@ const STRINGS = {
     phoneNone: "尚未配对手机。",
     phoneSeen: "最近在线 {when}",
     phoneRevoke: "撤销",
+    answeredOn: "来自 {device}",
   },
   pt: {
     app: "Orkas",
@@ -958,6 +960,7 @@ const STRINGS = {
     phoneNone: "Nenhum celular pareado.",
     phoneSeen: "visto por último {when}",
     phoneRevoke: "Revogar",
+    answeredOn: "em {device}",
   },
 };
 

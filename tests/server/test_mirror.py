@@ -232,3 +232,57 @@ def test_codes_expire_after_two_minutes(tmp_path: Path) -> None:
     fresh = devices.start_pairing().code
     device, token = devices.pair(fresh.lower(), "On time")  # typed in lower case: still the code
     assert devices.authenticate(token) == device and devices.authenticate(token + "x") is None
+
+
+def test_an_approval_waits_on_the_phone_and_the_first_answer_wins(
+    mirrored: Mirrored, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(
+        wire.message(wire.tool_use("bash", {"command": "rm -rf build"}, id="toolu_rm")),
+        wire.reply_text("Left it alone."),
+    )
+    token, _ = mirrored.pair("Pixel")
+    chat = mirrored.desktop("POST", "/api/conversations", {}).json()["id"]
+
+    async def approve_from_the_phone() -> list[dict[str, Any]]:
+        url = mirrored.mirror.replace("https://", "wss://") + "/mirror/api/v1/alerts"
+        headers = {"Authorization": f"Bearer {token}"}
+        async with websockets.connect(url, ssl=mirrored.tls(), additional_headers=headers) as socket:
+            assert json.loads(await asyncio.wait_for(socket.recv(), 5))["type"] == "hello"
+            sent = await asyncio.to_thread(
+                mirrored.desktop, "POST", f"/api/conversations/{chat}/messages", {"text": "clean"}
+            )
+            assert sent.status_code == 202
+            question = json.loads(await asyncio.wait_for(socket.recv(), 10))
+            assert question["type"] == "permission_request" and question["conversation"] == chat
+            always = await asyncio.to_thread(
+                mirrored.phone,
+                "POST",
+                f"/mirror/api/v1/conversations/{chat}/answers",
+                token,
+                {"question_id": question["id"], "decision": "always"},
+            )
+            assert always.status_code == 422  # "always" stays a desktop decision
+            denied = await asyncio.to_thread(
+                mirrored.phone,
+                "POST",
+                f"/mirror/api/v1/conversations/{chat}/answers",
+                token,
+                {"question_id": question["id"], "decision": "deny"},
+            )
+            assert denied.status_code == 200
+            late = await asyncio.to_thread(
+                mirrored.desktop,
+                "POST",
+                f"/api/conversations/{chat}/answers",
+                {"question_id": question["id"], "decision": "allow_once"},
+            )
+            assert late.status_code == 404  # the first answer won
+            seen = [question]
+            while seen[-1]["type"] != "done":
+                seen.append(json.loads(await asyncio.wait_for(socket.recv(), 10)))
+            return seen
+
+    seen = asyncio.run(approve_from_the_phone())
+    answer = next(e for e in seen if e["type"] == "permission_answered")
+    assert answer["decision"] == "deny" and answer["by"] == "Pixel"  # every view shows who answered

@@ -51,6 +51,9 @@ from orkas.engine.steer import SteerQueue
 log = logging.getLogger(__name__)
 KEEP_EVENTS = 5000  # per conversation, for catch-up; older ones are in the transcript
 TITLE_SECONDS = 30.0  # a title call that takes longer is given up (the first words stay)
+# What a phone is told about, whichever conversation it has open: an approval waits (or was given), a
+# turn finished or failed.
+ALERTS = frozenset({"permission_request", "permission_answered", "done", "error", "turn_end"})
 Subscription = asyncio.Queue[dict[str, Any]]
 
 
@@ -156,6 +159,7 @@ class ConversationRuntime:
         self.active: dict[str, _Active] = {}
         self.streams: dict[str, _Stream] = {}
         self.naming: set[asyncio.Task[None]] = set()  # title calls still going (cancelled at shutdown)
+        self.alerts: set[Subscription] = set()  # every conversation's ALERTS, for the phones' notifications
 
     def _stream(self, conversation_id: str) -> _Stream:
         """The conversation's stream, loaded from its event log the first time it is asked for."""
@@ -183,7 +187,20 @@ class ConversationRuntime:
                 stream.log.close()  # reopened by the next event: an idle conversation holds no file
         for queue in stream.subscribers:
             queue.put_nowait(wire)
+        if wire["type"] in ALERTS:
+            for queue in self.alerts:
+                queue.put_nowait(wire)
         return wire
+
+    def waiting_questions(self) -> list[dict[str, Any]]:
+        """Permission requests no one has answered yet, in every running conversation (a phone that
+        connects is shown them at once)."""
+        waiting = []
+        for conversation_id in list(self.active):
+            events = self._stream(conversation_id).events
+            answered = {e["question_id"] for e in events if e["type"] == "permission_answered"}
+            waiting += [e for e in events if e["type"] == "permission_request" and e["id"] not in answered]
+        return waiting
 
     def snapshot(self, conversation_id: str) -> Snapshot:
         """The history to draw and the sequence number to stream after, so that nothing shows twice and

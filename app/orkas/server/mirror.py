@@ -143,6 +143,32 @@ def create_mirror_app(
             runtime.unsubscribe(conversation, queue)
             open_sockets[device.id].discard(revoked)
 
+    @api.websocket(f"{V1}/alerts")
+    async def alerts(socket: WebSocket) -> None:
+        """Every conversation's alerts (an approval waiting or given, a turn finished or failed), for the
+        phone's notifications: the questions waiting now first, then each as it happens."""
+        nonlocal loop
+        loop = asyncio.get_running_loop()
+        device = device_of(socket)
+        await socket.accept()
+        await socket.send_json({"type": "hello", "v": WIRE_VERSION, "version": __version__})
+        revoked = asyncio.Event()
+        open_sockets.setdefault(device.id, set()).add(revoked)
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        runtime.alerts.add(queue)
+        streaming = asyncio.ensure_future(forward(socket, runtime.waiting_questions(), queue))
+        stop = asyncio.ensure_future(revoked.wait())
+        try:
+            await asyncio.wait({streaming, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if revoked.is_set():
+                streaming.cancel()
+                await socket.close(code=4401, reason="this device was revoked")
+        finally:
+            stop.cancel()
+            streaming.cancel()
+            runtime.alerts.discard(queue)
+            open_sockets[device.id].discard(revoked)
+
     @api.post(f"{V1}/conversations/{{conversation_id}}/messages", status_code=202)
     async def send(conversation_id: str, body: Send, request: Request) -> dict[str, Any]:
         device_of(request)
