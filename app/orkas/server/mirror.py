@@ -71,6 +71,32 @@ def create_mirror_app(
 
     devices.on_revoke.append(close_device)
 
+    async def hello(socket: WebSocket) -> Device:
+        nonlocal loop
+        loop = asyncio.get_running_loop()
+        device = device_of(socket)
+        await socket.accept()
+        await socket.send_json({"type": "hello", "v": WIRE_VERSION, "version": __version__})
+        return device
+
+    async def stream_until_revoked(
+        socket: WebSocket, device: Device, first: list[dict[str, Any]], queue: asyncio.Queue[dict[str, Any]]
+    ) -> None:
+        """`forward` the events, closing the socket (4401) the moment its device is revoked."""
+        revoked = asyncio.Event()
+        open_sockets.setdefault(device.id, set()).add(revoked)
+        streaming = asyncio.ensure_future(forward(socket, first, queue))
+        stop = asyncio.ensure_future(revoked.wait())
+        try:
+            await asyncio.wait({streaming, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if revoked.is_set():
+                streaming.cancel()
+                await socket.close(code=4401, reason="this device was revoked")
+        finally:
+            stop.cancel()
+            streaming.cancel()
+            open_sockets[device.id].discard(revoked)
+
     @api.post(f"{V1}/pair")
     async def pair(body: Pair) -> dict[str, str]:
         try:
@@ -117,57 +143,29 @@ def create_mirror_app(
 
     @api.websocket(f"{V1}/events")
     async def events(socket: WebSocket, conversation: str = "", after: int = 0) -> None:
-        nonlocal loop
-        loop = asyncio.get_running_loop()
-        device = device_of(socket)
-        await socket.accept()
-        await socket.send_json({"type": "hello", "v": WIRE_VERSION, "version": __version__})
+        device = await hello(socket)
         try:
             runtime.store.get(conversation)
         except (NotFound, ConfigError) as e:
             await socket.close(code=4404, reason=str(e)[:120])
             return
-        revoked = asyncio.Event()
-        open_sockets.setdefault(device.id, set()).add(revoked)
         backlog, queue = runtime.subscribe(conversation, after)
-        streaming = asyncio.ensure_future(forward(socket, backlog, queue))
-        stop = asyncio.ensure_future(revoked.wait())
         try:
-            await asyncio.wait({streaming, stop}, return_when=asyncio.FIRST_COMPLETED)
-            if revoked.is_set():
-                streaming.cancel()
-                await socket.close(code=4401, reason="this device was revoked")
+            await stream_until_revoked(socket, device, backlog, queue)
         finally:
-            stop.cancel()
-            streaming.cancel()
             runtime.unsubscribe(conversation, queue)
-            open_sockets[device.id].discard(revoked)
 
     @api.websocket(f"{V1}/alerts")
     async def alerts(socket: WebSocket) -> None:
         """Every conversation's alerts (an approval waiting or given, a turn finished or failed), for the
         phone's notifications: the questions waiting now first, then each as it happens."""
-        nonlocal loop
-        loop = asyncio.get_running_loop()
-        device = device_of(socket)
-        await socket.accept()
-        await socket.send_json({"type": "hello", "v": WIRE_VERSION, "version": __version__})
-        revoked = asyncio.Event()
-        open_sockets.setdefault(device.id, set()).add(revoked)
+        device = await hello(socket)
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         runtime.alerts.add(queue)
-        streaming = asyncio.ensure_future(forward(socket, runtime.waiting_questions(), queue))
-        stop = asyncio.ensure_future(revoked.wait())
         try:
-            await asyncio.wait({streaming, stop}, return_when=asyncio.FIRST_COMPLETED)
-            if revoked.is_set():
-                streaming.cancel()
-                await socket.close(code=4401, reason="this device was revoked")
+            await stream_until_revoked(socket, device, runtime.waiting_questions(), queue)
         finally:
-            stop.cancel()
-            streaming.cancel()
             runtime.alerts.discard(queue)
-            open_sockets[device.id].discard(revoked)
 
     @api.post(f"{V1}/conversations/{{conversation_id}}/messages", status_code=202)
     async def send(conversation_id: str, body: Send, request: Request) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import re
 from urllib.parse import parse_qs
 
 from orkas.adapter.mirror_devices import MirrorDevices
-from orkas.server.security import MUTATING, ASGIApp, LocalOnly, Scope
+from orkas.server.security import ASGIApp, LocalOnly, Scope
 
 PREFIX = "/mirror/api/v1/"
 PUBLIC = ("/mirror/api/v1/pair", "/m/", "/m")  # pairing takes a code; the phone view asks for pairing itself
@@ -25,6 +25,7 @@ MIRROR_UPLOAD = re.compile(r"^/mirror/api/v1/conversations/[^/]+/attachments$")
 
 class MirrorGuard(LocalOnly):
     upload = MIRROR_UPLOAD
+    foreign_host = "this mirror answers only on this computer's own addresses"
 
     def __init__(self, app: ASGIApp, *, devices: MirrorDevices, port: int, addresses: set[str]) -> None:
         super().__init__(app, token="", port=port)
@@ -33,27 +34,14 @@ class MirrorGuard(LocalOnly):
         self.hosts = {_host(a, port) for a in addresses}
         self.origins = {f"https://{h}" for h in self.hosts}
 
-    def _problem(self, scope: Scope) -> tuple[int, str] | None:
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        if headers.get("host", "") not in self.hosts:
-            return 403, "this mirror answers only on this computer's own addresses"
-        origin = headers.get("origin")
-        if origin is not None and origin not in self.origins:
-            return 403, "requests from other origins are not allowed"
-        method = scope.get("method", "GET")
-        if method == "OPTIONS":
-            return 403, "cross-origin requests are not allowed"
+    def _admit(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str] | bool:
+        """The mirror's own doors: only its paths; pairing and the phone view open; the rest for a paired
+        device, which the routes then find in the request's state."""
         path = scope.get("path", "")
         if not path.startswith(PREFIX) and not path.startswith("/m"):
             return 404, "not found"
-        kind = headers.get("content-type", "").split(";")[0].strip()
-        if method in MUTATING and MIRROR_UPLOAD.match(path):
-            if kind != "application/octet-stream":
-                return 415, "send the file's bytes (Content-Type: application/octet-stream)"
-        elif method in MUTATING and kind != "application/json":
-            return 415, "send JSON (Content-Type: application/json)"
         if path in PUBLIC or path.startswith("/m/"):
-            return None
+            return True  # no device yet, but a change is still JSON
         token = headers.get("authorization", "")
         token = token[7:] if token.startswith("Bearer ") else ""
         if not token and scope["type"] == "websocket":
@@ -62,7 +50,7 @@ class MirrorGuard(LocalOnly):
         if device is None:
             return 401, "this device is not paired (or was revoked): pair it again from the computer"
         scope.setdefault("state", {})["device"] = device
-        return None
+        return True
 
 
 def _host(address: str, port: int) -> str:

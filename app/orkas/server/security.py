@@ -52,6 +52,7 @@ def _patient(receive: Receive) -> Receive:
 
 class LocalOnly:
     upload = UPLOAD  # the one route whose body is raw bytes, streamed (the mirror has its own)
+    foreign_host = "this server only answers on 127.0.0.1 and localhost"
 
     def __init__(self, app: ASGIApp, *, token: str, port: int) -> None:
         self.app = app
@@ -131,25 +132,34 @@ class LocalOnly:
     def _problem(self, scope: Scope) -> tuple[int, str] | None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         if headers.get("host", "") not in self.hosts:
-            return 403, "this server only answers on 127.0.0.1 and localhost"
+            return 403, self.foreign_host
         origin = headers.get("origin")
         if origin is not None and origin not in self.origins:
             return 403, "requests from other origins are not allowed"
         method = scope.get("method", "GET")
         if method == "OPTIONS":
             return 403, "cross-origin requests are not allowed"
+        admitted = self._admit(scope, headers)
+        if admitted is not True:
+            return admitted or None  # a refusal, or a public path whose body is not checked
         path = scope.get("path", "")
-        if path == "/" or path.startswith(PUBLIC_PREFIXES):
-            return None
-        if not self._has_token(scope, headers):
-            return 401, "a valid token is needed (open the URL the app printed)"
         kind = headers.get("content-type", "").split(";")[0].strip()
-        if method in MUTATING and UPLOAD.match(path):
+        if method in MUTATING and self.upload.match(path):
             if kind != "application/octet-stream":
                 return 415, "send the file's bytes (Content-Type: application/octet-stream)"
         elif method in MUTATING and kind != "application/json":
             return 415, "send JSON (Content-Type: application/json)"
         return None
+
+    def _admit(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str] | bool:
+        """Who may come in, past the checks every request passes: a refusal, False for a public path
+        (the page and its files), True for a request the token admits (its body's type checked next)."""
+        path = scope.get("path", "")
+        if path == "/" or path.startswith(PUBLIC_PREFIXES):
+            return False
+        if not self._has_token(scope, headers):
+            return 401, "a valid token is needed (open the URL the app printed)"
+        return True
 
     def _has_token(self, scope: Scope, headers: dict[str, str]) -> bool:
         offered = headers.get("x-orkas-token") or ""
