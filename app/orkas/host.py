@@ -57,6 +57,7 @@ from orkas.engine.messages import Message
 from orkas.engine.providers.base import REASONING
 from orkas.engine.runner import Agent
 from orkas.engine.tools.base import Tool
+from orkas.phone.client import Target
 from orkas.server.app import Services, create_app
 from orkas.server.connections import WS_MAX_MESSAGE, GuardedH11
 from orkas.server.mirror import create_mirror_app
@@ -245,9 +246,9 @@ def host(
     )
     devices = MirrorDevices(settings.data_dir / "mirror")
 
-    def make_mirror_app(mirror_port: int, addresses: set[str]) -> MirrorGuard:
+    def make_mirror_app(mirror_port: int, addresses: set[str], phone: Target) -> MirrorGuard:
         return create_mirror_app(
-            runtime=runtime, services=services, devices=devices, port=mirror_port, addresses=addresses
+            runtime=runtime, services=services, devices=devices, port=mirror_port, addresses=addresses, phone=phone
         )
 
     mirror_host, mirror_port = mirror or (settings.mirror_host, settings.mirror_port)

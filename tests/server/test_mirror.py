@@ -7,86 +7,24 @@ import asyncio
 import hashlib
 import json
 import ssl
-import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import websockets
 
 from orkas.adapter.mirror_devices import MirrorDevices, PairingRefused
-from tests.conftest import subprocess_env
 from tests.fakes import anthropic as wire
 from tests.fakes.server import FakeServer
-from tests.ui.conftest import ORKAS
-
-
-@dataclass
-class Mirrored:
-    process: subprocess.Popen[str]
-    base: str  # the desktop API
-    token: str
-    mirror: str  # https://127.0.0.1:PORT
-    fingerprint: str
-    home: Path
-
-    def desktop(self, method: str, path: str, body: Any = None) -> httpx.Response:
-        headers = {"X-Orkas-Token": self.token}
-        return httpx.request(method, f"{self.base}{path}", json=body, headers=headers, timeout=10)
-
-    def phone(self, method: str, path: str, token: str = "", body: Any = None, **extra: Any) -> httpx.Response:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        headers.update(extra.pop("headers", {}))
-        with httpx.Client(verify=self.tls(), timeout=10) as client:
-            return client.request(method, f"{self.mirror}{path}", json=body, headers=headers, **extra)
-
-    def tls(self) -> ssl.SSLContext:
-        return ssl.create_default_context(cafile=str(self.home / "mirror" / "mirror-cert.pem"))
-
-    def pair(self, name: str = "Pixel") -> tuple[str, str]:
-        code = self.desktop("POST", "/api/mirror/pairings", {}).json()["code"]
-        answer = self.phone("POST", "/mirror/api/v1/pair", body={"code": code, "device_name": name}).json()
-        return answer["device_token"], answer["device_id"]
+from tests.mirror_helpers import Mirrored, run_mirrored
 
 
 @pytest.fixture
 def mirrored(anthropic_server: FakeServer, tmp_path: Path) -> Iterator[Mirrored]:
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "settings.json").write_text(json.dumps({"preferences": {"auto_title": False}}))
-    process = subprocess.Popen(
-        [ORKAS, "serve", "--mirror", "--mirror-host", "127.0.0.1", "--mirror-port", "0"],
-        env=subprocess_env(
-            ORKAS_HOME=str(home), ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url
-        ),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    url = process.stdout.readline().strip()
-    line = process.stdout.readline().strip()
-    assert line.startswith("mirror: https://127.0.0.1:"), (line, process.stderr.read() if process.poll() else "")
-    _, mirror, fingerprint = line.split()
-    running = Mirrored(process, url.split("/?", 1)[0], url.split("token=", 1)[1], mirror, fingerprint, home)
-    deadline = time.time() + 10
-    while time.time() < deadline:  # the mirror serves once the loop runs
-        try:
-            running.phone("GET", "/mirror/api/v1/conversations")
-            break
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    yield running
-    process.terminate()
-    try:
-        process.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.communicate()
+    with run_mirrored(anthropic_server, tmp_path) as running:
+        yield running
 
 
 ROUTES = [
@@ -119,7 +57,7 @@ def test_the_certificate_is_the_one_the_desktop_shows(mirrored: Mirrored) -> Non
     pairing = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()
     assert pairing["fingerprint"] == mirrored.fingerprint and pairing["url"] == mirrored.mirror
     assert pairing["qr"].startswith("data:image/svg+xml") and pairing["expires_at"] - time.time() <= 120
-    assert pairing["link"] == f"{mirrored.mirror}/m/#pair={pairing['code']}&fp={mirrored.fingerprint}"
+    assert pairing["link"] == f"{mirrored.mirror}/m/?pair={pairing['code']}&fp={mirrored.fingerprint}"
 
 
 def test_unpaired_is_refused_everywhere_and_the_desktop_api_is_not_here(mirrored: Mirrored) -> None:

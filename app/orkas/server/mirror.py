@@ -20,6 +20,8 @@ from orkas.adapter.mirror_devices import Device, MirrorDevices, PairingRefused, 
 from orkas.adapter.product_events import WIRE_VERSION
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.core.errors import ConfigError, NotFound
+from orkas.phone.app import phone_app
+from orkas.phone.client import Target
 from orkas.server.answers import answered, config
 from orkas.server.conversation_routes import history_payload, receive_upload
 from orkas.server.mirror_security import MirrorGuard
@@ -56,7 +58,13 @@ def device_of(holder: Request | WebSocket) -> Device:
 
 
 def create_mirror_app(
-    *, runtime: ConversationRuntime, services: Services, devices: MirrorDevices, port: int, addresses: set[str]
+    *,
+    runtime: ConversationRuntime,
+    services: Services,
+    devices: MirrorDevices,
+    port: int,
+    addresses: set[str],
+    phone: Target | None = None,
 ) -> MirrorGuard:
     api = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     # Each open socket's "revoked" flag, by device: a revoke sets them and each handler closes its own.
@@ -113,18 +121,19 @@ def create_mirror_app(
         device = device_of(request)
         members = services.members
 
-        def floors() -> dict[str, object]:
+        def groups() -> dict[str, dict[str, Any]]:
             if members is None:
                 return {}
-            return {c.id: members.members(c.id).get("floor") for c in runtime.store.recent()}
+            return {c.id: members.members(c.id) for c in runtime.store.recent()}
 
-        held = await asyncio.to_thread(floors)
+        held = await asyncio.to_thread(groups)
         return [
             {
                 **asdict(chat),
                 "running": chat.id in runtime.active,
                 "unread": devices.unread(device.id, chat.id, runtime.finished_turns(chat.id)),
-                "floor": held.get(chat.id),
+                "floor": held.get(chat.id, {}).get("floor"),
+                "members": held.get(chat.id, {}).get("members", []),  # whom `@` can address
             }
             for chat in runtime.store.recent()
         ]
@@ -193,4 +202,6 @@ def create_mirror_app(
         device_of(request)
         return await receive_upload(runtime, services, conversation_id, request, name)
 
+    if phone is not None:
+        api.mount("/m", phone_app(phone))  # the phone view: Flet's web client and its session socket
     return MirrorGuard(api, devices=devices, port=port, addresses=addresses)

@@ -69,7 +69,8 @@ def add_mirror_routes(api: FastAPI, mirror: MirrorControl) -> None:
         if not server.running or server.certificate is None:
             raise HTTPException(status_code=409, detail="turn the phone mirror on first (Settings → Phone)")
         pairing = mirror.devices.start_pairing()
-        link = f"{server.url}/m/#pair={pairing.code}&fp={server.certificate.fingerprint}"
+        # A query, not a fragment: the phone view's session reads it (the code is spent on first use).
+        link = f"{server.url}/m/?pair={pairing.code}&fp={server.certificate.fingerprint}"
         return {
             "code": pairing.code,
             "expires_at": pairing.expires_at,

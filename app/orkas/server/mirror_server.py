@@ -14,13 +14,17 @@ import uvicorn
 
 from orkas.core.net import bind_lan, own_addresses
 from orkas.core.tls import Certificate, ensure_certificate
+from orkas.phone import app as phone
+from orkas.phone.client import Target
 from orkas.server.connections import WS_MAX_MESSAGE, GuardedH11
 
 log = logging.getLogger(__name__)
 
 
 class MirrorServer:
-    def __init__(self, make_app: Callable[[int, set[str]], Any], cert_folder: Any, host: str, port: int) -> None:
+    def __init__(
+        self, make_app: Callable[[int, set[str], Target], Any], cert_folder: Any, host: str, port: int
+    ) -> None:
         self.make_app = make_app
         self.cert_folder = cert_folder
         self.host = host
@@ -42,8 +46,13 @@ class MirrorServer:
         self.certificate = ensure_certificate(self.cert_folder, tuple(sorted(addresses)))
         self.listener = bind_lan(self.host, self.port)
         port = self.listener.getsockname()[1]
+        # The phone view's own session reaches the API through the same door a phone does, on loopback.
+        inner = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(
+            self.host, f"[{self.host}]" if ":" in self.host else self.host
+        )
+        target = Target(base=f"https://{inner}:{port}", cafile=self.certificate.cert)
         config = uvicorn.Config(
-            self.make_app(port, addresses),
+            self.make_app(port, addresses, target),
             log_level="warning",
             log_config=None,
             access_log=False,
@@ -70,6 +79,7 @@ class MirrorServer:
         if self.running or self.server is None or self.listener is None:
             return
         self.server.should_exit = False
+        asyncio.get_running_loop().create_task(phone.start())
         self.task = asyncio.get_running_loop().create_task(self.server.serve(sockets=[self.listener]))
         log.info("phone mirror on %s", self.url)
 

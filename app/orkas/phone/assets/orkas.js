@@ -1,0 +1,85 @@
+// The phone view's two jobs outside Flutter (the Flet session runs on the computer, so it cannot reach
+// the phone's own APIs): tell the session the phone's languages, and notify — a system notification
+// and a vibration when an approval waits, a run finishes or fails — from the mirror's alerts socket,
+// authenticated with the same device token the view stored (Flutter keeps it in localStorage).
+(() => {
+  "use strict";
+  const PREFIX = "flutter."; // shared_preferences on the web: localStorage keys, JSON values
+  const read = (key) => {
+    try { return JSON.parse(localStorage.getItem(PREFIX + key) ?? "null"); } catch { return null; }
+  };
+  // Flet's client, reconnecting on its own after the socket dropped (the phone slept, the mirror
+  // restarted), keeps drawing its stale tree and ignores the patches made meanwhile; a fresh page joins
+  // the same session (kept on the computer) and gets all of it. So: reload once the socket is back.
+  const NativeSocket = window.WebSocket;
+  let viewLost = false;
+  window.WebSocket = class extends NativeSocket {
+    constructor(url, protocols) {
+      super(url, protocols);
+      if (!String(url).includes("/m/ws")) return;
+      let opened = false;
+      this.addEventListener("open", () => {
+        opened = true;
+        if (viewLost) location.reload();
+      });
+      this.addEventListener("close", () => { if (opened) viewLost = true; });
+    }
+  };
+
+  localStorage.setItem(PREFIX + "orkas.lang", JSON.stringify((navigator.languages ?? [navigator.language]).join(",")));
+
+  const WORDS = {
+    en: { approval: "Approval waiting", finished: "Finished", failed: "Failed" },
+    zh: { approval: "等待批准", finished: "已完成", failed: "失败" },
+    pt: { approval: "Aprovação à espera", finished: "Terminado", failed: "Falhou" },
+  };
+  const lang = (navigator.languages ?? [navigator.language]).map((l) => l.slice(0, 2).toLowerCase()).find((l) => WORDS[l]) ?? "en";
+  const t = WORDS[lang];
+  const seen = new Set(); // a reconnect replays the questions still waiting: each is announced once
+
+  function announce(event) {
+    let title = null, body = "", buzz = [120];
+    if (event.type === "permission_request") {
+      if (seen.has(event.id)) return;
+      seen.add(event.id);
+      title = t.approval; body = `${event.tool}: ${String(event.preview ?? "").slice(0, 140)}`; buzz = [200, 100, 200];
+    } else if (event.type === "error" && event.kind !== "aborted") {
+      title = t.failed; body = String(event.message ?? "");
+    } else if ((event.type === "done" && !event.actor) || (event.type === "turn_end" && event.ok)) {
+      title = t.finished; body = String(event.text ?? "").slice(0, 140);
+    }
+    if (!title) return;
+    window.orkasAlerts = (window.orkasAlerts ?? 0) + 1; // what the tests look for
+    if (navigator.vibrate) navigator.vibrate(buzz);
+    if (document.visibilityState === "visible" || !("Notification" in window)) return; // the view shows it
+    if (Notification.permission !== "granted") return;
+    const options = { body, tag: event.id ?? event.conversation, icon: "icons/icon-192.png" };
+    navigator.serviceWorker?.getRegistration().then((registration) => {
+      if (registration) registration.showNotification(title, options);
+      else new Notification(title, options);
+    }).catch(() => { try { new Notification(title, options); } catch { /* not allowed here */ } });
+  }
+
+  // Asked on the first tap after pairing: browsers only ask from a gesture.
+  document.addEventListener("pointerup", () => {
+    if (read("orkas.device_token") && "Notification" in window && Notification.permission === "default") {
+      Notification.requestPermission().catch(() => {});
+    }
+  });
+
+  let wait = 500;
+  function listen() {
+    const token = read("orkas.device_token");
+    if (!token) { setTimeout(listen, 2000); return; } // not paired yet
+    const socket = new WebSocket(`wss://${location.host}/mirror/api/v1/alerts?token=${encodeURIComponent(token)}`);
+    socket.onopen = () => { wait = 500; };
+    socket.onmessage = (message) => {
+      try { announce(JSON.parse(message.data)); } catch { /* not an alert */ }
+    };
+    socket.onclose = () => { // revoked, asleep, or the mirror restarted: try again (a new token after re-pairing)
+      setTimeout(listen, wait);
+      wait = Math.min(wait * 2, 10000);
+    };
+  }
+  listen();
+})();

@@ -1,0 +1,150 @@
+"""The phone view's only way to the conversations: the mirror's sync API, over its own TLS port.
+
+The Flet session runs in this process, but it goes through the same door a phone app would (the
+device token on every call, the Host check, revocation at once) instead of reaching into the runtime:
+what the phone can do is exactly what the API allows, and the API's tests cover it. It trusts nothing
+but this install's own certificate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+V1 = "/mirror/api/v1"
+RETRY_FIRST, RETRY_MOST = 0.3, 5.0  # seconds between reconnects, doubling
+
+
+class Unpaired(Exception):
+    """The token was refused: never paired, or revoked on the computer."""
+
+
+class MirrorRefused(Exception):
+    """The mirror said no, with a reason a person can read (a wrong code, too many tries, a full upload)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    base: str  # https://HOST:PORT of the mirror, as this process reaches it
+    cafile: Path  # the mirror's own certificate: the only one trusted
+
+    def context(self) -> ssl.SSLContext:
+        return ssl.create_default_context(cafile=str(self.cafile))
+
+
+class MirrorClient:
+    def __init__(self, target: Target, token: str = "") -> None:
+        self.target = target
+        self.token = token
+        self._ssl = target.context()
+        self._http = httpx.AsyncClient(base_url=target.base + V1, verify=self._ssl, timeout=30)
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            headers = {**self._headers(), **kwargs.pop("headers", {})}
+            response = await self._http.request(method, path, headers=headers, **kwargs)
+        except httpx.HTTPError as e:
+            raise MirrorRefused(f"the computer did not answer ({type(e).__name__})") from None
+        if response.status_code == 401 and path != "/pair":
+            raise Unpaired(_detail(response))
+        if response.status_code >= 400:
+            raise MirrorRefused(_detail(response))
+        return response.json()
+
+    async def pair(self, code: str, device_name: str) -> str:
+        answer = await self._call("POST", "/pair", json={"code": code.strip(), "device_name": device_name})
+        self.token = str(answer["device_token"])
+        return self.token
+
+    async def conversations(self) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = await self._call("GET", "/conversations")
+        return found
+
+    async def messages(self, conversation: str, after: int = -1) -> dict[str, Any]:
+        found: dict[str, Any] = await self._call(
+            "GET", f"/conversations/{quote(conversation)}/messages", params={"after": after}
+        )
+        return found
+
+    async def send(self, conversation: str, text: str, attachments: list[str] | None = None) -> None:
+        body = {"text": text, "attachments": attachments or []}
+        await self._call("POST", f"/conversations/{quote(conversation)}/messages", json=body)
+
+    async def stop(self, conversation: str) -> None:
+        await self._call("POST", f"/conversations/{quote(conversation)}/stop", json={})
+
+    async def answer(self, conversation: str, question: str, decision: str) -> None:
+        body = {"question_id": question, "decision": decision}
+        await self._call("POST", f"/conversations/{quote(conversation)}/answers", json=body)
+
+    async def upload(self, conversation: str, name: str, data: bytes) -> dict[str, Any]:
+        found: dict[str, Any] = await self._call(
+            "POST",
+            f"/conversations/{quote(conversation)}/attachments",
+            params={"name": name},
+            content=data,
+            headers={"Content-Type": "application/octet-stream"},
+        )
+        return found
+
+    async def events(self, conversation: str, after: int) -> AsyncIterator[dict[str, Any]]:
+        """The conversation's events after `after`, for as long as it is watched: a dropped socket (the
+        computer slept, the mirror restarted) is reopened after the last event seen, so nothing is
+        lost and nothing shows twice."""
+        async for event in self._socket(f"events?conversation={quote(conversation)}", after):
+            yield event
+
+    async def alerts(self) -> AsyncIterator[dict[str, Any]]:
+        async for event in self._socket("alerts?", None):
+            yield event
+
+    async def _socket(self, query: str, after: int | None) -> AsyncIterator[dict[str, Any]]:
+        wait = RETRY_FIRST
+        url = self.target.base.replace("https://", "wss://", 1) + f"{V1}/{query}"
+        while True:
+            address = url if after is None else f"{url}&after={after}"
+            try:
+                async with connect(address, ssl=self._ssl, additional_headers=self._headers(), max_size=None) as ws:
+                    async for raw in ws:
+                        event = json.loads(raw)
+                        if event.get("type") == "hello":
+                            wait = RETRY_FIRST
+                            continue
+                        if after is not None and isinstance(event.get("seq"), int):
+                            after = max(after, event["seq"])
+                        yield event
+            except InvalidStatus as e:
+                if e.response.status_code == 401:
+                    raise Unpaired("this phone is no longer paired") from None
+            except ConnectionClosed as e:
+                if e.rcvd is not None and e.rcvd.code == 4401:
+                    raise Unpaired("this phone was unpaired on the computer") from None
+                if e.rcvd is not None and e.rcvd.code == 4404:
+                    raise MirrorRefused(e.rcvd.reason) from None
+            except OSError:
+                pass  # the mirror is off or restarting: try again
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, RETRY_MOST)
+
+
+def _detail(response: httpx.Response) -> str:
+    try:
+        return str(response.json().get("detail", response.reason_phrase))
+    except (ValueError, AttributeError):
+        return response.reason_phrase

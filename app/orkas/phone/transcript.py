@@ -1,0 +1,218 @@
+"""What the phone draws for one conversation, rebuilt from the mirror's history and its live events.
+
+Plain data, no Flet: the view (view.py) turns items into controls and redraws only the ones `apply`
+says changed. The shapes are the desktop's (history_payload, product events); a group's agents each get
+their own bubble, named, as on the desktop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ASSISTANT = "assistant"
+USER = "user"
+TOOL_LINE = 120  # characters of a tool call's input shown under its name
+
+
+@dataclass
+class Bubble:
+    key: str
+    who: str  # "user", "assistant", or a group agent's name
+    text: str = ""
+    tools: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    streaming: bool = False
+    failed: str = ""  # why the turn failed, when it did
+
+
+@dataclass
+class Question:
+    """A permission request: the phone answers once / run / deny ("always" stays a desktop decision)."""
+
+    key: str
+    conversation: str
+    tool: str
+    preview: str
+    level: str
+    decision: str = ""  # allow_once | allow_run | always | deny, once answered (by anyone)
+    by: str = ""  # "" = the desktop, else the phone that answered
+
+
+@dataclass
+class Marker:
+    key: str
+    kind: str  # stopped | error | notice
+    text: str
+
+
+Item = Bubble | Question | Marker
+
+
+@dataclass
+class Transcript:
+    conversation: str
+    items: list[Item] = field(default_factory=list)
+    after: int = -1  # the last event applied: the socket resumes after it
+    running: bool = False
+    floor: str = ""
+    title: str = ""
+    _open: dict[str, Bubble] = field(default_factory=dict)  # the bubble each actor is writing into
+    _index: dict[str, Item] = field(default_factory=dict)
+
+    # ---- history ----
+    @classmethod
+    def from_history(cls, payload: dict[str, Any]) -> Transcript:
+        chat = cls(conversation=str(payload.get("id", "")), after=int(payload.get("after", -1)))
+        chat.running = bool(payload.get("running"))
+        if payload.get("group") is not None:
+            for record in payload["group"]:
+                chat._group_record(record)
+        else:
+            for message in payload.get("messages", []):
+                chat._message(message)
+        for event in payload.get("events", []):
+            chat.apply(event)
+        return chat
+
+    def _add(self, item: Item) -> Item:
+        self.items.append(item)
+        self._index[item.key] = item
+        return item
+
+    def _message(self, message: dict[str, Any]) -> None:
+        role = message.get("role")
+        blocks = message.get("content", [])
+        if role == "user":
+            text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+            files = [str(b.get("name", "")) for b in blocks if b.get("type") == "attachment"]
+            if text.strip() or files:  # tool results travel as user messages: not the person's words
+                self._add(Bubble(key=message["id"], who=USER, text=text, files=files))
+            return
+        if role == "assistant":
+            last = self.items[-1] if self.items else None
+            bubble = last if isinstance(last, Bubble) and last.who == ASSISTANT else None
+            if bubble is None:
+                bubble = Bubble(key=message["id"], who=ASSISTANT)
+                self._add(bubble)
+            for block in blocks:
+                if block.get("type") == "text":
+                    bubble.text += block.get("text", "")
+                elif block.get("type") == "tool_use":
+                    bubble.tools.append(_tool_line(block.get("name", ""), block.get("input", {})))
+            return
+        if role == "app" and message.get("kind") in ("stopped", "error"):
+            self._add(Marker(key=message["id"], kind=message["kind"], text=message.get("text", "")))
+
+    def _group_record(self, record: dict[str, Any]) -> None:
+        sender = str(record.get("from", ""))
+        if record.get("dispatch"):
+            self._add(Marker(key=record["id"], kind="notice", text=f"→ {', '.join(record.get('to', []))}"))
+            return
+        who = USER if sender == USER else sender
+        files = [str(a.get("name", "")) for a in record.get("attachments", [])]
+        bubble = Bubble(key=record["id"], who=who, text=record.get("text", ""), files=files)
+        bubble.tools = [_tool_line(p.get("name", ""), p.get("input", {})) for p in record.get("process", [])]
+        bubble.failed = record.get("failure") or ""
+        self._add(bubble)
+
+    # ---- live ----
+    def apply(self, event: dict[str, Any]) -> list[Item]:
+        """Apply one product event; the items it changed (new ones included), for the view to redraw."""
+        seq = event.get("seq")
+        if isinstance(seq, int):
+            if seq <= self.after:
+                return []  # already drawn (catch-up overlaps what the history held)
+            self.after = seq
+        kind = event.get("type")
+        actor = event.get("actor") or ASSISTANT
+        if actor == "group":
+            actor = ASSISTANT
+        if kind == "user_message":
+            self.running = True
+            files = [str(a.get("name", "")) for a in event.get("attachments", [])]
+            self._open.clear()
+            return [self._add(Bubble(key=event["message_id"], who=USER, text=event.get("text", ""), files=files))]
+        if kind == "text_delta":
+            bubble = self._bubble(actor, event)
+            bubble.text += event.get("text", "")
+            return [bubble]
+        if kind == "tool_start":
+            bubble = self._bubble(actor, event)
+            bubble.tools.append(_tool_line(event.get("name", ""), event.get("input", {})))
+            return [bubble]
+        if kind == "permission_request":
+            ending = self._open.pop(actor) if actor in self._open else None
+            if ending is not None:  # what the agent says after the answer goes below the card
+                ending.streaming = False
+            question = Question(
+                key=event["id"],
+                conversation=self.conversation,
+                tool=event.get("tool", ""),
+                preview=event.get("preview", ""),
+                level=event.get("level", ""),
+            )
+            return [*([ending] if ending else []), self._add(question)]
+        if kind == "permission_answered":
+            found = self._index.get(event.get("question_id", ""))
+            if isinstance(found, Question):
+                found.decision, found.by = event.get("decision", ""), event.get("by", "")
+                return [found]
+            return []
+        if kind == "error" and event.get("kind") == "aborted":
+            return [*self._close_all(), self._add(Marker(key=f"s{seq}", kind="stopped", text=""))]
+        if kind in ("done", "error"):
+            ending = self._open.pop(actor) if actor in self._open else None
+            changed: list[Item] = []
+            if ending is not None:
+                ending.streaming = False
+                if kind == "error":
+                    ending.failed = event.get("message", "")
+                changed.append(ending)
+            elif kind == "error":
+                changed.append(self._add(Marker(key=f"e{seq}", kind="error", text=event.get("message", ""))))
+            return changed
+        if kind in ("turn_end", "idle"):
+            self.running = False
+            if event.get("floor"):
+                self.floor = str(event["floor"])
+            return self._close_all()
+        if kind == "state_changed":
+            self.floor = str(event.get("floor", ""))
+            return []
+        if kind == "title_changed":
+            self.title = str(event.get("title", ""))
+            return []
+        if kind == "unknown_mentions":
+            names = ", ".join(f"@{n}" for n in event.get("names", []))
+            return [self._add(Marker(key=f"u{seq}", kind="notice", text=f"{names} → {event.get('delivered_to')}"))]
+        return []
+
+    def _bubble(self, actor: str, event: dict[str, Any]) -> Bubble:
+        bubble = self._open.get(actor)
+        if bubble is None:
+            self.running = True
+            bubble = Bubble(key=f"live-{actor}-{event.get('seq')}", who=actor, streaming=True)
+            self._open[actor] = bubble
+            self._add(bubble)
+        return bubble
+
+    def _close_all(self) -> list[Item]:
+        closed: list[Item] = []
+        for bubble in self._open.values():
+            bubble.streaming = False
+            closed.append(bubble)
+        self._open.clear()
+        return closed
+
+    def waiting(self) -> list[Question]:
+        return [q for q in self.items if isinstance(q, Question) and not q.decision]
+
+
+def _tool_line(name: str, given: Any) -> str:
+    """A tool call in one line: its name and the input a person recognises (the command, the path)."""
+    if isinstance(given, dict):
+        for key in ("command", "path", "file_path", "pattern", "query", "url"):
+            if isinstance(given.get(key), str):
+                return f"{name}: {given[key][:TOOL_LINE]}"
+    return name

@@ -1,0 +1,85 @@
+"""A real `orkas serve --mirror` for tests: the desktop API, the mirror's HTTPS API, pairing."""
+
+from __future__ import annotations
+
+import json
+import ssl
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.conftest import subprocess_env
+from tests.fakes.server import FakeServer
+from tests.ui.conftest import ORKAS
+
+
+@dataclass
+class Mirrored:
+    process: subprocess.Popen[str]
+    base: str  # the desktop API
+    token: str
+    mirror: str  # https://127.0.0.1:PORT
+    fingerprint: str
+    home: Path
+
+    def desktop(self, method: str, path: str, body: Any = None) -> httpx.Response:
+        headers = {"X-Orkas-Token": self.token}
+        return httpx.request(method, f"{self.base}{path}", json=body, headers=headers, timeout=10)
+
+    def phone(self, method: str, path: str, token: str = "", body: Any = None, **extra: Any) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers.update(extra.pop("headers", {}))
+        with httpx.Client(verify=self.tls(), timeout=10) as client:
+            return client.request(method, f"{self.mirror}{path}", json=body, headers=headers, **extra)
+
+    def tls(self) -> ssl.SSLContext:
+        return ssl.create_default_context(cafile=str(self.home / "mirror" / "mirror-cert.pem"))
+
+    def pair(self, name: str = "Pixel") -> tuple[str, str]:
+        code = self.desktop("POST", "/api/mirror/pairings", {}).json()["code"]
+        answer = self.phone("POST", "/mirror/api/v1/pair", body={"code": code, "device_name": name}).json()
+        return answer["device_token"], answer["device_id"]
+
+
+@contextmanager
+def run_mirrored(anthropic_server: FakeServer, tmp_path: Path, port: int = 0) -> Iterator[Mirrored]:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.json").write_text(json.dumps({"preferences": {"auto_title": False}}))
+    process = subprocess.Popen(
+        [ORKAS, "serve", "--mirror", "--mirror-host", "127.0.0.1", "--mirror-port", str(port)],
+        env=subprocess_env(
+            ORKAS_HOME=str(home), ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    url = process.stdout.readline().strip()
+    line = process.stdout.readline().strip()
+    assert line.startswith("mirror: https://127.0.0.1:"), (line, process.stderr.read() if process.poll() else "")
+    _, mirror, fingerprint = line.split()
+    running = Mirrored(process, url.split("/?", 1)[0], url.split("token=", 1)[1], mirror, fingerprint, home)
+    deadline = time.time() + 10
+    while time.time() < deadline:  # the mirror serves once the loop runs
+        try:
+            running.phone("GET", "/mirror/api/v1/conversations")
+            break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    try:
+        yield running
+    finally:
+        process.terminate()
+        try:
+            process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()

@@ -1,0 +1,103 @@
+"""What the phone draws, from the mirror's real shapes: a history, then live events (catch-up overlaps
+included), for one agent and for a group."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orkas.phone.transcript import Bubble, Marker, Question, Transcript
+
+
+def event(seq: int, type_: str, **fields: Any) -> dict[str, Any]:
+    return {"v": 1, "seq": seq, "conversation": "c1", "type": type_, **fields}
+
+
+HISTORY = {
+    "id": "c1",
+    "after": 3,
+    "running": False,
+    "group": None,
+    "messages": [
+        {"id": "u1", "role": "user", "content": [{"type": "text", "text": "list the files"}]},
+        {
+            "id": "a1",
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Looking."},
+                {"type": "tool_use", "id": "t", "name": "bash", "input": {"command": "ls"}},
+            ],
+        },
+        {"id": "r1", "role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": []}]},
+        {"id": "a2", "role": "assistant", "content": [{"type": "text", "text": " Two files."}]},
+        {"id": "n1", "role": "app", "kind": "error", "text": "The provider is overloaded"},
+    ],
+}
+
+
+def test_a_history_becomes_bubbles_with_tools_and_markers() -> None:
+    chat = Transcript.from_history(HISTORY)
+    kinds = [(type(i).__name__, getattr(i, "who", "")) for i in chat.items]
+    assert kinds == [("Bubble", "user"), ("Bubble", "assistant"), ("Marker", "")]  # a tool result is not a bubble
+    answer = chat.items[1]
+    assert isinstance(answer, Bubble) and answer.text == "Looking. Two files." and answer.tools == ["bash: ls"]
+    assert isinstance(chat.items[2], Marker) and chat.items[2].kind == "error"
+
+
+def test_live_events_stream_into_a_bubble_and_catch_up_never_draws_twice() -> None:
+    chat = Transcript.from_history(HISTORY)
+    assert chat.apply(event(3, "text_delta", text="old")) == []  # the history already held it
+    chat.apply(event(4, "user_message", message_id="u2", text="and now?"))
+    first = chat.apply(event(5, "text_delta", text="Now"))
+    chat.apply(event(6, "text_delta", text=" this."))
+    bubble = first[0]
+    assert isinstance(bubble, Bubble) and bubble.text == "Now this." and bubble.streaming and chat.running
+    chat.apply(event(7, "done", text="Now this."))
+    chat.apply(event(8, "idle"))
+    assert not bubble.streaming and not chat.running and chat.after == 8
+    assert chat.apply(event(6, "text_delta", text=" again")) == [] and bubble.text == "Now this."
+
+
+def test_a_question_is_answered_by_whoever_was_first_and_later_words_go_below_it() -> None:
+    chat = Transcript.from_history({**HISTORY, "messages": []})
+    chat.apply(event(4, "text_delta", text="Cleaning up."))
+    chat.apply(
+        event(5, "permission_request", id="q1", tool_use_id="t", tool="bash", preview="rm -rf build", level="dangerous")
+    )
+    assert [q.key for q in chat.waiting()] == ["q1"]
+    changed = chat.apply(event(6, "permission_answered", question_id="q1", decision="deny", by="Pixel"))
+    question = changed[0]
+    assert isinstance(question, Question) and (question.decision, question.by) == ("deny", "Pixel")
+    assert chat.waiting() == []
+    chat.apply(event(7, "text_delta", text="Left it."))
+    assert [type(i).__name__ for i in chat.items] == ["Bubble", "Question", "Bubble"]
+
+
+def test_a_stop_closes_the_bubble_and_says_so() -> None:
+    chat = Transcript.from_history({**HISTORY, "messages": []})
+    chat.apply(event(4, "text_delta", text="Once upon"))
+    changed = chat.apply(event(5, "error", kind="aborted", message="Stopped"))
+    assert isinstance(changed[-1], Marker) and changed[-1].kind == "stopped"
+    assert not any(isinstance(i, Bubble) and i.streaming for i in chat.items)
+
+
+def test_a_group_shows_each_agent_in_its_own_bubble_and_the_floor() -> None:
+    history = {
+        "id": "g1",
+        "after": 2,
+        "running": True,
+        "messages": [],
+        "group": [
+            {"id": "m1", "from": "user", "text": "@coder fix it", "seg": 0},
+            {"id": "m2", "from": "commander", "text": "", "seg": 0, "dispatch": "fix", "to": ["coder"]},
+        ],
+    }
+    chat = Transcript.from_history(history)
+    assert [(type(i).__name__, getattr(i, "who", "")) for i in chat.items] == [("Bubble", "user"), ("Marker", "")]
+    chat.apply(event(3, "text_delta", actor="coder", text="On it."))
+    chat.apply(event(4, "text_delta", actor="commander", text="Waiting."))
+    chat.apply(event(5, "text_delta", actor="coder", text=" Done."))
+    chat.apply(event(6, "state_changed", floor="coder", floor_source="mention", open_tasks=0))
+    bubbles = {i.who: i.text for i in chat.items if isinstance(i, Bubble) and i.who != "user"}
+    assert bubbles == {"coder": "On it. Done.", "commander": "Waiting."} and chat.floor == "coder"
+    chat.apply(event(7, "turn_end", ok=True, aborted=False, floor="coder"))
+    assert not chat.running and not any(isinstance(i, Bubble) and i.streaming for i in chat.items)

@@ -1,0 +1,157 @@
+"""The phone view (Flet, web mode) in a real browser at a phone's size and touch, against a real
+`orkas serve --mirror` and the wire-level fake model: pair, open a conversation while it streams, send,
+approve a dangerous command, stop, and carry on after the mirror drops every socket."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes import anthropic as wire
+from tests.fakes.server import FakeServer, Reply
+from tests.mirror_helpers import Mirrored, run_mirrored
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+# What the page does that only a phone shows: vibrations, notifications, requests leaving the machine.
+RECORDER = """
+window.vibrations = [];
+navigator.vibrate = (pattern) => { window.vibrations.push(pattern); return true; };
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def mirrored(anthropic_server: FakeServer, tmp_path: Path) -> Iterator[Mirrored]:
+    with run_mirrored(anthropic_server, tmp_path, port=free_port()) as running:
+        yield running
+
+
+def slow_text(value: str, delay: float) -> Reply:
+    """A reply streamed word by word, `delay` seconds between events (five events a word)."""
+    reply = wire.message(*(wire.text(word + " ") for word in value.split()))
+    reply.event_delay = delay
+    return reply
+
+
+def semantics(page: Any) -> None:
+    """Flutter draws on a canvas: its accessibility tree is what a test (and a screen reader) reads."""
+    page.wait_for_selector("flutter-view", timeout=30_000)
+    page.wait_for_selector("flt-semantics-placeholder", state="attached", timeout=30_000)
+    page.evaluate("document.querySelector('flt-semantics-placeholder')?.click()")
+
+
+COMPOSER = "Message (use @ to address an agent)"
+
+
+def type_into(page: Any, label: str, text: str) -> None:
+    """Type as a person does (Flutter edits through its own input element), then give Flet's session the
+    moment a person's thumb takes to reach the next button: the text travels there before the tap."""
+    page.get_by_role("textbox", name=label).click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type(text)
+    page.wait_for_timeout(400)
+
+
+def icon(page: Any, name: str) -> Any:
+    """An icon button, by its tooltip (Flutter labels the tooltip's node, around the button)."""
+    return page.get_by_label(name, exact=True)
+
+
+def wait_text(page: Any, text: str, timeout: float = 20) -> None:
+    """Shown text: a node's own text, or its label when Flutter merged a card's lines into one node."""
+    found = page.get_by_text(text, exact=False).or_(page.get_by_label(text, exact=False))
+    found.first.wait_for(timeout=timeout * 1000)
+
+
+def test_a_phone_pairs_watches_sends_approves_stops_and_reconnects(
+    browser: Any, mirrored: Mirrored, anthropic_server: FakeServer
+) -> None:
+    words = " ".join(f"word{i}" for i in range(40))
+    story = " ".join(f"line{i}" for i in range(200))
+    anthropic_server.script(
+        slow_text(f"Streaming {words} end.", 0.04),  # the reply the phone joins halfway
+        wire.message(wire.tool_use("bash", {"command": "rm -rf build"}, id="toolu_rm")),  # asks first
+        wire.reply_text("Cleaned the build folder."),
+        slow_text(f"Once upon a time {story}", 0.05),  # stopped from the phone
+        wire.reply_text("Back after the drop."),  # finished while the mirror was off
+    )
+    chat = mirrored.desktop("POST", "/api/conversations", {"title": "Garden plan"}).json()["id"]
+    assert mirrored.desktop("POST", f"/api/conversations/{chat}/messages", {"text": "plan it"}).status_code == 202
+    pairing = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()
+
+    context = browser.new_context(ignore_https_errors=True, **PHONE)
+    context.add_init_script(RECORDER)
+    page = context.new_page()
+    outside: list[str] = []  # requests that reached the network for anywhere but this computer's mirror
+
+    def leaving(route: Any) -> None:
+        outside.append(route.request.url)
+        route.abort()
+
+    page.route(lambda url: not url.startswith((mirrored.mirror, "blob:", "data:")), leaving)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        # Pair: the link in the QR code fills the code in; the phone names itself.
+        page.goto(pairing["link"])
+        semantics(page)
+        wait_text(page, "Pair this phone")
+        wait_text(page, pairing["fingerprint"][:20])
+        type_into(page, "Name of this phone", "Test phone")
+        page.get_by_role("button", name="Pair").click()
+        wait_text(page, "Garden plan")
+        assert [d["name"] for d in mirrored.desktop("GET", "/api/mirror/devices").json()] == ["Test phone"]
+
+        # Open it while it streams: what was said so far, then live to the end.
+        page.get_by_text("Garden plan").click()
+        wait_text(page, "Streaming")
+        assert icon(page, "Stop").is_visible()  # joined while it ran
+        assert page.get_by_text("end.").count() == 0
+        wait_text(page, "end.")
+
+        # Send; the model wants to run a dangerous command: the phone approves it, once.
+        type_into(page, COMPOSER, "clean the build")
+        icon(page, "Send").click()
+        wait_text(page, "bash asks for permission")
+        wait_text(page, "rm -rf build")
+        page.get_by_role("button", name="Allow once").click()
+        wait_text(page, "Allowed on Test phone")
+        wait_text(page, "Cleaned the build folder.")
+        assert page.evaluate("window.vibrations.length") >= 1  # the approval buzzed
+
+        # Stop a long answer from the phone.
+        type_into(page, COMPOSER, "tell me a long story")
+        icon(page, "Send").click()
+        wait_text(page, "Once upon a time")
+        icon(page, "Stop").click()
+        wait_text(page, "Stopped")
+        assert not mirrored.desktop("GET", f"/api/conversations/{chat}/messages").json()["running"]
+
+        # The mirror drops every socket (turned off and on); what happened meanwhile arrives after.
+        assert not errors  # (while it is off, Flutter's reconnect attempts raise: that is expected)
+        assert not outside, f"the phone view reached outside the computer: {outside}"
+        assert mirrored.desktop("POST", "/api/mirror", {"enabled": False}).status_code == 200
+        sent = mirrored.desktop("POST", f"/api/conversations/{chat}/messages", {"text": "are you there?"})
+        assert sent.status_code == 202
+        deadline = time.time() + 10
+        while mirrored.desktop("GET", f"/api/conversations/{chat}/messages").json()["running"]:
+            assert time.time() < deadline
+            time.sleep(0.1)
+        with page.expect_navigation(timeout=30_000):  # the view rejoins its session as a fresh page
+            assert mirrored.desktop("POST", "/api/mirror", {"enabled": True}).status_code == 200
+        semantics(page)
+        wait_text(page, "Back after the drop.", timeout=30)
+        wait_text(page, "are you there?")
+    finally:
+        context.close()
+    assert not outside, f"the phone view reached outside the computer: {outside}"
