@@ -248,7 +248,13 @@ def host(
 
     def make_mirror_app(mirror_port: int, addresses: set[str], phone: Target) -> MirrorGuard:
         return create_mirror_app(
-            runtime=runtime, services=services, devices=devices, port=mirror_port, addresses=addresses, phone=phone
+            runtime=runtime,
+            services=services,
+            devices=devices,
+            port=mirror_port,
+            addresses=addresses,
+            phone=phone,
+            uploads=settings.data_dir / "mirror" / "uploads",
         )
 
     mirror_host, mirror_port = mirror or (settings.mirror_host, settings.mirror_port)

@@ -21,7 +21,16 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobil
 RECORDER = """
 window.vibrations = [];
 navigator.vibrate = (pattern) => { window.vibrations.push(pattern); return true; };
+window.notes = [];
+window.Notification = class {
+  constructor(title, options) { window.notes.push(`${title}: ${options?.body ?? ""}`); }
+  static permission = "granted";
+  static requestPermission() { return Promise.resolve("granted"); }
+};
+if (navigator.serviceWorker) navigator.serviceWorker.getRegistration = () => Promise.resolve(undefined);
+Object.defineProperty(document, "visibilityState", { get: () => (window.hidden_for_test ? "hidden" : "visible") });
 """
+ICON = Path(__file__).resolve().parents[2] / "app" / "orkas" / "phone" / "assets" / "icons" / "icon-192.png"
 
 
 def free_port() -> int:
@@ -60,6 +69,14 @@ def type_into(page: Any, label: str, text: str) -> None:
     page.keyboard.press("Control+A")
     page.keyboard.type(text)
     page.wait_for_timeout(400)
+
+
+def until(page: Any, expression: str, timeout: float = 20) -> None:
+    """Poll a page expression (wait_for_function would eval a string, which the view's CSP forbids)."""
+    deadline = time.time() + timeout
+    while not page.evaluate(expression):
+        assert time.time() < deadline, f"never true: {expression}"
+        page.wait_for_timeout(100)
 
 
 def icon(page: Any, name: str) -> Any:
@@ -155,3 +172,55 @@ def test_a_phone_pairs_watches_sends_approves_stops_and_reconnects(
     finally:
         context.close()
     assert not outside, f"the phone view reached outside the computer: {outside}"
+
+
+def test_in_chinese_dark_a_photo_goes_up_it_notifies_when_hidden_and_a_revoke_unpairs(
+    browser: Any, mirrored: Mirrored, anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    anthropic_server.script(wire.reply_text("收到照片。"), wire.reply_text("好的。"))
+    chat = mirrored.desktop("POST", "/api/conversations", {"title": "花园计划"}).json()["id"]
+    pairing = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()
+    photo = tmp_path / "photo.png"
+    photo.write_bytes(ICON.read_bytes())
+
+    context = browser.new_context(ignore_https_errors=True, locale="zh-CN", **PHONE)
+    context.add_init_script(RECORDER)
+    page = context.new_page()
+    fonts: list[int] = []
+    page.on("response", lambda r: fonts.append(r.status) if r.url.endswith("/fonts/cjk.ttf") else None)
+    try:
+        page.goto(pairing["link"])
+        semantics(page)
+        wait_text(page, "配对这部手机")
+        page.get_by_role("button", name="配对").click()
+        wait_text(page, "花园计划")
+        assert fonts == [200]  # the bundled CJK font: Chinese is text, not boxes
+
+        icon(page, "浅色或深色").click()
+        until(page, "localStorage.getItem('flutter.orkas.theme') !== null")
+        theme = page.evaluate("localStorage.getItem('flutter.orkas.theme')")
+        assert theme in ('"dark"', '"light"')  # remembered on the phone, not the computer
+
+        page.get_by_text("花园计划").click()
+        with page.expect_file_chooser() as chooser:
+            icon(page, "附加照片或文件").click()
+        chooser.value.set_files(str(photo))
+        wait_text(page, "已附加 photo.png")
+        type_into(page, "消息（用 @ 指定智能体）", "看看这个")
+        icon(page, "发送").click()
+        wait_text(page, "收到照片。")
+        sent = anthropic_server.requests[0].json["messages"][-1]["content"]
+        assert any(block["type"] == "image" for block in sent)  # the photo reached the model as an image
+        assert not list((mirrored.home / "mirror" / "uploads").iterdir())  # nothing left behind
+
+        page.evaluate("window.hidden_for_test = true")  # the phone is in a pocket
+        mirrored.desktop("POST", f"/api/conversations/{chat}/messages", {"text": "再来"})
+        until(page, "window.notes.length > 0")
+        assert page.evaluate("window.notes")[0].startswith("已完成")
+
+        device = mirrored.desktop("GET", "/api/mirror/devices").json()[0]["id"]
+        assert mirrored.desktop("DELETE", f"/api/mirror/devices/{device}", {}).status_code == 204
+        wait_text(page, "这部手机已在电脑上取消配对")
+        until(page, "localStorage.getItem('flutter.orkas.device_token') === null")
+    finally:
+        context.close()

@@ -10,16 +10,22 @@ using it.
 from __future__ import annotations
 
 import logging
+import secrets
+import shutil
 from pathlib import Path
 from typing import Any
 
 import flet_web.fastapi as flet_fastapi
+from fastapi import Request, Response
 from flet_web.fastapi.flet_app_manager import app_manager
+from flet_web.fastapi.flet_upload import FletUpload
 
 from orkas.phone.client import Target
 from orkas.phone.view import make_main
 
 ASSETS = Path(__file__).parent / "assets"
+UPLOAD_PATH = "m/upload"  # relative to the mirror's root: the signature covers it
+MAX_PHOTO = 50 * 1024 * 1024  # the desktop's attachment limit
 SESSION_KEPT = 600  # seconds a phone's session waits for it after the socket drops (sleep, Wi-Fi change)
 CSP = "; ".join(
     [
@@ -39,18 +45,35 @@ for name in ("flet", "flet_web", "flet_transport", "flet_controls", "flet_compon
     logging.getLogger(name).setLevel(logging.WARNING)  # its info lines name sessions and routes (a code)
 
 
-def phone_app(target: Target) -> Any:
-    """Flet's web app for the phone view, with this product's headers."""
-    inner = flet_fastapi.app(
-        make_main(target),
-        no_cdn=True,
-        assets_dir=str(ASSETS),
-        app_name="Orkas",
-        app_short_name="Orkas",
-        app_description="Watch and steer the agents on your computer",
-        session_timeout_seconds=SESSION_KEPT,
-    )
-    return _Headers(inner)
+class PhoneApp:
+    """Flet's web app for the phone view, with this product's headers (`asgi`, mounted at /m), and the
+    endpoint its file picker uploads to (`receive`, routed at /m/upload by the mirror): a photo goes up
+    over HTTP, streamed to `uploads`, never through the session's socket (capped at 1 MB), and the
+    view passes it on to the conversation through the API, as any phone would."""
+
+    def __init__(self, target: Target, uploads: Path) -> None:
+        secret = secrets.token_urlsafe(32)  # signs upload URLs: only a session can hand one out
+        uploads.mkdir(parents=True, exist_ok=True)
+        for left in uploads.iterdir():  # a previous run's unfinished uploads
+            shutil.rmtree(left, ignore_errors=True) if left.is_dir() else left.unlink(missing_ok=True)
+        self.asgi = _Headers(
+            flet_fastapi.app(
+                make_main(target, uploads),
+                no_cdn=True,
+                assets_dir=str(ASSETS),
+                app_name="Orkas",
+                app_short_name="Orkas",
+                app_description="Watch and steer the agents on your computer",
+                session_timeout_seconds=SESSION_KEPT,
+                upload_endpoint_path=UPLOAD_PATH,
+                secret_key=secret,
+            )
+        )
+        self._upload = FletUpload(upload_dir=str(uploads), max_upload_size=MAX_PHOTO, secret_key=secret)
+
+    async def receive(self, request: Request) -> Response:
+        await self._upload.handle(request)
+        return Response(status_code=200)
 
 
 async def start() -> None:

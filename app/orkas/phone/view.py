@@ -11,8 +11,10 @@ import asyncio
 import contextlib
 import logging
 import re
+import secrets
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -28,22 +30,25 @@ LANG_KEY = "orkas.lang"  # written by index.html from navigator.languages before
 THEME_KEY = "orkas.theme"
 REDRAW_EVERY = 0.05  # seconds: streamed text is redrawn at most this often (a delta per frame would flood)
 PULL = 60  # pixels pulled down past the top of the list to refresh it
+UPLOAD_WINDOW = 300  # seconds a signed upload URL stays good
 MENTION = re.compile(r"@([\w.-]*)$")
 
 
-def make_main(target: Target) -> Callable[[ft.Page], Awaitable[None]]:
+def make_main(target: Target, uploads: Path) -> Callable[[ft.Page], Awaitable[None]]:
     async def main(page: ft.Page) -> None:
-        await PhoneView(page, target).start()
+        await PhoneView(page, target, uploads).start()
 
     return main
 
 
 class PhoneView:
-    def __init__(self, page: ft.Page, target: Target) -> None:
+    def __init__(self, page: ft.Page, target: Target, uploads: Path) -> None:
         self.page = page
         self.client = MirrorClient(target)
+        self.uploads = uploads
+        self.uploading: dict[str, tuple[str, str]] = {}  # picked name -> (stored as, conversation)
         self.prefs = ft.SharedPreferences()
-        self.picker = ft.FilePicker()
+        self.picker = ft.FilePicker(on_upload=self._uploaded)
         self.t = Words("en")
         self.watching: Future[None] | None = None
         self.chat: Transcript | None = None
@@ -58,7 +63,7 @@ class PhoneView:
     async def start(self) -> None:
         page = self.page
         page.title = "Orkas"
-        page.fonts = {"cjk": "/fonts/cjk.ttf"}  # Chinese would be boxes without it
+        page.fonts = {"cjk": "fonts/cjk.ttf"}  # Chinese would be boxes without it
         page.theme = ft.Theme(font_family="cjk", color_scheme_seed=ft.Colors.INDIGO)
         page.dark_theme = ft.Theme(font_family="cjk", color_scheme_seed=ft.Colors.INDIGO)
         saved_theme = await self.prefs.get(THEME_KEY)
@@ -317,18 +322,41 @@ class PhoneView:
             await self._guarded(self.client.stop(self.chat.conversation))
 
     async def _attach(self, _: Any) -> None:
+        """A photo or file goes up over HTTP to a URL this session signed (app.py), then on to the
+        conversation through the API, like the desktop's attachments (same limits and rules)."""
         if self.chat is None:
             return
-        picked = await self.picker.pick_files(with_data=True, allow_multiple=False)
-        for found in picked or []:
-            if found.bytes is None:
-                continue
-            stored = await self._guarded(self.client.upload(self.chat.conversation, found.name, found.bytes))
-            if stored:
-                self.pending.append(str(stored["id"]))
-                self.attached.value = self.t("attached", name=found.name)
-                self.attached.visible = True
-        self.page.update()
+        picked = await self.picker.pick_files(allow_multiple=False)
+        for chosen in picked or []:
+            stored_as = secrets.token_hex(12)  # never the phone's own file name on this disk
+            self.uploading[chosen.name] = (stored_as, self.chat.conversation)
+            url = self.page.get_upload_url(stored_as, UPLOAD_WINDOW)
+            await self.picker.upload([ft.FilePickerUploadFile(upload_url=url, id=chosen.id)])
+
+    async def _uploaded(self, event: ft.FilePickerUploadEvent) -> None:
+        if event.file_name not in self.uploading:
+            return
+        if event.error:
+            self.uploading.pop(event.file_name)
+            self._say(self.t("error", reason=event.error))
+            return
+        if event.progress is None or event.progress < 1:
+            return
+        stored_as, conversation = self.uploading.pop(event.file_name)
+        path = self.uploads / stored_as
+        try:
+            data = await asyncio.to_thread(path.read_bytes)
+        except OSError as e:
+            self._say(self.t("error", reason=str(e)))
+            return
+        finally:
+            path.unlink(missing_ok=True)
+        stored = await self._guarded(self.client.upload(conversation, event.file_name, data))
+        if stored and self.chat is not None and self.chat.conversation == conversation:
+            self.pending.append(str(stored["id"]))
+            self.attached.value = self.t("attached", name=event.file_name)
+            self.attached.visible = True
+            self.page.update()
 
     def _suggest(self, _: Any) -> None:
         """`@` offers the group's members; a tap completes the name."""

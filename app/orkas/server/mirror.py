@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
@@ -20,7 +21,7 @@ from orkas.adapter.mirror_devices import Device, MirrorDevices, PairingRefused, 
 from orkas.adapter.product_events import WIRE_VERSION
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.core.errors import ConfigError, NotFound
-from orkas.phone.app import phone_app
+from orkas.phone.app import PhoneApp
 from orkas.phone.client import Target
 from orkas.server.answers import answered, config
 from orkas.server.conversation_routes import history_payload, receive_upload
@@ -65,6 +66,7 @@ def create_mirror_app(
     port: int,
     addresses: set[str],
     phone: Target | None = None,
+    uploads: Path | None = None,
 ) -> MirrorGuard:
     api = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     # Each open socket's "revoked" flag, by device: a revoke sets them and each handler closes its own.
@@ -202,6 +204,10 @@ def create_mirror_app(
         device_of(request)
         return await receive_upload(runtime, services, conversation_id, request, name)
 
-    if phone is not None:
-        api.mount("/m", phone_app(phone))  # the phone view: Flet's web client and its session socket
+    if (
+        phone is not None and uploads is not None
+    ):  # the phone view: Flet's web client, its session socket, its photo uploads
+        view = PhoneApp(phone, uploads)
+        api.add_api_route("/m/upload", view.receive, methods=["PUT"], include_in_schema=False)
+        api.mount("/m", view.asgi)
     return MirrorGuard(api, devices=devices, port=port, addresses=addresses)

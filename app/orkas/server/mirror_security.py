@@ -20,7 +20,8 @@ from orkas.server.security import ASGIApp, LocalOnly, Scope
 
 PREFIX = "/mirror/api/v1/"
 PUBLIC = ("/mirror/api/v1/pair", "/m/", "/m")  # pairing takes a code; the phone view asks for pairing itself
-MIRROR_UPLOAD = re.compile(r"^/mirror/api/v1/conversations/[^/]+/attachments$")
+PHONE_UPLOAD = "/m/upload"  # the phone view's file picker puts a photo here, with a URL its session signed
+MIRROR_UPLOAD = re.compile(r"^(/mirror/api/v1/conversations/[^/]+/attachments|/m/upload)$")
 
 
 class MirrorGuard(LocalOnly):
@@ -40,6 +41,8 @@ class MirrorGuard(LocalOnly):
         path = scope.get("path", "")
         if not path.startswith(PREFIX) and not path.startswith("/m"):
             return 404, "not found"
+        if path == PHONE_UPLOAD:
+            return False  # its own check: a signature only a paired phone's session can make (phone/app.py)
         if path in PUBLIC or path.startswith("/m/"):
             return True  # no device yet, but a change is still JSON
         token = headers.get("authorization", "")
