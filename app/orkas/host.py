@@ -310,6 +310,7 @@ def host(
             timeout_graceful_shutdown=3,
             http=GuardedH11,
             ws_max_size=WS_MAX_MESSAGE,
+            ws_per_message_deflate=False,  # events are small: compressing each cost more CPU than it saved
         )
     )
     return Hosted(

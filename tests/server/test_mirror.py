@@ -73,6 +73,21 @@ def test_unpaired_is_refused_everywhere_and_the_desktop_api_is_not_here(mirrored
     assert mirrored.phone("GET", "/api/settings", token=token).status_code == 404  # paired or not
 
 
+def test_the_phone_view_is_served_bare_and_its_upload_door_needs_a_signed_url(mirrored: Mirrored) -> None:
+    page = mirrored.phone("GET", "/m/")
+    assert page.status_code == 200 and "orkas.js" in page.text  # no data in it: no token needed
+    assert "access-control-allow-origin" not in page.headers  # Flet's CORS header is dropped
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert mirrored.phone("GET", "/m/manifest.json").json()["name"] == "Orkas"
+    uploads = mirrored.home / "mirror" / "uploads"
+    for query in ("", "?f=x.png&e=2099-01-01T00:00:00%2B00:00&s=forged", "?f=../../escape.png&e=2099-01-01&s=x"):
+        refused = mirrored.phone(
+            "PUT", f"/m/upload{query}", content=b"\x89PNG", headers={"Content-Type": "application/octet-stream"}
+        )
+        assert refused.status_code in (400, 403), (query, refused.status_code)
+    assert not list(uploads.iterdir()) and not (mirrored.home / "escape.png").exists()
+
+
 def test_codes_work_once_wrong_ones_are_limited_and_nothing_is_logged(mirrored: Mirrored) -> None:
     code = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()["code"]
     first = mirrored.phone("POST", "/mirror/api/v1/pair", body={"code": code, "device_name": "Pixel"})
@@ -145,8 +160,10 @@ def test_a_phone_watches_sends_and_a_revoke_closes_its_open_socket(
         ) as socket:
             hello = json.loads(await asyncio.wait_for(socket.recv(), 5))
             assert hello["type"] == "hello"
-            seen = [json.loads(await asyncio.wait_for(socket.recv(), 5))["type"] for _ in range(3)]
-            assert "user_message" in seen
+            caught_up = json.loads(await asyncio.wait_for(socket.recv(), 5))
+            assert isinstance(caught_up, list)  # a phone's catch-up comes in arrays of events, in order
+            seen = [event["type"] for event in caught_up]
+            assert "user_message" in seen and seen[-2:] == ["done", "idle"]
             removed = await asyncio.to_thread(mirrored.desktop, "DELETE", f"/api/mirror/devices/{device}", {})
             assert removed.status_code == 204
             try:

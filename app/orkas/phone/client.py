@@ -122,13 +122,14 @@ class MirrorClient:
             try:
                 async with connect(address, ssl=self._ssl, additional_headers=self._headers(), max_size=None) as ws:
                     async for raw in ws:
-                        event = json.loads(raw)
-                        if event.get("type") == "hello":
-                            wait = RETRY_FIRST
-                            continue
-                        if after is not None and isinstance(event.get("seq"), int):
-                            after = max(after, event["seq"])
-                        yield event
+                        message = json.loads(raw)
+                        for event in message if isinstance(message, list) else [message]:  # batched
+                            if event.get("type") == "hello":
+                                wait = RETRY_FIRST
+                                continue
+                            if after is not None and isinstance(event.get("seq"), int):
+                                after = max(after, event["seq"])
+                            yield event
             except InvalidStatus as e:
                 if e.response.status_code == 401:
                     raise Unpaired("this phone is no longer paired") from None

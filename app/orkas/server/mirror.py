@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 V1 = "/mirror/api/v1"
 DECISIONS = {"once": "allow_once", "run": "allow_run", "deny": "deny"}
+PHONE_FRAME = 0.033  # seconds of events gathered into one message to a phone: a frame at 30 fps
 
 
 class Pair(BaseModel):
@@ -90,12 +91,16 @@ def create_mirror_app(
         return device
 
     async def stream_until_revoked(
-        socket: WebSocket, device: Device, first: list[dict[str, Any]], queue: asyncio.Queue[dict[str, Any]]
+        socket: WebSocket,
+        device: Device,
+        first: list[dict[str, Any]],
+        queue: asyncio.Queue[dict[str, Any]],
+        batch: float = 0.0,
     ) -> None:
         """`forward` the events, closing the socket (4401) the moment its device is revoked."""
         revoked = asyncio.Event()
         open_sockets.setdefault(device.id, set()).add(revoked)
-        streaming = asyncio.ensure_future(forward(socket, first, queue))
+        streaming = asyncio.ensure_future(forward(socket, first, queue, batch=batch))
         stop = asyncio.ensure_future(revoked.wait())
         try:
             await asyncio.wait({streaming, stop}, return_when=asyncio.FIRST_COMPLETED)
@@ -161,8 +166,8 @@ def create_mirror_app(
             await socket.close(code=4404, reason=str(e)[:120])
             return
         backlog, queue = runtime.subscribe(conversation, after)
-        try:
-            await stream_until_revoked(socket, device, backlog, queue)
+        try:  # batched: a message may be an array of events, in order (see sockets.forward)
+            await stream_until_revoked(socket, device, backlog, queue, batch=PHONE_FRAME)
         finally:
             runtime.unsubscribe(conversation, queue)
 

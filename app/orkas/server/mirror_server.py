@@ -60,6 +60,7 @@ class MirrorServer:
             timeout_graceful_shutdown=3,
             http=GuardedH11,
             ws_max_size=WS_MAX_MESSAGE,
+            ws_per_message_deflate=False,  # events are small: compressing each cost more CPU than it saved
             ssl_certfile=str(self.certificate.cert),
             ssl_keyfile=str(self.certificate.key),
         )

@@ -1,32 +1,74 @@
-"""Pushing events down a WebSocket: shared by the conversation and knowledge-base event sockets."""
+"""Pushing events down a WebSocket: shared by the conversation, knowledge-base and phone-mirror sockets.
+
+Every event of a streaming reply goes down every watching socket, so the per-event path is kept short:
+one `await queue.get()` and one send (orjson, text frame) — the client's going away is listened for
+once per socket, by a second task, not raced against each event (an `asyncio.wait` per event cost
+more than the send itself; bench/mirror.py measures it with five phones attached).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
+import orjson
 from fastapi import WebSocket, WebSocketDisconnect
 
+BACKLOG_CHUNK = 500  # events per message when a batched socket catches up
 
-async def forward(socket: WebSocket, first: list[dict[str, Any]], queue: asyncio.Queue[dict[str, Any]]) -> None:
-    """Send `first`, then whatever arrives on `queue`, until the client goes away. The going away is
-    listened for while waiting: a closed tab must free its handler at once (and let the server shut
-    down without waiting for the next event)."""
+
+async def forward(
+    socket: WebSocket,
+    first: list[dict[str, Any]],
+    queue: asyncio.Queue[dict[str, Any]],
+    *,
+    batch: float = 0.0,
+) -> None:
+    """Send `first`, then whatever arrives on `queue`, until the client goes away. A closed tab frees
+    its handler at once (and lets the server shut down without waiting for the next event).
+
+    With `batch` (seconds), events are gathered that long after the first of a burst and sent as one
+    message, a JSON array in order (a catch-up backlog in arrays of BACKLOG_CHUNK): a phone needs no
+    more than a frame's worth of updates, and each message costs the computer a TLS write."""
     gone = asyncio.ensure_future(_until_disconnect(socket))
+    sender = _send_batched(socket, first, queue, batch) if batch else _send_all(socket, first, queue)
+    sending = asyncio.ensure_future(sender)
+    try:
+        await asyncio.wait({gone, sending}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (gone, sending):
+            task.cancel()
+        for task in (gone, sending):
+            with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
+                await task
+
+
+async def _send_all(socket: WebSocket, first: list[dict[str, Any]], queue: asyncio.Queue[dict[str, Any]]) -> None:
     try:
         for event in first:
-            await socket.send_json(event)
-        while not gone.done():
-            waiting = asyncio.ensure_future(queue.get())
-            await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
-            if not waiting.done():
-                waiting.cancel()
-                break
-            await socket.send_json(waiting.result())
-    except (WebSocketDisconnect, RuntimeError):
-        pass
-    finally:
-        gone.cancel()
+            await socket.send_text(orjson.dumps(event).decode())
+        while True:
+            event = await queue.get()
+            await socket.send_text(orjson.dumps(event).decode())
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        return  # the client went away mid-send
+
+
+async def _send_batched(
+    socket: WebSocket, first: list[dict[str, Any]], queue: asyncio.Queue[dict[str, Any]], window: float
+) -> None:
+    try:
+        for start in range(0, len(first), BACKLOG_CHUNK):
+            await socket.send_text(orjson.dumps(first[start : start + BACKLOG_CHUNK]).decode())
+        while True:
+            burst = [await queue.get()]
+            await asyncio.sleep(window)
+            while not queue.empty():
+                burst.append(queue.get_nowait())
+            await socket.send_text(orjson.dumps(burst if len(burst) > 1 else burst[0]).decode())
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        return
 
 
 async def _until_disconnect(socket: WebSocket) -> None:

@@ -1,0 +1,250 @@
+"""The phone mirror's speed: how late a phone sees what the desktop sees, how fast a phone catches up,
+and what phones watching a streaming reply cost the computer.
+
+A real `orkas serve --mirror` (TLS on loopback) against a streaming fake model server in this process
+whose every text delta carries the nanosecond it was sent. Side by side, the desktop's own event socket
+(the baseline, plain WebSocket on loopback) and a paired phone's mirror socket:
+
+- latency: delta sent by the model → arrival on each socket, p50/p95/p99 over a long reply;
+- catch-up: a phone attaching to a run that has already produced 10,000 events, until the last arrives;
+- CPU: the server process's CPU time for the same streaming reply with 0 and with 5 phones attached
+  (the desktop socket attached both times), alternating, median of the runs.
+
+Run: `.venv/bin/python -m bench.mirror [--runs 3]`. Targets (issue 17): p95 ≤ 50 ms, catch-up ≤ 1 s,
+5 phones ≤ 1.10× the CPU of none.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import websockets
+from tests.fakes.server import sse
+from tests.mirror_helpers import Mirrored, run_mirrored
+
+STAMP = "@"  # a delta's text: "@<ns> "
+
+
+class StreamingModel:
+    """Anthropic's SSE for one text block, streamed live: `deltas` deltas `gap` seconds apart, each
+    stamped when it is written; with `hold`, the stream then waits (the run stays active) until released."""
+
+    def __init__(self) -> None:
+        self.deltas = 100
+        self.gap = 0.0
+        self.hold = False
+        self.released = threading.Event()
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", "0")))
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("connection", "close")
+                self.end_headers()
+                for frame in model.frames():
+                    self.wfile.write(frame)
+                    self.wfile.flush()
+                self.close_connection = True
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def frames(self) -> Iterator[bytes]:
+        start = {"id": "msg_b", "type": "message", "role": "assistant", "model": "claude-test", "content": []}
+        start |= {"stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}
+        yield sse("message_start", {"type": "message_start", "message": start})
+        yield sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        )
+        for _ in range(self.deltas):
+            delta = {"type": "text_delta", "text": f"{STAMP}{time.time_ns()} "}
+            yield sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
+            if self.gap:
+                time.sleep(self.gap)
+        if self.hold:
+            self.released.wait(120)
+        yield sse("content_block_stop", {"type": "content_block_stop", "index": 0})
+        end = {"stop_reason": "end_turn", "stop_sequence": None}
+        yield sse("message_delta", {"type": "message_delta", "delta": end, "usage": {"output_tokens": self.deltas}})
+        yield sse("message_stop", {"type": "message_stop"})
+
+
+class Watcher:
+    """One socket's view of a conversation: arrival time of every event, by type."""
+
+    def __init__(self, url: str, **connect: Any) -> None:
+        self.url = url
+        self.connect = connect
+        self.latencies: list[float] = []  # seconds, model send → arrival, per stamped delta
+        self.count = 0
+        self.last_arrival = 0.0
+        self.done = asyncio.Event()
+        self.ready = asyncio.Event()
+        self.target = 0
+
+    async def run(self) -> None:
+        async with websockets.connect(self.url, max_size=None, **self.connect) as socket:
+            async for raw in socket:
+                now = time.time_ns()
+                message = json.loads(raw)
+                for event in message if isinstance(message, list) else [message]:  # a phone's are batched
+                    kind = event.get("type")
+                    if kind == "hello":
+                        self.ready.set()
+                        continue
+                    self.count += 1
+                    self.last_arrival = time.perf_counter()
+                    if kind == "text_delta" and event["text"].startswith(STAMP):
+                        self.latencies.append((now - int(event["text"][1:])) / 1e9)
+                    if kind == "idle" or (self.target and self.count >= self.target):
+                        self.done.set()
+                        return
+
+
+def desktop_url(m: Mirrored, chat: str, after: int = 0) -> str:
+    return m.base.replace("http://", "ws://") + f"/api/events?conversation={chat}&after={after}&token={m.token}"
+
+
+def phone_url(m: Mirrored, chat: str, after: int = 0) -> str:
+    return m.mirror.replace("https://", "wss://") + f"/mirror/api/v1/events?conversation={chat}&after={after}"
+
+
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """CPU time of the process, or of one of its threads (the main one runs the event loop: every event
+    and every socket; the knowledge base embeds finished conversations on worker threads meanwhile)."""
+    where = f"/proc/{pid}/task/{thread}/stat" if thread else f"/proc/{pid}/stat"
+    fields = Path(where).read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def settle(pid: int, quiet: float = 0.02, window: float = 0.5, most: float = 300) -> None:
+    """Wait until the server is idle: a finished conversation is indexed into the knowledge base (its
+    embeddings take seconds of CPU), which must not land in a phone's bill."""
+    deadline = time.time() + most
+    while time.time() < deadline:
+        before = cpu_seconds(pid)
+        time.sleep(window)
+        if cpu_seconds(pid) - before < quiet * window:
+            return
+
+
+def wait_idle(m: Mirrored, chat: str) -> None:
+    deadline = time.time() + 120
+    while m.desktop("GET", f"/api/conversations/{chat}/messages").json()["running"]:
+        if time.time() > deadline:
+            raise SystemExit("the reply never finished")
+        time.sleep(0.05)
+
+
+async def latency(m: Mirrored, model: StreamingModel, token: str) -> tuple[list[float], list[float]]:
+    chat = m.desktop("POST", "/api/conversations", {}).json()["id"]
+    model.deltas, model.gap, model.hold = 2000, 0.005, False
+    desk = Watcher(desktop_url(m, chat))
+    phone = Watcher(phone_url(m, chat), ssl=m.tls(), additional_headers={"Authorization": f"Bearer {token}"})
+    tasks = [asyncio.create_task(w.run()) for w in (desk, phone)]
+    await asyncio.gather(desk.ready.wait(), phone.ready.wait())
+    await asyncio.to_thread(m.desktop, "POST", f"/api/conversations/{chat}/messages", {"text": "stream"})
+    await asyncio.wait_for(asyncio.gather(*tasks), 120)
+    return desk.latencies, phone.latencies
+
+
+async def catch_up(m: Mirrored, model: StreamingModel, token: str, events: int) -> tuple[float, float, int]:
+    """A run that has produced `events` events and is still going: a phone (and, for the baseline, the
+    desktop) attaches from the start; seconds until the last of them arrives."""
+    chat = m.desktop("POST", "/api/conversations", {}).json()["id"]
+    model.deltas, model.gap, model.hold = events, 0.0, True
+    model.released.clear()
+    await asyncio.to_thread(m.desktop, "POST", f"/api/conversations/{chat}/messages", {"text": "many"})
+    probe = Watcher(desktop_url(m, chat))
+    probe.target = events
+    await asyncio.wait_for(probe.run(), 120)  # every delta has been published
+    results = []
+    for watcher in (
+        Watcher(desktop_url(m, chat)),
+        Watcher(phone_url(m, chat), ssl=m.tls(), additional_headers={"Authorization": f"Bearer {token}"}),
+    ):
+        watcher.target = events
+        start = time.perf_counter()
+        await asyncio.wait_for(watcher.run(), 60)
+        results.append(watcher.last_arrival - start)
+    model.released.set()
+    await asyncio.to_thread(wait_idle, m, chat)
+    return results[0], results[1], probe.count
+
+
+async def cpu(m: Mirrored, model: StreamingModel, token: str, phones: int) -> tuple[float, float]:
+    chat = m.desktop("POST", "/api/conversations", {}).json()["id"]
+    model.deltas, model.gap, model.hold = 3000, 0.002, False
+    headers = {"Authorization": f"Bearer {token}"}
+    watchers = [Watcher(desktop_url(m, chat))]
+    watchers += [Watcher(phone_url(m, chat), ssl=m.tls(), additional_headers=headers) for _ in range(phones)]
+    tasks = [asyncio.create_task(w.run()) for w in watchers]
+    await asyncio.gather(*(w.ready.wait() for w in watchers))
+    await asyncio.to_thread(settle, m.process.pid)
+    pid = m.process.pid
+    before = cpu_seconds(pid), cpu_seconds(pid, pid)
+    await asyncio.to_thread(m.desktop, "POST", f"/api/conversations/{chat}/messages", {"text": "stream"})
+    await asyncio.wait_for(asyncio.gather(*tasks), 120)
+    return cpu_seconds(pid) - before[0], cpu_seconds(pid, pid) - before[1]
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--events", type=int, default=10_000)
+    args = parser.parse_args()
+    model = StreamingModel()
+    with tempfile.TemporaryDirectory() as folder, run_mirrored(model, Path(folder)) as m:  # type: ignore[arg-type]
+        token, _ = m.pair("Bench phone")
+        desk, phone = asyncio.run(latency(m, model, token))
+        print(f"latency, model delta → socket, {len(phone)} deltas at 5 ms:")
+        print(f"{'':>10} {'desktop':>10} {'phone':>10} {'phone/desktop':>14}")
+        for name, q in (("p50", 0.5), ("p95", 0.95), ("p99", 0.99)):
+            print(f"{name:>10} {pct(desk, q):>8.2f}ms {pct(phone, q):>8.2f}ms {pct(phone, q) / pct(desk, q):>13.2f}×")
+        desk_s, phone_s, produced = asyncio.run(catch_up(m, model, token, args.events))
+        print(
+            f"catch-up of {produced:,} events: desktop {desk_s:.3f} s, phone {phone_s:.3f} s ({phone_s / desk_s:.2f}×)"
+        )
+        none: list[tuple[float, float]] = []
+        five: list[tuple[float, float]] = []
+        for _ in range(args.runs):
+            none.append(asyncio.run(cpu(m, model, token, 0)))
+            five.append(asyncio.run(cpu(m, model, token, 5)))
+        print("server CPU for a 3,000-delta reply (median; the desktop's socket attached both times):")
+        for index, part in ((1, "event-loop thread"), (0, "whole process")):
+            low = statistics.median(run[index] for run in none)
+            high = statistics.median(run[index] for run in five)
+            print(f"  {part:>17}: no phones {low:.3f} s, 5 phones {high:.3f} s ({high / low:.2f}×)")
+            runs = f"none {[round(r[index], 2) for r in none]}, five {[round(r[index], 2) for r in five]}"
+            print(f"  {'':>17}  runs: {runs}")
+    model.server.shutdown()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
