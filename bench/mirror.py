@@ -30,6 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
 import websockets
 from tests.fakes.server import sse
 from tests.mirror_helpers import Mirrored, run_mirrored
@@ -209,6 +210,53 @@ async def cpu(m: Mirrored, model: StreamingModel, token: str, phones: int) -> tu
     return cpu_seconds(pid) - before[0], cpu_seconds(pid, pid) - before[1]
 
 
+def pairing_time(model: StreamingModel, folder: Path) -> float:
+    """Seconds of machine time from opening Settings → Phone to the first live words on the phone, each
+    step as a person takes it in the two browsers (desktop at 1280×800, phone at 390×844 touch): turn the
+    mirror on, Pair a phone, open the QR code's link, Pair, open the conversation that is streaming. A
+    person adds the scan and accepting the certificate once."""
+    from playwright.sync_api import sync_playwright
+    from tests.display import CHROMIUM_FLAGS
+    from tests.ui.conftest import chromium_path, start_app
+    from tests.ui.test_phone import PHONE, semantics, wait_text
+
+    model.deltas, model.gap, model.hold = 4000, 0.005, False
+    mirror_env = {"ORKAS_MIRROR_HOST": "127.0.0.1", "ORKAS_MIRROR_PORT": "0"}
+    app = start_app(folder / "pairing", ANTHROPIC_API_KEY="x", ANTHROPIC_BASE_URL=model.url, **mirror_env)
+    try:
+        headers = {"X-Orkas-Token": app.token}
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
+            desktop = browser.new_page(viewport={"width": 1280, "height": 800})
+            desktop.goto(app.url)
+            desktop.wait_for_selector("body[data-ready=true]")
+            chat = httpx.post(f"{app.base}/api/conversations", json={}, headers=headers).json()["id"]
+            httpx.post(f"{app.base}/api/conversations/{chat}/messages", json={"text": "go"}, headers=headers)
+            start = time.perf_counter()
+            desktop.click("#settings-button")
+            desktop.locator("#settings nav.settings-menu").get_by_role("button", name="Phone").click()
+            section = desktop.locator("#settings section.phone")
+            section.locator("input[name=mirror]").check()
+            section.locator("code.fingerprint").filter(has_text="sha256:").wait_for()
+            section.get_by_role("button", name="Pair a phone").click()
+            section.locator("img.qr").wait_for()
+            code = section.locator("code.pair-code").inner_text()
+            mirror = section.locator("code.path").inner_text()
+            fingerprint = section.locator("code.fingerprint").inner_text()
+            phone = browser.new_context(ignore_https_errors=True, **PHONE).new_page()
+            phone.goto(f"{mirror}/m/?pair={code}&fp={fingerprint}")  # what the QR code holds
+            semantics(phone)
+            phone.get_by_role("button", name="Pair").click()
+            phone.get_by_text("working…", exact=False).first.wait_for(timeout=30_000)
+            phone.get_by_text("working…", exact=False).first.click()
+            wait_text(phone, STAMP)
+            elapsed = time.perf_counter() - start
+            browser.close()
+        return elapsed
+    finally:
+        app.stop()
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
@@ -243,6 +291,8 @@ def main() -> None:
             print(f"  {part:>17}: no phones {low:.3f} s, 5 phones {high:.3f} s ({high / low:.2f}×)")
             runs = f"none {[round(r[index], 2) for r in none]}, five {[round(r[index], 2) for r in five]}"
             print(f"  {'':>17}  runs: {runs}")
+        paired = pairing_time(model, Path(folder))
+        print(f"pairing, Settings → Phone to the first live words on the phone: {paired:.1f} s of machine time")
     model.server.shutdown()
 
 

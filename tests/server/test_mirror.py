@@ -88,6 +88,23 @@ def test_the_phone_view_is_served_bare_and_its_upload_door_needs_a_signed_url(mi
     assert not list(uploads.iterdir()) and not (mirrored.home / "escape.png").exists()
 
 
+def test_the_phone_views_session_socket_is_limited_per_address(mirrored: Mirrored) -> None:
+    url = mirrored.mirror.replace("https://", "wss://") + "/m/ws"
+
+    async def open_one() -> int | None:
+        try:
+            async with websockets.connect(url, ssl=mirrored.tls()):
+                return 101
+        except websockets.InvalidStatus as refused:
+            return refused.response.status_code
+
+    async def open_many() -> list[int | None]:
+        return [await open_one() for _ in range(32)]
+
+    opened = asyncio.run(open_many())
+    assert opened[:30] == [101] * 30 and set(opened[30:]) == {403}  # a flood of sessions is cut off
+
+
 def test_codes_work_once_wrong_ones_are_limited_and_nothing_is_logged(mirrored: Mirrored) -> None:
     code = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()["code"]
     first = mirrored.phone("POST", "/mirror/api/v1/pair", body={"code": code, "device_name": "Pixel"})

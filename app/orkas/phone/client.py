@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 import httpx
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 
 V1 = "/mirror/api/v1"
 RETRY_FIRST, RETRY_MOST = 0.3, 5.0  # seconds between reconnects, doubling
@@ -138,8 +138,8 @@ class MirrorClient:
                     raise Unpaired("this phone was unpaired on the computer") from None
                 if e.rcvd is not None and e.rcvd.code == 4404:
                     raise MirrorRefused(e.rcvd.reason) from None
-            except OSError:
-                pass  # the mirror is off or restarting: try again
+            except (OSError, TimeoutError, WebSocketException):
+                pass  # the mirror is off, restarting or was cut mid-handshake: try again
             await asyncio.sleep(wait)
             wait = min(wait * 2, RETRY_MOST)
 

@@ -12,8 +12,7 @@ import contextlib
 import logging
 import re
 import secrets
-from collections.abc import Awaitable, Callable
-from concurrent.futures import Future
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -28,6 +27,8 @@ log = logging.getLogger(__name__)
 TOKEN_KEY = "orkas.device_token"
 LANG_KEY = "orkas.lang"  # written by index.html from navigator.languages before the app starts
 THEME_KEY = "orkas.theme"
+OPEN_KEY = "orkas.open"  # the conversation on screen, so a fresh page (or session) opens it again
+LIST_ALERTS = ("permission_request", "permission_answered", "done", "error", "turn_end")
 REDRAW_EVERY = 0.05  # seconds: streamed text is redrawn at most this often (a delta per frame would flood)
 PULL = 60  # pixels pulled down past the top of the list to refresh it
 UPLOAD_WINDOW = 300  # seconds a signed upload URL stays good
@@ -50,13 +51,17 @@ class PhoneView:
         self.prefs = ft.SharedPreferences()
         self.picker = ft.FilePicker(on_upload=self._uploaded)
         self.t = Words("en")
-        self.watching: Future[None] | None = None
+        self.watching: asyncio.Task[None] | None = None
         self.chat: Transcript | None = None
         self.drawn: dict[str, ft.Control] = {}
         self.dirty: dict[str, Item] = {}
-        self.flush: Future[None] | None = None
+        self.flush: asyncio.Task[None] | None = None
+        self.errands: set[asyncio.Task[None]] = set()  # fire-and-forget work, held until done
         self.members: list[str] = []
         self.pending: list[str] = []  # attachment ids for the next message
+        self.listed: list[dict[str, Any]] = []
+        self.alerted: set[tuple[Any, Any]] = set()
+        self.current: dict[str, Any] = {}
         page.on_close = self._closed
 
     # ---- start and pairing ----
@@ -78,6 +83,10 @@ class PhoneView:
             self.client.token = token
             with contextlib.suppress(Unpaired):
                 await self.show_list()
+                opened = await self.prefs.get(OPEN_KEY)  # back where the person was (a reload, a new session)
+                chosen = next((c for c in self.listed if c.get("id") == opened), None)
+                if chosen is not None:
+                    await self._guarded(self.show_chat(chosen))
                 return
         self.show_pairing(code, (query.get("fp") or [""])[0])
 
@@ -124,10 +133,13 @@ class PhoneView:
     async def show_list(self) -> None:
         self._stop_watching()
         chats = await self.client.conversations()
+        self.listed = chats
+        await self.prefs.remove(OPEN_KEY)
         t = self.t
         tiles: list[ft.Control] = []
         for chat in chats:
-            status = [t("running")] if chat.get("running") else []
+            status = [t("waiting")] if chat.get("waiting") else []
+            status += [t("running")] if chat.get("running") else []
             if chat.get("members"):
                 status.append(t("floor", name=chat.get("floor") or "commander"))
             unread = int(chat.get("unread") or 0)
@@ -144,6 +156,21 @@ class PhoneView:
             title=ft.Text(t("conversations")), actions=[self._refresh_button(self.refresh_list), self._theme()]
         )
         self._screen(bar, listing)
+        self.watching = asyncio.create_task(self._watch_list())
+
+    async def _watch_list(self) -> None:
+        """The list stays current: redrawn when an approval waits or is given, or a run ends."""
+        try:
+            async for event in self.client.alerts():
+                seen = (event.get("conversation"), event.get("seq"))
+                if seen in self.alerted:
+                    continue  # each connect replays the questions still waiting
+                self.alerted.add(seen)
+                if event.get("type") in LIST_ALERTS:
+                    self._errand(self.refresh_list())
+                    return  # show_list starts a new watcher
+        except Unpaired:
+            await self._unpaired()
 
     async def refresh_list(self) -> None:
         await self._guarded(self.show_list())
@@ -160,7 +187,9 @@ class PhoneView:
         t = self.t
         conversation = str(chat["id"])
         self.members = [str(m) for m in chat.get("members") or []]
+        self.current = chat
         payload = await self.client.messages(conversation, after=-1)
+        await self.prefs.set(OPEN_KEY, conversation)
         self.chat = Transcript.from_history(payload)
         self.drawn = {}
         self.listing = ft.ListView(expand=True, spacing=8, auto_scroll=True, on_scroll=self._pulled(self.reload_chat))
@@ -196,11 +225,13 @@ class PhoneView:
             vertical_alignment=ft.CrossAxisAlignment.END,
         )
         self._screen(bar, ft.Column([self.floor, self.listing, self.attached, self.mentions, composer], expand=True))
-        self.watching = self.page.run_task(self._watch, self.chat)  # run_task: Flet's page context
+        # Plain tasks on the server's loop, not page.run_task: that one fails while the phone's socket is
+        # down (no connection, no loop), which is exactly when events must keep being applied.
+        self.watching = asyncio.create_task(self._watch(self.chat))
 
     async def reload_chat(self) -> None:
         if self.chat is not None:
-            await self._guarded(self.show_chat({"id": self.chat.conversation, "members": self.members}))
+            await self._guarded(self.show_chat(self.current))
 
     async def _watch(self, chat: Transcript) -> None:
         """The conversation live: catch-up after what the history held, then each event as it happens;
@@ -219,7 +250,7 @@ class PhoneView:
 
     def _schedule(self) -> None:
         if self.flush is None or self.flush.done():
-            self.flush = self.page.run_task(self._flush)
+            self.flush = asyncio.create_task(self._flush())
 
     async def _flush(self) -> None:
         await asyncio.sleep(REDRAW_EVERY)
@@ -419,6 +450,11 @@ class PhoneView:
             self.page.update()
 
         return ft.IconButton(ft.Icons.BRIGHTNESS_6, tooltip=self.t("theme"), on_click=toggle)
+
+    def _errand(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self.errands.add(task)
+        task.add_done_callback(self.errands.discard)
 
     def _stop_watching(self) -> None:
         self.chat = None

@@ -134,6 +134,9 @@ def create_mirror_app(
             return {c.id: members.members(c.id) for c in runtime.store.recent()}
 
         held = await asyncio.to_thread(groups)
+        waiting: dict[str, int] = {}
+        for question in runtime.waiting_questions():
+            waiting[question["conversation"]] = waiting.get(question["conversation"], 0) + 1
         return [
             {
                 **asdict(chat),
@@ -141,6 +144,7 @@ def create_mirror_app(
                 "unread": devices.unread(device.id, chat.id, runtime.finished_turns(chat.id)),
                 "floor": held.get(chat.id, {}).get("floor"),
                 "members": held.get(chat.id, {}).get("members", []),  # whom `@` can address
+                "waiting": waiting.get(chat.id, 0),  # approvals no one has given yet
             }
             for chat in runtime.store.recent()
         ]
