@@ -61,7 +61,6 @@ class MirrorGuard(LocalOnly):
         scope.setdefault("state", {})["device"] = device
         return True
 
-
     def _session_allowed(self, scope: Scope) -> bool:
         """The phone view's socket is open before pairing (the view asks for the code itself) and each
         one is a session kept for minutes: an address may open only so many a minute."""
