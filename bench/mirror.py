@@ -61,9 +61,12 @@ class StreamingModel:
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("connection", "close")
                 self.end_headers()
-                for frame in model.frames():
-                    self.wfile.write(frame)
-                    self.wfile.flush()
+                try:
+                    for frame in model.frames():
+                        self.wfile.write(frame)
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the server went away mid-reply (the pairing run stops it)
                 self.close_connection = True
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
