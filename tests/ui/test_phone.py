@@ -4,6 +4,7 @@ approve a dangerous command, stop, and carry on after the mirror drops every soc
 
 from __future__ import annotations
 
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.fakes import anthropic as wire
+from tests.fakes.routing import ByActor
 from tests.fakes.server import FakeServer, Reply
 from tests.mirror_helpers import Mirrored, run_mirrored
 
@@ -222,5 +224,55 @@ def test_in_chinese_dark_a_photo_goes_up_it_notifies_when_hidden_and_a_revoke_un
         assert mirrored.desktop("DELETE", f"/api/mirror/devices/{device}", {}).status_code == 204
         wait_text(page, "这部手机已在电脑上取消配对")
         until(page, "localStorage.getItem('flutter.orkas.device_token') === null")
+    finally:
+        context.close()
+
+
+def test_a_group_on_the_phone_shows_each_agent_and_offers_its_members(
+    browser: Any, mirrored: Mirrored, anthropic_server: FakeServer
+) -> None:
+    markers = {"coder": "CODER-BOT", "critic": "CRITIC-BOT", "commander": "commander of a team"}
+    router = ByActor(markers)
+    router.add(
+        "commander",
+        wire.message(
+            wire.tool_use("dispatch_to", {"to": "coder", "message": "write it"}, id="toolu_a"),
+            wire.tool_use("dispatch_to", {"to": "critic", "message": "review it"}, id="toolu_b"),
+        ),
+        wire.reply_text("Both are done."),
+    )
+    router.add("coder", slow_text("code from the coder", 0.05))
+    router.add("critic", slow_text("review from the critic", 0.05))
+    anthropic_server.script(*[router] * router.total)
+    for name in ("coder", "critic"):
+        made = {"name": name, "description": f"the {name}", "prompt": f"You are {markers[name]}."}
+        assert mirrored.desktop("POST", "/api/agents", made).status_code == 201
+    chat = mirrored.desktop("POST", "/api/conversations", {"title": "Team"}).json()["id"]
+    members = mirrored.desktop("PUT", f"/api/conversations/{chat}/members", {"members": ["coder", "critic"]})
+    assert members.status_code == 200, members.text
+    pairing = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()
+
+    context = browser.new_context(ignore_https_errors=True, **PHONE)
+    page = context.new_page()
+    try:
+        page.goto(pairing["link"])
+        semantics(page)
+        page.get_by_role("button", name="Pair").click()
+        wait_text(page, "Floor: commander")  # the list says who holds the group's floor
+        page.get_by_text("Team").click()
+        type_into(page, COMPOSER, "@c")
+        wait_text(page, "@coder")
+        wait_text(page, "@critic")
+        type_into(page, COMPOSER, "build and review")
+        icon(page, "Send").click()
+        wait_text(page, "code from the coder")
+        wait_text(page, "review from the critic")
+        wait_text(page, "Both are done.")
+        labels = page.evaluate(
+            "[...document.querySelectorAll('flt-semantics')].map(e => e.getAttribute('aria-label') || e.innerText)"
+        )
+        for name, said in (("coder", "code from the coder"), ("critic", "review from the critic")):
+            # each agent in its own bubble, named above what it said
+            assert any(re.match(rf"\s*{name}\s+{said}", label or "") for label in labels), (name, labels)
     finally:
         context.close()
