@@ -59,7 +59,7 @@ from orkas.engine.runner import Agent
 from orkas.engine.tools.base import Tool
 from orkas.phone.client import Target
 from orkas.server.app import Services, create_app
-from orkas.server.connections import WS_MAX_MESSAGE, GuardedH11
+from orkas.server.connections import server_config
 from orkas.server.mirror import create_mirror_app
 from orkas.server.mirror_routes import MirrorControl
 from orkas.server.mirror_security import MirrorGuard
@@ -300,19 +300,7 @@ def host(
     remember_secret(token)  # never in a log line, a crash report or a diagnostics bundle
     bound_port = listener.getsockname()[1]
     app = create_app(token=token, port=bound_port, runtime=runtime, providers=provider_names, services=services)
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            log_level="warning",
-            log_config=None,  # uvicorn's records go through our handlers and their redaction, not around them
-            access_log=False,
-            lifespan="off",
-            timeout_graceful_shutdown=3,
-            http=GuardedH11,
-            ws_max_size=WS_MAX_MESSAGE,
-            ws_per_message_deflate=False,  # events are small: compressing each cost more CPU than it saved
-        )
-    )
+    server = uvicorn.Server(server_config(app))
     return Hosted(
         url=url,
         port=bound_port,

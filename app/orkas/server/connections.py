@@ -14,6 +14,7 @@ import asyncio
 from typing import Any
 
 import h11
+import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 HEADER_TIMEOUT = 10.0  # seconds for a request line and headers; a local client needs milliseconds
@@ -85,3 +86,20 @@ class GuardedH11(H11Protocol):
         self._disarm()
         if not self.transport.is_closing():
             self.transport.close()
+
+
+def server_config(app: Any, **extra: Any) -> uvicorn.Config:
+    """The one way this app runs uvicorn (the desktop API, the phone mirror with its TLS files in `extra`):
+    our guarded protocol, capped WebSocket messages, no lifespan, no access log."""
+    return uvicorn.Config(
+        app,
+        log_level="warning",
+        log_config=None,  # uvicorn's records go through our handlers and their redaction, not around them
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=3,
+        http=GuardedH11,
+        ws_max_size=WS_MAX_MESSAGE,
+        ws_per_message_deflate=False,  # events are small: compressing each cost more CPU than it saved
+        **extra,
+    )

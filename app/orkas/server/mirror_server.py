@@ -16,7 +16,7 @@ from orkas.core.net import bind_lan, own_addresses
 from orkas.core.tls import Certificate, ensure_certificate
 from orkas.phone import app as phone
 from orkas.phone.client import Target
-from orkas.server.connections import WS_MAX_MESSAGE, GuardedH11
+from orkas.server.connections import server_config
 
 log = logging.getLogger(__name__)
 
@@ -51,16 +51,8 @@ class MirrorServer:
             self.host, f"[{self.host}]" if ":" in self.host else self.host
         )
         target = Target(base=f"https://{inner}:{port}", cafile=self.certificate.cert)
-        config = uvicorn.Config(
+        config = server_config(
             self.make_app(port, addresses, target),
-            log_level="warning",
-            log_config=None,
-            access_log=False,
-            lifespan="off",
-            timeout_graceful_shutdown=3,
-            http=GuardedH11,
-            ws_max_size=WS_MAX_MESSAGE,
-            ws_per_message_deflate=False,  # events are small: compressing each cost more CPU than it saved
             ssl_certfile=str(self.certificate.cert),
             ssl_keyfile=str(self.certificate.key),
         )
