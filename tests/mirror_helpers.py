@@ -48,10 +48,12 @@ class Mirrored:
 
 
 @contextmanager
-def run_mirrored(anthropic_server: FakeServer, tmp_path: Path, port: int = 0) -> Iterator[Mirrored]:
+def run_mirrored(
+    anthropic_server: FakeServer, tmp_path: Path, port: int = 0, **preferences: Any
+) -> Iterator[Mirrored]:
     home = tmp_path / "home"
     home.mkdir()
-    (home / "settings.json").write_text(json.dumps({"preferences": {"auto_title": False}}))
+    (home / "settings.json").write_text(json.dumps({"preferences": {"auto_title": False, **preferences}}))
     process = subprocess.Popen(
         [ORKAS, "serve", "--mirror", "--mirror-host", "127.0.0.1", "--mirror-port", str(port)],
         env=subprocess_env(
