@@ -105,7 +105,9 @@ class Watcher:
         self.last_arrival = 0.0
         self.done = asyncio.Event()
         self.ready = asyncio.Event()
-        self.target = 0
+        self.target = 0  # events to count, or
+        self.until_seq = 0  # the seq to reach (a phone's deltas arrive joined: fewer, longer events)
+        self.last_seq = 0
 
     async def run(self) -> None:
         async with websockets.connect(self.url, max_size=None, **self.connect) as socket:
@@ -119,9 +121,14 @@ class Watcher:
                         continue
                     self.count += 1
                     self.last_arrival = time.perf_counter()
-                    if kind == "text_delta" and event["text"].startswith(STAMP):
-                        self.latencies.append((now - int(event["text"][1:])) / 1e9)
+                    self.last_seq = event.get("seq", self.last_seq)
+                    if kind == "text_delta":  # a phone's consecutive deltas arrive joined: every stamp
+                        stamps = [word[1:] for word in event["text"].split() if word.startswith(STAMP)]
+                        self.latencies += [(now - int(stamp)) / 1e9 for stamp in stamps]
                     if kind == "idle" or (self.target and self.count >= self.target):
+                        self.done.set()
+                        return
+                    if self.until_seq and self.last_seq >= self.until_seq:
                         self.done.set()
                         return
 
@@ -188,7 +195,7 @@ async def catch_up(m: Mirrored, model: StreamingModel, token: str, events: int) 
         Watcher(desktop_url(m, chat)),
         Watcher(phone_url(m, chat), ssl=m.tls(), additional_headers={"Authorization": f"Bearer {token}"}),
     ):
-        watcher.target = events
+        watcher.until_seq = probe.last_seq
         start = time.perf_counter()
         await asyncio.wait_for(watcher.run(), 60)
         results.append(watcher.last_arrival - start)
@@ -290,14 +297,19 @@ def main() -> None:
         )
         none: list[tuple[float, float]] = []
         five: list[tuple[float, float]] = []
-        for run in range(args.runs):  # alternating which goes first, so that a drift favours neither
+        asyncio.run(cpu(m, model, token, 0))  # warm-up: the first reply of a process pays for imports
+        for run in range(args.runs):  # in pairs, alternating which goes first, so that a drift favours neither
             for phones in (0, 5) if run % 2 == 0 else (5, 0):
                 (five if phones else none).append(asyncio.run(cpu(m, model, token, phones)))
-        print("server CPU for a 3,000-delta reply (median; the desktop's socket attached both times):")
+        print("server CPU for a 3,000-delta reply (the desktop's socket attached both times):")
         for index, part in ((1, "event-loop thread"), (0, "whole process")):
             low = statistics.median(run[index] for run in none)
             high = statistics.median(run[index] for run in five)
-            print(f"  {part:>17}: no phones {low:.3f} s, 5 phones {high:.3f} s ({high / low:.2f}×)")
+            paired = statistics.median(b[index] / a[index] for a, b in zip(none, five, strict=True))
+            print(
+                f"  {part:>17}: no phones {low:.3f} s, 5 phones {high:.3f} s (medians {high / low:.2f}×;"
+                f" median of paired runs {paired:.2f}×)"
+            )
             runs = f"none {[round(r[index], 2) for r in none]}, five {[round(r[index], 2) for r in five]}"
             print(f"  {'':>17}  runs: {runs}")
         paired = pairing_time(model, Path(folder))

@@ -194,6 +194,55 @@ def test_a_phone_watches_sends_and_a_revoke_closes_its_open_socket(
     assert mirrored.desktop("GET", "/api/mirror/devices").json() == []
 
 
+def test_phones_joining_mid_stream_each_get_every_event_once_in_order(
+    mirrored: Mirrored, anthropic_server: FakeServer
+) -> None:
+    reply = wire.message(*(wire.text(f"w{i} ") for i in range(120)))
+    reply.event_delay = 0.01  # a few seconds of deltas: the phones join at different points of it
+    anthropic_server.script(reply)
+    token, _ = mirrored.pair()
+    chat = mirrored.desktop("POST", "/api/conversations", {}).json()["id"]
+    url = mirrored.mirror.replace("https://", "wss://") + f"/mirror/api/v1/events?conversation={chat}"
+    headers = {"Authorization": f"Bearer {token}"}
+
+    streaming = asyncio.Event()  # the first phone has seen the reply begin
+
+    async def phone(after: int, delay: float) -> list[dict[str, Any]]:
+        if delay:
+            await streaming.wait()
+            await asyncio.sleep(delay)
+        events: list[dict[str, Any]] = []
+        async with websockets.connect(f"{url}&after={after}", ssl=mirrored.tls(), additional_headers=headers) as ws:
+            while not events or events[-1]["type"] != "idle":
+                message = json.loads(await asyncio.wait_for(ws.recv(), 15))
+                events += [e for e in (message if isinstance(message, list) else [message]) if e["type"] != "hello"]
+                if events and events[-1]["seq"] > 5:
+                    streaming.set()
+        return events
+
+    async def watch() -> list[list[dict[str, Any]]]:
+        phones = [asyncio.create_task(phone(0, delay)) for delay in (0.0, 0.5, 1.5)]
+        phones.append(asyncio.create_task(phone(5, 0.2)))  # one that had already seen the first five
+        await asyncio.to_thread(mirrored.desktop, "POST", f"/api/conversations/{chat}/messages", {"text": "go"})
+        return await asyncio.gather(*phones)
+
+    def drawn(events: list[dict[str, Any]]) -> tuple[str, list[tuple[int, str]]]:
+        """What a view draws from events: the reply's text, and every other event with its seq."""
+        text = "".join(e["text"] for e in events if e["type"] == "text_delta")
+        return text, [(e["seq"], e["type"]) for e in events if e["type"] != "text_delta"]
+
+    watched = asyncio.run(watch())
+    raw = mirrored.phone("GET", f"/mirror/api/v1/conversations/{chat}/messages?after=0", token=token).json()["events"]
+    for events in watched:
+        seqs = [e["seq"] for e in events]
+        assert seqs == sorted(set(seqs))  # in order, none twice
+    first, second, third, resumed = watched
+    assert drawn(first) == drawn(raw) and drawn(first)[0] == "".join(f"w{i} " for i in range(120))
+    assert drawn(second) == drawn(raw) and drawn(third) == drawn(raw)  # joined later: backlog, then live
+    assert drawn(resumed) == drawn([e for e in raw if e["seq"] > 5])
+    assert len(first) < len(raw)  # a frame's deltas travel joined
+
+
 def test_codes_expire_after_two_minutes(tmp_path: Path) -> None:
     now = [1000.0]
     devices = MirrorDevices(tmp_path, clock=lambda: now[0])

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 V1 = "/mirror/api/v1"
 DECISIONS = {"once": "allow_once", "run": "allow_run", "deny": "deny"}
-PHONE_FRAME = 0.033  # seconds of events gathered into one message to a phone: a frame at 30 fps
+PHONE_FRAME = 0.040  # seconds of events gathered into one message to a phone: 25 frames a second
 
 
 class Pair(BaseModel):
