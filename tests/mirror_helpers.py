@@ -48,9 +48,7 @@ class Mirrored:
 
 
 @contextmanager
-def run_mirrored(
-    anthropic_server: FakeServer, tmp_path: Path, port: int = 0, **preferences: Any
-) -> Iterator[Mirrored]:
+def run_mirrored(anthropic_server: FakeServer, tmp_path: Path, port: int = 0, **preferences: Any) -> Iterator[Mirrored]:
     home = tmp_path / "home"
     home.mkdir()
     (home / "settings.json").write_text(json.dumps({"preferences": {"auto_title": False, **preferences}}))
