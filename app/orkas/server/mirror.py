@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -25,8 +26,9 @@ from orkas.phone.app import PhoneApp
 from orkas.phone.client import Target
 from orkas.server.answers import answered, config
 from orkas.server.conversation_routes import history_payload, receive_upload
+from orkas.server.fanout import Fanout, send_frames
 from orkas.server.mirror_security import MirrorGuard
-from orkas.server.sockets import forward
+from orkas.server.sockets import forward, until_gone
 
 if TYPE_CHECKING:
     from orkas.server.app import Services
@@ -72,6 +74,7 @@ def create_mirror_app(
     api = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     # Each open socket's "revoked" flag, by device: a revoke sets them and each handler closes its own.
     open_sockets: dict[str, set[asyncio.Event]] = {}
+    fanout = Fanout(runtime, PHONE_FRAME)
     loop: asyncio.AbstractEventLoop | None = None
 
     def close_device(device_id: str) -> None:
@@ -90,17 +93,11 @@ def create_mirror_app(
         await socket.send_json({"type": "hello", "v": WIRE_VERSION, "version": __version__})
         return device
 
-    async def stream_until_revoked(
-        socket: WebSocket,
-        device: Device,
-        first: list[dict[str, Any]],
-        queue: asyncio.Queue[dict[str, Any]],
-        batch: float = 0.0,
-    ) -> None:
-        """`forward` the events, closing the socket (4401) the moment its device is revoked."""
+    async def stream_until_revoked(socket: WebSocket, device: Device, sending: Coroutine[Any, Any, None]) -> None:
+        """Stream (`sending`), closing the socket (4401) the moment its device is revoked."""
         revoked = asyncio.Event()
         open_sockets.setdefault(device.id, set()).add(revoked)
-        streaming = asyncio.ensure_future(forward(socket, first, queue, batch=batch))
+        streaming = asyncio.ensure_future(sending)
         stop = asyncio.ensure_future(revoked.wait())
         try:
             await asyncio.wait({streaming, stop}, return_when=asyncio.FIRST_COMPLETED)
@@ -169,11 +166,11 @@ def create_mirror_app(
         except (NotFound, ConfigError) as e:
             await socket.close(code=4404, reason=str(e)[:120])
             return
-        backlog, queue = runtime.subscribe(conversation, after)
-        try:  # batched: a message may be an array of events, in order (see sockets.forward)
-            await stream_until_revoked(socket, device, backlog, queue, batch=PHONE_FRAME)
+        backlog, outbox = fanout.join(conversation, after)
+        try:
+            await stream_until_revoked(socket, device, until_gone(socket, send_frames(socket, backlog, outbox, after)))
         finally:
-            runtime.unsubscribe(conversation, queue)
+            fanout.leave(conversation, outbox)
 
     @api.websocket(f"{V1}/alerts")
     async def alerts(socket: WebSocket) -> None:
@@ -183,7 +180,7 @@ def create_mirror_app(
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         runtime.alerts.add(queue)
         try:
-            await stream_until_revoked(socket, device, runtime.waiting_questions(), queue)
+            await stream_until_revoked(socket, device, forward(socket, runtime.waiting_questions(), queue))
         finally:
             runtime.alerts.discard(queue)
 
