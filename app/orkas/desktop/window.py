@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from orkas.core.resources import window_icon
 from orkas.desktop.bridge import Bridge
 
 log = logging.getLogger(__name__)
@@ -99,4 +100,4 @@ footer { margin-top: auto; height: 76px; border-top: 1px solid var(--line); }
 
 
 def _icon() -> Path:
-    return Path(__file__).resolve().parents[3] / "icons" / "orkas.svg"
+    return window_icon()  # a PNG: the bundle carries no SVG image plugin

@@ -23,6 +23,7 @@ from orkas.adapter.settings import SettingsStore
 from orkas.adapter.usage import UsageLedger
 from orkas.adapter.vault import Vault
 from orkas.core.crashes import CrashReports
+from orkas.core.resources import frontend_dir
 from orkas.engine.memory import Memory
 from orkas.engine.sandbox.executor import confinement
 from orkas.server.agents_routes import Members, add_agents_routes
@@ -34,7 +35,7 @@ from orkas.server.security import LocalOnly
 from orkas.server.settings_routes import add_settings_routes
 from orkas.team.agents import AgentStore
 
-FRONTEND = Path(__file__).resolve().parents[3] / "frontend"
+FRONTEND = frontend_dir()
 NO_STORE = {"Cache-Control": "no-store"}
 
 
