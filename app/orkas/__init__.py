@@ -1,3 +1,19 @@
 """Orkas: a local-first desktop AI agent workspace."""
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+
+def _version() -> str:
+    """pyproject.toml's version, the one place it is written: from the installed package's metadata (an
+    editable checkout and the PyInstaller bundle both carry it), else from the file itself."""
+    try:
+        return version("orkas")
+    except PackageNotFoundError:
+        import tomllib
+        from pathlib import Path
+
+        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+        return str(tomllib.loads(pyproject.read_text())["project"]["version"])
+
+
+__version__ = _version()

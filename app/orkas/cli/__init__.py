@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from orkas import __version__
+from orkas.adapter.data_format import DataTooNew
+from orkas.adapter.data_format import prepare as prepare_data
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import keep_private
 from orkas.core.paths import data_dir, make_private
@@ -37,6 +39,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         make_private(folder)
     except OSError as e:
         print(f"orkas: cannot use the data folder {folder}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        prepare_data(folder)  # before anything opens it: a newer layout is left untouched
+    except DataTooNew as e:
+        print(f"orkas: {e}", file=sys.stderr)
         return EXIT_USAGE
     _start_logging(folder, args.command or "window")
     if args.command not in ("vault", "session", "agents"):

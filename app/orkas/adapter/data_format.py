@@ -1,0 +1,85 @@
+"""The data folder's format, checked and brought up to date when Orkas starts.
+
+`format.json` says which format the folder is in and which version wrote it. A folder without it was
+written by 0.1.0 (format 1, the layout before the marker) or is new. Each step in MIGRATIONS turns
+format N into N + 1; the marker is rewritten (atomically) after each, so a crash mid-way resumes at the
+step that did not finish — every step must be safe to run again. A folder from a newer Orkas is not
+touched: the app stops with one line saying which version it needs (an older app writing into a newer
+layout could lose data).
+
+The data folder is never inside the install folder (platformdirs' per-user data folder, or
+ORKAS_HOME), so an upgrade replaces the app and keeps this.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from orkas import __version__
+from orkas.core.fsutil import atomic_write
+
+MARKER = "format.json"
+Step = Callable[[Path], None]
+
+
+# Index i turns format i + 1 into i + 2. Format 1 is the layout 0.1.0 wrote, and still the current one:
+# the first change of layout adds its step here (and a folder written by this version to the tests).
+MIGRATIONS: tuple[Step, ...] = ()
+CURRENT = len(MIGRATIONS) + 1
+
+
+class DataTooNew(Exception):
+    """The folder was written by a newer Orkas."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    was: int  # the format found (0: a new folder)
+    now: int
+    steps: int  # migrations run
+
+
+def prepare(folder: Path, migrations: Sequence[Step] = MIGRATIONS) -> Prepared:
+    """Bring `folder` to the current format (creating the marker in a new one); raise DataTooNew for a
+    folder from a newer version."""
+    current = len(migrations) + 1
+    marker = folder / MARKER
+    if marker.exists():
+        found = _read(marker)
+    else:
+        found = 1 if any(p.name != MARKER for p in folder.iterdir()) else 0
+    if found > current:
+        data = json.loads(marker.read_text())
+        raise DataTooNew(
+            f"the data folder {folder} was written by Orkas {data.get('written_by', '?')} (data format {found}); "
+            f"this is Orkas {__version__} (format {current}): install that version or newer, or set ORKAS_HOME "
+            "to another folder"
+        )
+    was, steps = found, 0
+    if found == 0:
+        found = current  # a new folder is born current
+    while found < current:
+        migrations[found - 1](folder)
+        found += 1
+        steps += 1
+        _write(marker, found)
+    if not marker.exists() or was != found:
+        _write(marker, found)
+    return Prepared(was, found, steps)
+
+
+def _read(marker: Path) -> int:
+    try:
+        value = json.loads(marker.read_text())["format"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise DataTooNew(f"{marker} is unreadable ({e}); move it aside to let Orkas rewrite it") from None
+    if not isinstance(value, int) or value < 1:
+        raise DataTooNew(f"{marker} holds no format number; move it aside to let Orkas rewrite it")
+    return value
+
+
+def _write(marker: Path, value: int) -> None:
+    atomic_write(marker, (json.dumps({"format": value, "written_by": __version__}) + "\n").encode())
