@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -384,8 +384,8 @@ def build_agent(
     configured: Configured | None = None,
     granted: Sequence[str | Path] = (),
     own: Sequence[Path] = (),
-    knowledge: KnowledgeBase | None = None,
-    past_conversations: KnowledgeBase | None = None,
+    knowledge: KnowledgeBase | Callable[[], KnowledgeBase] | None = None,  # or what opens it, on first use
+    past_conversations: KnowledgeBase | Callable[[], KnowledgeBase] | None = None,
     processes: ProcessManager | None = None,
     extra_tools: Sequence[Tool] = (),
     only_tools: Sequence[str] | None = None,

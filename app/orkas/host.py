@@ -94,8 +94,10 @@ class Hosted:
     async def _serve(self) -> None:
         asyncio.get_running_loop().set_exception_handler(_unhandled_in_loop)
         log.info("server ready on port %d after %.0f ms", self.port, since_start() * 1000)
-        if self.services.knowledge is not None:
-            self.services.knowledge.warm()  # the embedding model loads while the window draws
+        if self.services.knowledge is not None and self.services.knowledge.watched():
+            # Watched folders may have changed while the app was closed: open now and catch up. Otherwise
+            # the knowledge base (numpy, faiss, the embedding model: ~150 MB) opens on its first use.
+            self.services.knowledge.warm()
         if self.mirror is not None and self.mirror_at_start:
             try:
                 self.mirror.start()
@@ -181,8 +183,8 @@ def host(
             configured=configured,
             granted=granted,
             own=own,
-            knowledge=None if worker else knowledge.kb,
-            past_conversations=None if worker else knowledge.chats,
+            knowledge=None if worker else (lambda: knowledge.kb),  # opened by the first search (a thread)
+            past_conversations=None if worker else (lambda: knowledge.chats),
             processes=processes.manager(conversation.id),
             extra_tools=tools,
             only_tools=spec.tools if spec is not None else None,

@@ -23,14 +23,16 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orkas.core.errors import OrkasError
 from orkas.core.fsutil import atomic_write
-from orkas.engine.memory.embedders import Embedder
-from orkas.engine.memory.kb import FolderReport, KnowledgeBase
 from orkas.engine.messages import AssistantMessage, Message, TextBlock, UserMessage
 from orkas.engine.sandbox import PathDenied, PathPolicy
+
+if TYPE_CHECKING:  # numpy and faiss load with the first use of the knowledge base, not with the app
+    from orkas.engine.memory.embedders import Embedder
+    from orkas.engine.memory.kb import FolderReport, KnowledgeBase
 
 log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = 1.0
@@ -131,6 +133,8 @@ class KnowledgeService:
         with self._ready:
             if self._kb is not None:
                 return
+            from orkas.engine.memory.kb import KnowledgeBase
+
             began = time.perf_counter()
             self._embedder = self._make_embedder()
             self._kb = KnowledgeBase.open(self.folder / "documents", embedder=self._embedder)
@@ -240,6 +244,8 @@ class KnowledgeService:
             return asdict(report)
         count = self.kb.add_file(path, policy=policy)
         self.kick()
+        from orkas.engine.memory.kb import FolderReport
+
         return asdict(FolderReport(added=1 if count else 0, unchanged=0 if count else 1, failed=[]))
 
     def add_path_later(self, path: Path, *, watch: bool = False) -> None:

@@ -22,7 +22,6 @@ from orkas.adapter.mirror_devices import Device, MirrorDevices, PairingRefused, 
 from orkas.adapter.product_events import WIRE_VERSION
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.core.errors import ConfigError, NotFound
-from orkas.phone.app import PhoneApp
 from orkas.phone.client import Target
 from orkas.server.answers import answered, config
 from orkas.server.conversation_routes import history_payload, receive_upload
@@ -213,6 +212,8 @@ def create_mirror_app(
     if (
         phone is not None and uploads is not None
     ):  # the phone view: Flet's web client, its session socket, its photo uploads
+        from orkas.phone.app import PhoneApp  # Flet loads when a phone view is served, not with the app
+
         view = PhoneApp(phone, uploads)
         api.add_api_route("/m/upload", view.receive, methods=["PUT"], include_in_schema=False)
         api.mount("/m", view.asgi)

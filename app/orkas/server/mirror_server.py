@@ -14,7 +14,6 @@ import uvicorn
 
 from orkas.core.net import bind_lan, own_addresses
 from orkas.core.tls import Certificate, ensure_certificate
-from orkas.phone import app as phone
 from orkas.phone.client import Target
 from orkas.server.connections import server_config
 
@@ -72,6 +71,8 @@ class MirrorServer:
         if self.running or self.server is None or self.listener is None:
             return
         self.server.should_exit = False
+        from orkas.phone import app as phone  # Flet loads with the mirror, not with the app
+
         asyncio.get_running_loop().create_task(phone.start())
         self.task = asyncio.get_running_loop().create_task(self.server.serve(sockets=[self.listener]))
         log.info("phone mirror on %s", self.url)

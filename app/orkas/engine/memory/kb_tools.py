@@ -5,12 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from orkas.engine.memory.kb import Hit, KnowledgeBase
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 from orkas.engine.tools.untrusted import untrusted_result
+
+if TYPE_CHECKING:
+    from orkas.engine.memory.kb import Hit, KnowledgeBase
+
+# A base, or a function that opens it: the product passes the latter, so that numpy, faiss and the
+# embedding model load on a worker thread the first time a tool searches, not when an agent is made.
+Source: TypeAlias = "KnowledgeBase | Callable[[], KnowledgeBase]"
+
+
+def _open(source: Source) -> KnowledgeBase:
+    return source() if callable(source) else source
+
 
 SNIPPET = 700
 
@@ -41,12 +52,12 @@ class KbSearch:
         "additionalProperties": False,
     }
 
-    def __init__(self, kb: KnowledgeBase) -> None:
+    def __init__(self, kb: Source) -> None:
         self.kb = kb
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         # Off the event loop: a search embeds the query and reads SQLite, and other streams go on meanwhile.
-        hits = await asyncio.to_thread(self.kb.search, input["query"], input.get("k", 8))
+        hits = await asyncio.to_thread(lambda: _open(self.kb).search(input["query"], input.get("k", 8)))
         if not hits:
             return text_result("no passage in the knowledge base matches; try other words", {"hits": []})
         details = {"hits": [{"citation": h.citation, "doc_id": h.doc_id, "score": h.score} for h in hits]}
@@ -69,7 +80,7 @@ class KbRead:
     }
     MAX_LINES = 400
 
-    def __init__(self, kb: KnowledgeBase) -> None:
+    def __init__(self, kb: Source) -> None:
         self.kb = kb
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
@@ -78,7 +89,9 @@ class KbRead:
         if end < start:
             return error_result("end_line is before start_line")
         try:
-            text = await asyncio.to_thread(self.kb.read, input["doc_id"], start, min(end, start + self.MAX_LINES - 1))
+            text = await asyncio.to_thread(
+                lambda: _open(self.kb).read(input["doc_id"], start, min(end, start + self.MAX_LINES - 1))
+            )
         except KeyError:
             return error_result(f"no document {input['doc_id']!r} in the knowledge base; kb_list shows them")
         numbered = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(text.split("\n"), start=start))
@@ -91,11 +104,11 @@ class KbList:
     read_only = True
     input_schema: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
-    def __init__(self, kb: KnowledgeBase) -> None:
+    def __init__(self, kb: Source) -> None:
         self.kb = kb
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        documents = await asyncio.to_thread(self.kb.documents)
+        documents = await asyncio.to_thread(lambda: _open(self.kb).documents())
         if not documents:
             return text_result("the knowledge base is empty")
         listing = "\n".join(f"- {d['id']} ({d['chunks']} passages)" for d in documents)
@@ -118,12 +131,12 @@ class ChatSearch:
     read_only = True
     input_schema: Mapping[str, Any] = KbSearch.input_schema
 
-    def __init__(self, kb: KnowledgeBase) -> None:
+    def __init__(self, kb: Source) -> None:
         self.kb = kb
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         # Off the event loop: a search embeds the query and reads SQLite, and other streams go on meanwhile.
-        hits = await asyncio.to_thread(self.kb.search, input["query"], input.get("k", 8))
+        hits = await asyncio.to_thread(lambda: _open(self.kb).search(input["query"], input.get("k", 8)))
         if not hits:
             return text_result("no past conversation matches; try other words", {"hits": []})
 
