@@ -130,3 +130,16 @@ def test_the_window_opens_answers_and_receives_a_real_drop(display: str, tmp_pat
     assert window.returncode is not None
     logged = "".join(p.read_text() for p in (tmp_path / "data" / "logs").glob("*.log"))
     assert "[window " in logged and "window shown after" in logged and "server ready on port" in logged
+
+
+def test_a_missing_system_library_is_one_line_naming_what_to_install(display: str, tmp_path: Path) -> None:
+    """Qt's own answer is an abort and a page about platform plugins; ours is one line."""
+    need("bwrap")
+    library = Path("/usr/lib/x86_64-linux-gnu/libxcb-cursor.so.0").resolve()
+    assert library.exists(), "scripts/setup.sh installs libxcb-cursor0"
+    env = subprocess_env(DISPLAY=display, HOME=str(tmp_path), ORKAS_HOME=str(tmp_path / "data"))
+    hidden = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", "/dev/null", str(library)]  # present, unloadable
+    result = subprocess.run([*hidden, ORKAS], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "libxcb-cursor.so.0" in result.stderr and "sudo apt install libxcb-cursor0" in result.stderr

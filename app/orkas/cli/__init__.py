@@ -216,6 +216,12 @@ def _desktop() -> int:
     if importlib.util.find_spec("webview") is None:
         print("orkas: the desktop window needs pywebview and PySide6 (scripts/setup.sh installs them)", file=sys.stderr)
         return EXIT_USAGE
+    from orkas.desktop.system_libs import advice, missing_libraries
+
+    missing = missing_libraries()
+    if missing:
+        print(f"orkas: {advice(missing)}", file=sys.stderr)
+        return EXIT_USAGE
     from orkas.desktop.window import prepare_qt_environment
     from orkas.launch import run_desktop
 
