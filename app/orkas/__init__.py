@@ -7,7 +7,7 @@ def _version() -> str:
     """pyproject.toml's version, the one place it is written: from the installed package's metadata (an
     editable checkout and the PyInstaller bundle both carry it), else from the file itself."""
     try:
-        return version("orkas")
+        return version("orkas-desktop")  # the distribution's name (pyproject), not the package's
     except PackageNotFoundError:
         import tomllib
         from pathlib import Path
