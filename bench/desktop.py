@@ -67,14 +67,15 @@ def wait_report(report: Path, timeout: float = 60) -> dict[str, dict[str, Any]]:
     raise RuntimeError("the window never reported")
 
 
-def orkas_start(display: str) -> dict[str, float]:
+def orkas_start(display: str, command: list[str] | None = None) -> dict[str, float]:
+    """Seconds from spawning `command` (the checkout's `orkas` by default) to each paint."""
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
         env = environment(display, home)
         env["ORKAS_DESKTOP_REPORT"] = str(home / "report.jsonl")
         started = time.time()
         process = subprocess.Popen(
-            [ORKAS], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+            command or [ORKAS], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
         try:
             records = wait_report(home / "report.jsonl")
@@ -131,13 +132,13 @@ def pss_mb(roots: list[int]) -> tuple[float, int]:
     return total_kb / 1024, count
 
 
-def orkas_idle(display: str, idle: float) -> tuple[float, int]:
+def orkas_idle(display: str, idle: float, command: list[str] | None = None) -> tuple[float, int]:
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
         env = environment(display, home)
         env["ORKAS_DESKTOP_REPORT"] = str(home / "report.jsonl")
         process = subprocess.Popen(
-            [ORKAS], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+            command or [ORKAS], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
         try:
             wait_report(home / "report.jsonl")

@@ -1,0 +1,129 @@
+"""The Linux package as a person gets it: built once by build/build.py, installed with dpkg on this
+machine (CI runs as root), then used as an installed app — `orkas --version`, `orkas serve` answering,
+the window painting under Xvfb, `orkas run` against the fake model — and removed with `dpkg -r`, which
+leaves the data folder alone. Slow (a PyInstaller build): once per run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from orkas import __version__
+from tests.conftest import subprocess_env
+from tests.desktop.test_window import need, screenshot, start, wait_for
+from tests.display import start_xvfb, stop_group
+from tests.fakes import anthropic
+from tests.fakes.server import FakeServer
+
+ROOT = Path(__file__).resolve().parents[2]
+INSTALLED = Path("/usr/bin/orkas")
+
+
+def dpkg(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["dpkg", *args], capture_output=True, text=True, timeout=600)
+
+
+def installed() -> bool:
+    status = subprocess.run(["dpkg-query", "-W", "-f=${Status}", "orkas"], capture_output=True, text=True)
+    return status.stdout.strip() == "install ok installed"
+
+
+@pytest.fixture(scope="module")
+def deb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    if os.geteuid() != 0 or not shutil.which("dpkg-deb"):
+        pytest.fail("the package test installs with dpkg as root (CI does; run scripts/check.sh as root)")
+    if installed():
+        pytest.fail("orkas is already installed on this machine: `dpkg -r orkas` first")
+    out = tmp_path_factory.mktemp("dist")
+    command = [sys.executable, str(ROOT / "build" / "build.py"), "--out", str(out), "--fast", "--formats", "deb"]
+    built = subprocess.run(command, capture_output=True, text=True, timeout=1500)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    [package] = out.glob("orkas_*.deb")
+    shutil.rmtree(out / "bundle")  # what is left is the package: the rest is gigabytes of build
+    shutil.rmtree(out / "work")
+    yield package
+    dpkg("--purge", "orkas")  # nothing of it stays on the machine, whatever the test did
+
+
+def installed_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env = subprocess_env(HOME=str(home), XDG_RUNTIME_DIR=str(tmp_path), ORKAS_HOME=str(tmp_path / "data"), **extra)
+    env.pop("PYTHONPATH", None)  # the installed app is self-contained: nothing from this checkout
+    env["PATH"] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    return env
+
+
+def test_the_deb_installs_runs_and_uninstalls_keeping_the_data(
+    deb: Path, tmp_path: Path, anthropic_server: FakeServer
+) -> None:
+    fields = dpkg("-f", str(deb)).stdout
+    assert "Package: orkas" in fields and f"Version: {__version__}" in fields
+    assert "libxcb-cursor0" in fields and "libnss3" in fields  # the system libraries it links against
+
+    installing = dpkg("-i", str(deb))
+    assert installing.returncode == 0, installing.stderr
+    assert INSTALLED.exists() and Path("/opt/orkas/orkas").exists()
+    assert Path("/usr/share/applications/orkas.desktop").exists()
+    assert Path("/usr/share/icons/hicolor/256x256/apps/orkas.png").exists()
+
+    version = subprocess.run(["orkas", "--version"], env=installed_env(tmp_path), capture_output=True, text=True)
+    assert version.stdout.strip() == f"orkas {__version__}", version.stderr
+
+    server = subprocess.Popen(
+        ["orkas", "serve"], env=installed_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), server.stderr.read() if server.poll() is not None else url
+        base, token = url.split("/?", 1)[0], url.split("token=", 1)[1]
+        status = httpx.get(f"{base}/api/status", headers={"X-Orkas-Token": token}, timeout=30)
+        assert status.status_code == 200
+        page = httpx.get(base + "/", timeout=30)
+        assert page.status_code == 200 and "<html" in page.text.lower()  # frontend/ is in the bundle
+    finally:
+        server.terminate()
+        server.wait(30)
+
+    anthropic_server.script(anthropic.reply_text("Installed and answering."))
+    env = installed_env(tmp_path, ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    ran = subprocess.run(
+        ["orkas", "run", "are you there?", "--workspace", str(workspace)], env=env, capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "Installed and answering."
+
+    need("Xvfb", "xwd")
+    xvfb, display = start_xvfb()
+    report = tmp_path / "report.jsonl"
+    window = start(["orkas"], installed_env(tmp_path, DISPLAY=display, ORKAS_DESKTOP_REPORT=str(report)))
+    try:
+        shown = wait_for(report, "shown", timeout=90)
+        assert shown["ping"]["ok"] is True  # the bundled page and Python talk
+        deadline = time.monotonic() + 30
+        while (spread := screenshot(display, tmp_path / "installed.png")) <= 0.05 and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert spread > 0.05, f"the installed app's window looks blank (pixel spread {spread:.3f})"
+    finally:
+        stop_group(window)
+        xvfb.terminate()
+        xvfb.wait(10)
+
+    data = sorted(p.relative_to(tmp_path) for p in (tmp_path / "data").rglob("*") if "logs" not in p.parts)
+    assert any(p.parts[1] == "sessions" for p in data if len(p.parts) > 1)
+    removing = dpkg("-r", "orkas")
+    assert removing.returncode == 0, removing.stderr
+    assert not INSTALLED.exists() and not Path("/opt/orkas").exists()
+    left = sorted(p.relative_to(tmp_path) for p in (tmp_path / "data").rglob("*") if "logs" not in p.parts)
+    assert left == data  # the data folder is not the package's
