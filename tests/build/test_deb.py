@@ -104,6 +104,12 @@ def test_the_deb_installs_runs_and_uninstalls_keeping_the_data(
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == "Installed and answering."
 
+    note = workspace / "tank.txt"
+    note.write_text("The zebrafish tank is cleaned on Tuesdays.\n")
+    assert subprocess.run(["orkas", "kb", "add", str(note)], env=env, capture_output=True).returncode == 0
+    found = subprocess.run(["orkas", "kb", "search", "aquarium upkeep"], env=env, capture_output=True, text=True)
+    assert "zebrafish" in found.stdout, found.stderr  # no word in common: the bundled embedding model found it
+
     need("Xvfb", "xwd")
     xvfb, display = start_xvfb()
     report = tmp_path / "report.jsonl"
