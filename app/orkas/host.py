@@ -168,6 +168,7 @@ def host(
         """The agent for one actor of a conversation: the conversation's own (spec None, no extra tools),
         its commander (the team's tools), a member (its own model and allow-list) or a worker."""
         configured = load_configured(settings)  # every run sees what the settings screen just changed
+        knowledge.warm()  # the first turn: the knowledge base loads while the model answers (once)
         granted: list[str | Path] = [*conversation.granted, attachments.folder(conversation.id)]
         own = (*store.own(conversation), attachments.folder(conversation.id))
         attachments.folder(conversation.id).mkdir(parents=True, exist_ok=True)

@@ -86,6 +86,8 @@ class KnowledgeService:
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         # Folders are indexed one at a time, off the caller's thread: a big folder must not hold up a request
         self._indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="orkas-indexer")
+        self._warming: threading.Thread | None = None
+        self._warming_lock = threading.Lock()
         self.indexing: dict[str, Any] | None = None  # the folder being indexed: path, done, total
         self.embedder_problem: str | None = None  # why the chosen embedder is not running
 
@@ -116,18 +118,22 @@ class KnowledgeService:
         assert self._chats is not None
         return self._chats
 
-    def warm(self) -> threading.Thread:
-        """Open the bases and load the embedder on a thread now, so the first message does not wait."""
+    def warm(self) -> threading.Thread | None:
+        """Open the bases and load the embedder on a thread now, so that what comes next does not wait
+        (the first turn's end indexes the conversation). Once: later calls return at once."""
+        with self._warming_lock:
+            if self._kb is not None or self._warming is not None:
+                return self._warming
 
-        def opening() -> None:
-            try:
-                self._open()
-            except Exception:  # reported again, where it matters, when the base is used
-                log.warning("warming the knowledge base failed", exc_info=True)
+            def opening() -> None:
+                try:
+                    self._open()
+                except Exception:  # reported again, where it matters, when the base is used
+                    log.warning("warming the knowledge base failed", exc_info=True)
 
-        thread = threading.Thread(target=opening, name="orkas-kb-warm", daemon=True)
-        thread.start()
-        return thread
+            self._warming = threading.Thread(target=opening, name="orkas-kb-warm", daemon=True)
+            self._warming.start()
+            return self._warming
 
     def _open(self) -> None:
         with self._ready:

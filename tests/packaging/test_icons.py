@@ -3,15 +3,11 @@
 
 from __future__ import annotations
 
-import os
 import struct
 from pathlib import Path
 
 import pytest
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QImage  # decoding needs no display and no application object
 
 ICONS = Path(__file__).resolve().parents[2] / "icons"
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -1,7 +1,8 @@
-"""The Linux package as a person gets it: built once by build/build.py, installed with dpkg on this
-machine (CI runs as root), then used as an installed app — `orkas --version`, `orkas serve` answering,
-the window painting under Xvfb, `orkas run` against the fake model — and removed with `dpkg -r`, which
-leaves the data folder alone. Slow (a PyInstaller build): once per run."""
+"""The Linux packages as a person gets them, from one build by build/build.py: the portable tar.gz
+unpacked anywhere and run; the .deb installed with dpkg on this machine (CI runs as root), then used as an
+installed app — `orkas --version`, `orkas serve` answering, `orkas run` against the fake model, a note
+found by meaning, the window painting under Xvfb — and removed with `dpkg -r`, which leaves the data
+folder alone. Slow (a PyInstaller build): once per run."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,19 +39,21 @@ def installed() -> bool:
 
 
 @pytest.fixture(scope="module")
-def deb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """The .deb and the portable tar.gz, from one PyInstaller build."""
     if os.geteuid() != 0 or not shutil.which("dpkg-deb"):
         pytest.fail("the package test installs with dpkg as root (CI does; run scripts/check.sh as root)")
     if installed():
         pytest.fail("orkas is already installed on this machine: `dpkg -r orkas` first")
     out = tmp_path_factory.mktemp("dist")
-    command = [sys.executable, str(ROOT / "build" / "build.py"), "--out", str(out), "--fast", "--formats", "deb"]
+    command = [sys.executable, str(ROOT / "build" / "build.py"), "--out", str(out), "--fast", "--formats", "deb,tar"]
     built = subprocess.run(command, capture_output=True, text=True, timeout=1500)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     [package] = out.glob("orkas_*.deb")
+    [portable] = out.glob("orkas-*-linux-*.tar.gz")
     shutil.rmtree(out / "bundle")  # what is left is the package: the rest is gigabytes of build
     shutil.rmtree(out / "work")
-    yield package
+    yield package, portable
     dpkg("--purge", "orkas")  # nothing of it stays on the machine, whatever the test did
 
 
@@ -62,9 +66,29 @@ def installed_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def test_the_deb_installs_runs_and_uninstalls_keeping_the_data(
-    deb: Path, tmp_path: Path, anthropic_server: FakeServer
+def test_the_portable_build_runs_from_wherever_it_is_unpacked(
+    built: tuple[Path, Path], tmp_path: Path, anthropic_server: FakeServer
 ) -> None:
+    with tarfile.open(built[1]) as archive:
+        archive.extractall(tmp_path / "somewhere", filter="tar")
+    [folder] = (tmp_path / "somewhere").iterdir()
+    assert (folder / "orkas.desktop").exists() and (folder / "icons" / "hicolor" / "256x256" / "apps").is_dir()
+    anthropic_server.script(anthropic.reply_text("Unpacked and answering."))
+    env = installed_env(tmp_path, ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    version = subprocess.run([str(folder / "orkas"), "--version"], env=env, capture_output=True, text=True)
+    assert version.stdout.strip() == f"orkas {__version__}", version.stderr
+    ran = subprocess.run(
+        [str(folder / "orkas"), "run", "hello?", "--workspace", str(workspace)], env=env, capture_output=True, text=True
+    )
+    assert ran.returncode == 0 and ran.stdout.strip() == "Unpacked and answering.", ran.stderr
+
+
+def test_the_deb_installs_runs_and_uninstalls_keeping_the_data(
+    built: tuple[Path, Path], tmp_path: Path, anthropic_server: FakeServer
+) -> None:
+    deb = built[0]
     fields = dpkg("-f", str(deb)).stdout
     assert "Package: orkas" in fields and f"Version: {__version__}" in fields
     assert "libxcb-cursor0" in fields and "libnss3" in fields  # the system libraries it links against
