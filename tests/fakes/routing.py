@@ -37,3 +37,15 @@ class ByActor:
     @property
     def total(self) -> int:
         return sum(len(q) for q in self.replies.values())
+
+
+def parallel_dispatch(router: ByActor, final: str = "Both are done.") -> None:
+    """The commander hands the coder and the critic their tasks in one turn, then answers `final`."""
+    router.add(
+        "commander",
+        a_wire.message(
+            a_wire.tool_use("dispatch_to", {"to": "coder", "message": "write it"}, id="toolu_a"),
+            a_wire.tool_use("dispatch_to", {"to": "critic", "message": "review it"}, id="toolu_b"),
+        ),
+        a_wire.reply_text(final),
+    )

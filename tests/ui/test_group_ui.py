@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.fakes import anthropic as wire
-from tests.fakes.routing import ByActor
+from tests.fakes.routing import ByActor, parallel_dispatch
 from tests.fakes.server import FakeServer, Reply
 from tests.ui.conftest import App, answer_dialog, start_app
 
@@ -76,14 +76,7 @@ def test_parallel_dispatch_shows_two_live_bubbles(
 ) -> None:
     page = group_page
     app, router, _ = group_app
-    router.add(
-        "commander",
-        wire.message(
-            wire.tool_use("dispatch_to", {"to": "coder", "message": "write it"}, id="toolu_a"),
-            wire.tool_use("dispatch_to", {"to": "critic", "message": "review it"}, id="toolu_b"),
-        ),
-        wire.reply_text("Both are done."),
-    )
+    parallel_dispatch(router)
     words = " ".join(f"w{i}" for i in range(12))
     router.add("coder", Reply(events=wire.events([wire.text(f"code {words}")]), event_delay=0.25))
     router.add("critic", Reply(events=wire.events([wire.text(f"review {words}")]), event_delay=0.25))

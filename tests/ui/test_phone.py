@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.fakes import anthropic as wire
-from tests.fakes.routing import ByActor
+from tests.fakes.routing import ByActor, parallel_dispatch
 from tests.fakes.server import FakeServer, Reply
 from tests.mirror_helpers import Mirrored, run_mirrored
 
@@ -233,14 +233,7 @@ def test_a_group_on_the_phone_shows_each_agent_and_offers_its_members(
 ) -> None:
     markers = {"coder": "CODER-BOT", "critic": "CRITIC-BOT", "commander": "commander of a team"}
     router = ByActor(markers)
-    router.add(
-        "commander",
-        wire.message(
-            wire.tool_use("dispatch_to", {"to": "coder", "message": "write it"}, id="toolu_a"),
-            wire.tool_use("dispatch_to", {"to": "critic", "message": "review it"}, id="toolu_b"),
-        ),
-        wire.reply_text("Both are done."),
-    )
+    parallel_dispatch(router)
     router.add("coder", slow_text("code from the coder", 0.05))
     router.add("critic", slow_text("review from the critic", 0.05))
     anthropic_server.script(*[router] * router.total)
