@@ -48,37 +48,36 @@ def prepare(folder: Path, migrations: Sequence[Step] = MIGRATIONS) -> Prepared:
     current = len(migrations) + 1
     marker = folder / MARKER
     if marker.exists():
-        found = _read(marker)
+        found, written_by = _read(marker)
     else:
-        found = 1 if any(p.name != MARKER for p in folder.iterdir()) else 0
+        found, written_by = (1 if any(folder.iterdir()) else 0), "0.1.0"
     if found > current:
-        data = json.loads(marker.read_text())
         raise DataTooNew(
-            f"the data folder {folder} was written by Orkas {data.get('written_by', '?')} (data format {found}); "
+            f"the data folder {folder} was written by Orkas {written_by} (data format {found}); "
             f"this is Orkas {__version__} (format {current}): install that version or newer, or set ORKAS_HOME "
             "to another folder"
         )
-    was, steps = found, 0
-    if found == 0:
-        found = current  # a new folder is born current
-    while found < current:
-        migrations[found - 1](folder)
+    was = found
+    found = found or current  # a new folder is born current
+    pending = migrations[found - 1 :]
+    for step in pending:
+        step(folder)
         found += 1
-        steps += 1
+        _write(marker, found)  # after each step: a crash resumes at the one that did not finish
+    if not marker.exists():
         _write(marker, found)
-    if not marker.exists() or was != found:
-        _write(marker, found)
-    return Prepared(was, found, steps)
+    return Prepared(was, found, len(pending))
 
 
-def _read(marker: Path) -> int:
+def _read(marker: Path) -> tuple[int, str]:
     try:
-        value = json.loads(marker.read_text())["format"]
+        data = json.loads(marker.read_text())
+        value = data["format"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise DataTooNew(f"{marker} is unreadable ({e}); move it aside to let Orkas rewrite it") from None
     if not isinstance(value, int) or value < 1:
         raise DataTooNew(f"{marker} holds no format number; move it aside to let Orkas rewrite it")
-    return value
+    return value, str(data.get("written_by", "?"))
 
 
 def _write(marker: Path, value: int) -> None:
