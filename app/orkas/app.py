@@ -29,6 +29,7 @@ from orkas.adapter.vault import Vault, VaultError, choose_key_source
 from orkas.core.errors import ConfigError, NoProvider, ProviderError
 from orkas.core.paths import data_dir
 from orkas.core.redact import remember_secret
+from orkas.engine.catalog import lookup
 from orkas.engine.memory import Memory, MemoryTool
 from orkas.engine.messages import user_text
 from orkas.engine.prompt import SystemPrompt
@@ -48,8 +49,11 @@ from orkas.engine.tools.shell import Bash, ProcessManager, ProcessRead, ProcessS
 from orkas.engine.tools.web import SearchBackend, WebFetch, WebSearch
 
 if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
+    from orkas.adapter.skill_roots import SkillRegistry
     from orkas.engine.memory.embedders import Embedder
     from orkas.engine.memory.kb import KnowledgeBase
+    from orkas.engine.skills import Catalog
+    from orkas.engine.skills.tools import Save
 
 log = logging.getLogger(__name__)
 
@@ -373,6 +377,68 @@ def title_text(end: MessageEnd) -> str:
     return line.strip().strip("\"'“”‘’*#`").rstrip(".。").strip()[:80]
 
 
+@dataclass(frozen=True, slots=True)
+class SkillAccess:
+    """The skills one actor may use: its catalogue, the folders its commands may read them from, and —
+    for the commander — the way to save a new custom skill (skill_save)."""
+
+    catalog: Catalog
+    readable: Sequence[Path] = ()
+    save: Save | None = None
+    exists: Callable[[str], bool] = lambda _name: False
+
+
+def skill_registry(
+    settings: Settings,
+    agents: Callable[[], Sequence[str]] | None = None,
+    *,
+    background: bool = True,
+    scan: bool = True,
+) -> SkillRegistry:
+    """Every skill root of this install, scanned once (the server's watcher keeps it current). With
+    `background`, skills from outside not judged before are judged on a thread (listed as checking until
+    then); without, the scan waits for the guard (the CLI's one-shot commands)."""
+    from orkas.adapter.skill_guard import SkillGuard
+    from orkas.adapter.skill_roots import SkillRegistry
+    from orkas.core.resources import bundled_skills
+
+    def agent_names() -> Sequence[str]:
+        folder = settings.data_dir / "agents"
+        return [p.name for p in folder.iterdir() if p.is_dir()] if folder.is_dir() else []
+
+    guard = SkillGuard(settings.data_dir / "cache" / "skill-guard.json", background=background)
+    registry = SkillRegistry(
+        settings.data_dir,
+        home=Path.home(),
+        bundled=bundled_skills(),
+        packages=lambda: [],
+        agents=agents or agent_names,
+        protected=lambda: protected_data(settings.data_dir),
+        guard=guard,
+    )
+    guard.on_judged = registry.refresh
+    if scan:
+        registry.refresh()
+    return registry
+
+
+def skill_access(registry: SkillRegistry, agent: str | None, allowed: Sequence[str] | None = None) -> SkillAccess:
+    """What `agent` (None: the commander) may use of the registry's skills, now."""
+    from orkas.adapter.skill_roots import save_custom
+
+    registry.ensure()
+    catalog = registry.catalog(agent, allowed=allowed)
+    if agent is not None:
+        return SkillAccess(catalog, registry.folders_for(catalog))
+
+    def save(name: str, description: str, body: str, files: Mapping[str, str]) -> Path:
+        folder = save_custom(registry.custom, name, description, body, files)
+        registry.refresh()
+        return folder
+
+    return SkillAccess(catalog, registry.folders_for(catalog), save, lambda name: bool(registry.find(name)))
+
+
 def build_agent(
     settings: Settings,
     *,
@@ -393,6 +459,7 @@ def build_agent(
     memory_tool: bool = True,
     temperature: float | None = None,
     reasoning: Reasoning = "off",
+    skills: SkillAccess | None = None,
 ) -> Agent:
     """Raises `ConfigError` when no provider or model can serve the run. A group's actors add their own
     tools (`extra_tools`), keep to an allow-list (`only_tools`) and get their instructions (`note`)."""
@@ -413,7 +480,13 @@ def build_agent(
     registry = build_registry(settings, configured)
     registry.resolve(chosen)  # fail before anything runs
     try:
-        policy = PathPolicy(workspace, granted=granted, protected=protected_data(settings.data_dir), own=own)
+        policy = PathPolicy(
+            workspace,
+            granted=granted,
+            protected=protected_data(settings.data_dir),
+            own=own,
+            readable=skills.readable if skills is not None else (),
+        )
     except PathDenied as e:
         raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
     limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
@@ -427,13 +500,24 @@ def build_agent(
         tools += [KbSearch(knowledge), KbRead(knowledge), KbList(knowledge)]
     if past_conversations is not None:
         tools.append(ChatSearch(past_conversations))
+    if skills is not None:
+        from orkas.engine.skills import SkillRead, SkillSave, SkillSearch
+
+        tools += [SkillSearch(skills.catalog), SkillRead(skills.catalog)]
+        if skills.save is not None:
+            tools.append(SkillSave(skills.save, skills.exists))
     tools += list(extra_tools)
     if only_tools is not None:
         unknown = sorted(set(only_tools) - {t.name for t in tools})
         if unknown:
             raise ConfigError(f"unknown tools {', '.join(unknown)}; tools: {', '.join(sorted(t.name for t in tools))}")
-        tools = [t for t in tools if t.name in only_tools or t.name in {e.name for e in extra_tools}]
-    hooks = (memory.prompt_section,) if memory_tool else ()
+        kept = set(only_tools) | {e.name for e in extra_tools} | {"skill_search", "skill_read"}  # its skills: read-only
+        tools = [t for t in tools if t.name in kept]
+    hooks: tuple[Callable[[], str | None], ...] = (memory.prompt_section,) if memory_tool else ()
+    if skills is not None and len(skills.catalog):
+        window = context_window or lookup(chosen).context_window
+        index = skills.catalog.index(window)  # built once per turn: the prompt stays byte-stable within it
+        hooks = (*hooks, lambda: index)
     if note:
         hooks = (lambda: note, *hooks)
     return Agent(

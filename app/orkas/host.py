@@ -27,6 +27,8 @@ from orkas.adapter.preferences import change_preferences
 from orkas.adapter.processes import ConversationProcesses
 from orkas.adapter.runtime import ConversationRuntime, Hooks
 from orkas.adapter.settings import SettingsStore
+from orkas.adapter.skill_roots import SkillRegistry
+from orkas.adapter.skill_watch import SkillWatcher, watch
 from orkas.adapter.usage import LedgerBudget, UsageLedger
 from orkas.adapter.vault import Vault, choose_key_source
 from orkas.app import (
@@ -39,6 +41,8 @@ from orkas.app import (
     load_configured,
     model_choices,
     protected_data,
+    skill_access,
+    skill_registry,
     suggest_title,
     title_text,
 )
@@ -83,11 +87,15 @@ class Hosted:
     thread: threading.Thread | None = None
     mirror: MirrorServer | None = None
     mirror_at_start: bool = False  # `orkas serve --mirror`, or turned on in Settings → Phone
+    skills: SkillRegistry | None = None
+    skill_watcher: SkillWatcher | None = None
 
     def serve_forever(self) -> None:
         try:
             asyncio.run(self._serve())
         finally:
+            if self.skill_watcher is not None:
+                self.skill_watcher.close()
             if self.thread is None and self.services.knowledge is not None:  # `orkas serve`: the main thread
                 self.services.knowledge.close()
 
@@ -98,6 +106,8 @@ class Hosted:
             # Watched folders may have changed while the app was closed: open now and catch up. Otherwise
             # the knowledge base (numpy, faiss, the embedding model: ~150 MB) opens on its first use.
             self.services.knowledge.warm()
+        if self.skills is not None:  # the skill roots: scanned and watched off the start path
+            threading.Thread(target=self._watch_skills, name="skill-scan", daemon=True).start()
         if self.mirror is not None and self.mirror_at_start:
             try:
                 self.mirror.start()
@@ -110,6 +120,14 @@ class Hosted:
                 await self.mirror.stop()
             await self.runtime.shutdown()
 
+    def _watch_skills(self) -> None:
+        assert self.skills is not None
+        try:
+            self.skills.ensure()
+            self.skill_watcher = watch(self.skills)
+        except Exception as e:  # the app works without skills; the report says why
+            crashes.report("skills", e)
+
     def start_in_background(self) -> None:
         self.thread = threading.Thread(target=self.serve_forever, name="orkas-server", daemon=True)
         self.thread.start()
@@ -118,6 +136,8 @@ class Hosted:
         self.server.should_exit = True
         if self.thread is not None:
             self.thread.join(timeout)
+        if self.skill_watcher is not None:
+            self.skill_watcher.close()
         if self.services.knowledge is not None:
             self.services.knowledge.close()  # the embedding worker saves its index on the way out
 
@@ -155,6 +175,7 @@ def host(
     rules = RuleStore(settings.data_dir / "permission_rules.json")
     ledger = UsageLedger(settings.data_dir / "usage.jsonl")
     processes = ConversationProcesses(settings.data_dir / "processes")
+    skills = skill_registry(settings, scan=False)
     problems = list(load_configured(settings).problems)
     if rules.problem:
         problems.append(rules.problem)
@@ -173,6 +194,7 @@ def host(
         own = (*store.own(conversation), attachments.folder(conversation.id))
         attachments.folder(conversation.id).mkdir(parents=True, exist_ok=True)
         worker = spec is None and bool(note) and not tools  # an anonymous worker: only its task
+        access = None if worker else skill_access(skills, spec.name if spec else None, spec.skills if spec else None)
         if spec is None and not worker and conversation.instructions.strip():  # the person's, for this chat
             note = "\n\n".join(part for part in (note, conversation.instructions.strip()) if part)
         return build_agent(
@@ -191,6 +213,7 @@ def host(
             only_tools=spec.tools if spec is not None else None,
             note=note,
             memory_tool=not worker,
+            skills=access,
         )
 
     agents = AgentStore(settings.data_dir / "agents")
@@ -246,6 +269,7 @@ def host(
         usage=ledger,
         rules=rules,
         models=lambda: model_choices(settings, load_configured(settings)),
+        skills=skills,
     )
     devices = MirrorDevices(settings.data_dir / "mirror")
 
@@ -315,4 +339,5 @@ def host(
         problems=problems,
         mirror=mirror_server,
         mirror_at_start=mirror is not None or load_configured(settings).product.preferences.mirror,
+        skills=skills,
     )

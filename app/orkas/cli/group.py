@@ -21,7 +21,15 @@ from typing import Any
 
 from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.usage import LedgerBudget, UsageLedger
-from orkas.app import GitWorktrees, Settings, build_agent, load_configured, settings_from_env
+from orkas.app import (
+    GitWorktrees,
+    Settings,
+    build_agent,
+    load_configured,
+    settings_from_env,
+    skill_access,
+    skill_registry,
+)
 from orkas.core.errors import ConfigError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Permissions
@@ -66,6 +74,7 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     else:
         conversation = uuid.uuid4().hex
     folder: Path = args.workspace
+    skills = skill_registry(settings, background=False)
 
     def make_agent(spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None) -> Agent:
         model = spec.model if spec is not None and spec.model else args.model
@@ -81,6 +90,9 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             only_tools=spec.tools if spec is not None else None,
             note=note,
             memory_tool=spec is not None or bool(tools),  # an anonymous worker gets only its task
+            skills=None
+            if spec is None and not tools and note
+            else skill_access(skills, spec.name if spec else None, spec.skills if spec else None),
         )
 
     make_agent(None, (), "")  # a configuration mistake (no provider, a bad model) is said before anything runs

@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING
 from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.sessions import SessionStore
 from orkas.adapter.usage import LedgerBudget, UsageLedger
-from orkas.app import Settings, build_agent, embedder_for, load_configured, settings_from_env
+from orkas.app import (
+    Settings,
+    build_agent,
+    embedder_for,
+    load_configured,
+    settings_from_env,
+    skill_access,
+    skill_registry,
+)
 from orkas.core.errors import ConfigError, OrkasError
 from orkas.core.logging import since_start
 from orkas.core.paths import data_dir, sessions_dir
@@ -58,6 +66,7 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         configured=configured,
         knowledge=knowledge,
         past_conversations=past,
+        skills=skill_access(skill_registry(settings, background=False), None),
     )
     store = SessionStore(sessions_dir(data_dir(env.get("ORKAS_HOME"))))
     if args.session:

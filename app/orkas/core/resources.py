@@ -21,3 +21,8 @@ def frontend_dir() -> Path:
 
 def window_icon() -> Path:
     return resource_root() / "icons" / "hicolor" / "256x256" / "apps" / "orkas.png"
+
+
+def bundled_skills() -> Path:
+    """The skills shipped with the app (trusted, read-only)."""
+    return Path(__file__).resolve().parents[1] / "adapter" / "bundled_skills"

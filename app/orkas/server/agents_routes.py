@@ -26,6 +26,7 @@ class AgentBody(BaseModel):
     prompt: str = Field(min_length=1, max_length=64 * 1024)
     model: str | None = Field(default=None, max_length=200)
     tools: list[str] | None = None
+    skills: list[str] | None = Field(default=None, max_length=500)
     interactive: bool = False
     worktree: bool = False
     color: str | None = Field(default=None, max_length=32)
@@ -46,6 +47,7 @@ def _spec(body: AgentBody) -> AgentSpec:
         prompt=body.prompt,
         model=body.model or None,
         tools=tuple(body.tools) if body.tools is not None else None,
+        skills=tuple(body.skills) if body.skills is not None else None,
         interactive=body.interactive,
         worktree=body.worktree,
         color=body.color or None,

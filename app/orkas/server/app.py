@@ -20,6 +20,7 @@ from orkas.adapter.knowledge import KnowledgeService
 from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import SettingsStore
+from orkas.adapter.skill_roots import SkillRegistry
 from orkas.adapter.usage import UsageLedger
 from orkas.adapter.vault import Vault
 from orkas.core.crashes import CrashReports
@@ -33,6 +34,7 @@ from orkas.server.mirror_routes import MirrorControl, add_mirror_routes
 from orkas.server.observe import Observed
 from orkas.server.security import LocalOnly
 from orkas.server.settings_routes import add_settings_routes
+from orkas.server.skills_routes import add_skills_routes
 from orkas.team.agents import AgentStore
 
 FRONTEND = frontend_dir()
@@ -62,6 +64,7 @@ class Services:
     members: Members | None = None  # a conversation's members and floor (team/conversations.py)
     models: Callable[[], tuple[list[str], str | None]] | None = None  # the switcher's choices, the default
     mirror: MirrorControl | None = None  # the phone mirror: on/off, pairing, devices
+    skills: SkillRegistry | None = None  # every skill root, scanned and watched
 
 
 def create_app(
@@ -96,6 +99,8 @@ def create_app(
         add_settings_routes(api, services)
     if services is not None and services.agents is not None:
         add_agents_routes(api, services.agents, services.members)
+    if services is not None and services.skills is not None:
+        add_skills_routes(api, services.skills)
     if services is not None and services.crashes is not None:
         folder = services.diagnostics_folder or services.crashes.folder.parent / "diagnostics"
         add_diagnostics_routes(api, services.crashes, services.diagnostics, folder)

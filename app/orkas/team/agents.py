@@ -6,6 +6,7 @@ agent's system prompt. Hand-editable: a broken file is reported by name and the 
     description: Explains a topic step by step; use for teaching.
     model: anthropic/claude-sonnet-4-5      # optional: its own model entry (pool, rotation)
     tools: [read_file, grep_files]          # optional allow-list
+    skills: [pdf-tables]                    # optional: the trusted skills it may use (default: all shared)
     interactive: true                       # may hold the floor after a hand-off
     color: "#3a7"                            # optional
     ---
@@ -42,6 +43,7 @@ class AgentSpec:
     color: str | None = None
     avatar: str | None = None
     worktree: bool = False  # writes in its own git worktree when the workspace is a repository
+    skills: tuple[str, ...] | None = None  # None: every shared trusted skill and its own
 
     def public(self) -> dict[str, Any]:
         return {
@@ -54,6 +56,7 @@ class AgentSpec:
             "color": self.color,
             "avatar": self.avatar,
             "worktree": self.worktree,
+            "skills": list(self.skills) if self.skills is not None else None,
         }
 
 
@@ -108,6 +111,12 @@ def parse(text: str, *, folder_name: str) -> AgentSpec:
             tools = [t.strip() for t in tools.split(",") if t.strip()]
         if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
             raise ConfigError("tools must be a list of tool names")
+    skills = meta.get("skills")
+    if skills is not None:
+        if isinstance(skills, str):
+            skills = [t.strip() for t in skills.split(",") if t.strip()]
+        if not isinstance(skills, list) or not all(isinstance(t, str) for t in skills):
+            raise ConfigError("skills must be a list of skill names")
     for flag in ("interactive", "worktree"):
         if not isinstance(meta.get(flag, False), bool):
             raise ConfigError(f"{flag} must be true or false")
@@ -121,6 +130,7 @@ def parse(text: str, *, folder_name: str) -> AgentSpec:
         color=str(meta["color"]) if meta.get("color") else None,
         avatar=str(meta["avatar"]) if meta.get("avatar") else None,
         worktree=bool(meta.get("worktree", False)),
+        skills=tuple(skills) if skills is not None else None,
     )
 
 
@@ -130,6 +140,8 @@ def render(spec: AgentSpec) -> str:
         meta["model"] = spec.model
     if spec.tools is not None:
         meta["tools"] = list(spec.tools)
+    if spec.skills is not None:
+        meta["skills"] = list(spec.skills)
     meta["interactive"] = spec.interactive
     if spec.worktree:
         meta["worktree"] = True

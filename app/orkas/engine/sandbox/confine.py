@@ -90,6 +90,7 @@ class Layout:
     toolchains: tuple[Path, ...] = ()  # read-only inside the private home
     home_files: Mapping[str, str] = field(default_factory=dict)  # written into the private home
     masked: tuple[Path, ...] = ()  # names in the roots of protected files (hard links): shown as empty
+    readable: tuple[Path, ...] = ()  # read-only: the folders of the skills the agent may use
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -186,6 +187,9 @@ def bwrap_argv(layout: Layout, *, cwd: Path, network: bool, program: Sequence[st
     for root in layout.roots:
         if root.exists():
             args += ["--bind", str(root), str(root)]
+    for folder in layout.readable:
+        if folder.is_dir():
+            args += ["--ro-bind", str(folder), str(folder)]
     for masked in layout.masked:
         args += ["--ro-bind", "/dev/null", str(masked)]
     args += ["--chdir", str(cwd), "--", *program]

@@ -284,7 +284,10 @@ class Executor:
             private_home=self.home_dir,
             toolchains=self.toolchains,
             home_files=self.home_files,
-            masked=tuple(planted_names(self.policy.roots, self.policy.home, self.policy.secrets)),
+            masked=tuple(
+                planted_names([*self.policy.roots, *self.policy.readable], self.policy.home, self.policy.secrets)
+            ),
+            readable=self.policy.readable,
         )
 
     def argv(

@@ -108,12 +108,17 @@ class PathPolicy:
         *,
         home: Path | str | None = None,
         own: Iterable[Path | str] = (),
+        readable: Iterable[Path | str] = (),
     ) -> None:
         """`own` names folders inside a protected place that belong to this policy (a conversation's own
-        workspace and attachments inside the app's data): they may be roots; their siblings stay protected."""
+        workspace and attachments inside the app's data): they may be roots; their siblings stay protected.
+        `readable` names folders that may be read (and run from) but never written: the skills an agent
+        may use, some of which live in the app's data. Never a credential or system folder."""
         self.home = _real(home if home is not None else Path.home())
-        secrets = [_real(p) for p in protected] + [self.home / name for name in CREDENTIAL_DIRS]
+        given = [_real(p) for p in protected]
+        secrets = given + [self.home / name for name in CREDENTIAL_DIRS]
         self._secrets = [_real(p) if p.exists() else p for p in secrets]
+        self._app_data = self._secrets[: len(given)]  # the app's own places: readable carve-outs may lie inside
         system = [Path(p) for p in SYSTEM_DIRS if Path(p).is_absolute()]
         self._protected = self._secrets + [_real(p) if p.exists() else p for p in system]
         self._own = [_real(p) for p in own]
@@ -122,6 +127,9 @@ class PathPolicy:
                 raise PathDenied(str(folder), "it contains a protected location")
         self.workspace = self._allowed_root(workspace)
         self._roots: list[Path] = [self.workspace]
+        self._readable: list[Path] = []
+        for place in readable:
+            self.add_readable(place)
         for path in granted:
             self.grant(path)
 
@@ -136,6 +144,24 @@ class PathPolicy:
     @property
     def roots(self) -> tuple[Path, ...]:
         return tuple(self._roots)
+
+    @property
+    def readable(self) -> tuple[Path, ...]:
+        """Folders open to reading only (skills): mounted read-only for confined commands."""
+        return tuple(self._readable)
+
+    def add_readable(self, path: Path | str) -> Path:
+        """Allow reading a folder, never writing it. Raises `PathDenied` for the home folder, a folder holding
+        a protected place, and anything inside a credential or system folder."""
+        folder = _real(path)
+        if folder == self.home or _inside(self.home, folder):
+            raise PathDenied(str(path), "the home folder (or a folder containing it) can never be opened")
+        for protected in self._protected:
+            if _inside(protected, folder) or (_inside(folder, protected) and protected not in self._app_data):
+                raise PathDenied(str(path), f"it is or contains a protected location ({protected})")
+        if folder not in self._readable:
+            self._readable.append(folder)
+        return folder
 
     @property
     def protected(self) -> tuple[Path, ...]:
@@ -177,6 +203,8 @@ class PathPolicy:
         if not candidate.is_absolute():
             candidate = self.workspace / candidate
         resolved = _real(candidate)
+        if not write and any(_inside(resolved, folder) for folder in self._readable):
+            return resolved  # checked when the folder was added: nothing protected lies inside
         owned = any(_inside(resolved, own) for own in self._own)
         for protected in self._protected:
             if _inside(resolved, protected) and not owned:
@@ -247,5 +275,5 @@ class PathPolicy:
         proc = Path(f"/proc/self/fd/{fd}")
         if proc.exists():
             actual = Path(os.readlink(proc))
-            if not any(_inside(actual, root) for root in self._roots):
+            if not any(_inside(actual, root) for root in [*self._roots, *self._readable]):
                 raise PathDenied(str(resolved), f"the opened file is really {actual}, outside the allowed folders")
