@@ -123,8 +123,8 @@ class Hosted:
     def _watch_skills(self) -> None:
         assert self.skills is not None
         try:
+            self.skill_watcher = watch(self.skills)  # first: a skill written during the scan is not missed
             self.skills.ensure()
-            self.skill_watcher = watch(self.skills)
         except Exception as e:  # the app works without skills; the report says why
             crashes.report("skills", e)
 

@@ -270,3 +270,35 @@ async def test_background_logs_keep_the_latest_output(home: Path, monkeypatch: p
         await __import__("asyncio").sleep(0.05)
     text = log.read_text()
     assert text.rstrip().endswith("the-end") and len(text) < 40_000 and "earlier output dropped" in text
+
+
+@needs_bwrap
+async def test_skill_folders_are_readable_and_runnable_but_never_writable(home: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    skill = data / "skills" / "greet"
+    skill.mkdir(parents=True)
+    (skill / "greet.sh").write_text("echo hello from the skill\n")
+    (data / "vault.bin").write_text("planted-vault")
+    sibling = data / "skills" / "other"
+    sibling.mkdir()
+    (sibling / "SKILL.md").write_text("planted-sibling")
+    policy = PathPolicy(home / "ws", home=home, protected=[data / "vault.bin", data / "skills"], readable=[skill])
+    env = {"PATH": os.environ["PATH"]}
+    run = Executor(policy, spill_dir=tmp_path / "spill", base_env=env).run
+    ran = await run("bash greet.sh && cat ../other/SKILL.md; cat " + str(data / "vault.bin"), cwd=skill)
+    assert "hello from the skill" in ran.output
+    assert "planted-sibling" not in ran.output and "planted-vault" not in ran.output
+    wrote = await run("echo x > new.txt; echo y >> greet.sh", cwd=skill)
+    assert wrote.exit_code != 0 and not (skill / "new.txt").exists() and "echo y" not in (skill / "greet.sh").read_text()
+    assert policy.check(skill / "greet.sh", write=False) == skill / "greet.sh"
+    with pytest.raises(PathDenied):
+        policy.check(skill / "greet.sh", write=True)
+    with pytest.raises(PathDenied):
+        policy.check(sibling / "SKILL.md", write=False)
+
+
+@pytest.mark.parametrize("folder", ["home", ".ssh", "etc"])
+def test_a_readable_folder_is_never_home_credentials_or_system(home: Path, folder: str) -> None:
+    place = {"home": home, ".ssh": home / ".ssh", "etc": Path("/etc")}[folder]
+    with pytest.raises(PathDenied):
+        PathPolicy(home / "ws", home=home, readable=[place])

@@ -159,6 +159,7 @@ class SkillRegistry:
         self._protected = protected
         self._guard = guard
         self._lock = threading.RLock()
+        self._scanning = threading.Lock()
         self._parsed: dict[Path, _Parsed] = {}
         self._records: list[Record] = []
         self._skills: dict[str, Skill] = {}  # path → skill, for the usable records
@@ -204,6 +205,10 @@ class SkillRegistry:
     def refresh(self) -> bool:
         """Scan every root again (unchanged SKILL.md files are not parsed twice). Returns whether
         anything a person or an agent would see changed; listeners hear of it."""
+        with self._scanning:  # one scan at a time: an older scan never lands after a newer one
+            return self._refresh()
+
+    def _refresh(self) -> bool:
         roots = self.roots()
         settings = self.settings_file.load()
         found: list[tuple[Root, Path, Skill | None, str | None]] = []

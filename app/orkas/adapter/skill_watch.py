@@ -10,7 +10,9 @@ ends in one rescan of the registry, which parses only the SKILL.md files that ch
 from __future__ import annotations
 
 import logging
+import os
 import threading
+from pathlib import Path
 from typing import Any
 
 from orkas.adapter.skill_roots import SkillRegistry
@@ -28,6 +30,7 @@ class SkillWatcher:
         self._watches: dict[tuple[str, bool], Any] = {}  # (folder, recursive) → watchdog's handle
         self._timer: threading.Timer | None = None
         self._lock = threading.Lock()
+        self._missing: list[Path] = []  # roots that do not exist yet
         self._closed = False
         self.rescans = 0
 
@@ -41,6 +44,7 @@ class SkillWatcher:
 
     def _wanted(self) -> set[tuple[str, bool]]:
         wanted: set[tuple[str, bool]] = set()
+        self._missing: list[Path] = []
         for root in self.registry.roots():
             if root.tier == "bundled" or not root.enabled:
                 continue  # shipped files change only with the app
@@ -52,6 +56,7 @@ class SkillWatcher:
             while not parent.is_dir() and parent != parent.parent:
                 parent = parent.parent
             wanted.add((str(parent), False))  # tells us when the root (or a folder on its way) appears
+            self._missing.append(path)
         return wanted
 
     def _plan(self) -> None:
@@ -61,8 +66,19 @@ class SkillWatcher:
         watcher = self
 
         class Changed(FileSystemEventHandler):
+            def __init__(self, recursive: bool) -> None:
+                self.recursive = recursive
+
             def on_any_event(self, event: FileSystemEvent) -> None:
-                if event.event_type in ("created", "modified", "deleted", "moved", "closed"):
+                if event.event_type not in ("created", "modified", "deleted", "moved", "closed"):
+                    return
+                # A parent watched for a root still to come (~/.claude, busy with Claude Code's own files):
+                # only a folder on the way to that root matters.
+                if self.recursive:
+                    watcher._changed()
+                elif event.event_type in ("created", "moved", "deleted") and watcher._on_the_way(
+                    event.src_path, getattr(event, "dest_path", "")
+                ):
                     watcher._changed()
 
         with self._lock:
@@ -77,9 +93,18 @@ class SkillWatcher:
             for key in wanted - set(self._watches):
                 folder, recursive = key
                 try:
-                    self._watches[key] = self._observer.schedule(Changed(), folder, recursive=recursive)
+                    self._watches[key] = self._observer.schedule(Changed(recursive), folder, recursive=recursive)
                 except OSError as e:  # out of inotify watches, a folder gone in between: the next event retries
                     log.warning("cannot watch %s for skills: %s", folder, e.strerror or e)
+
+    def _on_the_way(self, *paths: str | bytes) -> bool:
+        for raw in paths:
+            if not raw:
+                continue
+            path = Path(os.fsdecode(raw))
+            if any(path == missing or path in missing.parents for missing in self._missing):
+                return True
+        return False
 
     def _changed(self) -> None:
         with self._lock:
