@@ -49,6 +49,7 @@ from orkas.engine.tools.shell import Bash, ProcessManager, ProcessRead, ProcessS
 from orkas.engine.tools.web import SearchBackend, WebFetch, WebSearch
 
 if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
+    from orkas.adapter.packages import Packages
     from orkas.adapter.skill_roots import SkillRegistry
     from orkas.engine.memory.embedders import Embedder
     from orkas.engine.memory.kb import KnowledgeBase
@@ -139,8 +140,12 @@ def _local_servers(value: str | None) -> tuple[tuple[str, str], ...]:
 
 
 def sandbox(settings: Settings, policy: PathPolicy, limits: Limits | None = None) -> Executor:
-    """The one executor of a workspace: its private home, the toolchains it may use, the person's git identity."""
+    """The one executor of a workspace: its private home, the toolchains it may use, the person's git identity,
+    and — when the policy lets it read them — installed packages' commands on PATH, each package's own
+    environment first for commands run inside it."""
     gitconfig = git_identity(policy.home / ".gitconfig") or git_identity(policy.home / ".config" / "git" / "config")
+    packages_dir = (settings.data_dir / "packages").resolve()
+    shims = packages_dir / ".bin"
     executor = Executor(
         policy,
         spill_dir=settings.data_dir / "outputs",
@@ -150,6 +155,8 @@ def sandbox(settings: Settings, policy: PathPolicy, limits: Limits | None = None
         base_env=settings.process_env,
         toolchains=toolchain_dirs(policy.home, settings.process_env.get("PATH", ""), policy.secrets),
         home_files={".gitconfig": gitconfig} if gitconfig else {},
+        path_prefix=[shims] if shims in policy.readable or packages_dir in policy.readable else [],
+        prefer=preferred_bins(packages_dir) if packages_dir in policy.readable else {},
     )
     in_force = (executor.confined, executor.pids.method)
     if in_force not in _confinement_logged:  # once per process and kind, not once per turn
@@ -167,6 +174,18 @@ def confinement_report(settings: Settings, configured: Configured | None = None)
     limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
     kind = confinement() if settings.confine else "none"
     return describe_confinement(kind, limits, PidsLimiter(limits.pids, user_namespace=kind == "bubblewrap").method)
+
+
+def preferred_bins(packages: Path) -> dict[Path, list[Path]]:
+    """Each package's own environment (its .venv, its node_modules), for commands run inside it."""
+    if not packages.is_dir():
+        return {}
+    prefer: dict[Path, list[Path]] = {}
+    for root in packages.iterdir():
+        bins = [b for b in (root / ".venv" / "bin", root / "node_modules" / ".bin") if b.is_dir()]
+        if bins and not root.name.startswith("."):
+            prefer[root] = bins
+    return prefer
 
 
 def _slug(path: Path) -> str:
@@ -399,7 +418,7 @@ def skill_registry(
     `background`, skills from outside not judged before are judged on a thread (listed as checking until
     then); without, the scan waits for the guard (the CLI's one-shot commands)."""
     from orkas.adapter.skill_guard import SkillGuard
-    from orkas.adapter.skill_roots import SkillRegistry
+    from orkas.adapter.skill_roots import Root, SkillRegistry
     from orkas.core.resources import bundled_skills
 
     def agent_names() -> Sequence[str]:
@@ -407,11 +426,18 @@ def skill_registry(
         return [p.name for p in folder.iterdir() if p.is_dir()] if folder.is_dir() else []
 
     guard = SkillGuard(settings.data_dir / "cache" / "skill-guard.json", background=background)
+    packages = package_store(settings)
+
+    def package_roots() -> list[Root]:
+        return [
+            Root("package", folder, f"package {name}", single=single) for name, folder, single in packages.skill_roots()
+        ]
+
     registry = SkillRegistry(
         settings.data_dir,
         home=Path.home(),
         bundled=bundled_skills(),
-        packages=lambda: [],
+        packages=package_roots,
         agents=agents or agent_names,
         protected=lambda: protected_data(settings.data_dir),
         guard=guard,
@@ -422,21 +448,40 @@ def skill_registry(
     return registry
 
 
+def package_store(settings: Settings) -> Packages:
+    """The installed packages; git and dependency installs run through the one executor, rooted at the
+    packages folder (the person's explicit install is what lets them use the network)."""
+    from orkas.adapter.packages import Packages
+
+    def executor_for(folder: Path, readable: list[Path]) -> Executor:
+        folder.mkdir(parents=True, exist_ok=True)
+        protected = [p for p in protected_data(settings.data_dir) if p != folder]  # the rest of the data stays hidden
+        policy = PathPolicy(folder, protected=protected, own=[folder], readable=readable)
+        return sandbox(settings, policy, Limits(max_timeout=900.0))
+
+    return Packages(settings.data_dir, executor_for, lambda: protected_data(settings.data_dir))
+
+
 def skill_access(registry: SkillRegistry, agent: str | None, allowed: Sequence[str] | None = None) -> SkillAccess:
-    """What `agent` (None: the commander) may use of the registry's skills, now."""
+    """What `agent` (None: the commander) may use of the registry's skills, now; with installed packages'
+    commands (read-only) when there are any."""
     from orkas.adapter.skill_roots import save_custom
 
     registry.ensure()
     catalog = registry.catalog(agent, allowed=allowed)
+    packages = registry.data / "packages"
+    folders = registry.folders_for(catalog)
+    if (packages / ".bin").is_dir() and any((packages / ".bin").iterdir()):
+        folders = [f for f in folders if packages not in f.parents] + [packages]
     if agent is not None:
-        return SkillAccess(catalog, registry.folders_for(catalog))
+        return SkillAccess(catalog, folders)
 
     def save(name: str, description: str, body: str, files: Mapping[str, str]) -> Path:
         folder = save_custom(registry.custom, name, description, body, files)
         registry.refresh()
         return folder
 
-    return SkillAccess(catalog, registry.folders_for(catalog), save, lambda name: bool(registry.find(name)))
+    return SkillAccess(catalog, folders, save, lambda name: bool(registry.find(name)))
 
 
 def build_agent(

@@ -27,6 +27,7 @@ from orkas.adapter.preferences import change_preferences
 from orkas.adapter.processes import ConversationProcesses
 from orkas.adapter.runtime import ConversationRuntime, Hooks
 from orkas.adapter.settings import SettingsStore
+from orkas.adapter.skill_index import SkillIndex
 from orkas.adapter.skill_roots import SkillRegistry
 from orkas.adapter.skill_watch import SkillWatcher, watch
 from orkas.adapter.usage import LedgerBudget, UsageLedger
@@ -40,6 +41,7 @@ from orkas.app import (
     embedder_for,
     load_configured,
     model_choices,
+    package_store,
     protected_data,
     skill_access,
     skill_registry,
@@ -176,6 +178,8 @@ def host(
     ledger = UsageLedger(settings.data_dir / "usage.jsonl")
     processes = ConversationProcesses(settings.data_dir / "processes")
     skills = skill_registry(settings, scan=False)
+    skill_index = SkillIndex(skills, knowledge)
+    skills.meaning = skill_index.search
     problems = list(load_configured(settings).problems)
     if rules.problem:
         problems.append(rules.problem)
@@ -190,6 +194,7 @@ def host(
         its commander (the team's tools), a member (its own model and allow-list) or a worker."""
         configured = load_configured(settings)  # every run sees what the settings screen just changed
         knowledge.warm()  # the first turn: the knowledge base loads while the model answers (once)
+        skill_index.kick()  # then the skills are indexed in it (only what changed)
         granted: list[str | Path] = [*conversation.granted, attachments.folder(conversation.id)]
         own = (*store.own(conversation), attachments.folder(conversation.id))
         attachments.folder(conversation.id).mkdir(parents=True, exist_ok=True)
@@ -270,6 +275,7 @@ def host(
         rules=rules,
         models=lambda: model_choices(settings, load_configured(settings)),
         skills=skills,
+        packages=package_store(settings),
     )
     devices = MirrorDevices(settings.data_dir / "mirror")
 

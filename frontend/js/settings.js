@@ -1,5 +1,5 @@
 // The settings dialog: one section per subject, in the side menu's order — Providers, Models, Agents,
-// Knowledge, Memory, Permissions and rules, Appearance, Language, Usage, Phone, About — each a module of its own
+// Skills, Knowledge, Memory, Permissions and rules, Appearance, Language, Usage, Phone, About — each a module of its own
 // (settings_<subject>.js; settings_common.js holds the pieces they share).
 
 import { get, put } from "./api.js";
@@ -15,6 +15,7 @@ import { modelsSection } from "./settings_models.js";
 import { phoneSection } from "./settings_phone.js";
 import { providersSection } from "./settings_providers.js";
 import { rulesSection } from "./settings_rules.js";
+import { skillsSection } from "./settings_skills.js";
 import { usageSection } from "./settings_usage.js";
 
 // A side menu of the dialog's sections: each entry brings its section into view.
@@ -69,6 +70,7 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
     providersSection(data, guard, refresh),
     modelsSection(data, save, guard, refresh),
     agentsSection(guard, refresh),
+    skillsSection(guard, refresh, onInfo),
     knowledgeSection(data, guard, refresh, onError),
     memorySection(guard, refresh),
     rulesSection(data, prefs, save, guard, refresh),

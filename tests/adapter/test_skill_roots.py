@@ -76,9 +76,17 @@ def test_every_tier_priority_and_shadowing(tmp_path: Path, home: Path) -> None:
     assert records[str(home / ".claude" / "skills" / "notes")]["shadowed_by"] == str(data / "skills" / "notes")
     assert records[str(home / ".agents" / "skills" / "lint")]["shadowed_by"] == str(home / ".codex" / "skills" / "lint")
     learned = records[str(data / "learned" / "tutor" / "skills" / "explain")]
-    assert learned["shadowed_by"] == str(data / "agents" / "tutor" / "skills" / "explain") and learned["owner"] == "tutor"
+    assert (
+        learned["shadowed_by"] == str(data / "agents" / "tutor" / "skills" / "explain") and learned["owner"] == "tutor"
+    )
     tiers = {r.name: r.tier for r in reg.records() if not r.shadowed}
-    assert tiers == {"deploy": "bundled", "notes": "custom", "explain": "agent", "lint": "global", "pkg-skill": "package"}
+    assert tiers == {
+        "deploy": "bundled",
+        "notes": "custom",
+        "explain": "agent",
+        "lint": "global",
+        "pkg-skill": "package",
+    }
     assert [r.trusted for r in reg.records() if r.name == "lint"] == [False, False]
 
 
@@ -175,7 +183,9 @@ def test_switches_folders_and_protected_places(tmp_path: Path, home: Path) -> No
 
 def test_saving_and_editing_custom_skills(tmp_path: Path, home: Path) -> None:
     reg = registry(tmp_path, home)
-    folder = save_custom(reg.custom, "csv-dedupe", "Use when rows repeat.", "Run d.py.", {"d.py": "#!/usr/bin/env python3\n"})
+    folder = save_custom(
+        reg.custom, "csv-dedupe", "Use when rows repeat.", "Run d.py.", {"d.py": "#!/usr/bin/env python3\n"}
+    )
     assert os.access(folder / "d.py", os.X_OK) and not list(reg.custom.glob(".saving-*"))
     with pytest.raises(SkillFormatError, match="exists"):
         save_custom(reg.custom, "csv-dedupe", "again", "x", {})
@@ -189,7 +199,9 @@ def test_saving_and_editing_custom_skills(tmp_path: Path, home: Path) -> None:
 
 
 def test_reading_a_learned_skill_updates_last_used(tmp_path: Path, home: Path) -> None:
-    folder = write(tmp_path / "data" / "learned" / "commander" / "skills" / "tidy", "tidy", "Tidy.", extra="patchCount: 1\n")
+    folder = write(
+        tmp_path / "data" / "learned" / "commander" / "skills" / "tidy", "tidy", "Tidy.", extra="patchCount: 1\n"
+    )
     reg = registry(tmp_path, home)
     skill = reg.catalog(None).get("tidy")
     assert skill is not None and skill.tier == "learned"
@@ -235,10 +247,40 @@ def test_added_edited_renamed_removed_and_a_folder_that_appears_later(
     (root / "haiku" / "SKILL.md").write_text("---\nname: haiku\ndescription: Use for short poems.\n---\nx\n")
     within(2, lambda: (s := reg.catalog(None).get("haiku")) is not None and "short poems" in s.text.description)
     os.rename(root / "haiku", root / "poem")
-    within(2, lambda: any(r.path.endswith("/poem") for r in reg.records()) and not any(
-        r.path.endswith("/haiku") for r in reg.records()
-    ))
+    within(
+        2,
+        lambda: (
+            any(r.path.endswith("/poem") for r in reg.records())
+            and not any(r.path.endswith("/haiku") for r in reg.records())
+        ),
+    )
     shutil.rmtree(root / "poem")
     within(2, lambda: "haiku" not in names())
     write(home / ".codex" / "skills" / "lint", "lint", "Use to lint.")
     within(2, lambda: "lint" in names())
+
+
+def test_search_reaches_bodies_through_the_knowledge_base(tmp_path: Path, home: Path) -> None:
+    from orkas.adapter.knowledge import KnowledgeService
+    from orkas.adapter.skill_index import SkillIndex
+    from orkas.engine.memory.embedders import E5Embedder
+
+    data = tmp_path / "data"
+    write(data / "skills" / "quarterly", "quarterly", "Use for the quarterly report.", body="Pull the ledger, then run make_report.py.")
+    write(data / "skills" / "haiku", "haiku", "Use for haiku.", body="Five, seven, five syllables.")
+    reg = registry(tmp_path, home)
+    knowledge = KnowledgeService(data / "kb", E5Embedder)
+    try:
+        index = SkillIndex(reg, knowledge)
+        reg.meaning = index.search
+        assert reg.catalog(None).search("ledger") == []  # not open yet: names and descriptions only, no wait
+        knowledge.warm()
+        index.kick()
+        within(30, lambda: [s.name for s in reg.catalog(None).search("ledger")] == ["quarterly"])
+        assert knowledge.wait_idle(60)
+        assert reg.catalog(None).search("accounting summary for three months")[0].name == "quarterly"
+        write(data / "skills" / "haiku", "haiku", "Use for haiku.", body="Count the ledger syllables.")
+        reg.refresh()
+        within(10, lambda: {s.name for s in reg.catalog(None).search("ledger")} == {"quarterly", "haiku"})
+    finally:
+        knowledge.close()

@@ -31,6 +31,20 @@ def test_each_dropped_path_gets_a_record_or_its_own_error(tmp_path: Path) -> Non
     assert [name for name in dir(bridge) if not name.startswith("_")] == [
         "attach_paths",
         "open_external",
+        "open_folder",
         "pick_folder",
         "ping",
     ]  # all the page can reach
+
+
+def test_open_folder_opens_folders_only(tmp_path: Path) -> None:
+    opened: list[str] = []
+    bridge = Bridge(lambda conversation, path: {}, open_url=opened.append)
+    skill = tmp_path / "skill"
+    skill.mkdir()
+    (skill / "run.sh").write_text("echo hi")
+    (tmp_path / "link").symlink_to(skill)
+    assert bridge.open_folder(str(skill))
+    for bad in (str(skill / "run.sh"), str(tmp_path / "link"), "relative/path", str(tmp_path / "missing"), "a\0b", 7):
+        assert not bridge.open_folder(bad)  # type: ignore[arg-type]
+    assert opened == [skill.as_uri()]

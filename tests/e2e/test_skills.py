@@ -143,7 +143,9 @@ def test_a_run_reads_a_skill_and_runs_its_script_in_its_folder(anthropic_server:
     home = tmp_path / "person"
     home.mkdir()
     env = anthropic_env_for(tmp_path, home, anthropic_server)
-    skill = write(tmp_path / "data" / "skills" / "greet", "greet", "Use when someone wants a greeting.", "Run greet.sh.")
+    skill = write(
+        tmp_path / "data" / "skills" / "greet", "greet", "Use when someone wants a greeting.", "Run greet.sh."
+    )
     (skill / "greet.sh").write_text("echo hello from the greet skill\n")
     write(home / ".claude" / "skills" / "outside", "outside", "Use for outside things.", "Outside body.")
     workspace = tmp_path / "ws"

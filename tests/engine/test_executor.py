@@ -289,7 +289,9 @@ async def test_skill_folders_are_readable_and_runnable_but_never_writable(home: 
     assert "hello from the skill" in ran.output
     assert "planted-sibling" not in ran.output and "planted-vault" not in ran.output
     wrote = await run("echo x > new.txt; echo y >> greet.sh", cwd=skill)
-    assert wrote.exit_code != 0 and not (skill / "new.txt").exists() and "echo y" not in (skill / "greet.sh").read_text()
+    assert (
+        wrote.exit_code != 0 and not (skill / "new.txt").exists() and "echo y" not in (skill / "greet.sh").read_text()
+    )
     assert policy.check(skill / "greet.sh", write=False) == skill / "greet.sh"
     with pytest.raises(PathDenied):
         policy.check(skill / "greet.sh", write=True)

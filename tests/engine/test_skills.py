@@ -105,8 +105,8 @@ def test_search_finds_by_name_description_and_tags_and_fuses_meaning(tmp_path: P
         make(tmp_path, "release-notes", "Use when writing a changelog for a version."),
     ]
     catalog = Catalog(skills)
-    assert [s.name for s in catalog.search("pdf tables")][0] == "pdf-tables"
-    assert [s.name for s in catalog.search("duplicate rows in my spreadsheet")][0] == "csv-dedupe"
+    assert catalog.search("pdf tables")[0].name == "pdf-tables"
+    assert catalog.search("duplicate rows in my spreadsheet")[0].name == "csv-dedupe"
     assert catalog.search("kubernetes") == []
     assert catalog.search("release-notes")[0].name == "release-notes"  # the exact name
     with_meaning = Catalog(skills, meaning=lambda query, k: ["release-notes"])
@@ -173,7 +173,9 @@ async def test_skill_save_writes_only_after_the_person_accepts(tmp_path: Path) -
     declined = await tool.execute(body, ctx(tmp_path, answer=False, asked=asked))
     assert declined.is_error and saved == []
     card = asked[0]
-    assert card.tool == "skill_save" and card.key is None and "name: csv-dedupe" in card.preview and "d.py" in card.preview
+    assert (
+        card.tool == "skill_save" and card.key is None and "name: csv-dedupe" in card.preview and "d.py" in card.preview
+    )
     assert card.level == "dangerous"  # asks in every mode, auto included
     accepted = await tool.execute(body, ctx(tmp_path))
     assert not accepted.is_error and saved == [("csv-dedupe", {"d.py": "x"})]

@@ -75,6 +75,7 @@ class KnowledgeService:
         self._ready = threading.Lock()
         self._kb: KnowledgeBase | None = None
         self._chats: KnowledgeBase | None = None
+        self._skills: KnowledgeBase | None = None  # the skills' names, descriptions and bodies (skill_search)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._worker: threading.Thread | None = None
@@ -118,6 +119,17 @@ class KnowledgeService:
         assert self._chats is not None
         return self._chats
 
+    @property
+    def skills(self) -> KnowledgeBase:
+        self._open()
+        assert self._skills is not None
+        return self._skills
+
+    @property
+    def is_open(self) -> bool:
+        """Opened already: a search may use it without waiting for the embedder to load."""
+        return self._skills is not None
+
     def warm(self) -> threading.Thread | None:
         """Open the bases and load the embedder on a thread now, so that what comes next does not wait
         (the first turn's end indexes the conversation). Once: later calls return at once."""
@@ -145,6 +157,7 @@ class KnowledgeService:
             self._embedder = self._make_embedder()
             self._kb = KnowledgeBase.open(self.folder / "documents", embedder=self._embedder)
             self._chats = KnowledgeBase.open(self.folder / "conversations", embedder=self._embedder)
+            self._skills = KnowledgeBase.open(self.folder / "skills", embedder=self._embedder)
             log.info(
                 "knowledge base open in %.0f ms (meaning search %s)",
                 (time.perf_counter() - began) * 1000,
@@ -168,10 +181,10 @@ class KnowledgeService:
         """The choice of embedder changed: apply it to both indexes. Vectors come from the cache where
         that model ran before; the rest is embedded in the background."""
         with self._ready:
-            if self._kb is None or self._chats is None:
+            if self._kb is None or self._chats is None or self._skills is None:
                 return  # not open yet: it opens with the new choice
             self._embedder = self._make_embedder()
-            for kb in (self._kb, self._chats):
+            for kb in (self._kb, self._chats, self._skills):
                 kb.use_embedder(self._embedder)
         self.kick()
 
@@ -185,7 +198,7 @@ class KnowledgeService:
         while not self._stop.is_set():
             self._wake.wait()
             self._wake.clear()
-            for kb in (self._kb, self._chats):
+            for kb in (self._kb, self._chats, self._skills):  # the person's documents first
                 while kb is not None and not self._stop.is_set():
                     try:
                         done = kb.embed_pending(batch=16, limit=64)
@@ -196,6 +209,9 @@ class KnowledgeService:
                         kb.save()
                         if self.progress["embedded"]:
                             log.info("embedding worker idle: %d chunks embedded so far", self.progress["embedded"])
+                        break
+                    if kb is self._skills:  # one batch, then back to the person's documents first
+                        self._wake.set()
                         break
                     self.progress["embedded"] += done
                     self._emit("embedding", pending=self._pending(), embedded=self.progress["embedded"])
@@ -215,7 +231,7 @@ class KnowledgeService:
         deadline = time.monotonic() + timeout
         self._open()
         while time.monotonic() < deadline:
-            if self._pending() == 0:
+            if self._pending() == 0 and (self._skills is None or self._skills.pending() == 0):
                 return True
             self._wake.set()
             time.sleep(0.05)
@@ -459,6 +475,6 @@ class KnowledgeService:
             timer.cancel()
         if self._worker is not None:
             self._worker.join(5)
-        for kb in (self._kb, self._chats):
+        for kb in (self._kb, self._chats, self._skills):
             if kb is not None:
                 kb.close()

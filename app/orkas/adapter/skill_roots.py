@@ -166,6 +166,7 @@ class SkillRegistry:
         self._listeners: list[Callable[[int], None]] = []
         self.version = 0
         self.scanned = False
+        self.meaning: Meaning | None = None  # the knowledge base's search over skills, once the product has one
         self.roots_seen: list[Root] = []
 
     # ---- roots ----
@@ -399,7 +400,12 @@ class SkillRegistry:
             if allowed is not None and skill.name not in allowed:
                 continue
             chosen.append(skill)
-        return Catalog(chosen, meaning=meaning, on_read=self.touch)
+        return Catalog(chosen, meaning=meaning or self.meaning, on_read=self.touch)
+
+    def all_usable(self) -> list[Skill]:
+        """Every skill some agent may use (the search index holds these)."""
+        with self._lock:
+            return list(self._skills.values())
 
     def folders_for(self, catalog: Catalog) -> list[Path]:
         """The folders a confined command may read (and run scripts from) for these skills: read-only."""

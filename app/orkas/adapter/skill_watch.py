@@ -44,7 +44,7 @@ class SkillWatcher:
 
     def _wanted(self) -> set[tuple[str, bool]]:
         wanted: set[tuple[str, bool]] = set()
-        self._missing: list[Path] = []
+        self._missing = []
         for root in self.registry.roots():
             if root.tier == "bundled" or not root.enabled:
                 continue  # shipped files change only with the app

@@ -46,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"orkas: {e}", file=sys.stderr)
         return EXIT_USAGE
     _start_logging(folder, args.command or "window")
-    if args.command not in ("vault", "session", "agents", "skills"):
+    if args.command not in ("vault", "session", "agents", "skills", "packages"):
         from orkas.cli.vault import unlock_if_protected
 
         problem = unlock_if_protected(folder, os.environ)
@@ -96,6 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from orkas.cli import skills as skills_cli
 
             return skills_cli.run(args, os.environ)
+        if args.command == "packages":
+            from orkas.cli import packages as packages_cli
+
+            return packages_cli.run(args, os.environ)
     except ConfigError as e:
         print(f"orkas: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -169,6 +173,9 @@ def _parser() -> argparse.ArgumentParser:
     from orkas.cli import skills as skills_cli
 
     skills_cli.add_parser(commands)
+    from orkas.cli import packages as packages_cli
+
+    packages_cli.add_parser(commands)
     from orkas.cli import serve as serve_cli
 
     serve_cli.add_parser(commands)

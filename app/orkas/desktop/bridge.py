@@ -53,3 +53,14 @@ class Bridge:
             return False
         self._open_url(url)
         return True
+
+    def open_folder(self, path: str) -> bool:
+        """Show a folder (a skill's) in the file manager. Only an existing folder, never a file: opening a
+        file could run it."""
+        if not isinstance(path, str) or "\0" in path:
+            return False
+        folder = Path(path)
+        if not folder.is_absolute() or folder.is_symlink() or not folder.is_dir():
+            return False
+        self._open_url(folder.resolve().as_uri())
+        return True

@@ -17,6 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from orkas import __version__
 from orkas.adapter.attachments import AttachmentStore
 from orkas.adapter.knowledge import KnowledgeService
+from orkas.adapter.packages import Packages
 from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import SettingsStore
@@ -34,7 +35,7 @@ from orkas.server.mirror_routes import MirrorControl, add_mirror_routes
 from orkas.server.observe import Observed
 from orkas.server.security import LocalOnly
 from orkas.server.settings_routes import add_settings_routes
-from orkas.server.skills_routes import add_skills_routes
+from orkas.server.skills_routes import add_package_routes, add_skills_routes
 from orkas.team.agents import AgentStore
 
 FRONTEND = frontend_dir()
@@ -65,6 +66,7 @@ class Services:
     models: Callable[[], tuple[list[str], str | None]] | None = None  # the switcher's choices, the default
     mirror: MirrorControl | None = None  # the phone mirror: on/off, pairing, devices
     skills: SkillRegistry | None = None  # every skill root, scanned and watched
+    packages: Packages | None = None  # external packages (skills and commands)
 
 
 def create_app(
@@ -101,6 +103,8 @@ def create_app(
         add_agents_routes(api, services.agents, services.members)
     if services is not None and services.skills is not None:
         add_skills_routes(api, services.skills)
+        if services.packages is not None:
+            add_package_routes(api, services.packages, services.skills)
     if services is not None and services.crashes is not None:
         folder = services.diagnostics_folder or services.crashes.folder.parent / "diagnostics"
         add_diagnostics_routes(api, services.crashes, services.diagnostics, folder)

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
+from orkas.adapter.packages import Packages
 from orkas.adapter.skill_roots import SkillRegistry, save_custom, skill_text, update_custom
 from orkas.core.errors import ConfigError
 from orkas.engine.skills.format import MAX_BODY, MAX_DESCRIPTION, SkillFormatError
@@ -132,6 +133,60 @@ def add_skills_routes(api: FastAPI, registry: SkillRegistry) -> None:
             await asyncio.to_thread(_remove, folder)
             await asyncio.to_thread(registry.refresh)
         return listing(registry)
+
+
+class PackageSource(BaseModel):
+    source: str = Field(min_length=1, max_length=4096)
+    name: str | None = Field(default=None, max_length=48)
+    dependencies: bool = False  # the person ticked "install its dependencies" on the form
+
+
+class PackageSwitch(BaseModel):
+    enabled: bool
+
+
+def add_package_routes(api: FastAPI, packages: Packages, registry: SkillRegistry) -> None:
+    """`/api/packages`: the same as `orkas packages`, from the Skills screen. The form is the consent: the
+    source is what the person typed, and dependencies install only when they ticked the box."""
+
+    def listed() -> dict[str, Any]:
+        with answered():
+            return {"packages": [p.public() for p in packages.load().values()]}
+
+    @api.get("/api/packages")
+    async def packages_list() -> dict[str, Any]:
+        return listed()
+
+    @api.post("/api/packages", status_code=201)
+    async def packages_install(body: PackageSource) -> dict[str, Any]:
+        async def consent(_package: object) -> bool:
+            return body.dependencies
+
+        with answered():
+            package = await packages.install(body.source, name=body.name or None, consent=consent)
+        await asyncio.to_thread(registry.refresh)
+        return {"package": package.public(), **listed()}
+
+    @api.post("/api/packages/{name}/update")
+    async def packages_update(name: str) -> dict[str, Any]:
+        with answered():
+            package = await packages.update(name)
+        await asyncio.to_thread(registry.refresh)
+        return {"package": package.public(), **listed()}
+
+    @api.post("/api/packages/{name}/enabled")
+    async def packages_enable(name: str, body: PackageSwitch) -> dict[str, Any]:
+        with answered():
+            await asyncio.to_thread(packages.set_enabled, name, body.enabled)
+        await asyncio.to_thread(registry.refresh)
+        return listed()
+
+    @api.delete("/api/packages/{name}")
+    async def packages_remove(name: str) -> dict[str, Any]:
+        with answered():
+            await asyncio.to_thread(packages.remove, name)
+        await asyncio.to_thread(registry.refresh)
+        return listed()
 
 
 def _remove(folder: Path) -> None:

@@ -248,8 +248,12 @@ class Executor:
         base_env: Mapping[str, str] | None = None,
         toolchains: Sequence[Path] = (),
         home_files: Mapping[str, str] | None = None,
+        path_prefix: Sequence[Path] = (),
+        prefer: Mapping[Path, Sequence[Path]] | None = None,
     ) -> None:
-        """`home_dir` is the workspace's private home (default: beside `spill_dir`, one per workspace)."""
+        """`home_dir` is the workspace's private home (default: beside `spill_dir`, one per workspace).
+        `path_prefix` comes first on every command's PATH (installed packages' commands); `prefer` maps a
+        folder to the bin folders a command run inside it finds first (a package's own environment)."""
         self.policy = policy
         self.spill_dir = spill_dir
         self.limits = limits or Limits()
@@ -262,6 +266,9 @@ class Executor:
         source = base_env or {}  # the caller (the composition root) passes what it read from the environment
         self.base_env = {k: source[k] for k in SAFE_ENV if k in source}
         self.base_env.setdefault("PATH", DEFAULT_PATH)
+        if path_prefix:
+            self.base_env["PATH"] = os.pathsep.join([*map(str, path_prefix), self.base_env["PATH"]])
+        self.prefer = dict(prefer or {})
         self.base_env.update(
             {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", "LANG": self.base_env.get("LANG", "C.UTF-8")}
         )
@@ -272,8 +279,13 @@ class Executor:
     def report(self) -> ConfinementReport:
         return describe_confinement(self.confined, self.limits, self.pids.method)
 
-    def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    def environment(self, extra: Mapping[str, str] | None = None, cwd: Path | None = None) -> dict[str, str]:
         env = dict(self.base_env)
+        if cwd is not None:
+            for folder, bins in self.prefer.items():
+                if cwd == folder or folder in cwd.parents:
+                    env["PATH"] = os.pathsep.join([*map(str, bins), env["PATH"]])
+                    break
         env.update(extra or {})
         return env
 
@@ -325,7 +337,7 @@ class Executor:
             argv = await asyncio.to_thread(
                 self.argv, command, workdir, network=network, unconfined=unconfined, group=group
             )
-            process = await _spawn(argv, workdir, self.environment(env))
+            process = await _spawn(argv, workdir, self.environment(env, workdir))
             capture = _Capture(
                 self.output_limit,
                 self.spill_dir / f"output-{os.getpid()}-{process.pid}-{time.time_ns()}.txt",
@@ -384,7 +396,7 @@ class Executor:
             argv = await asyncio.to_thread(
                 self.argv, command, workdir, network=network, unconfined=unconfined, group=group
             )
-            process = await _spawn(argv, workdir, self.environment(env))
+            process = await _spawn(argv, workdir, self.environment(env, workdir))
         except BaseException:
             self.pids.remove_group(group)
             raise

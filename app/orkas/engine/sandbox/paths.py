@@ -157,7 +157,10 @@ class PathPolicy:
         if folder == self.home or _inside(self.home, folder):
             raise PathDenied(str(path), "the home folder (or a folder containing it) can never be opened")
         for protected in self._protected:
-            if _inside(protected, folder) or (_inside(folder, protected) and protected not in self._app_data):
+            ours = protected in self._app_data  # the app's own folders: one of them, or a part, may be read
+            if (_inside(protected, folder) and not (ours and protected == folder)) or (
+                _inside(folder, protected) and not ours
+            ):
                 raise PathDenied(str(path), f"it is or contains a protected location ({protected})")
         if folder not in self._readable:
             self._readable.append(folder)

@@ -1,0 +1,501 @@
+"""External packages: a git repository (or a local folder) hosted verbatim under `<data>/packages/<name>/`.
+
+    install SOURCE [--name N]   clone --depth 1 into a staging folder, check it, then one rename into place
+    update NAME                 the same from the recorded source; the old copy stays until the new one passed
+    remove | enable | disable   the folder, its skills and its command shims
+
+Sources: `https://` and `ssh://` git URLs, `git@host:path`, a local folder or repository. Refused with the
+reason: `ext::`/`fd::` and other transports, a URL carrying credentials, plain `http://`, a URL that names
+an archive or a web page rather than a repository. Cloning runs through the one executor: confined with the
+network for https, confined without it for a local source (mounted read-only), outside the sandbox only for
+ssh (it needs the person's keys and agent). Git never prompts, never follows submodules, never runs `ext::`.
+
+A package is kept only when it is a skill package (`SKILL.md` at its top, in `skills/*/` or
+`.claude/skills/*/`), a command package (`[project.scripts]` in pyproject.toml, `bin` in package.json), or
+both; with no symbolic link anywhere in it (a link could lead a confined command to a file outside). The
+registry (`<data>/package-registry.json`) lives outside the packages so a later update never conflicts
+with it. Commands become shims in `<data>/packages/.bin/`, which the bash tool has on its PATH.
+Dependencies (`pip` into the package's own `.venv`, `npm ci`) are installed only with the person's
+consent, asked once and remembered per package.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shlex
+import shutil
+import stat
+import tomllib
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from orkas.core.errors import ConfigError, NotFound
+from orkas.core.fsutil import atomic_write
+from orkas.engine.sandbox import PathDenied, PathPolicy
+from orkas.engine.sandbox.executor import Executor
+
+log = logging.getLogger(__name__)
+
+NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
+MAX_BYTES = 500 * 1024 * 1024  # a package larger than this is refused
+MAX_FILES = 50_000
+CLONE_TIMEOUT = 600
+ARCHIVES = (".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz", ".7z", ".rar", ".html", ".htm", ".whl")
+SKILL_PLACES = (".", "skills/*", ".claude/skills/*")
+Kind = Literal["skill", "cli", "both"]
+Runtime = Literal["python", "node", "sh"]
+
+
+class PackageError(ConfigError):
+    """A package that cannot be installed, updated or used; the message says why."""
+
+
+@dataclass(slots=True)
+class Entry:
+    name: str  # the command's name on PATH
+    target: str  # python: "module:function"; node and sh: a path inside the package
+    runtime: Runtime
+
+
+@dataclass(slots=True)
+class Package:
+    name: str
+    source: str
+    commit: str = ""
+    kind: Kind = "skill"
+    skill_roots: list[str] = field(default_factory=list)  # relative: "." or "skills/pdf"
+    entries: list[Entry] = field(default_factory=list)
+    deps: str | None = None  # what would install its dependencies ("pip", "npm"), None when nothing
+    deps_consent: bool | None = None  # None: not asked yet
+    enabled: bool = True
+    installed_at: str = ""
+    updated_at: str = ""
+
+    def public(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    text: str
+    kind: Literal["https", "ssh", "local"]
+    clone_url: str  # what git is given
+    local: Path | None = None
+
+
+def check_source(text: str) -> Source:
+    """What kind of source `text` is, or PackageError saying why it is refused."""
+    raw = text.strip()
+    if not raw or any(c in raw for c in "\0\n\r") or raw.startswith("-"):
+        raise PackageError("give a git URL (https://, ssh://, git@host:path) or a local folder")
+    lowered = raw.lower()
+    if "::" in raw.split("/", 1)[0] or lowered.startswith(("ext::", "fd::")):
+        raise PackageError(
+            f"{raw!r}: git transports like ext:: and fd:: run commands; only https, ssh and local folders"
+        )
+    if lowered.startswith("http://"):
+        raise PackageError(f"{raw!r}: plain http is not accepted; use https://")
+    if lowered.startswith(("https://", "ssh://")):
+        parts = urlsplit(raw)
+        if parts.username or parts.password or ("@" in parts.netloc and lowered.startswith("https://")):
+            raise PackageError(f"{raw!r}: the URL carries credentials; they would be stored with the package")
+        if parts.query or parts.fragment or parts.path.lower().endswith(ARCHIVES):
+            raise PackageError(f"{raw!r}: this looks like a file or a web page, not a git repository")
+        if not parts.hostname:
+            raise PackageError(f"{raw!r}: the URL has no host")
+        return Source(raw, "https" if lowered.startswith("https://") else "ssh", raw)
+    if re.match(r"^[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:[^/]", raw) and "://" not in raw:
+        return Source(raw, "ssh", raw)
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", raw) or raw.startswith("file:"):
+        raise PackageError(f"{raw!r}: only https://, ssh://, git@host:path or a local folder")
+    path = Path(os.path.expanduser(raw))
+    if not path.is_absolute():
+        raise PackageError(f"{raw!r}: give a local folder as a full path")
+    if not path.is_dir():
+        raise PackageError(f"{raw!r} is not a folder")
+    return Source(raw, "local", path.resolve().as_uri(), local=path.resolve())
+
+
+def check_name(name: str) -> str:
+    if not NAME.match(name):
+        raise PackageError(f"package name {name!r}: use 1-48 lowercase letters, digits, - or _")
+    return name
+
+
+def name_from(source: Source) -> str:
+    tail = source.text.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+    slug = re.sub(r"[^a-z0-9_-]+", "-", tail.lower()).strip("-_")[:48]
+    return check_name(slug or "package")
+
+
+# ---- what a package is ----
+def refuse_links(root: Path) -> None:
+    """Any symbolic link in the tree (.git included) refuses the package; so do too many files or bytes."""
+    total, files = 0, 0
+    for folder, dirs, names in os.walk(root):
+        for name in [*dirs, *names]:
+            path = Path(folder) / name
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
+                raise PackageError(
+                    f"it contains a symbolic link ({path.relative_to(root)}), which could lead outside it"
+                )
+            if stat.S_ISREG(info.st_mode):
+                total += info.st_size
+                files += 1
+        if total > MAX_BYTES or files > MAX_FILES:
+            raise PackageError(f"it is larger than {MAX_BYTES // 1024 // 1024} MB or {MAX_FILES:,} files")
+
+
+def detect(root: Path, name: str) -> tuple[Kind, list[str], list[Entry], str | None]:
+    """Skill roots, command entries and dependency manager of a package; PackageError when neither kind."""
+    roots: list[str] = []
+    if (root / "SKILL.md").is_file():
+        roots.append(".")
+    for place in ("skills", ".claude/skills"):
+        found = sorted(p.parent for p in (root / place).glob("*/SKILL.md") if p.is_file())
+        roots += [p.relative_to(root).as_posix() for p in found]
+    entries = _python_entries(root) + _node_entries(root, name)
+    if not roots and not entries:
+        raise PackageError(
+            "it is neither a skill package (SKILL.md at its top, in skills/*/ or .claude/skills/*/) nor a command "
+            "package ([project.scripts] in pyproject.toml, or bin in package.json)"
+        )
+    kind: Kind = "both" if roots and entries else "skill" if roots else "cli"
+    deps = None
+    if (root / "package.json").is_file() and (root / "package-lock.json").is_file():
+        deps = "npm"
+    elif (root / "requirements.txt").is_file() or (root / "pyproject.toml").is_file():
+        deps = "pip"
+    return kind, roots, entries, deps
+
+
+def _python_entries(root: Path) -> list[Entry]:
+    try:
+        data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    scripts = data.get("project", {}).get("scripts", {})
+    if not isinstance(scripts, dict):
+        return []
+    entries = []
+    for command, target in scripts.items():
+        if (
+            isinstance(target, str)
+            and re.match(r"^[A-Za-z0-9_-]{1,64}$", command)
+            and re.match(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$", target.strip())
+        ):
+            entries.append(Entry(command, target.strip(), "python"))
+    return entries
+
+
+def _node_entries(root: Path, name: str) -> list[Entry]:
+    try:
+        data = json.loads((root / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    binaries = data.get("bin")
+    if isinstance(binaries, str):
+        binaries = {str(data.get("name") or name).rsplit("/", 1)[-1]: binaries}
+    if not isinstance(binaries, dict):
+        return []
+    entries = []
+    for command, target in binaries.items():
+        relative = Path(str(target))
+        if (
+            re.match(r"^[A-Za-z0-9_-]{1,64}$", str(command))
+            and not relative.is_absolute()
+            and ".." not in relative.parts
+        ):
+            entries.append(Entry(str(command), relative.as_posix(), "node"))
+    return entries
+
+
+class Packages:
+    """The installed packages: the registry, the folders, the shims. `executor_for(workspace, readable)`
+    gives the one executor rooted at a staging folder (the composition root binds it)."""
+
+    def __init__(
+        self,
+        data: Path,
+        executor_for: Callable[[Path, list[Path]], Executor],
+        protected: Callable[[], list[Path]] = lambda: [],
+    ) -> None:
+        self.folder = data / "packages"
+        self.bin = self.folder / ".bin"
+        self.registry_file = data / "package-registry.json"
+        self._executor_for = executor_for
+        self._protected = protected
+
+    # ---- the registry ----
+    def load(self) -> dict[str, Package]:
+        try:
+            raw = json.loads(self.registry_file.read_text())
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"{self.registry_file} cannot be read ({type(e).__name__}): fix or remove it") from e
+        packages = {}
+        for name, item in (raw.get("packages") or {}).items():
+            entries = [Entry(**e) for e in item.pop("entries", [])]
+            packages[name] = Package(
+                **{k: v for k, v in item.items() if k in Package.__dataclass_fields__}, entries=entries
+            )
+        return packages
+
+    def _save(self, packages: dict[str, Package]) -> None:
+        data = {"version": 1, "packages": {n: p.public() for n, p in sorted(packages.items())}}
+        atomic_write(self.registry_file, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
+
+    def get(self, name: str) -> Package:
+        package = self.load().get(name)
+        if package is None:
+            raise NotFound(f"no package {name!r}: `orkas packages list` shows them")
+        return package
+
+    # ---- install, update ----
+    async def install(
+        self, text: str, *, name: str | None = None, consent: Callable[[Package], Awaitable[bool]] | None = None
+    ) -> Package:
+        """Clone, check and keep a package. `consent` is asked (once) whether to install its dependencies."""
+        source = check_source(text)
+        name = check_name(name) if name else name_from(source)
+        if name in self.load() or (self.folder / name).exists():
+            raise PackageError(f"a package named {name!r} is installed already: update it, or choose --name")
+        staging = await self._fetch(source, name)
+        try:
+            kind, roots, entries, deps = detect(staging, name)
+            commit = await self._commit(staging)
+            now = _now()
+            package = Package(name, source.text, commit, kind, roots, entries, deps, None, True, now, now)
+            os.rename(staging, self.folder / name)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        packages = self.load()
+        packages[name] = package
+        self._save(packages)
+        await self._dependencies(package, consent)
+        self._write_shims()
+        log.info("package %s installed (%s, %d skills, %d commands)", name, kind, len(roots), len(entries))
+        return package
+
+    async def update(self, name: str, consent: Callable[[Package], Awaitable[bool]] | None = None) -> Package:
+        """The recorded source cloned again; the old copy is replaced only once the new one passed every check."""
+        old = self.get(name)
+        source = check_source(old.source)
+        staging = await self._fetch(source, name)
+        target = self.folder / name
+        aside = self.folder / f".old-{name}-{uuid.uuid4().hex[:8]}"
+        try:
+            kind, roots, entries, deps = detect(staging, name)
+            commit = await self._commit(staging)
+            os.rename(target, aside)
+            try:
+                os.rename(staging, target)
+            except OSError:
+                os.rename(aside, target)
+                raise
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        shutil.rmtree(aside, ignore_errors=True)
+        package = Package(
+            name,
+            old.source,
+            commit,
+            kind,
+            roots,
+            entries,
+            deps,
+            old.deps_consent,
+            old.enabled,
+            old.installed_at,
+            _now(),
+        )
+        packages = self.load()
+        packages[name] = package
+        self._save(packages)
+        await self._dependencies(package, consent)
+        self._write_shims()
+        return package
+
+    async def _fetch(self, source: Source, name: str) -> Path:
+        """A checked copy of the source in a staging folder beside the packages (removed on any failure)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        staging = self.folder / f".staging-{name}-{uuid.uuid4().hex[:8]}"
+        try:
+            if source.local is not None and not (source.local / ".git").exists():
+                self._check_local(source.local)
+                refuse_links(source.local)
+                shutil.copytree(source.local, staging, symlinks=True)
+            else:
+                await self._clone(source, staging)
+                shutil.rmtree(staging / ".git" / "hooks", ignore_errors=True)  # samples only; never run anyway
+            refuse_links(staging)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return staging
+
+    async def _clone(self, source: Source, staging: Path) -> None:
+        readable = [source.local] if source.local is not None else []
+        if source.local is not None:
+            self._check_local(source.local)
+        executor = self._executor_for(self.folder, readable)
+        file_rule = "always" if source.kind == "local" else "never"
+        command = (
+            "git -c protocol.ext.allow=never -c protocol.fd.allow=never "
+            f"-c protocol.file.allow={file_rule} -c core.symlinks=true -c core.hooksPath=/dev/null "
+            "clone --quiet --depth 1 --single-branch --no-recurse-submodules --no-tags "
+            f"-- {shlex.quote(source.clone_url)} {shlex.quote(str(staging))}"
+        )
+        env = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/false", "GIT_CONFIG_NOSYSTEM": "1"}
+        if source.kind == "ssh":
+            env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes -o StrictHostKeyChecking=accept-new"
+            if os.environ.get("SSH_AUTH_SOCK"):
+                env["SSH_AUTH_SOCK"] = os.environ["SSH_AUTH_SOCK"]
+        result = await executor.run(
+            command,
+            cwd=self.folder,
+            timeout=CLONE_TIMEOUT,
+            env=env,
+            network=source.kind == "https",
+            unconfined=source.kind == "ssh",  # the person's ssh keys and agent: their own explicit command
+        )
+        if result.exit_code != 0 or not staging.is_dir():
+            said = result.output.strip().splitlines()[-1:] or ["no output"]
+            raise PackageError(f"cloning {source.text} failed: {said[0][:300]}")
+
+    def _check_local(self, folder: Path) -> None:
+        try:
+            PathPolicy.source(folder, protected=self._protected())
+        except PathDenied as e:
+            raise PackageError(f"{folder} cannot be used: {e.reason}") from None
+
+    async def _commit(self, staging: Path) -> str:
+        head = staging / ".git" / "HEAD"
+        if not head.is_file():
+            return ""
+        text = head.read_text().strip()
+        if text.startswith("ref: "):
+            ref = staging / ".git" / text[5:]
+            if ref.is_file():
+                return ref.read_text().strip()
+            packed = staging / ".git" / "packed-refs"
+            for line in packed.read_text().splitlines() if packed.is_file() else []:
+                if line.endswith(text[5:]):
+                    return line.split()[0]
+            return ""
+        return text
+
+    # ---- dependencies ----
+    async def _dependencies(self, package: Package, consent: Callable[[Package], Awaitable[bool]] | None) -> None:
+        if package.deps is None:
+            return
+        if package.deps_consent is None:
+            answer = await consent(package) if consent is not None else False
+            package.deps_consent = answer
+            packages = self.load()
+            packages[package.name] = package
+            self._save(packages)
+        if package.deps_consent:
+            await self.install_dependencies(package)
+
+    async def install_dependencies(self, package: Package) -> None:
+        folder = self.folder / package.name
+        executor = self._executor_for(self.folder, [])
+        if package.deps == "npm":
+            command = "npm ci --ignore-scripts --no-audit --no-fund"
+        else:
+            wanted = "-r requirements.txt" if (folder / "requirements.txt").is_file() else "."
+            command = f"python3 -m venv .venv && .venv/bin/python -m pip install --quiet {wanted}"
+        result = await executor.run(command, cwd=folder, timeout=CLONE_TIMEOUT, network=True)
+        if result.exit_code != 0:
+            said = result.output.strip().splitlines()[-1:] or ["no output"]
+            raise PackageError(f"installing the dependencies of {package.name} failed: {said[0][:300]}")
+
+    def set_consent(self, name: str, consent: bool) -> Package:
+        packages = self.load()
+        package = packages.get(name) or self.get(name)
+        package.deps_consent = consent
+        self._save(packages)
+        return package
+
+    # ---- remove, enable, disable ----
+    def remove(self, name: str) -> None:
+        packages = self.load()
+        if name not in packages:
+            raise NotFound(f"no package {name!r}: `orkas packages list` shows them")
+        del packages[name]
+        self._save(packages)
+        shutil.rmtree(self.folder / name, ignore_errors=True)
+        self._write_shims()
+
+    def set_enabled(self, name: str, enabled: bool) -> Package:
+        packages = self.load()
+        if name not in packages:
+            raise NotFound(f"no package {name!r}: `orkas packages list` shows them")
+        packages[name].enabled = enabled
+        self._save(packages)
+        self._write_shims()
+        return packages[name]
+
+    # ---- what the rest of the app uses ----
+    def skill_roots(self) -> list[tuple[str, Path, bool]]:
+        """(package name, folder, single) of every enabled package's skills: `single` when the folder is itself
+        one skill (SKILL.md at the package's top)."""
+        found = []
+        for package in self.load().values() if self.registry_file.exists() else []:
+            if package.enabled:
+                for relative in package.skill_roots:
+                    found.append((package.name, self.folder / package.name / relative, True))
+        return found
+
+    def _write_shims(self) -> None:
+        """One small sh script per command of every enabled package; nothing else in `.bin`."""
+        self.bin.mkdir(parents=True, exist_ok=True)
+        wanted: dict[str, str] = {}
+        for package in self.load().values():
+            if not package.enabled:
+                continue
+            root = self.folder / package.name
+            for entry in package.entries:
+                if entry.name not in wanted:
+                    wanted[entry.name] = _shim(root, entry)
+        for old in self.bin.iterdir():
+            if old.name not in wanted:
+                old.unlink()
+        for command, text in wanted.items():
+            atomic_write(self.bin / command, text.encode(), mode=0o755)
+
+
+def _shim(root: Path, entry: Entry) -> str:
+    q = shlex.quote
+    head = f"#!/bin/sh\n# {entry.name}: a command of package {root.name} (made by Orkas)\n"
+    if entry.runtime != "python":
+        return head + f'exec node {q(str(root / entry.target))} "$@"\n'
+    module, function = entry.target.split(":", 1)
+    first, _, rest = function.partition(".")
+    source = root / "src" if (root / "src").is_dir() else root
+    run = (
+        f"import sys; sys.path.insert(0, {str(source)!r}); from {module} import {first} as f; "
+        f"sys.argv[0] = {entry.name!r}; sys.exit(f{'.' + rest if rest else ''}())"
+    )
+    python = q(str(root / ".venv" / "bin" / "python"))
+    interpreter = f'"$( [ -x {python} ] && echo {python} || echo python3)"'
+    return head + f'exec {interpreter} -c {q(run)} "$@"\n'
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
