@@ -405,6 +405,7 @@ class SkillAccess:
     readable: Sequence[Path] = ()
     save: Save | None = None
     exists: Callable[[str], bool] = lambda _name: False
+    tools: Sequence[Tool] = ()  # the commander's: package_install
 
 
 def skill_registry(
@@ -443,6 +444,7 @@ def skill_registry(
         guard=guard,
     )
     guard.on_judged = registry.refresh
+    registry.packages = packages
     if scan:
         registry.refresh()
     return registry
@@ -481,7 +483,12 @@ def skill_access(registry: SkillRegistry, agent: str | None, allowed: Sequence[s
         registry.refresh()
         return folder
 
-    return SkillAccess(catalog, folders, save, lambda name: bool(registry.find(name)))
+    from orkas.adapter.package_tool import PackageInstall
+
+    installer = PackageInstall(registry.packages, registry.refresh) if registry.packages is not None else None
+    return SkillAccess(
+        catalog, folders, save, lambda name: bool(registry.find(name)), tools=[installer] if installer else []
+    )
 
 
 def build_agent(
@@ -551,6 +558,7 @@ def build_agent(
         tools += [SkillSearch(skills.catalog), SkillRead(skills.catalog)]
         if skills.save is not None:
             tools.append(SkillSave(skills.save, skills.exists))
+        tools += list(skills.tools)
     tools += list(extra_tools)
     if only_tools is not None:
         unknown = sorted(set(only_tools) - {t.name for t in tools})

@@ -168,3 +168,71 @@ def test_a_run_reads_a_skill_and_runs_its_script_in_its_folder(anthropic_server:
     assert "hello from the greet skill" in ran
     outside = str(anthropic_server.requests[3].json["messages"][-1]["content"][0]["content"])
     assert "<untrusted_data" in outside and "Outside body." in outside
+
+
+def test_the_commander_installs_a_package_only_after_the_person_accepts(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    import subprocess
+
+    from websockets.sync.client import connect
+
+    home = tmp_path / "person"
+    home.mkdir()
+    source = write(tmp_path / "src" / "docs-kit", "pdf-tidy", "Use when a PDF needs tidying.")
+    subprocess.run(["git", "init", "-q", str(source)], check=True)
+    subprocess.run(["git", "-C", str(source), "add", "-A"], check=True)
+    subprocess.run(
+        ["git", "-C", str(source), "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-qm", "1"], check=True
+    )
+    app = start_app(
+        tmp_path / "data", HOME=str(home), ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url
+    )
+    headers = {"X-Orkas-Token": app.token}
+    try:
+        anthropic_server.script(
+            a_wire.message(a_wire.tool_use("package_install", {"source": "ext::sh -c id"}, id="t0")),
+            a_wire.message(a_wire.tool_use("package_install", {"source": str(source)}, id="t1")),
+            a_wire.reply_text("Installed."),
+            a_wire.message(a_wire.tool_use("package_install", {"source": str(source), "name": "again"}, id="t2")),
+            a_wire.reply_text("Not installed."),
+        )
+        chat = httpx.post(f"{app.base}/api/conversations", json={}, headers=headers).json()["id"]
+        socket_url = app.base.replace("http://", "ws://") + f"/api/events?conversation={chat}&token={app.token}"
+
+        answered_ids: set[str] = set()
+
+        def answer_next(decision: str) -> dict[str, Any]:
+            with connect(socket_url) as socket:  # the backlog first: skip the questions answered before
+                while True:
+                    event = json.loads(socket.recv(timeout=20))
+                    if event["type"] == "permission_request" and event["id"] not in answered_ids:
+                        answered_ids.add(event["id"])
+                        body = {"question_id": event["id"], "decision": decision}
+                        answered = httpx.post(
+                            f"{app.base}/api/conversations/{chat}/answers", json=body, headers=headers
+                        )
+                        assert answered.status_code == 200
+                        return dict(event)
+
+        sent = httpx.post(
+            f"{app.base}/api/conversations/{chat}/messages", json={"text": "install docs-kit"}, headers=headers
+        )
+        assert sent.status_code == 202
+        question = answer_next("allow_once")
+        assert question["tool"] == "package_install" and str(source) in question["preview"]
+        within(20, lambda: (app.home / "packages" / "docs-kit" / "SKILL.md").exists())
+        refused = str(anthropic_server.requests[1].json["messages"][-1]["content"][0]["content"])
+        assert "run commands" in refused  # the bad source never reached the person as a question
+        within(10, lambda: "pdf-tidy" in by_name(app))
+        assert by_name(app)["pdf-tidy"]["tier"] == "package"
+
+        sent = httpx.post(f"{app.base}/api/conversations/{chat}/messages", json={"text": "again"}, headers=headers)
+        answer_next("deny")
+        within(20, lambda: len(anthropic_server.requests) >= 5)
+        declined = str(anthropic_server.requests[4].json["messages"][-1]["content"][0]["content"])
+        assert "declined" in declined and not (app.home / "packages" / "again").exists()
+        system = json.dumps(anthropic_server.requests[3].json["system"])
+        assert "pdf-tidy" in system and "package-installer" in system
+    finally:
+        app.stop()

@@ -28,13 +28,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
 from orkas.engine.sandbox import PathDenied, PathPolicy
 from orkas.engine.skills.format import FILE, HEAD, MAX_FILE, SkillFormatError, head_only, parse, render
 from orkas.engine.skills.library import TRUSTED, Catalog, Meaning, Skill, Tier
+
+if TYPE_CHECKING:
+    from orkas.adapter.packages import Packages
 
 log = logging.getLogger(__name__)
 
@@ -167,6 +170,7 @@ class SkillRegistry:
         self.version = 0
         self.scanned = False
         self.meaning: Meaning | None = None  # the knowledge base's search over skills, once the product has one
+        self.packages: Packages | None = None  # the installed packages, when the product wires them
         self.roots_seen: list[Root] = []
 
     # ---- roots ----
