@@ -155,7 +155,7 @@ def sandbox(settings: Settings, policy: PathPolicy, limits: Limits | None = None
         base_env=settings.process_env,
         toolchains=toolchain_dirs(policy.home, settings.process_env.get("PATH", ""), policy.secrets),
         home_files={".gitconfig": gitconfig} if gitconfig else {},
-        path_prefix=[shims] if shims in policy.readable or packages_dir in policy.readable else [],
+        path_suffix=[shims] if shims in policy.readable or packages_dir in policy.readable else [],
         prefer=preferred_bins(packages_dir) if packages_dir in policy.readable else {},
     )
     in_force = (executor.confined, executor.pids.method)

@@ -266,7 +266,12 @@ def test_search_reaches_bodies_through_the_knowledge_base(tmp_path: Path, home: 
     from orkas.engine.memory.embedders import E5Embedder
 
     data = tmp_path / "data"
-    write(data / "skills" / "quarterly", "quarterly", "Use for the quarterly report.", body="Pull the ledger, then run make_report.py.")
+    write(
+        data / "skills" / "quarterly",
+        "quarterly",
+        "Use for the quarterly report.",
+        body="Pull the ledger, then run make_report.py.",
+    )
     write(data / "skills" / "haiku", "haiku", "Use for haiku.", body="Five, seven, five syllables.")
     reg = registry(tmp_path, home)
     knowledge = KnowledgeService(data / "kb", E5Embedder)

@@ -108,9 +108,10 @@ def test_skill_command_both_and_neither(tmp_path: Path, env: dict[str, str]) -> 
 def test_the_agent_runs_a_package_command_through_bash(
     anthropic_server: FakeServer, tmp_path: Path, env: dict[str, str]
 ) -> None:
+    shadow = PYPROJECT + 'ls = "hellomod:main"\n'  # a command named like a system one never shadows it
     tool = repo(
         tmp_path / "src" / "hello",
-        {"pyproject.toml": PYPROJECT, "hellomod.py": HELLO, "SKILL.md": SKILL.format(name="hello")},
+        {"pyproject.toml": shadow, "hellomod.py": HELLO, "SKILL.md": SKILL.format(name="hello")},
     )
     assert orkas("packages", "install", str(tool), env=env, cwd=tmp_path).returncode == 0
     run_env = {**anthropic_env(anthropic_server), "HOME": env["HOME"], "ORKAS_HOME": env["ORKAS_HOME"]}
@@ -118,12 +119,15 @@ def test_the_agent_runs_a_package_command_through_bash(
     workspace.mkdir()
     anthropic_server.script(
         a_wire.message(a_wire.tool_use("bash", {"command": "hello-cli from-bash"}, id="t1")),
+        a_wire.message(a_wire.tool_use("bash", {"command": "ls -d /"}, id="t2")),
         a_wire.reply_text("Done."),
     )
     result = orkas("run", "say hello", "--workspace", str(workspace), "--mode", "auto", env=run_env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     output = str(anthropic_server.requests[1].json["messages"][-1]["content"][0]["content"])
     assert "hello from the package cli from-bash" in output
+    listed = str(anthropic_server.requests[2].json["messages"][-1]["content"][0]["content"])
+    assert "hello from the package cli" not in listed and "/" in listed
     system = json.dumps(anthropic_server.requests[0].json["system"])
     assert "- hello: Use when hello is wanted." in system and "untrusted_data" in system  # a package is open tier
 

@@ -304,3 +304,40 @@ def test_a_readable_folder_is_never_home_credentials_or_system(home: Path, folde
     place = {"home": home, ".ssh": home / ".ssh", "etc": Path("/etc")}[folder]
     with pytest.raises(PathDenied):
         PathPolicy(home / "ws", home=home, readable=[place])
+
+
+@needs_bwrap
+async def test_a_hard_link_to_a_key_inside_a_skill_folder_reads_empty(home: Path, tmp_path: Path) -> None:
+    skill = tmp_path / "skills" / "innocent"
+    skill.mkdir(parents=True)
+    os.link(home / ".ssh" / "id_rsa", skill / "notes.txt")
+    policy = PathPolicy(home / "ws", home=home, readable=[skill])
+    ran = await Executor(policy, spill_dir=tmp_path / "spill", base_env={"PATH": os.environ["PATH"]}).run(
+        "cat notes.txt; echo end", cwd=skill
+    )
+    assert "planted" not in ran.output and "end" in ran.output
+    with pytest.raises(PathDenied):
+        policy.read_bytes(skill / "notes.txt")
+
+
+async def test_commands_inside_a_package_find_its_own_environment_first(home: Path, tmp_path: Path) -> None:
+    package = tmp_path / "packages" / "kit"
+    (package / ".venv" / "bin").mkdir(parents=True)
+    tool = package / ".venv" / "bin" / "kit-tool"
+    tool.write_text("#!/bin/sh\necho from the package env\n")
+    tool.chmod(0o755)
+    shims = tmp_path / "packages" / ".bin"
+    shims.mkdir()
+    policy = PathPolicy(home / "ws", home=home, readable=[tmp_path / "packages"])
+    run = Executor(
+        policy,
+        spill_dir=tmp_path / "spill",
+        base_env={"PATH": "/usr/bin:/bin"},
+        confine=False,
+        path_suffix=[shims],
+        prefer={package: [package / ".venv" / "bin"]},
+    ).run
+    inside = await run("kit-tool; echo $PATH", cwd=package)
+    assert "from the package env" in inside.output and inside.output.splitlines()[1].endswith(str(shims))
+    outside = await run("command -v kit-tool || echo none")
+    assert outside.output.strip() == "none"

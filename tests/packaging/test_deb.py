@@ -133,6 +133,8 @@ def test_the_deb_installs_runs_and_uninstalls_keeping_the_data(
     assert subprocess.run(["orkas", "kb", "add", str(note)], env=env, capture_output=True).returncode == 0
     found = subprocess.run(["orkas", "kb", "search", "aquarium upkeep"], env=env, capture_output=True, text=True)
     assert "zebrafish" in found.stdout, found.stderr  # no word in common: the bundled embedding model found it
+    listed = subprocess.run(["orkas", "skills", "list"], env=env, capture_output=True, text=True)
+    assert "skill-creator" in listed.stdout and "package-installer" in listed.stdout, listed.stderr  # bundled
 
     need("Xvfb", "xwd")
     xvfb, display = start_xvfb()

@@ -65,7 +65,9 @@ def test_the_skills_screen(page: Page, app: App, person: Path, tmp_path: Path) -
 
     section = page.locator("#settings section.skills")
     section.locator('li.skill[data-skill="haiku"]').get_by_label("on").uncheck()
-    expect(page.locator('#settings section.skills li.skill[data-skill="haiku"] .state.off')).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator('#settings section.skills li.skill[data-skill="haiku"] .state.off')).to_be_visible(
+        timeout=TIMEOUT
+    )
 
     # a custom skill, created then edited
     form = page.locator("#settings section.skills form.skill-form")
@@ -109,6 +111,8 @@ def test_the_skills_screen(page: Page, app: App, person: Path, tmp_path: Path) -
     bad.get_by_label("Git URL (https://, ssh://, git@…) or a folder").fill("ext::sh -c id")
     bad.get_by_role("button", name="Install").click()
     expect(page.locator(".toast")).to_contain_text("run commands", timeout=TIMEOUT)
-    page.locator('#settings section.skills li.package[data-package="docs-kit"]').get_by_role("button", name="Remove").click()
+    page.locator('#settings section.skills li.package[data-package="docs-kit"]').get_by_role(
+        "button", name="Remove"
+    ).click()
     answer_dialog(page)
-    expect(page.locator('#settings section.skills li.package')).to_have_count(0, timeout=TIMEOUT)
+    expect(page.locator("#settings section.skills li.package")).to_have_count(0, timeout=TIMEOUT)

@@ -213,6 +213,8 @@ class Turn:
             "To involve a member, call dispatch_to (its answer comes back to you; add what is new), "
             "hand_off_to (its answer ends your turn; an interactive member keeps the floor), or run_worker. "
             "Writing @name in your own text does nothing.",
+            "When no member, skill or connector fits, solve the task yourself in this turn with bash and a short "
+            "script, check its output, and if the task may come back offer to keep it with skill_save.",
         ]
         if members:
             lines.append("Members:")

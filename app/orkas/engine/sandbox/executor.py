@@ -248,11 +248,11 @@ class Executor:
         base_env: Mapping[str, str] | None = None,
         toolchains: Sequence[Path] = (),
         home_files: Mapping[str, str] | None = None,
-        path_prefix: Sequence[Path] = (),
+        path_suffix: Sequence[Path] = (),
         prefer: Mapping[Path, Sequence[Path]] | None = None,
     ) -> None:
         """`home_dir` is the workspace's private home (default: beside `spill_dir`, one per workspace).
-        `path_prefix` comes first on every command's PATH (installed packages' commands); `prefer` maps a
+        `path_suffix` ends every command's PATH (installed packages' commands); `prefer` maps a
         folder to the bin folders a command run inside it finds first (a package's own environment)."""
         self.policy = policy
         self.spill_dir = spill_dir
@@ -266,8 +266,8 @@ class Executor:
         source = base_env or {}  # the caller (the composition root) passes what it read from the environment
         self.base_env = {k: source[k] for k in SAFE_ENV if k in source}
         self.base_env.setdefault("PATH", DEFAULT_PATH)
-        if path_prefix:
-            self.base_env["PATH"] = os.pathsep.join([*map(str, path_prefix), self.base_env["PATH"]])
+        if path_suffix:  # last: a package's command named `git` or `ls` never shadows the real one
+            self.base_env["PATH"] = os.pathsep.join([self.base_env["PATH"], *map(str, path_suffix)])
         self.prefer = dict(prefer or {})
         self.base_env.update(
             {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", "LANG": self.base_env.get("LANG", "C.UTF-8")}
