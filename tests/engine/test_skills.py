@@ -6,11 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Ask
 from orkas.engine.skills import Catalog, Skill, SkillFormatError, SkillRead, SkillSave, SkillSearch, parse, render
-from orkas.engine.skills.format import head_only
+from orkas.engine.skills.format import head_only, simple_frontmatter
 from orkas.engine.skills.library import Tier
 from orkas.engine.tools.base import ToolContext
 
@@ -184,3 +186,24 @@ async def test_skill_save_writes_only_after_the_person_accepts(tmp_path: Path) -
     for bad in ({"../x.py": "x"}, {".hidden": "x"}, {"SKILL.md": "x"}):
         refused = await tool.execute({**body, "files": bad}, ctx(tmp_path))
         assert refused.is_error
+
+
+# ---- the fast path for simple frontmatter agrees with YAML wherever it answers ----
+_KEYS = st.sampled_from(["name", "description", "owner", "yes", "null", "On", "a-b", "x_1", "tags", "1key"])
+_PIECES = st.sampled_from(
+    ["Use", "when", " ", ": ", " #", "#", "-", "'", '"', "\\", "[", "{", ">", "|", "*", "&", "!", "%", "@", "`",
+     "1", "0x1f", "2026-11-30", "yes", "no", "null", "~", ".5", "+3", "é", "表", "\t", "\x07", "\u00a0", ":"]
+)  # fmt: skip
+_VALUES = st.lists(_PIECES, min_size=1, max_size=6).map("".join)
+
+
+@given(st.lists(st.tuples(_KEYS, _VALUES, st.sampled_from(["", '"', "'"])), min_size=1, max_size=5))
+@settings(max_examples=400, deadline=None)
+def test_simple_frontmatter_reads_exactly_what_yaml_reads(lines: list[tuple[str, str, str]]) -> None:
+    import yaml
+
+    head = "\n".join(f"{key}: {quote}{value}{quote}" for key, value, quote in lines) + "\n"
+    fast = simple_frontmatter(head)
+    if fast is None:
+        return
+    assert fast == yaml.safe_load(head), head

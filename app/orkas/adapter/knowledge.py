@@ -203,6 +203,8 @@ class KnowledgeService:
                     try:
                         done = kb.embed_pending(batch=16, limit=64)
                     except Exception:  # an embedder failure must not kill the worker; keyword search goes on
+                        if self._stop.is_set():
+                            return  # closing: the bases are being closed under us
                         log.exception("embedding failed; will retry on the next change")
                         break
                     if not done:

@@ -30,10 +30,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
 from orkas.engine.sandbox import PathDenied, PathPolicy
-from orkas.engine.skills.format import FILE, HEAD, MAX_FILE, SkillFormatError, head_only, parse, render
+from orkas.engine.skills.format import FILE, HEAD, MAX_FILE, SkillFormatError, SkillText, head_only, parse, render
 from orkas.engine.skills.library import TRUSTED, Catalog, Meaning, Skill, Tier
 
 if TYPE_CHECKING:
@@ -133,8 +135,57 @@ PENDING = "\0pending"
 @dataclass(frozen=True, slots=True)
 class _Parsed:
     stamp: tuple[int, int, int]  # inode, size, mtime: a changed file is parsed again
-    skill: Skill | None
+    text: SkillText | None
     problem: str | None
+
+
+CACHE_VERSION = 1  # raise when parsing changes: every SKILL.md is read again
+
+
+def _to_json(parsed: _Parsed) -> dict[str, Any]:
+    text = parsed.text
+    fields = None
+    if text is not None:  # by hand: dataclasses.asdict deep-copies, ~70 µs a skill
+        fields = {
+            "name": text.name,
+            "description": text.description,
+            "descriptions": text.descriptions,
+            "owner": text.owner,
+            "tags": text.tags,
+            "meta": text.meta,
+        }
+    return {"stamp": parsed.stamp, "text": fields, "problem": parsed.problem}
+
+
+def _from_json(raw: dict[str, Any]) -> _Parsed:
+    stamp = tuple(int(n) for n in raw["stamp"])
+    if len(stamp) != 3:
+        raise ValueError("bad stamp")
+    text = raw["text"]
+    if text is not None:
+        text = SkillText(
+            name=str(text["name"]),
+            description=str(text["description"]),
+            body=str(text.get("body", "")),
+            descriptions={str(k): str(v) for k, v in dict(text.get("descriptions") or {}).items()},
+            owner=text.get("owner"),
+            tags=tuple(str(t) for t in text.get("tags") or ()),
+            meta=dict(text.get("meta") or {}),
+        )
+    problem = raw.get("problem")
+    return _Parsed((stamp[0], stamp[1], stamp[2]), text, str(problem) if problem is not None else None)
+
+
+def _parse_head(manifest: Path, folder_name: str) -> tuple[SkillText | None, str | None]:
+    try:
+        fd = os.open(manifest, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:  # the frontmatter only: the body is read when a skill is
+            text = handle.read(HEAD).decode("utf-8", errors="replace")  # (the index needs no bodies)
+        return parse(head_only(text), folder_name=folder_name), None
+    except SkillFormatError as e:
+        return None, f"skipped: {e}"
+    except OSError as e:
+        return None, f"skipped: {e.strerror or e}"
 
 
 class SkillRegistry:
@@ -164,6 +215,8 @@ class SkillRegistry:
         self._lock = threading.RLock()
         self._scanning = threading.Lock()
         self._parsed: dict[Path, _Parsed] = {}
+        self._dirty = False
+        self.cache_file = data / "cache" / "skills.json"
         self._records: list[Record] = []
         self._skills: dict[str, Skill] = {}  # path → skill, for the usable records
         self._listeners: list[Callable[[int], None]] = []
@@ -214,6 +267,8 @@ class SkillRegistry:
             return self._refresh()
 
     def _refresh(self) -> bool:
+        if not self.scanned and not self._parsed:
+            self._parsed = self._load_cache()
         roots = self.roots()
         settings = self.settings_file.load()
         found: list[tuple[Root, Path, Skill | None, str | None]] = []
@@ -223,9 +278,12 @@ class SkillRegistry:
                 seen.add(folder)
                 found.append((root, folder, skill, problem))
         records, usable = self._resolve(found, set(settings.disabled))
+        for stale in set(self._parsed) - seen:
+            del self._parsed[stale]
+            self._dirty = True
+        if self._dirty:
+            self._save_cache()
         with self._lock:
-            for stale in set(self._parsed) - seen:
-                del self._parsed[stale]
             changed = records != self._records
             self._records, self._skills, self.roots_seen = records, usable, roots
             self.scanned = True
@@ -236,6 +294,26 @@ class SkillRegistry:
             for listener in listeners:
                 listener(version)
         return changed
+
+    # The parsed frontmatter of every SKILL.md, kept between starts by file identity (inode, size, mtime):
+    # a start where nothing changed parses nothing (and never loads the YAML parser).
+    def _load_cache(self) -> dict[Path, _Parsed]:
+        try:
+            raw = orjson.loads(self.cache_file.read_bytes())
+            if raw.get("version") != CACHE_VERSION:
+                return {}
+            return {Path(k): _from_json(v) for k, v in raw["skills"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return {}  # no cache, or not ours to trust: parse again
+
+    def _save_cache(self) -> None:
+        data = {"version": CACHE_VERSION, "skills": {str(k): _to_json(v) for k, v in self._parsed.items()}}
+        try:
+            self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.cache_file, orjson.dumps(data, default=str))
+            self._dirty = False
+        except OSError as e:
+            log.warning("cannot keep the skills' cache: %s", e.strerror)
 
     def _scan_root(self, root: Root) -> Iterable[tuple[Path, Skill | None, str | None]]:
         if not root.enabled:
@@ -289,25 +367,17 @@ class SkillRegistry:
             return folder, None, f"skipped: SKILL.md is larger than {MAX_FILE // 1024} KB"
         stamp = (info.st_ino, info.st_size, info.st_mtime_ns)
         cached = self._parsed.get(folder)
-        if cached is not None and cached.stamp == stamp and (cached.skill is None or cached.skill.tier == root.tier):
-            return folder, cached.skill, cached.problem
-        skill, problem = self._parse(root, folder, manifest)
-        self._parsed[folder] = _Parsed(stamp, skill, problem)
-        return folder, skill, problem
-
-    def _parse(self, root: Root, folder: Path, manifest: Path) -> tuple[Skill | None, str | None]:
-        try:
-            fd = os.open(manifest, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            with os.fdopen(fd, "rb") as handle:  # the frontmatter only: the body is read when a skill is
-                text = handle.read(HEAD).decode("utf-8", errors="replace")  # (the index needs no bodies)
-            parsed = parse(head_only(text), folder_name=folder.name)
-        except SkillFormatError as e:
-            return None, f"skipped: {e}"
-        except OSError as e:
-            return None, f"skipped: {e.strerror or e}"
+        if cached is not None and cached.stamp == stamp:
+            text, problem = cached.text, cached.problem
+        else:
+            text, problem = _parse_head(manifest, folder.name)
+            self._parsed[folder] = _Parsed(stamp, text, problem)
+            self._dirty = True
+        if text is None:
+            return folder, None, problem
         if root.owner is not None:
-            parsed = replace(parsed, owner=root.owner)
-        return Skill(text=parsed, tier=root.tier, folder=folder, origin=root.origin), None
+            text = replace(text, owner=root.owner)
+        return folder, Skill(text=text, tier=root.tier, folder=folder, origin=root.origin), None
 
     def _resolve(
         self, found: list[tuple[Root, Path, Skill | None, str | None]], disabled: set[str]

@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import yaml
-
 from orkas.core.errors import OrkasError
 
 FILE = "SKILL.md"
@@ -36,10 +34,13 @@ STRICT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _LOOSE_NAME = re.compile(r"^[^\x00-\x1f\x7f/\\]{1,64}$")
 LIFECYCLE = ("createdAt", "updatedAt", "patchCount", "lastUsedAt", "tags")
 
-try:  # libyaml's parser: ~10× faster, which matters when two thousand skills load at start
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - wheels ship libyaml on the platforms we build for
-    _Loader = yaml.SafeLoader
+
+def _yaml() -> tuple[Any, Any]:
+    """PyYAML and its fastest safe loader (libyaml's: ~10× the pure-Python one), imported when a skill is
+    first parsed: a start whose skills are all cached never loads it."""
+    import yaml
+
+    return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class SkillFormatError(OrkasError):
@@ -106,15 +107,61 @@ def body_of(text: str) -> str:
     return split(text)[1].strip("\n")
 
 
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,63}):[ ]+(\S(?:.*\S)?)[ ]*")
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`~=<.+0123456789")  # a value starting so is left to YAML
+_RESOLVED = frozenset(  # plain words PyYAML (YAML 1.1) turns into booleans or null
+    "y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL".split()
+)
+
+
+def simple_frontmatter(head: str) -> dict[str, Any] | None:
+    """The frontmatter when every line is `key: plain text` that YAML reads as that very text, else None
+    (then YAML reads it). Most skills' frontmatter is this simple; building PyYAML's objects for two
+    thousand of them costs more than the rest of a scan together. tests/engine/test_skills.py checks the
+    two agree on generated frontmatter."""
+    found: dict[str, Any] = {}
+    for line in head.split("\n"):
+        line = line.removesuffix("\r")
+        if not line.strip():
+            continue
+        match = _SIMPLE_LINE.fullmatch(line)
+        if match is None:
+            return None
+        key, value = match.groups()
+        quote = value[0]
+        if quote in "\"'" and len(value) >= 2 and value[-1] == quote and key not in found and key not in _RESOLVED:
+            inner = value[1:-1]  # one line, quoted, nothing escaped: a string as it stands
+            if quote not in inner and "\\" not in inner and inner.isprintable():
+                found[key] = inner
+                continue
+            return None
+        if (
+            key in found
+            or key in _RESOLVED
+            or value in _RESOLVED
+            or value[0] in _INDICATORS
+            or ": " in value
+            or " #" in value
+            or value.endswith(":")
+            or not value.isprintable()
+        ):
+            return None
+        found[key] = value
+    return found
+
+
 def parse(text: str, *, folder_name: str, strict: bool = False) -> SkillText:
     """One SKILL.md. `strict` applies the written-skill rules (name = folder, strict names, body cap)."""
     if len(text) > MAX_FILE:
         raise SkillFormatError(f"SKILL.md is larger than {MAX_FILE // 1024} KB")
     head, body = split(text)
-    try:
-        meta = yaml.load(head, Loader=_Loader) or {}
-    except yaml.YAMLError as e:
-        raise SkillFormatError(f"the frontmatter is not valid YAML: {str(e).splitlines()[0]}") from None
+    meta = simple_frontmatter(head)
+    if meta is None:
+        yaml, loader = _yaml()
+        try:
+            meta = yaml.load(head, Loader=loader) or {}
+        except yaml.YAMLError as e:
+            raise SkillFormatError(f"the frontmatter is not valid YAML: {str(e).splitlines()[0]}") from None
     if not isinstance(meta, dict):
         raise SkillFormatError("the frontmatter must be a table of fields")
     name = meta.get("name", folder_name)
@@ -171,5 +218,6 @@ def render(name: str, description: str, body: str, meta: dict[str, Any] | None =
     """A SKILL.md for a skill Orkas writes: `name` and `description` first, then the other fields."""
     fields: dict[str, Any] = {"name": name, "description": description}
     fields.update({k: v for k, v in (meta or {}).items() if k not in fields and v is not None})
+    yaml, _loader = _yaml()
     front = yaml.safe_dump(fields, sort_keys=False, allow_unicode=True, width=10_000).strip()
     return f"---\n{front}\n---\n{body.strip()}\n"

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from orkas.engine.memory.terms import query_terms, words
 from orkas.engine.skills.format import SkillText
 
 Tier = Literal["bundled", "custom", "agent", "learned", "package", "global"]
@@ -131,6 +130,8 @@ class Catalog:
 
     def _keyword(self, query: str, k: int) -> list[str]:
         """Names (casefolded) by a BM25-like score: a term in the name weighs 3, in the description 1."""
+        from orkas.engine.memory.terms import query_terms  # its patterns compile on first search, not at start
+
         terms = [_norm(t) for term in query_terms(query) for t in term.split()]
         if not terms:
             return []
@@ -151,6 +152,8 @@ class Catalog:
 
     def _word_table(self) -> list[_Words]:
         if self._words is None:
+            from orkas.engine.memory.terms import words
+
             table = []
             for skill in self._by_name.values():
                 name = _normed(words(skill.name.replace("-", " ").replace("_", " ")))
@@ -172,4 +175,6 @@ def _normed(found: Iterable[str]) -> set[str]:
 
 
 def _flat(tags: Iterable[str]) -> list[str]:
+    from orkas.engine.memory.terms import words
+
     return [w for tag in tags for w in words(tag)]
