@@ -84,6 +84,7 @@ class Settings:
     # every address of this machine, on a port that stays the same so paired phones find it again.
     mirror_host: str = "0.0.0.0"
     mirror_port: int = 47615
+    ssh_agent: str | None = None  # SSH_AUTH_SOCK: only for cloning a package from an ssh:// source
 
 
 def settings_from_env(env: Mapping[str, str]) -> Settings:
@@ -118,6 +119,7 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
         max_model_calls=_count(env, "ORKAS_MAX_MODEL_CALLS", 10),
         mirror_host=env.get("ORKAS_MIRROR_HOST") or "0.0.0.0",
         mirror_port=int(env["ORKAS_MIRROR_PORT"]) if env.get("ORKAS_MIRROR_PORT", "").isdigit() else 47615,
+        ssh_agent=env.get("SSH_AUTH_SOCK") or None,
     )
 
 
@@ -461,7 +463,7 @@ def package_store(settings: Settings) -> Packages:
         policy = PathPolicy(folder, protected=protected, own=[folder], readable=readable)
         return sandbox(settings, policy, Limits(max_timeout=900.0))
 
-    return Packages(settings.data_dir, executor_for, lambda: protected_data(settings.data_dir))
+    return Packages(settings.data_dir, executor_for, lambda: protected_data(settings.data_dir), settings.ssh_agent)
 
 
 def skill_access(registry: SkillRegistry, agent: str | None, allowed: Sequence[str] | None = None) -> SkillAccess:

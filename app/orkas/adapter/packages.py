@@ -230,12 +230,14 @@ class Packages:
         data: Path,
         executor_for: Callable[[Path, list[Path]], Executor],
         protected: Callable[[], list[Path]] = lambda: [],
+        ssh_agent: str | None = None,
     ) -> None:
         self.folder = data / "packages"
         self.bin = self.folder / ".bin"
         self.registry_file = data / "package-registry.json"
         self._executor_for = executor_for
         self._protected = protected
+        self.ssh_agent = ssh_agent  # the person's ssh agent, for ssh:// sources (their own explicit install)
 
     # ---- the registry ----
     def load(self) -> dict[str, Package]:
@@ -363,8 +365,8 @@ class Packages:
         env = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/false", "GIT_CONFIG_NOSYSTEM": "1"}
         if source.kind == "ssh":
             env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes -o StrictHostKeyChecking=accept-new"
-            if os.environ.get("SSH_AUTH_SOCK"):
-                env["SSH_AUTH_SOCK"] = os.environ["SSH_AUTH_SOCK"]
+            if self.ssh_agent:
+                env["SSH_AUTH_SOCK"] = self.ssh_agent
         result = await executor.run(
             command,
             cwd=self.folder,
