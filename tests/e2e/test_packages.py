@@ -215,3 +215,26 @@ def test_dependency_consent_is_asked_once_and_remembered(tmp_path: Path, env: di
     assert orkas("packages", "deps", "without", "yes", env=env, cwd=tmp_path).returncode == 0
     assert orkas("packages", "update", "without", env=env, cwd=tmp_path, timeout=180).returncode == 0
     assert (data / "without" / ".venv" / "bin" / "python").exists()
+
+
+def test_two_installs_of_one_name_at_once_keep_one_and_say_why_for_the_other(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    from tests.e2e.test_cli import ORKAS
+
+    first = repo(tmp_path / "src" / "one" / "kit", {"SKILL.md": SKILL.format(name="from-one")})
+    second = repo(tmp_path / "src" / "two" / "kit", {"SKILL.md": SKILL.format(name="from-two")})
+    running = [
+        subprocess.Popen([ORKAS, "packages", "install", str(source)], env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+        for source in (first, second)
+    ]  # fmt: skip
+    results = [(p.wait(60), p.stderr.read() if p.stderr else "") for p in running]
+    assert sorted(code for code, _ in results) == [0, 2], results
+    assert any("installed already" in err or "installed meanwhile" in err for _, err in results)
+    listed = packages(env, tmp_path)
+    assert list(listed) == ["kit"]
+    data = tmp_path / "data" / "packages"
+    winner = "from-one" if listed["kit"]["source"] == str(first) else "from-two"
+    assert f"name: {winner}" in (data / "kit" / "SKILL.md").read_text()
+    assert not [p for p in os.listdir(data) if p.startswith(".staging")]

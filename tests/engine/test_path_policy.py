@@ -97,6 +97,8 @@ DENIED = [
     ("sub/../../proj-evil/x.txt", False),
     ("/ETC/passwd", False),
     ("{outside}", False),
+    ("~/.claude/.credentials.json", False),  # other agent tools' keys, beside the skill folders Orkas reads
+    ("~/.codex/auth.json", False),
 ]
 
 

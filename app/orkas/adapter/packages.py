@@ -30,7 +30,8 @@ import shutil
 import stat
 import tomllib
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -280,57 +281,69 @@ class Packages:
             commit = await self._commit(staging)
             now = _now()
             package = Package(name, source.text, commit, kind, roots, entries, deps, None, True, now, now)
-            os.rename(staging, self.folder / name)
+            with self._locked():  # another install of this name (the CLI, the app) may have finished meanwhile
+                if name in self.load() or (self.folder / name).exists():
+                    raise PackageError(f"a package named {name!r} was installed meanwhile")
+                os.rename(staging, self.folder / name)
+                packages = self.load()
+                packages[name] = package
+                self._save(packages)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        packages = self.load()
-        packages[name] = package
-        self._save(packages)
         await self._dependencies(package, consent)
-        self._write_shims()
+        with self._locked():
+            self._write_shims()
         log.info("package %s installed (%s, %d skills, %d commands)", name, kind, len(roots), len(entries))
         return package
 
     async def update(self, name: str, consent: Callable[[Package], Awaitable[bool]] | None = None) -> Package:
         """The recorded source cloned again; the old copy is replaced only once the new one passed every check."""
         old = self.get(name)
-        source = check_source(old.source)
-        staging = await self._fetch(source, name)
+        staging = await self._fetch(check_source(old.source), name)
         target = self.folder / name
         aside = self.folder / f".old-{name}-{uuid.uuid4().hex[:8]}"
         try:
             kind, roots, entries, deps = detect(staging, name)
             commit = await self._commit(staging)
-            os.rename(target, aside)
-            try:
-                os.rename(staging, target)
-            except OSError:
-                os.rename(aside, target)
-                raise
+            with self._locked():
+                current = self.load().get(name)
+                if current is None:
+                    raise PackageError(f"the package {name!r} was removed meanwhile")
+                os.rename(target, aside)
+                try:
+                    os.rename(staging, target)
+                except OSError:
+                    os.rename(aside, target)
+                    raise
+                package = Package(
+                    name, old.source, commit, kind, roots, entries, deps,
+                    current.deps_consent, current.enabled, current.installed_at, _now(),
+                )  # fmt: skip
+                packages = self.load()
+                packages[name] = package
+                self._save(packages)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         shutil.rmtree(aside, ignore_errors=True)
-        package = Package(
-            name,
-            old.source,
-            commit,
-            kind,
-            roots,
-            entries,
-            deps,
-            old.deps_consent,
-            old.enabled,
-            old.installed_at,
-            _now(),
-        )
-        packages = self.load()
-        packages[name] = package
-        self._save(packages)
         await self._dependencies(package, consent)
-        self._write_shims()
+        with self._locked():
+            self._write_shims()
         return package
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Registry changes one at a time across processes (the app and `orkas packages` in a terminal)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with open(self.folder.parent / "package-registry.lock", "a") as handle:
+            try:
+                import fcntl
+
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            except ImportError:  # pragma: no cover - Windows: one process at a time in practice
+                pass
+            yield
 
     async def _fetch(self, source: Source, name: str) -> Path:
         """A checked copy of the source in a staging folder beside the packages (removed on any failure)."""
@@ -408,9 +421,11 @@ class Packages:
         if package.deps_consent is None:
             answer = await consent(package) if consent is not None else False
             package.deps_consent = answer
-            packages = self.load()
-            packages[package.name] = package
-            self._save(packages)
+            with self._locked():
+                packages = self.load()
+                if package.name in packages:
+                    packages[package.name].deps_consent = answer
+                    self._save(packages)
         if package.deps_consent:
             await self.install_dependencies(package)
 
@@ -428,29 +443,32 @@ class Packages:
             raise PackageError(f"installing the dependencies of {package.name} failed: {said[0][:300]}")
 
     def set_consent(self, name: str, consent: bool) -> Package:
-        packages = self.load()
-        package = packages.get(name) or self.get(name)
-        package.deps_consent = consent
-        self._save(packages)
+        with self._locked():
+            packages = self.load()
+            package = packages.get(name) or self.get(name)
+            package.deps_consent = consent
+            self._save(packages)
         return package
 
     # ---- remove, enable, disable ----
     def remove(self, name: str) -> None:
-        packages = self.load()
-        if name not in packages:
-            raise NotFound(f"no package {name!r}: `orkas packages list` shows them")
-        del packages[name]
-        self._save(packages)
-        shutil.rmtree(self.folder / name, ignore_errors=True)
-        self._write_shims()
+        with self._locked():
+            packages = self.load()
+            if name not in packages:
+                raise NotFound(f"no package {name!r}: `orkas packages list` shows them")
+            del packages[name]
+            self._save(packages)
+            shutil.rmtree(self.folder / name, ignore_errors=True)
+            self._write_shims()
 
     def set_enabled(self, name: str, enabled: bool) -> Package:
-        packages = self.load()
-        if name not in packages:
-            raise NotFound(f"no package {name!r}: `orkas packages list` shows them")
-        packages[name].enabled = enabled
-        self._save(packages)
-        self._write_shims()
+        with self._locked():
+            packages = self.load()
+            if name not in packages:
+                raise NotFound(f"no package {name!r}: `orkas packages list` shows them")
+            packages[name].enabled = enabled
+            self._save(packages)
+            self._write_shims()
         return packages[name]
 
     # ---- what the rest of the app uses ----

@@ -565,7 +565,12 @@ def save_custom(root: Path, name: str, description: str, body: str, files: Mappi
             target.parent.mkdir(parents=True, exist_ok=True)
             executable = content.startswith("#!")
             atomic_write(target, content.encode(), mode=0o755 if executable else 0o644)
-        os.rename(staging, folder)
+        if folder.exists():  # made meanwhile (the Skills screen and the agent at once)
+            raise SkillFormatError(f"a skill folder {name!r} exists already")
+        try:
+            os.rename(staging, folder)
+        except OSError as e:
+            raise SkillFormatError(f"a skill folder {name!r} exists already ({e.strerror})") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

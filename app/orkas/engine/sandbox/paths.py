@@ -45,6 +45,9 @@ CREDENTIAL_DIRS = (
     ".config/gh",
     ".terraform.d",
     ".vault-token",
+    # other agent tools' own keys: Orkas reads their skill folders, never these
+    ".claude/.credentials.json",
+    ".codex/auth.json",
 )
 SYSTEM_DIRS = (
     "/etc",
