@@ -240,7 +240,7 @@ function watch(section, version, search, guard, refresh, onInfo) {
     if (!section.isConnected) { clearInterval(timer); return; }
     if (section.contains(document.activeElement) && section.querySelector("form :focus")) return; // typing
     try {
-      const latest = await get("/api/skills");
+      const latest = await get("/api/skills/version");
       if (latest.version === version || !section.isConnected) return;
       clearInterval(timer);
       const fresh = await skillsSection(guard, refresh, onInfo);

@@ -70,6 +70,11 @@ def add_skills_routes(api: FastAPI, registry: SkillRegistry) -> None:
     async def skills_list() -> dict[str, Any]:
         return await fresh()
 
+    @api.get("/api/skills/version")
+    async def skills_version() -> dict[str, int]:
+        """Grows with every change a scan finds: the Skills screen asks this each second, the list only on a change."""
+        return {"version": registry.version}
+
     @api.get("/api/skills/show")
     async def skills_show(path: str) -> dict[str, Any]:
         record = next((r for r in registry.records() if r.path == path), None)
