@@ -289,3 +289,8 @@ def test_search_reaches_bodies_through_the_knowledge_base(tmp_path: Path, home: 
         within(10, lambda: {s.name for s in reg.catalog(None).search("ledger")} == {"quarterly", "haiku"})
     finally:
         knowledge.close()
+    from orkas.adapter.skill_index import stored  # `orkas run` in a terminal: the index the app kept
+
+    later = registry(tmp_path, home)
+    later.meaning = stored(data / "kb" / "skills", E5Embedder)
+    assert later.catalog(None).search("accounting summary for three months")[0].name == "quarterly"

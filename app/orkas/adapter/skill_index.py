@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orkas.adapter.skill_roots import SkillRegistry, skill_text
@@ -17,6 +19,9 @@ from orkas.engine.skills.format import SkillFormatError, body_of
 
 if TYPE_CHECKING:
     from orkas.adapter.knowledge import KnowledgeService
+    from orkas.engine.memory.embedders import Embedder
+    from orkas.engine.memory.kb import KnowledgeBase
+    from orkas.engine.skills.library import Meaning
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +32,6 @@ class SkillIndex:
     def __init__(self, registry: SkillRegistry, knowledge: KnowledgeService) -> None:
         self.registry = registry
         self.knowledge = knowledge
-        self._names: dict[str, str] = {}  # document id (the skill's folder) → name
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -71,7 +75,6 @@ class SkillIndex:
                 body = ""
             text = f"{skill.name}\n{skill.text.description}\n\n{body[:BODY_CHARS]}"
             written += kb.add_text(doc_id, text, source=skill.name) > 0
-        self._names = {doc_id: s.name for doc_id, s in skills.items()}
         self._synced = version
         if written:
             self.knowledge.kick()
@@ -82,10 +85,28 @@ class SkillIndex:
         """Names of the best matches (hybrid: words and meaning); empty while the base is not open."""
         if not self.knowledge.is_open:
             return []
-        hits = self.knowledge.skills.search(query, k * 2)
-        names: list[str] = []
-        for hit in hits:
-            name = self._names.get(hit.doc_id)
-            if name is not None and name not in names:
-                names.append(name)
-        return names[:k]
+        return names_of(self.knowledge.skills, query, k)
+
+
+def names_of(kb: KnowledgeBase, query: str, k: int) -> list[str]:
+    """The skills' names (each document's source) of the best hits, best first, each once."""
+    names: list[str] = []
+    for hit in kb.search(query, k * 2):
+        if hit.source not in names:
+            names.append(hit.source)
+    return names[:k]
+
+
+def stored(folder: Path, embedder: Callable[[], Embedder | None]) -> Meaning:
+    """Search over the skills index the app keeps (`orkas run` in a terminal): opened on the first search,
+    never synced here — a name no longer in use is dropped by the catalogue."""
+    opened: list[KnowledgeBase] = []
+
+    def search(query: str, k: int) -> list[str]:
+        if not opened:
+            from orkas.engine.memory.kb import KnowledgeBase
+
+            opened.append(KnowledgeBase.open(folder, embedder=embedder()))
+        return names_of(opened[0], query, k)
+
+    return search

@@ -31,6 +31,8 @@ from orkas.engine.consent import Decision, Permissions
 from orkas.engine.events import Done, Error, Event, PermissionRequest
 
 if TYPE_CHECKING:
+    from orkas.adapter.skill_roots import SkillRegistry
+    from orkas.engine.memory.embedders import Embedder
     from orkas.engine.memory.kb import KnowledgeBase
 
 EXIT_OK, EXIT_FAILED, EXIT_ABORTED = 0, 1, 130
@@ -66,7 +68,7 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         configured=configured,
         knowledge=knowledge,
         past_conversations=past,
-        skills=skill_access(skill_registry(settings, background=False), None),
+        skills=skill_access(_skills(settings), None),
     )
     store = SessionStore(sessions_dir(data_dir(env.get("ORKAS_HOME"))))
     if args.session:
@@ -165,6 +167,23 @@ def _group_session(settings: Settings, session_id: str | None) -> bool:
     if not session_id or not GROUP_ID.match(session_id):
         return False
     return (settings.data_dir / "conversations" / session_id / "state.json").exists()
+
+
+def _skills(settings: Settings) -> SkillRegistry:
+    """Every skill, scanned now; searched by meaning too when the app has indexed them (opened on first use)."""
+    registry = skill_registry(settings, background=False)
+    folder = settings.data_dir / "kb" / "skills"
+    if (folder / "kb.sqlite").exists():
+        from orkas.adapter.skill_index import stored
+
+        def embedder() -> Embedder | None:
+            try:
+                return embedder_for(settings)
+            except (OSError, ValueError, OrkasError):
+                return None  # keyword search in the index still answers
+
+        registry.meaning = stored(folder, embedder)
+    return registry
 
 
 def _knowledge(settings: Settings) -> tuple[KnowledgeBase | None, KnowledgeBase | None]:
