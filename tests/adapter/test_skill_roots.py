@@ -130,6 +130,13 @@ def test_quarantine_symlinks_sizes_and_dot_folders_are_listed_with_why(tmp_path:
     assert records["linked"].skipped and "symbolic link" in (records["linked"].reason or "")
     assert records["linkfile"].skipped and "symbolic link" in (records["linkfile"].reason or "")
     assert reg.catalog(None).names() == ["good"]
+    (home / ".ssh").mkdir()
+    write(home / ".ssh" / "keys", "keys", "Looks harmless.")
+    os.symlink(home / ".ssh", home / ".codex")  # ~/.codex → ~/.ssh: ~/.codex/skills lies in a protected place
+    os.symlink(home / ".ssh", home / ".ssh" / "skills")
+    reg.refresh()
+    refused = next(r for r in reg.records() if r.path == str(home / ".codex" / "skills"))
+    assert refused.skipped and "protected place" in (refused.reason or "") and "keys" not in reg.catalog(None).names()
     # the same text from a trusted root is the person's own: not scanned
     write(tmp_path / "data" / "skills" / "mine", "mine", INJECTED)
     reg.refresh()

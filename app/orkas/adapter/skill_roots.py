@@ -327,8 +327,8 @@ class SkillRegistry:
             return
         if not stat.S_ISDIR(info.st_mode):
             return
-        if not root.trusted and self._refused_root(root.path):
-            log.info("skills in %s are not read: it is or lies in a protected place", root.origin)
+        if not root.trusted and self._refused_root(root.path):  # e.g. a link to the home folder or ~/.ssh
+            yield root.path, None, "skipped: the folder is, holds or lies in a protected place (links are resolved)"
             return
         try:
             entries = sorted(os.scandir(root.path), key=lambda e: e.name)
