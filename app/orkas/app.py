@@ -469,7 +469,7 @@ def package_store(settings: Settings) -> Packages:
 def skill_access(registry: SkillRegistry, agent: str | None, allowed: Sequence[str] | None = None) -> SkillAccess:
     """What `agent` (None: the commander) may use of the registry's skills, now; with installed packages'
     commands (read-only) when there are any."""
-    from orkas.adapter.skill_roots import save_custom
+    from orkas.adapter.custom_skills import save_custom
 
     registry.ensure()
     catalog = registry.catalog(agent, allowed=allowed)

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from orkas.adapter.custom_skills import save_custom, update_custom
 from orkas.adapter.skill_guard import SkillGuard
-from orkas.adapter.skill_roots import Root, SkillRegistry, save_custom, update_custom
+from orkas.adapter.skill_roots import Root, SkillRegistry
 from orkas.adapter.skill_watch import SkillWatcher
 from orkas.core.errors import ConfigError
 from orkas.engine.skills import SkillFormatError

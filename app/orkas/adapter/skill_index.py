@@ -14,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orkas.adapter.skill_roots import SkillRegistry, skill_text
+from orkas.adapter.custom_skills import skill_text
+from orkas.adapter.skill_roots import SkillRegistry
 from orkas.engine.skills.format import SkillFormatError, body_of
 
 if TYPE_CHECKING:

@@ -18,13 +18,11 @@ or one by one), folders they added, skills they disabled.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import shutil
 import stat
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,10 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from orkas.adapter.skill_cache import CACHE_VERSION, Parsed, from_json, parse_head, to_json
+from orkas.adapter.skill_settings import SettingsFile
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
 from orkas.engine.sandbox import PathDenied, PathPolicy
-from orkas.engine.skills.format import FILE, HEAD, MAX_FILE, SkillFormatError, SkillText, head_only, parse, render
+from orkas.engine.skills.format import FILE, MAX_FILE, SkillFormatError, parse, render
 from orkas.engine.skills.library import TRUSTED, Catalog, Meaning, Skill, Tier
 
 if TYPE_CHECKING:
@@ -93,99 +93,10 @@ class Record:
         return not (self.skipped or self.quarantined or self.shadowed or self.checking) and self.enabled
 
 
-@dataclass(slots=True)
-class SkillSettings:
-    global_enabled: bool = True
-    folders: list[str] = field(default_factory=list)  # more global folders the person added
-    off: list[str] = field(default_factory=list)  # global folders switched off one by one
-    disabled: list[str] = field(default_factory=list)  # skills switched off, by path
-
-
-class SettingsFile:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def load(self) -> SkillSettings:
-        try:
-            raw = json.loads(self.path.read_text())
-        except FileNotFoundError:
-            return SkillSettings()
-        except (OSError, ValueError) as e:
-            log.warning("skill settings %s unreadable (%s): using the defaults", self.path, type(e).__name__)
-            return SkillSettings()
-        if not isinstance(raw, dict):
-            return SkillSettings()
-        return SkillSettings(
-            global_enabled=raw.get("global_enabled", True) is not False,
-            folders=[str(f) for f in raw.get("folders", []) if isinstance(f, str)],
-            off=[str(f) for f in raw.get("off", []) if isinstance(f, str)],
-            disabled=[str(f) for f in raw.get("disabled", []) if isinstance(f, str)],
-        )
-
-    def save(self, settings: SkillSettings) -> None:
-        atomic_write(self.path, (json.dumps(asdict(settings), indent=2, ensure_ascii=False) + "\n").encode())
-
-
 # The guard for open-tier text: None when clean, else the reason. `pending` means "not decided yet"
 # (its slower layer has not looked): such a skill is listed as checking and not advertised.
 Guard = Callable[[str], "str | None"]
 PENDING = "\0pending"
-
-
-@dataclass(frozen=True, slots=True)
-class _Parsed:
-    stamp: tuple[int, int, int]  # inode, size, mtime: a changed file is parsed again
-    text: SkillText | None
-    problem: str | None
-
-
-CACHE_VERSION = 1  # raise when parsing changes: every SKILL.md is read again
-
-
-def _to_json(parsed: _Parsed) -> dict[str, Any]:
-    text = parsed.text
-    fields = None
-    if text is not None:  # by hand: dataclasses.asdict deep-copies, ~70 µs a skill
-        fields = {
-            "name": text.name,
-            "description": text.description,
-            "descriptions": text.descriptions,
-            "owner": text.owner,
-            "tags": text.tags,
-            "meta": text.meta,
-        }
-    return {"stamp": parsed.stamp, "text": fields, "problem": parsed.problem}
-
-
-def _from_json(raw: dict[str, Any]) -> _Parsed:
-    stamp = tuple(int(n) for n in raw["stamp"])
-    if len(stamp) != 3:
-        raise ValueError("bad stamp")
-    text = raw["text"]
-    if text is not None:
-        text = SkillText(
-            name=str(text["name"]),
-            description=str(text["description"]),
-            body=str(text.get("body", "")),
-            descriptions={str(k): str(v) for k, v in dict(text.get("descriptions") or {}).items()},
-            owner=text.get("owner"),
-            tags=tuple(str(t) for t in text.get("tags") or ()),
-            meta=dict(text.get("meta") or {}),
-        )
-    problem = raw.get("problem")
-    return _Parsed((stamp[0], stamp[1], stamp[2]), text, str(problem) if problem is not None else None)
-
-
-def _parse_head(manifest: Path, folder_name: str) -> tuple[SkillText | None, str | None]:
-    try:
-        fd = os.open(manifest, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as handle:  # the frontmatter only: the body is read when a skill is
-            text = handle.read(HEAD).decode("utf-8", errors="replace")  # (the index needs no bodies)
-        return parse(head_only(text), folder_name=folder_name), None
-    except SkillFormatError as e:
-        return None, f"skipped: {e}"
-    except OSError as e:
-        return None, f"skipped: {e.strerror or e}"
 
 
 class SkillRegistry:
@@ -214,7 +125,7 @@ class SkillRegistry:
         self._guard = guard
         self._lock = threading.RLock()
         self._scanning = threading.Lock()
-        self._parsed: dict[Path, _Parsed] = {}
+        self._parsed: dict[Path, Parsed] = {}
         self._dirty = False
         self.cache_file = data / "cache" / "skills.json"
         self._records: list[Record] = []
@@ -297,17 +208,17 @@ class SkillRegistry:
 
     # The parsed frontmatter of every SKILL.md, kept between starts by file identity (inode, size, mtime):
     # a start where nothing changed parses nothing (and never loads the YAML parser).
-    def _load_cache(self) -> dict[Path, _Parsed]:
+    def _load_cache(self) -> dict[Path, Parsed]:
         try:
             raw = orjson.loads(self.cache_file.read_bytes())
             if raw.get("version") != CACHE_VERSION:
                 return {}
-            return {Path(k): _from_json(v) for k, v in raw["skills"].items()}
+            return {Path(k): from_json(v) for k, v in raw["skills"].items()}
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return {}  # no cache, or not ours to trust: parse again
 
     def _save_cache(self) -> None:
-        data = {"version": CACHE_VERSION, "skills": {str(k): _to_json(v) for k, v in self._parsed.items()}}
+        data = {"version": CACHE_VERSION, "skills": {str(k): to_json(v) for k, v in self._parsed.items()}}
         try:
             self.cache_file.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(self.cache_file, orjson.dumps(data, default=str))
@@ -370,8 +281,8 @@ class SkillRegistry:
         if cached is not None and cached.stamp == stamp:
             text, problem = cached.text, cached.problem
         else:
-            text, problem = _parse_head(manifest, folder.name)
-            self._parsed[folder] = _Parsed(stamp, text, problem)
+            text, problem = parse_head(manifest, folder.name)
+            self._parsed[folder] = Parsed(stamp, text, problem)
             self._dirty = True
         if text is None:
             return folder, None, problem
@@ -541,60 +452,3 @@ class SkillRegistry:
         settings.global_enabled = enabled
         self.settings_file.save(settings)
         self.refresh()
-
-
-def save_custom(root: Path, name: str, description: str, body: str, files: Mapping[str, str]) -> Path:
-    """Write a new custom skill (skill_save, after the person accepted its card): every file first into a
-    hidden folder beside the others, then one rename, so a crash never leaves half a skill. Raises
-    `SkillFormatError` when it would not load back or the name is taken."""
-    from orkas.core.fsutil import make_folders_for_person
-
-    text = render(name, description, body)
-    parse(text, folder_name=name, strict=True)  # it must load as it will be listed
-    folder = root / name
-    if folder.exists():
-        raise SkillFormatError(f"a skill folder {name!r} exists already")
-    make_folders_for_person(root)
-    staging = root / f".saving-{name}-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
-    try:
-        atomic_write(staging / FILE, text.encode(), mode=0o644)
-        for relative, content in files.items():
-            target = staging / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            executable = content.startswith("#!")
-            atomic_write(target, content.encode(), mode=0o755 if executable else 0o644)
-        if folder.exists():  # made meanwhile (the Skills screen and the agent at once)
-            raise SkillFormatError(f"a skill folder {name!r} exists already")
-        try:
-            os.rename(staging, folder)
-        except OSError as e:
-            raise SkillFormatError(f"a skill folder {name!r} exists already ({e.strerror})") from None
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return folder
-
-
-def update_custom(root: Path, name: str, description: str, body: str) -> Path:
-    """Change a custom skill's description and body, keeping its other fields and files. Raises
-    FileNotFoundError when there is no such skill, SkillFormatError when the result would not load."""
-    folder = root / name
-    manifest = folder / FILE
-    if folder.is_symlink() or manifest.is_symlink() or not manifest.is_file():
-        raise FileNotFoundError(manifest)
-    old = parse(manifest.read_text(encoding="utf-8", errors="replace"), folder_name=name)
-    meta = {k: v for k, v in old.meta.items() if k not in ("name", "description")}
-    meta["updatedAt"] = datetime.now(UTC).isoformat(timespec="seconds")
-    text = render(name, description, body, meta)
-    parse(text, folder_name=name, strict=True)
-    atomic_write(manifest, text.encode(), mode=0o644)
-    return folder
-
-
-def skill_text(folder: Path) -> str:
-    """A skill's whole SKILL.md (for showing it), never through a symbolic link."""
-    fd = os.open(folder / FILE, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read(MAX_FILE).decode("utf-8", errors="replace")
