@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from orkas.adapter.packages import Package, PackageError, Packages, check_source
+from orkas.adapter.package_sources import Package, PackageError, check_source
+from orkas.adapter.packages import Packages
 from orkas.core.errors import ConfigError
 from orkas.engine.consent import Ask
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
