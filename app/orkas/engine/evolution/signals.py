@@ -44,8 +44,8 @@ _CORRECTIONS = {
     r"não era isso|de novo, (?:mas|por favor)",
     "es": r"no es (?:correcto|así|eso)|está mal|\bincorrecto\b|en realidad|debería ser|hazlo de nuevo|\brehaz\b|"
     r"no es lo que|en lugar de|\bte dije\b|te olvidaste|\bequivocad[oa]\b",
-    "fr": r"ce n'est pas (?:ça|correct|juste|bon|ce que)|c'est faux|\ben fait\b|ça devrait être|\brefais\b|\brecommence\b|"
-    r"au lieu de|je t'ai dit|tu as oublié|\bincorrect\b",
+    "fr": r"ce n'est pas (?:ça|correct|juste|bon|ce que)|c'est faux|\ben fait\b|ça devrait être|\brefais\b|"
+    r"\brecommence\b|au lieu de|je t'ai dit|tu as oublié|\bincorrect\b",
     "de": r"das ist (?:falsch|nicht richtig|nicht korrekt)|\bfalsch\b|\beigentlich\b|sollte (?:sein|lauten)|"
     r"mach(?:'s| es) (?:noch ?mal|erneut)|\bstattdessen\b|\bich sagte\b|du hast vergessen|nicht das,? was",
 }
