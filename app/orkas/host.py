@@ -27,6 +27,7 @@ from orkas.adapter.preferences import change_preferences
 from orkas.adapter.processes import ConversationProcesses
 from orkas.adapter.runtime import ConversationRuntime, Hooks
 from orkas.adapter.settings import SettingsStore
+from orkas.adapter.signals import SignalLog
 from orkas.adapter.skill_index import SkillIndex
 from orkas.adapter.skill_roots import SkillRegistry
 from orkas.adapter.skill_watch import SkillWatcher, watch
@@ -178,6 +179,7 @@ def host(
     ledger = UsageLedger(settings.data_dir / "usage.jsonl")
     processes = ConversationProcesses(settings.data_dir / "processes")
     skills = skill_registry(settings, scan=False)
+    advertised: dict[tuple[str, str], list[str]] = {}  # (conversation, actor) → the skills its last prompt listed
     skill_index = SkillIndex(skills, knowledge)
     skills.meaning = skill_index.search
     problems = list(load_configured(settings).problems)
@@ -200,6 +202,9 @@ def host(
         attachments.folder(conversation.id).mkdir(parents=True, exist_ok=True)
         worker = spec is None and bool(note) and not tools  # an anonymous worker: only its task
         access = None if worker else skill_access(skills, spec.name if spec else None, spec.skills if spec else None)
+        if access is not None:  # what its prompt's index offers, for the signals of its run
+            window = lookup(spec.model if spec is not None and spec.model else conversation.model or "").context_window
+            advertised[(conversation.id, spec.name if spec else "commander")] = access.catalog.advertised(window)
         if spec is None and not worker and conversation.instructions.strip():  # the person's, for this chat
             note = "\n\n".join(part for part in (note, conversation.instructions.strip()) if part)
         return build_agent(
@@ -320,8 +325,14 @@ def host(
         budget.record(provider=end.message.provider, model=end.message.model, usage=end.usage, cost=cost)
         return title_text(end)
 
+    signal_log = SignalLog(settings.data_dir / "signals")
     hooks = Hooks(
-        after_turn=index, after_delete=knowledge.forget_conversation, after_restore=index, make_title=make_title
+        after_turn=index,
+        after_delete=knowledge.forget_conversation,
+        after_restore=index,
+        make_title=make_title,
+        after_run=signal_log.record,
+        advertised=lambda conversation_id, actor: advertised.get((conversation_id, actor), ()),
     )
     runtime = ConversationRuntime(store, make_agent, prepare_run, hooks, processes, groups)
 

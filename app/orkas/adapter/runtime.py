@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
@@ -37,12 +38,14 @@ from orkas.adapter.product_events import (
     run_failed,
     to_wire,
 )
+from orkas.adapter.run_signals import RunWatch
 from orkas.adapter.transcript import LoadReport
 from orkas.core.errors import ConfigError, NoProvider, NotFound, OrkasError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Decision, Permissions
 from orkas.engine.events import Done, Error
+from orkas.engine.evolution.signals import RunSignals
 from orkas.engine.messages import AttachmentBlock, Message, Notice, TextBlock, ToolResultBlock, UserMessage
 from orkas.engine.runner import Agent
 from orkas.engine.session import Session
@@ -134,6 +137,8 @@ class Hooks:
     after_restore: Callable[[Conversation, Sequence[Message]], None] | None = None
     # Names a new chat from its first message and answer (a short model call); None when it cannot.
     make_title: Callable[[Conversation, str, str], Awaitable[str | None]] | None = None
+    after_run: Callable[[RunSignals], None] | None = None  # each actor's run counted (self-evolution)
+    advertised: Callable[[str, str], Sequence[str]] | None = None  # (conversation, actor) → skills in its prompt
 
 
 class ConversationRuntime:
@@ -172,6 +177,30 @@ class ConversationRuntime:
             if stream.events and stream.events[-1]["type"] != "idle" and conversation_id not in self.active:
                 self.publish(conversation_id, Idle())  # the server stopped mid-run: the replay must end
         return stream
+
+    def _watch(self, conversation_id: str, person: str) -> RunWatch:
+        """Counts each actor's run of this turn for self-evolution; recorded off the event loop."""
+        hooks = self.hooks
+        if hooks.after_run is None:
+            return RunWatch(conversation_id, person, lambda _signals: None)
+        record = hooks.after_run
+        loop = asyncio.get_running_loop()
+
+        def recorded(signals: RunSignals) -> None:
+            task = loop.create_task(_hook(record, signals))
+            self.naming.add(
+                task
+            )  # kept until done; cancelled at shutdown like a title call (a lost signal costs nothing)
+            task.add_done_callback(self.naming.discard)
+
+        advertised = hooks.advertised
+        return RunWatch(
+            conversation_id,
+            person,
+            recorded,
+            (lambda actor: advertised(conversation_id, actor)) if advertised else (lambda _actor: ()),
+            addressed=re.findall(r"@([a-z0-9][a-z0-9_-]*)", person),
+        )
 
     def publish(self, conversation_id: str, event: ProductEvent, actor: str | None = None) -> dict[str, Any]:
         stream = self._stream(conversation_id)
@@ -431,6 +460,7 @@ class ConversationRuntime:
         try:
             self.publish(conversation.id, _message_shown(message, files=files))
             while True:
+                watch = self._watch(conversation.id, _text(message))
                 async for event in agent.run(
                     message,
                     session=session,
@@ -440,6 +470,7 @@ class ConversationRuntime:
                     budget=active.budget,
                 ):
                     self.publish(conversation.id, event)
+                    watch.see(event)
                     if isinstance(event, Done) and active.history_length == 0 and first_answer is None:
                         first_answer = event.text
                     if isinstance(event, Done | Error):
@@ -523,12 +554,16 @@ class ConversationRuntime:
             self._not_sent(conversation, message, files, e)
             return
 
+        watch = self._watch(conversation.id, _text(message))
+
         def publish(event: ProductEvent, actor: str | None) -> None:
             self.publish(conversation.id, event, actor)
+            watch.see(event, actor)
 
         try:
             self.publish(conversation.id, _message_shown(message, files=files))
             while True:
+                watch = self._watch(conversation.id, _text(message))
                 await groups.run(
                     conversation,
                     _text(message),

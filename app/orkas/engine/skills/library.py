@@ -80,35 +80,41 @@ class Catalog:
         return [s.name for s in self._by_name.values()]
 
     # ---- the prompt's index ----
+    HEAD = "Skills (instructions for recurring tasks; skill_read NAME gives the full text, skill_search finds more):"
+
+    def _fitting(self, context_window: int | None, share: float) -> tuple[list[Skill], int]:
+        """The skills whose lines fit in `share` of the window, in order, and how many did not."""
+        budget = int((context_window or 200_000) * share * 4)
+        used, shown, left = len(self.HEAD), [], 0
+        for skill in self._by_name.values():
+            size = len(skill.name) + len(skill.text.when) + 5  # "- name: when\n"
+            if used + size > budget:
+                left += 1
+                continue
+            used += size
+            shown.append(skill)
+        return shown, left
+
     def index(self, context_window: int | None, *, share: float = INDEX_SHARE) -> str:
         """The prompt section: one line per skill (name: when to use it), trusted ones first, within
         `share` of the window; the rest are counted and reachable with skill_search. Open-tier lines
         come inside an untrusted_data element: other tools' folders wrote them, not the person."""
         if not self._by_name:
             return ""
-        budget = int((context_window or 200_000) * share * 4)
-        head = (
-            "Skills (instructions for recurring tasks; skill_read NAME gives the full text, skill_search finds more):"
-        )
-        used = len(head)
-        trusted: list[str] = []
-        open_lines: list[str] = []
-        left = 0
-        for skill in self._by_name.values():
-            line = f"- {skill.name}: {skill.text.when}"
-            if used + len(line) + 1 > budget:
-                left += 1
-                continue
-            used += len(line) + 1
-            (trusted if skill.trusted else open_lines).append(line)
-        parts = [head, *trusted]
-        if open_lines:
+        shown, left = self._fitting(context_window, share)
+        parts = [self.HEAD, *(f"- {s.name}: {s.text.when}" for s in shown if s.trusted)]
+        outside = [f"- {s.name}: {s.text.when}" for s in shown if not s.trusted]
+        if outside:
             from orkas.engine.tools.untrusted import wrap
 
-            parts.append(wrap("\n".join(open_lines), "skills from folders outside Orkas (packages, other tools)"))
+            parts.append(wrap("\n".join(outside), "skills from folders outside Orkas (packages, other tools)"))
         if left:
             parts.append(f"({left} more skills: find them with skill_search)")
         return "\n".join(parts)
+
+    def advertised(self, context_window: int | None, *, share: float = INDEX_SHARE) -> list[str]:
+        """The names the prompt's index lists (the rest only search finds)."""
+        return [s.name for s in self._fitting(context_window, share)[0]]
 
     # ---- search ----
     def search(self, query: str, k: int = 8) -> list[Skill]:

@@ -1,0 +1,64 @@
+"""Self-evolution's signals from a running `orkas serve` with default settings: every run of the commander is
+counted into `<data>/signals/YYYY-MM-DD.jsonl` — a correction in Chinese and a real tool error noticed, a
+provider that kept answering 529 counted as retries, never as the agent's error."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from orkas.engine.evolution import RunSignals, score_runs
+from tests.fakes import anthropic as a_wire
+from tests.fakes.server import FakeServer
+from tests.ui.conftest import start_app
+
+
+def signals(data: Path, count: int, timeout: float = 20) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lines = [
+            json.loads(line) for f in sorted((data / "signals").glob("*.jsonl")) for line in f.read_text().splitlines()
+        ]
+        if len(lines) >= count:
+            return lines
+        time.sleep(0.1)
+    raise AssertionError(f"fewer than {count} runs recorded")
+
+
+def test_each_run_is_counted_on_the_machine(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    home = tmp_path / "person"
+    home.mkdir()
+    data = tmp_path / "data"
+    app = start_app(data, HOME=str(home), ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    headers = {"X-Orkas-Token": app.token}
+    try:
+        anthropic_server.script(
+            a_wire.message(a_wire.tool_use("read_file", {"path": "totals.csv"}, id="t1")),
+            a_wire.reply_text("按月汇总如下。"),
+            a_wire.error(529, "overloaded_error", "Overloaded"),
+            a_wire.error(529, "overloaded_error", "Overloaded"),
+            a_wire.reply_text("Here it is."),
+        )
+        chat = httpx.post(f"{app.base}/api/conversations", json={}, headers=headers).json()["id"]
+        sent = httpx.post(
+            f"{app.base}/api/conversations/{chat}/messages", json={"text": "不对，应该按月汇总"}, headers=headers
+        )
+        assert sent.status_code == 202
+        first = signals(data, 1)[0]
+        assert first["agent"] == "commander" and first["conversation"] == chat and first["outcome"] == "done"
+        assert first["correction"][0] == "zh" and first["tool_calls"] == 1
+        assert [(e["tool"], e["transient"]) for e in first["errors"]] == [("read_file", False)]
+        assert "skill-creator" in first["skills_advertised"]
+        httpx.post(
+            f"{app.base}/api/conversations/{chat}/messages", json={"text": "thanks, now for 2025"}, headers=headers
+        )
+        second = signals(data, 2)[1]
+        assert second["retries"] == 2 and second["errors"] == [] and second["correction"] is None
+        runs = [RunSignals.from_json(line) for line in signals(data, 2)]
+        assert score_runs(runs[1:]).score == 0 and score_runs(runs).fires  # the 529s teach nothing
+    finally:
+        app.stop()
