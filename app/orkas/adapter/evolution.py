@@ -1,0 +1,317 @@
+"""Self-evolution in the product: which agents reflect when, what they read, where what they learn is kept.
+
+    <data>/learned/state.json              per agent: when it last reflected
+    <data>/learned/<agent>/skills/          its learned skills (the skills' `learned` tier)
+    <data>/learned/<agent>/memo/            COMPETENCE.md, STRATEGIES.md (pinned into its prompt)
+    <data>/learned/<agent>/history.jsonl    every change, with the text before and after: the Learning
+                                            screen shows it and undoes it
+
+A cycle looks at every agent (the commander as `commander`): it reflects only when the agent is dirty (runs
+recorded since its last reflection) and the trigger fires on those runs — or it is forced: 7 days without a
+reflection and something new. Scheduled cycles also keep a 4 h cooldown per agent and take at most 5 agents,
+stalest first. A failure leaves that agent's timestamp where it was and never touches another agent. A cycle
+spends at most `CYCLE_TOKENS`; each reflection call's output is capped low.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orkas.adapter.signals import SignalLog
+from orkas.core.fsutil import atomic_write
+from orkas.engine.evolution import bundle
+from orkas.engine.evolution.memo import Memo, MemoChange
+from orkas.engine.evolution.metrics import WINDOW, skill_metrics
+from orkas.engine.evolution.prompt import NOTHING, reflection_request
+from orkas.engine.evolution.store import Change, LearnedSkills
+from orkas.engine.evolution.tools import MemoWrite, Similar, SkillManage
+from orkas.engine.evolution.trigger import THRESHOLD, Trigger, Weakness, score_runs
+from orkas.engine.tools.base import Tool
+
+log = logging.getLogger(__name__)
+
+COMMANDER = "commander"
+COOLDOWN = 4 * 3600
+INTERVAL = 12 * 3600
+FORCED = 7 * 86_400
+FIRST_LOOKBACK = 48 * 3600  # an agent that never reflected: how far back its runs count
+MAX_AGENTS = 5
+CYCLE_TOKENS = 120_000  # all reflection calls of one cycle together
+OUTPUT_TOKENS = 2_000  # one reflection call's answer
+
+# (agent, system prompt, user message, tools) → (the model's final text, tokens used). Raises on failure.
+Reflect = Callable[[str, str, str, Sequence[Tool]], Awaitable[tuple[str, int]]]
+# (agent, conversation ids) → those conversations as the bundle wants them
+Transcripts = Callable[[str, Sequence[str]], Sequence[bundle.Conversation]]
+# agent → how to find its learned skills much like a new one (the knowledge base's search)
+SimilarLookup = Callable[[str], Similar]
+
+
+def rule_guard(text: str) -> str | None:
+    """The memory guard's rules (its meaning layer flags learned imperatives by nature: see RESULTS.md)."""
+    from orkas.engine.memory.guard import rule_findings
+
+    found = rule_findings(text)
+    return found[0].reason if found else None
+
+
+@dataclass(slots=True)
+class Outcome:
+    agent: str
+    reflected: bool
+    why: str  # one line: skipped because …, or what triggered it
+    changes: list[str] = field(default_factory=list)
+    error: str | None = None
+    tokens: int = 0
+
+
+class Evolution:
+    def __init__(
+        self,
+        data: Path,
+        signals: SignalLog,
+        transcripts: Transcripts,
+        reflect: Reflect,
+        agents: Callable[[], Sequence[str]],
+        *,
+        clock: Callable[[], float] = time.time,
+        guard: Callable[[str], str | None] = rule_guard,
+        similar: SimilarLookup | None = None,
+        threshold: float = THRESHOLD,
+    ) -> None:
+        self.folder = data / "learned"
+        self.signals = signals
+        self.transcripts = transcripts
+        self.reflect = reflect
+        self.agents = agents
+        self.clock = clock
+        self.guard = guard
+        self.similar = similar
+        self.threshold = threshold
+
+    # ---- where things are ----
+    def skills(self, agent: str, conversations: Sequence[str] = (), made: list[str] | None = None) -> LearnedSkills:
+        def changed(change: Change) -> None:
+            self._remember(agent, "skill", change.name, change.action, change, conversations)
+            if made is not None:
+                made.append(f"{change.action} skill {change.name}")
+
+        return LearnedSkills(self.folder / agent / "skills", check=self.guard, on_change=changed)
+
+    def memo(self, agent: str, conversations: Sequence[str] = (), made: list[str] | None = None) -> Memo:
+        def changed(change: MemoChange) -> None:
+            self._remember(agent, "memo", change.part, "write", change, conversations)
+            if made is not None:
+                made.append(f"memo {change.part}")
+
+        return Memo(self.folder / agent / "memo", check=self.guard, on_change=changed)
+
+    # ---- the state ----
+    def _state(self) -> dict[str, dict[str, Any]]:
+        try:
+            raw = json.loads((self.folder / "state.json").read_text())
+            return raw if isinstance(raw, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def _set_last(self, agent: str, when: float) -> None:
+        state = self._state()
+        state.setdefault(agent, {})["last"] = when
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.folder / "state.json", (json.dumps(state, indent=2) + "\n").encode())
+
+    def last(self, agent: str) -> float | None:
+        value = self._state().get(agent, {}).get("last")
+        return float(value) if isinstance(value, int | float) else None
+
+    # ---- history and undo ----
+    def _remember(
+        self, agent: str, kind: str, name: str, action: str, change: Change | MemoChange, conversations: Sequence[str]
+    ) -> None:
+        entry = {
+            "id": uuid.uuid4().hex[:12],
+            "at": self.clock(),
+            "kind": kind,
+            "name": name,
+            "action": action,
+            "before": change.before,
+            "after": change.after,
+            "conversations": list(conversations),
+        }
+        path = self.folder / agent / "history.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+    def history(self, agent: str) -> list[dict[str, Any]]:
+        try:
+            lines = (self.folder / agent / "history.jsonl").read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return []
+        entries = []
+        for line in lines:
+            try:
+                entries.append(json.loads(line))
+            except ValueError:
+                continue  # a torn last line
+        return entries
+
+    def undo(self, agent: str, entry_id: str) -> dict[str, Any]:
+        """Put back what that change replaced (itself recorded, so an undo can be undone)."""
+        entry = next((e for e in self.history(agent) if e["id"] == entry_id), None)
+        if entry is None:
+            raise KeyError(entry_id)
+        if entry["kind"] == "memo":
+            self.memo(agent).write(entry["name"], entry["before"] or "")
+        else:
+            self.skills(agent).restore(entry["name"], entry["before"])
+        return entry
+
+    # ---- deciding ----
+    def weaknesses(self, agent: str) -> list[Weakness]:
+        tools = ("read_file", "write_file", "edit_file", "bash", "web_fetch", "web_search", "grep_files", "kb_search")
+        found = []
+        for line in self.memo(agent).weakness_lines():
+            named = tuple(t for t in tools if t in line or t.replace("_", " ") in line.lower())
+            if named:
+                found.append(Weakness(line, named))
+        return found
+
+    def assess(self, agent: str) -> tuple[bool, Trigger, bool, list[str]]:
+        """(dirty, the trigger over its new runs, forced, the conversations of those runs)."""
+        now = self.clock()
+        last = self.last(agent)
+        runs = self.signals.since(last if last is not None else now - FIRST_LOOKBACK, agent)
+        runs = [r for r in runs if last is None or r.at > last]
+        conversations = list(dict.fromkeys(r.conversation for r in reversed(runs)))
+        trigger = score_runs(runs, self.weaknesses(agent), self.threshold)
+        forced = bool(runs) and last is not None and now - last >= FORCED  # a week without looking back
+        return bool(runs), trigger, forced, conversations
+
+    def status(self, only: str | None = None) -> list[dict[str, Any]]:
+        rows = []
+        for agent in self._all(only):
+            dirty, trigger, forced, _ = self.assess(agent)
+            skills = self.skills(agent)
+            runs = self.signals.since(self.clock() - WINDOW, agent)
+            metrics = skill_metrics(skills.names(), runs)
+            rows.append(
+                {
+                    "agent": agent,
+                    "last_reflection": self.last(agent),
+                    "dirty": dirty,
+                    "trigger": {"score": trigger.score, "fires": trigger.fires, "why": list(trigger.reasons)},
+                    "forced": forced,
+                    "learned_skills": [metrics[n].as_json() for n in skills.names()],
+                    "memo": {
+                        "competence": self.memo(agent).read("competence"),
+                        "strategies": self.memo(agent).read("strategies"),
+                    },
+                }
+            )
+        return rows
+
+    def _all(self, only: str | None = None) -> list[str]:
+        if only is not None:
+            return [only]
+        return list(dict.fromkeys([COMMANDER, *self.agents()]))
+
+    # ---- a cycle ----
+    async def cycle(self, *, agent: str | None = None, scheduled: bool = True, force: bool = False) -> list[Outcome]:
+        """Reflect where it is due. `scheduled` keeps the cooldown and the cap of agents (the app's 12-hour
+        cycle); `orkas evolve run` passes False. `force` skips the trigger (never the dirty check)."""
+        now = self.clock()
+        outcomes: list[Outcome] = []
+        due: list[tuple[float, str, Trigger, bool, list[str]]] = []
+        for name in self._all(agent):
+            dirty, trigger, forced, conversations = self.assess(name)
+            last = self.last(name)
+            if not dirty:
+                outcomes.append(Outcome(name, False, "nothing new since its last reflection"))
+            elif scheduled and last is not None and now - last < COOLDOWN:
+                outcomes.append(Outcome(name, False, "reflected less than 4 h ago"))
+            elif not (trigger.fires or forced or force):
+                outcomes.append(Outcome(name, False, f"trigger {trigger.score:.2f} below {trigger.threshold}"))
+            else:
+                due.append((last or 0.0, name, trigger, forced, conversations))
+        due.sort()  # stalest first
+        spent = 0
+        for index, (_last, name, trigger, forced, conversations) in enumerate(due):
+            if scheduled and index >= MAX_AGENTS:
+                outcomes.append(Outcome(name, False, "deferred to the next cycle (5 agents per cycle)"))
+                continue
+            if spent >= CYCLE_TOKENS:
+                outcomes.append(Outcome(name, False, "deferred: this cycle's token budget is spent"))
+                continue
+            why = list(trigger.reasons) or (["7 days without reflection"] if forced else ["asked to"])
+            outcome = await self._reflect(name, why, conversations)
+            spent += outcome.tokens
+            outcomes.append(outcome)
+        return outcomes
+
+    async def _reflect(self, agent: str, why: list[str], conversations: list[str]) -> Outcome:
+        began = self.clock()
+        made: list[str] = []
+        skills = self.skills(agent, conversations, made)
+        memo = self.memo(agent, conversations, made)
+        similar: Similar = self.similar(agent) if self.similar is not None else (lambda _text: ())
+        tools: list[Tool] = [SkillManage(skills, similar), MemoWrite(memo)]
+        try:
+            chats = self.transcripts(agent, conversations[: bundle.MAX_CONVERSATIONS])
+            transcript = bundle.build(chats)
+            system, user = reflection_request(
+                agent, transcript, memo.read("competence"), memo.read("strategies"), skills.names(), why
+            )
+            answer, tokens = await self.reflect(agent, system, user, tools)
+        except Exception as e:  # this agent's failure only: its timestamp stays, the others go on
+            log.warning("reflection of %s failed: %s", agent, e)
+            return Outcome(agent, False, "; ".join(why), made, error=str(e) or type(e).__name__)
+        self._set_last(agent, began)
+        said = NOTHING if NOTHING in answer.lower() and not made else "; ".join(made) or "no change"
+        log.info("%s reflected (%s): %s", agent, "; ".join(why), said)
+        return Outcome(agent, True, "; ".join(why), made, tokens=tokens)
+
+
+def outcome_json(outcome: Outcome) -> dict[str, Any]:
+    return asdict(outcome)
+
+
+def agent_reflect(providers: Callable[[], Any], model_of: Callable[[str], str], workspace: Path) -> Reflect:
+    """Reflection through the engine's run loop: the agent's own model, only the two reflection tools, a low
+    output cap, nothing saved as a session. `providers` builds a registry (closed after the call)."""
+    from orkas.engine.events import Done, Error
+    from orkas.engine.prompt import SystemPrompt
+    from orkas.engine.retry import RetryPolicy
+    from orkas.engine.runner import Agent, RunConfig
+    from orkas.engine.session import InMemorySession
+
+    async def reflect(agent: str, system: str, user: str, tools: Sequence[Tool]) -> tuple[str, int]:
+        registry = providers()
+        try:
+            runner = Agent(
+                providers=registry,
+                config=RunConfig(
+                    model=model_of(agent), max_tool_loops=8, max_tokens=OUTPUT_TOKENS, retry=RetryPolicy(max_retries=2)
+                ),
+                workspace=workspace,
+                tools=tools,
+                system_prompt=SystemPrompt(base=system),
+            )
+            answer, tokens = "", 0
+            async for event in runner.run(user, session=InMemorySession()):
+                if isinstance(event, Done):
+                    answer, tokens = event.text, event.usage.input_tokens + event.usage.output_tokens
+                elif isinstance(event, Error):
+                    raise RuntimeError(f"the reflection call failed: {event.message}")
+            return answer, tokens
+        finally:
+            await registry.aclose()
+
+    return reflect
