@@ -514,9 +514,11 @@ def build_agent(
     temperature: float | None = None,
     reasoning: Reasoning = "off",
     skills: SkillAccess | None = None,
+    learned: str | None = None,
 ) -> Agent:
     """Raises `ConfigError` when no provider or model can serve the run. A group's actors add their own
-    tools (`extra_tools`), keep to an allow-list (`only_tools`) and get their instructions (`note`)."""
+    tools (`extra_tools`), keep to an allow-list (`only_tools`) and get their instructions (`note`); a named
+    agent (`learned`: its name, the commander's is "commander") gets its self-understanding memo pinned."""
     configured = configured or Configured()
     entries = configured.product.entries
     if not settings.providers and not entries:
@@ -573,6 +575,10 @@ def build_agent(
         window = context_window or lookup(chosen).context_window
         index = skills.catalog.index(window)  # built once per turn: the prompt stays byte-stable within it
         hooks = (*hooks, lambda: index)
+    if learned is not None:  # what this agent's reflections taught it (engine/evolution/memo.py), read each turn
+        from orkas.engine.evolution.memo import Memo
+
+        hooks = (*hooks, Memo(settings.data_dir / "learned" / learned / "memo").prompt_section)
     if note:
         hooks = (lambda: note, *hooks)
     return Agent(

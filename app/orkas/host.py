@@ -224,6 +224,7 @@ def host(
             note=note,
             memory_tool=not worker,
             skills=access,
+            learned=None if worker else (spec.name if spec else "commander"),
         )
 
     agents = AgentStore(settings.data_dir / "agents")

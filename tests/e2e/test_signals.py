@@ -62,3 +62,24 @@ def test_each_run_is_counted_on_the_machine(anthropic_server: FakeServer, tmp_pa
         assert score_runs(runs[1:]).score == 0 and score_runs(runs).fires  # the 529s teach nothing
     finally:
         app.stop()
+
+
+def test_orkas_run_counts_its_run_and_carries_what_reflection_taught(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    from tests.e2e.test_cli import anthropic_env, orkas
+
+    env = {**anthropic_env(anthropic_server), "ORKAS_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)}
+    memo = tmp_path / "data" / "learned" / "commander" / "memo"
+    memo.mkdir(parents=True)
+    (memo / "STRATEGIES.md").write_text("- WHEN totals are asked for THEN group them by month.\n")
+    anthropic_server.script(a_wire.reply_text("Grouped by month."))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    ran = orkas("run", "Não está certo, refaça por mês", "--workspace", str(workspace), env=env, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert "WHEN totals are asked for THEN group them by month." in json.dumps(
+        anthropic_server.requests[0].json["system"]
+    )
+    [line] = signals(tmp_path / "data", 1)
+    assert line["agent"] == "commander" and line["correction"][0] == "pt" and line["outcome"] == "done"

@@ -78,6 +78,7 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
     def make_agent(spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None) -> Agent:
         model = spec.model if spec is not None and spec.model else args.model
+        worker = spec is None and not tools and bool(note)  # an anonymous worker: only its task
         return build_agent(
             settings,
             workspace=workspace or folder,
@@ -90,9 +91,8 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             only_tools=spec.tools if spec is not None else None,
             note=note,
             memory_tool=spec is not None or bool(tools),  # an anonymous worker gets only its task
-            skills=None
-            if spec is None and not tools and note
-            else skill_access(skills, spec.name if spec else None, spec.skills if spec else None),
+            skills=None if worker else skill_access(skills, spec.name if spec else None, spec.skills if spec else None),
+            learned=None if worker else (spec.name if spec else "commander"),
         )
 
     make_agent(None, (), "")  # a configuration mistake (no provider, a bad model) is said before anything runs

@@ -27,8 +27,10 @@ from orkas.core.errors import ConfigError, OrkasError
 from orkas.core.logging import since_start
 from orkas.core.paths import data_dir, sessions_dir
 from orkas.engine.abort import AbortSignal
+from orkas.engine.catalog import lookup
 from orkas.engine.consent import Decision, Permissions
 from orkas.engine.events import Done, Error, Event, PermissionRequest
+from orkas.engine.evolution.signals import Observer, RunSignals
 
 if TYPE_CHECKING:
     from orkas.adapter.skill_roots import SkillRegistry
@@ -68,8 +70,10 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         configured=configured,
         knowledge=knowledge,
         past_conversations=past,
-        skills=skill_access(_skills(settings), None),
+        skills=(access := skill_access(_skills(settings), None)),
+        learned="commander",
     )
+    advertised = access.catalog.advertised(args.context_window or lookup(agent.config.model).context_window)
     store = SessionStore(sessions_dir(data_dir(env.get("ORKAS_HOME"))))
     if args.session:
         session, report = store.open(args.session)
@@ -103,9 +107,11 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         per_day=budgets.per_day,
     )
     last: Event | None = None
+    observer = Observer("commander", session.id, args.prompt, advertised)  # self-evolution: this run, counted
     try:
         async for event in agent.run(args.prompt, session=session, signal=stop, permissions=permissions, budget=budget):
             printer.show(event)
+            observer.see(event)
             if last is None:
                 log.info("run: session %s started after %.0f ms", session.id, since_start() * 1000)
             last = event
@@ -114,6 +120,8 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     finally:
         session.close()
         await agent.providers.aclose()
+        if last is not None:
+            _record(settings, observer.finish())
     log.info("run: session %s ended (%s) after %.0f ms", session.id, type(last).__name__, since_start() * 1000)
     if isinstance(last, Done):
         return EXIT_OK
@@ -160,6 +168,15 @@ def _summary(report: dict[str, object]) -> str:
         assert isinstance(synthesized, list)
         parts.append(f"answered {len(synthesized)} interrupted tool calls")
     return ", ".join(parts) or "reordered tool results"
+
+
+def _record(settings: Settings, signals: RunSignals) -> None:
+    from orkas.adapter.signals import SignalLog
+
+    try:
+        SignalLog(settings.data_dir / "signals").record(signals)
+    except OSError as e:  # a lost signal costs nothing; say why once in the log
+        log.warning("this run's signals were not recorded: %s", e.strerror or e)
 
 
 def _group_session(settings: Settings, session_id: str | None) -> bool:
