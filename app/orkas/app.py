@@ -49,6 +49,7 @@ from orkas.engine.tools.shell import Bash, ProcessManager, ProcessRead, ProcessS
 from orkas.engine.tools.web import SearchBackend, WebFetch, WebSearch
 
 if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
+    from orkas.adapter.evolution import Evolution
     from orkas.adapter.packages import Packages
     from orkas.adapter.skill_roots import SkillRegistry
     from orkas.engine.memory.embedders import Embedder
@@ -638,3 +639,87 @@ class GitWorktrees:
         )
         text = shown.output.strip() or "(no changes)"
         return text if len(text) <= self.MAX_DIFF else text[: self.MAX_DIFF] + "\n[diff cut here]"
+
+
+def conversation_messages(settings: Settings, conversation_id: str) -> tuple[str, list[Any]]:
+    """(title, messages) of a conversation wherever it lives: the app's chats, group chats, `orkas run` sessions.
+    Empty when it is gone (deleted since its runs were counted)."""
+    from orkas.adapter.conversations import ConversationStore
+    from orkas.adapter.sessions import SessionStore
+    from orkas.core.errors import NotFound as Missing
+    from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
+    from orkas.team.bus import USER, Bus
+
+    if not conversation_id.replace("-", "").isalnum():
+        return conversation_id, []
+    group = settings.data_dir / "conversations" / conversation_id / "messages.jsonl"
+    if group.exists():  # a group: the bus, each line with who said it
+        messages: list[Any] = []
+        for m in Bus(group).messages:
+            if not m.text.strip() or m.dispatch:
+                continue
+            if m.sender == USER:
+                messages.append(UserMessage(content=(TextBlock(text=m.text),), created_at=m.ts))
+            else:
+                said = TextBlock(text=f"{m.sender}: {m.text}")
+                messages.append(
+                    AssistantMessage(content=(said,), provider="group", model=m.model or "", created_at=m.ts)
+                )
+        return conversation_id, messages
+    store = ConversationStore(settings.data_dir)
+    try:
+        conversation = store.get(conversation_id)
+        session, _report = store.session(conversation_id, write_back=False)
+        try:
+            return conversation.title, list(session.messages())
+        finally:
+            session.close()
+    except (Missing, OSError):
+        pass
+    path = settings.data_dir / "sessions" / f"{conversation_id}.jsonl"
+    if path.exists():
+        session, _report = SessionStore(path.parent).open(conversation_id)
+        try:
+            return "orkas run", list(session.messages())
+        finally:
+            session.close()
+    return conversation_id, []
+
+
+def evolution_for(settings: Settings) -> Evolution:
+    """Self-evolution for this install: the signals, the conversations they name, reflection with each agent's
+    own model (the default one for the commander), learned-skill lookalikes from the skills' index."""
+    from orkas.adapter.evolution import Evolution, agent_reflect
+    from orkas.adapter.signals import SignalLog
+    from orkas.engine.evolution import bundle
+    from orkas.team.agents import AgentStore
+
+    agents = AgentStore(settings.data_dir / "agents")
+
+    def transcripts(agent: str, ids: Sequence[str]) -> list[bundle.Conversation]:
+        found = []
+        for ident in ids:
+            title, messages = conversation_messages(settings, ident)
+            if messages:
+                found.append(bundle.Conversation(ident, title, messages))
+        return found
+
+    def model_of(agent: str) -> str:
+        spec = agents.load().agents.get(agent)
+        if spec is not None and spec.model:
+            return spec.model
+        _choices, default = model_choices(settings, load_configured(settings))
+        if not default:
+            raise NoProvider("no model is configured to reflect with")
+        return default
+
+    folder = settings.data_dir / "learned"
+    folder.mkdir(parents=True, exist_ok=True)
+    reflect = agent_reflect(lambda: build_registry(settings, load_configured(settings)), model_of, folder)
+    return Evolution(
+        settings.data_dir,
+        SignalLog(settings.data_dir / "signals"),
+        transcripts,
+        reflect,
+        lambda: list(agents.load().agents),
+    )

@@ -83,3 +83,51 @@ def test_orkas_run_counts_its_run_and_carries_what_reflection_taught(
     )
     [line] = signals(tmp_path / "data", 1)
     assert line["agent"] == "commander" and line["correction"][0] == "pt" and line["outcome"] == "done"
+
+
+def test_a_week_in_the_terminal_learns_from_a_correction_and_not_from_529s(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    from tests.e2e.test_cli import anthropic_env, orkas
+
+    env = {**anthropic_env(anthropic_server), "ORKAS_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)}
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    anthropic_server.script(
+        a_wire.error(529, "overloaded_error", "Overloaded"),
+        a_wire.reply_text("Here are the totals."),
+    )
+    assert orkas("run", "Sum the invoices", "--workspace", str(workspace), env=env, cwd=tmp_path).returncode == 0
+    calls = len(anthropic_server.requests)
+    quiet = orkas("evolve", "run", env=env, cwd=tmp_path)
+    assert quiet.returncode == 0 and "commander: skipped: trigger 0.00" in quiet.stdout
+    assert len(anthropic_server.requests) == calls  # no reflection call for a provider's bad minute
+
+    anthropic_server.script(a_wire.reply_text("Done, by month."))
+    said = "Não está certo: eu disse que os totais são por mês"
+    assert orkas("run", said, "--workspace", str(workspace), env=env, cwd=tmp_path).returncode == 0
+    status = json.loads(orkas("evolve", "status", "--json", env=env, cwd=tmp_path).stdout)
+    commander = next(row for row in status if row["agent"] == "commander")
+    assert commander["dirty"] and commander["trigger"]["fires"] and "user_correction" in commander["trigger"]["why"][0]
+    anthropic_server.script(
+        a_wire.message(
+            a_wire.tool_use(
+                "memo_write", {"part": "strategies", "text": "- QUANDO pedirem totais ENTÃO agrupe por mês."}, id="m1"
+            )
+        ),
+        a_wire.reply_text("Salvo."),
+    )
+    reflected = orkas("evolve", "run", env=env, cwd=tmp_path)
+    assert (
+        reflected.returncode == 0
+        and "commander: reflected" in reflected.stdout
+        and "memo strategies" in reflected.stdout
+    )
+    reflection = anthropic_server.requests[-2].json
+    assert [t["name"] for t in reflection["tools"]] == ["skill_manage", "memo_write"]
+    assert "Não está certo" in json.dumps(reflection["messages"], ensure_ascii=False)
+    anthropic_server.script(a_wire.reply_text("Por mês."))
+    assert orkas("run", "E os de março?", "--workspace", str(workspace), env=env, cwd=tmp_path).returncode == 0
+    assert "agrupe por mês" in json.dumps(anthropic_server.requests[-1].json["system"], ensure_ascii=False)
+    again = orkas("evolve", "run", env=env, cwd=tmp_path)
+    assert "skipped" in again.stdout  # one quiet run since: below the trigger

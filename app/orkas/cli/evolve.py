@@ -1,0 +1,61 @@
+"""`orkas evolve`: self-evolution from a terminal.
+
+orkas evolve run [--agent NAME] [--force]   a cycle now: no 12-hour schedule, no cooldown; the dirty check
+                                           and the trigger still decide (--force skips the trigger)
+orkas evolve status [--json]                per agent: last reflection, dirty, trigger score and why,
+                                           learned skills with their health
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from collections.abc import Mapping
+from datetime import datetime
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    evolve = commands.add_parser("evolve", help="self-evolution: reflect now, or see where each agent stands")
+    sub = evolve.add_subparsers(dest="evolve_command", required=True)
+    run = sub.add_parser("run", help="a reflection cycle now (the dirty check and the trigger still apply)")
+    run.add_argument("--agent", help="only this agent (the commander is 'commander')")
+    run.add_argument("--force", action="store_true", help="reflect even when the trigger does not fire")
+    status = sub.add_parser("status", help="per agent: last reflection, dirty, trigger, learned skills")
+    status.add_argument("--json", action="store_true")
+
+
+def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from orkas.adapter.evolution import outcome_json
+    from orkas.app import evolution_for, settings_from_env
+
+    evolution = evolution_for(settings_from_env(env))
+    if args.evolve_command == "status":
+        rows = evolution.status()
+        if args.json:
+            print(json.dumps(rows, indent=2, ensure_ascii=False))
+            return EXIT_OK
+        for row in rows:
+            last = row["last_reflection"]
+            when = datetime.fromtimestamp(last).strftime("%Y-%m-%d %H:%M") if last else "never"
+            trigger = row["trigger"]
+            why = "; ".join(trigger["why"]) or "nothing notable"
+            print(f"{row['agent']}: last reflection {when}; {'dirty' if row['dirty'] else 'nothing new'}; ", end="")
+            print(f"trigger {trigger['score']:.2f} ({why})")
+            for skill in row["learned_skills"]:
+                print(f"  skill {skill['name']}: {skill['health']} (read {skill['invoked']} of {skill['advertised']})")
+        return EXIT_OK
+    outcomes = asyncio.run(evolution.cycle(agent=args.agent, scheduled=False, force=args.force))
+    failed = False
+    for outcome in outcomes:
+        data = outcome_json(outcome)
+        if outcome.error:
+            failed = True
+            print(f"{outcome.agent}: reflection failed: {outcome.error}")
+        elif outcome.reflected:
+            print(f"{outcome.agent}: reflected ({outcome.why}): {'; '.join(outcome.changes) or 'nothing to save'}")
+        else:
+            print(f"{outcome.agent}: skipped: {data['why']}")
+    return EXIT_FAILED if failed else EXIT_OK
