@@ -86,6 +86,8 @@ class Settings:
     mirror_host: str = "0.0.0.0"
     mirror_port: int = 47615
     ssh_agent: str | None = None  # SSH_AUTH_SOCK: only for cloning a package from an ssh:// source
+    # Seconds after start-up before the first reflection cycle (ORKAS_EVOLVE_SETTLE): the app settles first.
+    evolve_settle: float = 600.0
 
 
 def settings_from_env(env: Mapping[str, str]) -> Settings:
@@ -121,6 +123,7 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
         mirror_host=env.get("ORKAS_MIRROR_HOST") or "0.0.0.0",
         mirror_port=int(env["ORKAS_MIRROR_PORT"]) if env.get("ORKAS_MIRROR_PORT", "").isdigit() else 47615,
         ssh_agent=env.get("SSH_AUTH_SOCK") or None,
+        evolve_settle=float(_count(env, "ORKAS_EVOLVE_SETTLE", 600)),
     )
 
 

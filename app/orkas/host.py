@@ -11,7 +11,7 @@ import asyncio
 import logging
 import socket
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ import uvicorn
 
 from orkas.adapter.attachments import AttachmentStore
 from orkas.adapter.conversations import Conversation, ConversationStore
+from orkas.adapter.evolution import INTERVAL, Evolution
 from orkas.adapter.knowledge import KnowledgeService
 from orkas.adapter.mirror_devices import MirrorDevices
 from orkas.adapter.permission_rules import RuleStore
@@ -40,6 +41,7 @@ from orkas.app import (
     check_provider,
     confinement_report,
     embedder_for,
+    evolution_for,
     load_configured,
     model_choices,
     package_store,
@@ -92,6 +94,9 @@ class Hosted:
     mirror_at_start: bool = False  # `orkas serve --mirror`, or turned on in Settings → Phone
     skills: SkillRegistry | None = None
     skill_watcher: SkillWatcher | None = None
+    evolution: Evolution | None = None
+    evolve_settle: float = 600.0
+    learning: Callable[[], bool] = lambda: True  # Settings → Learning's switch, read at each cycle
 
     def serve_forever(self) -> None:
         try:
@@ -111,6 +116,7 @@ class Hosted:
             self.services.knowledge.warm()
         if self.skills is not None:  # the skill roots: scanned and watched off the start path
             threading.Thread(target=self._watch_skills, name="skill-scan", daemon=True).start()
+        evolving = asyncio.create_task(self._evolve_forever()) if self.evolution is not None else None
         if self.mirror is not None and self.mirror_at_start:
             try:
                 self.mirror.start()
@@ -119,9 +125,26 @@ class Hosted:
         try:
             await self.server.serve(sockets=[self.listener])
         finally:  # the app is exiting: no run goes on, no background process is left behind
+            if evolving is not None:
+                evolving.cancel()
             if self.mirror is not None:
                 await self.mirror.stop()
             await self.runtime.shutdown()
+
+    async def _evolve_forever(self) -> None:
+        """Reflection in the background: a first cycle once start-up has settled, then every 12 hours."""
+        assert self.evolution is not None
+        await asyncio.sleep(self.evolve_settle)
+        while True:
+            if await asyncio.to_thread(self.learning):
+                try:
+                    outcomes = await self.evolution.cycle()
+                    log.info(
+                        "reflection cycle: %d of %d agents reflected", sum(o.reflected for o in outcomes), len(outcomes)
+                    )
+                except Exception as e:  # the next cycle tries again; the app goes on
+                    crashes.report("evolution", e)
+            await asyncio.sleep(INTERVAL)
 
     def _watch_skills(self) -> None:
         assert self.skills is not None
@@ -179,6 +202,7 @@ def host(
     ledger = UsageLedger(settings.data_dir / "usage.jsonl")
     processes = ConversationProcesses(settings.data_dir / "processes")
     skills = skill_registry(settings, scan=False)
+    evolution = evolution_for(settings)
     advertised: dict[tuple[str, str], list[str]] = {}  # (conversation, actor) → the skills its last prompt listed
     skill_index = SkillIndex(skills, knowledge)
     skills.meaning = skill_index.search
@@ -282,6 +306,7 @@ def host(
         models=lambda: model_choices(settings, load_configured(settings)),
         skills=skills,
         packages=package_store(settings),
+        evolution=evolution,
     )
     devices = MirrorDevices(settings.data_dir / "mirror")
 
@@ -358,4 +383,7 @@ def host(
         mirror=mirror_server,
         mirror_at_start=mirror is not None or load_configured(settings).product.preferences.mirror,
         skills=skills,
+        evolution=evolution,
+        evolve_settle=settings.evolve_settle,
+        learning=lambda: load_configured(settings).product.preferences.learning,
     )

@@ -63,9 +63,10 @@ class Preferences:
     log_level: LogLevel = "info"  # what goes into <data>/logs (ORKAS_LOG_LEVEL overrides it)
     auto_title: bool = True  # a short model call names each new chat after its first answer
     mirror: bool = False  # the phone mirror listens on the LAN (Settings → Phone)
+    learning: bool = True  # agents reflect in the background and keep what they learn (Settings → Learning)
 
     def check(self) -> None:
-        for flag in ("auto_title", "mirror"):
+        for flag in ("auto_title", "mirror", "learning"):
             if not isinstance(getattr(self, flag), bool):
                 raise ConfigError(f"{flag} must be true or false, not {getattr(self, flag)!r}")
         if not isinstance(self.command_timeout, int) or not 10 <= self.command_timeout <= 86_400:

@@ -16,6 +16,7 @@ from fastapi.staticfiles import StaticFiles
 
 from orkas import __version__
 from orkas.adapter.attachments import AttachmentStore
+from orkas.adapter.evolution import Evolution
 from orkas.adapter.knowledge import KnowledgeService
 from orkas.adapter.packages import Packages
 from orkas.adapter.permission_rules import RuleStore
@@ -31,6 +32,7 @@ from orkas.engine.sandbox.executor import confinement
 from orkas.server.agents_routes import Members, add_agents_routes
 from orkas.server.conversation_routes import add_conversation_routes
 from orkas.server.diagnostics_routes import add_diagnostics_routes
+from orkas.server.learning_routes import add_learning_routes
 from orkas.server.mirror_routes import MirrorControl, add_mirror_routes
 from orkas.server.observe import Observed
 from orkas.server.security import LocalOnly
@@ -67,6 +69,7 @@ class Services:
     mirror: MirrorControl | None = None  # the phone mirror: on/off, pairing, devices
     skills: SkillRegistry | None = None  # every skill root, scanned and watched
     packages: Packages | None = None  # external packages (skills and commands)
+    evolution: Evolution | None = None  # self-evolution: status, history, undo
 
 
 def create_app(
@@ -105,6 +108,8 @@ def create_app(
         add_skills_routes(api, services.skills)
         if services.packages is not None:
             add_package_routes(api, services.packages, services.skills)
+    if services is not None and services.evolution is not None:
+        add_learning_routes(api, services.evolution)
     if services is not None and services.crashes is not None:
         folder = services.diagnostics_folder or services.crashes.folder.parent / "diagnostics"
         add_diagnostics_routes(api, services.crashes, services.diagnostics, folder)

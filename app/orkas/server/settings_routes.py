@@ -72,6 +72,7 @@ class PreferencesChange(BaseModel):
     command_timeout: int | None = Field(default=None, ge=10, le=86_400)
     log_level: str | None = None
     auto_title: bool | None = None
+    learning: bool | None = None
     clear_default_model: bool = False
 
 

@@ -1,0 +1,92 @@
+// Settings → Learning: what each agent learned from use — on this computer only — with the switch that
+// stops it, a reflection on demand, each agent's memo and learned skills with their health, and every change
+// (when, what, from which conversations) with a one-click undo.
+
+import { get, post } from "./api.js";
+import { el } from "./cards.js";
+import { t } from "./strings.js";
+import { actionButton } from "./settings_common.js";
+
+function when(seconds) {
+  return seconds ? new Date(seconds * 1000).toLocaleString() : t("learningNever");
+}
+
+function percent(value) {
+  return `${Math.round(value * 100)}%`;
+}
+
+export async function learningSection(prefs, save, guard, refresh, onInfo) {
+  const { agents } = await get("/api/learning");
+  const section = el("section", "learning");
+  section.append(el("h3", "", t("learning")), el("p", "hint", t("learningHint")));
+  const toggle = el("label", "check");
+  const box = el("input");
+  box.type = "checkbox";
+  box.name = "learning";
+  box.checked = prefs.learning !== false;
+  box.addEventListener("change", () => save({ learning: box.checked }));
+  toggle.append(box, " ", t("learningOn"));
+  section.append(
+    toggle,
+    actionButton("small", t("learningRun"), guard(async () => {
+      const { outcomes } = await post("/api/learning/run", {});
+      const done = outcomes.filter((o) => o.reflected).map((o) => o.agent);
+      onInfo(done.length ? t("learningRan", { agents: done.join(", ") }) : t("learningNothing"));
+      refresh();
+    })),
+  );
+
+  for (const agent of agents) {
+    const block = el("div", "learning-agent");
+    block.dataset.agent = agent.agent;
+    block.append(el("h4", "", agent.agent));
+    const trigger = agent.trigger;
+    block.append(el("p", "hint", t("learningState", {
+      last: when(agent.last_reflection),
+      state: agent.dirty ? t("learningDirty") : t("learningIdle"),
+      score: trigger.score.toFixed(2),
+    })));
+    if (trigger.why.length) block.append(el("p", "hint why", trigger.why.join("; ")));
+    for (const part of ["competence", "strategies"]) {
+      if (!agent.memo[part]) continue;
+      block.append(el("h5", "", t(`memo_${part}`)), el("pre", `memo ${part}`, agent.memo[part]));
+    }
+    if (agent.learned_skills.length) {
+      const skills = el("ul", "learned-skills");
+      for (const skill of agent.learned_skills) {
+        const item = el("li", `learned-skill ${skill.health}`);
+        item.dataset.skill = skill.name;
+        item.append(
+          el("strong", "", skill.name),
+          el("span", `tag health ${skill.health}`, t(`health_${skill.health}`)),
+          el("span", "hint", ` ${t("skillRates", {
+            invoked: percent(skill.invocation_rate),
+            edited: percent(skill.edit_after_rate),
+            failed: percent(skill.ineffective_rate),
+          })}`),
+        );
+        skills.append(item);
+      }
+      block.append(skills);
+    }
+    const history = el("ul", "learning-history");
+    for (const entry of agent.history) {
+      const item = el("li", "change");
+      item.dataset.id = entry.id;
+      const what = t(`change_${entry.action}`, { name: entry.name });
+      const from = entry.conversations?.length ? ` · ${t("changeFrom", { count: entry.conversations.length })}` : "";
+      item.append(el("span", "", `${when(entry.at)} — ${what}${from}`));
+      const details = el("details", "");
+      details.append(el("summary", "", t("changeShow")), el("pre", "after", entry.after ?? t("changeRemoved")));
+      item.append(details, actionButton("small", t("undo"), guard(async () => {
+        await post("/api/learning/undo", { agent: agent.agent, id: entry.id });
+        refresh();
+      })));
+      history.append(item);
+    }
+    if (!agent.history.length) history.append(el("li", "hint", t("learningNoChanges")));
+    block.append(history);
+    section.append(block);
+  }
+  return section;
+}
