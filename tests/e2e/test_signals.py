@@ -131,3 +131,42 @@ def test_a_week_in_the_terminal_learns_from_a_correction_and_not_from_529s(
     assert "agrupe por mês" in json.dumps(anthropic_server.requests[-1].json["system"], ensure_ascii=False)
     again = orkas("evolve", "run", env=env, cwd=tmp_path)
     assert "skipped" in again.stdout  # one quiet run since: below the trigger
+
+
+def test_a_denied_approval_is_a_skip_and_another_answer_is_counted(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    from websockets.sync.client import connect
+
+    data = tmp_path / "data"
+    app = start_app(data, HOME=str(tmp_path), ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    headers = {"X-Orkas-Token": app.token}
+    try:
+        anthropic_server.script(
+            a_wire.message(a_wire.tool_use("bash", {"command": "rm -rf build"}, id="t1")),
+            a_wire.reply_text("Left it."),
+            a_wire.reply_text("Another answer."),
+        )
+        chat = httpx.post(f"{app.base}/api/conversations", json={}, headers=headers).json()["id"]
+        url = app.base.replace("http://", "ws://") + f"/api/events?conversation={chat}&token={app.token}"
+        with connect(url) as socket:
+            httpx.post(f"{app.base}/api/conversations/{chat}/messages", json={"text": "clean up"}, headers=headers)
+            while True:
+                event = json.loads(socket.recv(timeout=20))
+                if event["type"] == "permission_request":
+                    body = {"question_id": event["id"], "decision": "deny"}
+                    httpx.post(f"{app.base}/api/conversations/{chat}/answers", json=body, headers=headers)
+                if event["type"] == "idle":
+                    break
+        first = signals(data, 1)[0]
+        assert first["skips"] == 1 and first["outcome"] == "done"
+        history = httpx.get(f"{app.base}/api/conversations/{chat}/messages", headers=headers).json()
+        person = next(m for m in history["messages"] if m["role"] == "user")
+        again = httpx.post(
+            f"{app.base}/api/conversations/{chat}/messages/{person['id']}/regenerate", headers=headers, json={}
+        )
+        assert again.status_code == 202, again.text
+        lines = signals(data, 3)
+        assert any(line["another_answer"] == 1 and line["outcome"] == "between" for line in lines)
+    finally:
+        app.stop()

@@ -36,6 +36,11 @@ class RunWatch:
     def see(self, event: Any, actor: str | None = None) -> None:
         """Must not raise: a failure here costs a signal, never a turn."""
         try:
+            if getattr(event, "type", "") == "permission_answered":  # the person said no: a skip
+                if getattr(event, "decision", "") == "deny" and self.running:
+                    asked = self.running.get(actor or "") or next(reversed(self.running.values()))
+                    asked.signals.skips += 1
+                return
             name = actor or COMMANDER
             if name not in self.running:  # its run_start, or the first event seen of it
                 prompt = self.person if name in self.addressed else ""

@@ -165,6 +165,7 @@ class ConversationRuntime:
         self.streams: dict[str, _Stream] = {}
         self.naming: set[asyncio.Task[None]] = set()  # title calls still going (cancelled at shutdown)
         self.alerts: set[Subscription] = set()  # every conversation's ALERTS, for the phones' notifications
+        self.watching: dict[str, RunWatch] = {}  # conversations whose runs are being counted (self-evolution)
 
     def _stream(self, conversation_id: str) -> _Stream:
         """The conversation's stream, loaded from its event log the first time it is asked for."""
@@ -178,12 +179,30 @@ class ConversationRuntime:
                 self.publish(conversation_id, Idle())  # the server stopped mid-run: the replay must end
         return stream
 
-    def _watch(self, conversation_id: str, person: str) -> RunWatch:
-        """Counts each actor's run of this turn for self-evolution; recorded off the event loop."""
-        hooks = self.hooks
-        if hooks.after_run is None:
-            return RunWatch(conversation_id, person, lambda _signals: None)
-        record = hooks.after_run
+    def _watch(self, conversation_id: str, person: str) -> None:
+        """From now on every event this conversation publishes is counted for self-evolution, per actor;
+        each run's signals are recorded off the event loop when it ends."""
+        if self.hooks.after_run is None:
+            return
+        listed = self.hooks.advertised
+        self.watching[conversation_id] = RunWatch(
+            conversation_id,
+            person,
+            self._recorder(),
+            (lambda actor: listed(conversation_id, actor)) if listed is not None else (lambda _actor: ()),
+            addressed=re.findall(r"@([a-z0-9][a-z0-9_-]*)", person),
+        )
+
+    def _signal(self, conversation_id: str, *, edits: int = 0, another_answer: int = 0) -> None:
+        """Something the person did outside a run (edited their message, asked for another answer)."""
+        if self.hooks.after_run is not None:
+            signals = RunSignals(agent="commander", conversation=conversation_id, outcome="between")
+            signals.edits, signals.another_answer = edits, another_answer
+            self._recorder()(signals)
+
+    def _recorder(self) -> Callable[[RunSignals], None]:
+        assert self.hooks.after_run is not None
+        record = self.hooks.after_run
         loop = asyncio.get_running_loop()
 
         def recorded(signals: RunSignals) -> None:
@@ -193,17 +212,12 @@ class ConversationRuntime:
             )  # kept until done; cancelled at shutdown like a title call (a lost signal costs nothing)
             task.add_done_callback(self.naming.discard)
 
-        advertised = hooks.advertised
-        return RunWatch(
-            conversation_id,
-            person,
-            recorded,
-            (lambda actor: advertised(conversation_id, actor)) if advertised else (lambda _actor: ()),
-            addressed=re.findall(r"@([a-z0-9][a-z0-9_-]*)", person),
-        )
+        return recorded
 
     def publish(self, conversation_id: str, event: ProductEvent, actor: str | None = None) -> dict[str, Any]:
         stream = self._stream(conversation_id)
+        if (watch := self.watching.get(conversation_id)) is not None:
+            watch.see(event, actor)
         wire = to_wire(conversation_id, stream.next_seq, event, actor)
         stream.next_seq += 1
         stream.events.append(wire)
@@ -333,6 +347,7 @@ class ConversationRuntime:
         """Send `text` in place of message `message_id` (its files kept): the conversation continues from
         the edit, and what followed the old message stays reachable as another version."""
         original = await self._fork(conversation_id, message_id)
+        self._signal(conversation_id, edits=1)
         kept = tuple(b for b in original.content if not isinstance(b, TextBlock))
         return self._restart(conversation_id, UserMessage(content=(TextBlock(text=text), *kept)))
 
@@ -340,6 +355,7 @@ class ConversationRuntime:
         """Answer message `message_id` again (another answer, or a retry after an error); the previous
         answer stays reachable as another version."""
         original = await self._fork(conversation_id, message_id)
+        self._signal(conversation_id, another_answer=1)
         return self._restart(conversation_id, UserMessage(content=original.content))
 
     async def switch_version(self, conversation_id: str, after: str, index: int) -> None:
@@ -460,7 +476,7 @@ class ConversationRuntime:
         try:
             self.publish(conversation.id, _message_shown(message, files=files))
             while True:
-                watch = self._watch(conversation.id, _text(message))
+                self._watch(conversation.id, _text(message))
                 async for event in agent.run(
                     message,
                     session=session,
@@ -470,7 +486,6 @@ class ConversationRuntime:
                     budget=active.budget,
                 ):
                     self.publish(conversation.id, event)
-                    watch.see(event)
                     if isinstance(event, Done) and active.history_length == 0 and first_answer is None:
                         first_answer = event.text
                     if isinstance(event, Done | Error):
@@ -502,6 +517,7 @@ class ConversationRuntime:
             session.close()
             await agent.providers.aclose()
             self.active.pop(conversation.id, None)
+            self.watching.pop(conversation.id, None)
             self.publish(conversation.id, Idle())
             if first_answer is not None and conversation.title_source == "first_words":
                 task = asyncio.create_task(self._name(conversation.id, first_prompt, first_answer))
@@ -554,16 +570,13 @@ class ConversationRuntime:
             self._not_sent(conversation, message, files, e)
             return
 
-        watch = self._watch(conversation.id, _text(message))
-
         def publish(event: ProductEvent, actor: str | None) -> None:
             self.publish(conversation.id, event, actor)
-            watch.see(event, actor)
 
         try:
             self.publish(conversation.id, _message_shown(message, files=files))
             while True:
-                watch = self._watch(conversation.id, _text(message))
+                self._watch(conversation.id, _text(message))
                 await groups.run(
                     conversation,
                     _text(message),
@@ -594,6 +607,7 @@ class ConversationRuntime:
             self.publish(conversation.id, run_failed("internal", "the run failed unexpectedly"))
         finally:
             self.active.pop(conversation.id, None)
+            self.watching.pop(conversation.id, None)
             self.publish(conversation.id, Idle())
 
     async def shutdown(self) -> None:
