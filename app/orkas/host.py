@@ -206,6 +206,13 @@ def host(
     advertised: dict[tuple[str, str], list[str]] = {}  # (conversation, actor) → the skills its last prompt listed
     skill_index = SkillIndex(skills, knowledge)
     skills.meaning = skill_index.search
+
+    def similar(agent: str) -> Callable[[str], list[str]]:
+        """Before a reflection creates a skill: its learned skills much like it, by the skills' index."""
+        mine = set(evolution.skills(agent).names())
+        return lambda text: [name for name in skill_index.search(text, 5) if name in mine]
+
+    evolution.similar = similar
     problems = list(load_configured(settings).problems)
     if rules.problem:
         problems.append(rules.problem)

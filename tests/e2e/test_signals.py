@@ -170,3 +170,33 @@ def test_a_denied_approval_is_a_skip_and_another_answer_is_counted(
         assert any(line["another_answer"] == 1 and line["outcome"] == "between" for line in lines)
     finally:
         app.stop()
+
+
+def test_the_app_reflects_in_the_background_unless_learning_is_off(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    for learning in (False, True):
+        data = tmp_path / f"data-{learning}"
+        data.mkdir()
+        preferences = {"auto_title": False, "learning": learning}
+        (data / "settings.json").write_text(json.dumps({"preferences": preferences}))
+        from orkas.adapter.signals import SignalLog
+
+        SignalLog(data / "signals").record(RunSignals(agent="commander", conversation="c1", correction=("en", "wrong")))
+        if learning:
+            anthropic_server.script(a_wire.reply_text("nothing to save"))
+        before = len(anthropic_server.requests)
+        app = start_app(data, HOME=str(tmp_path), ANTHROPIC_API_KEY="sk-ant-test",
+                        ANTHROPIC_BASE_URL=anthropic_server.url, ORKAS_EVOLVE_SETTLE="1")  # fmt: skip
+        try:
+            state = data / "learned" / "state.json"
+            deadline = time.monotonic() + (15 if learning else 4)
+            while time.monotonic() < deadline and not state.exists():
+                time.sleep(0.1)
+            if learning:
+                assert json.loads(state.read_text())["commander"]["last"] > 0
+                assert "Transient errors" in json.dumps(anthropic_server.requests[before].json["system"])
+            else:
+                assert not state.exists() and len(anthropic_server.requests) == before
+        finally:
+            app.stop()
