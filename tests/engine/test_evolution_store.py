@@ -118,3 +118,14 @@ async def test_the_reflection_tools_answer_the_model(tmp_path: Path) -> None:
     too_long = await memo_tool.execute({"part": "competence", "text": "x" * 3500}, ctx)
     assert too_long.is_error and "condense and retry" in too_long.content[0].text  # type: ignore[union-attr]
     assert not (await memo_tool.execute({"part": "competence", "text": "Good at CSV."}, ctx)).is_error
+
+
+def test_the_two_hundred_and_first_skill_retires_the_oldest_never_read(tmp_path: Path) -> None:
+    skills = store(tmp_path)
+    for n in range(200):
+        skills.create(f"s{n:03d}", f"Use for {n}.", f"Step {n}.")
+    for n in range(100):
+        skills.read(f"s{n:03d}")  # the first hundred are in use
+    skills.create("s200", "Use for 200.", "Step 200.")
+    names = skills.names()
+    assert len(names) == 200 and "s100" not in names and "s000" in names and "s200" in names
