@@ -11,6 +11,30 @@ function when(seconds) {
   return seconds ? new Date(seconds * 1000).toLocaleString() : t("learningNever");
 }
 
+const SVG = "http://www.w3.org/2000/svg";
+const LINES = [["invocation_rate", "read"], ["edit_after_rate", "corrected"], ["ineffective_rate", "failed"]];
+
+// A skill's rates over the last two weeks as three small lines (0–100%), with a text equivalent.
+function trendChart(trend) {
+  const width = 140, height = 36;
+  const chart = document.createElementNS(SVG, "svg");
+  chart.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  chart.setAttribute("class", "trend");
+  chart.setAttribute("role", "img");
+  const last = trend[trend.length - 1] ?? {};
+  chart.setAttribute("aria-label", t("trendLabel", {
+    read: percent(last.invocation_rate ?? 0), corrected: percent(last.edit_after_rate ?? 0), failed: percent(last.ineffective_rate ?? 0),
+  }));
+  const step = trend.length > 1 ? width / (trend.length - 1) : width;
+  for (const [key, kind] of LINES) {
+    const line = document.createElementNS(SVG, "polyline");
+    line.setAttribute("class", `trend-line ${kind}`);
+    line.setAttribute("points", trend.map((p, i) => `${(i * step).toFixed(1)},${(height - 2 - p[key] * (height - 4)).toFixed(1)}`).join(" "));
+    chart.append(line);
+  }
+  return chart;
+}
+
 function percent(value) {
   return `${Math.round(value * 100)}%`;
 }
@@ -65,6 +89,7 @@ export async function learningSection(prefs, save, guard, refresh, onInfo) {
             failed: percent(skill.ineffective_rate),
           })}`),
         );
+        if (skill.trend?.length) item.append(trendChart(skill.trend));
         skills.append(item);
       }
       block.append(skills);

@@ -52,6 +52,8 @@ def test_the_learning_screen_shows_what_was_learned_and_undoes_it(page: Page, ap
     expect(block.locator("pre.memo.strategies")).to_contain_text("group by month", timeout=TIMEOUT)
     skill = block.locator('li.learned-skill[data-skill="monthly-totals"]')
     expect(skill.locator(".tag.health")).to_have_text("healthy")
+    expect(skill.locator("svg.trend polyline")).to_have_count(3)
+    assert "read 100%" in (skill.locator("svg.trend").get_attribute("aria-label") or "")
     changes = block.locator("ul.learning-history li.change")
     expect(changes).to_have_count(2)
     expect(changes.nth(1)).to_contain_text("created skill monthly-totals")

@@ -202,6 +202,7 @@ class Evolution:
             skills = self.skills(agent)
             runs = self.signals.since(self.clock() - WINDOW, agent)
             metrics = skill_metrics(skills.names(), runs)
+            trend = self.trend(agent, skills.names())
             rows.append(
                 {
                     "agent": agent,
@@ -209,7 +210,7 @@ class Evolution:
                     "dirty": dirty,
                     "trigger": {"score": trigger.score, "fires": trigger.fires, "why": list(trigger.reasons)},
                     "forced": forced,
-                    "learned_skills": [metrics[n].as_json() for n in skills.names()],
+                    "learned_skills": [{**metrics[n].as_json(), "trend": trend[n]} for n in skills.names()],
                     "memo": {
                         "competence": self.memo(agent).read("competence"),
                         "strategies": self.memo(agent).read("strategies"),
@@ -217,6 +218,25 @@ class Evolution:
                 }
             )
         return rows
+
+    def trend(self, agent: str, names: Sequence[str], days: int = 14) -> dict[str, list[dict[str, Any]]]:
+        """Each learned skill's rates day by day (each day over the 7 days up to it): the Learning screen's lines."""
+        now = self.clock()
+        runs = self.signals.since(now - (days - 1) * 86_400 - WINDOW, agent)
+        series: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+        for back in range(days - 1, -1, -1):
+            end = now - back * 86_400
+            window = [r for r in runs if end - WINDOW <= r.at <= end]
+            for name, metric in skill_metrics(names, window).items():
+                series[name].append(
+                    {
+                        "day": time.strftime("%Y-%m-%d", time.localtime(end)),
+                        "invocation_rate": round(metric.invocation_rate, 3),
+                        "edit_after_rate": round(metric.edit_after_rate, 3),
+                        "ineffective_rate": round(metric.ineffective_rate, 3),
+                    }
+                )
+        return series
 
     def _all(self, only: str | None = None) -> list[str]:
         if only is not None:
