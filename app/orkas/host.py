@@ -208,9 +208,20 @@ def host(
     skills.meaning = skill_index.search
 
     def similar(agent: str) -> Callable[[str], list[str]]:
-        """Before a reflection creates a skill: its learned skills much like it, by the skills' index."""
+        """Before a reflection creates a skill: its learned skills much like it, by the skills' index (opened
+        and brought up to date first: a reflection may come before any turn did that). Runs on a thread."""
         mine = set(evolution.skills(agent).names())
-        return lambda text: [name for name in skill_index.search(text, 5) if name in mine]
+
+        def lookalikes(text: str) -> list[str]:
+            if not mine:
+                return []
+            warming = knowledge.warm()
+            if warming is not None:
+                warming.join(120)
+            skill_index.sync()
+            return [name for name in skill_index.search(text, 5) if name in mine]
+
+        return lookalikes
 
     evolution.similar = similar
     problems = list(load_configured(settings).problems)

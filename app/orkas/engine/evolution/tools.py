@@ -57,7 +57,7 @@ class SkillManage:
             description, content = input.get("description", ""), input.get("content", "")
             if not content.strip():
                 return error_result("create needs 'content': the steps, as imperatives")
-            near = [n for n in self.similar(f"{name} {description}") if n != name]
+            near = [n for n in await asyncio.to_thread(self.similar, f"{name} {description}") if n != name]
             if near:
                 return error_result(
                     f"similar learned skills exist: {', '.join(near[:3])}. Read one and patch it instead of creating "
