@@ -129,3 +129,14 @@ def test_the_two_hundred_and_first_skill_retires_the_oldest_never_read(tmp_path:
     skills.create("s200", "Use for 200.", "Step 200.")
     names = skills.names()
     assert len(names) == 200 and "s100" not in names and "s000" in names and "s200" in names
+
+
+def test_metrics_send_the_ineffective_and_underused_first(tmp_path: Path) -> None:
+    skills = store(tmp_path, capacity=3)
+    for name in ("a", "b", "c"):
+        skills.create(name, f"Use for {name}.", f"Do {name}.")
+    skills.read("c")
+    skills.health = lambda: {"c": "ineffective", "a": "healthy"}
+    assert skills.eviction_order()[0] == "c"  # read, yet failing: it goes before the never-read
+    skills.create("d", "Use for d.", "Do d.")
+    assert skills.names() == ["a", "b", "d"]

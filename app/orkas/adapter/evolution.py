@@ -103,7 +103,13 @@ class Evolution:
             if made is not None:
                 made.append(f"{change.action} skill {change.name}")
 
-        return LearnedSkills(self.folder / agent / "skills", check=self.guard, on_change=changed)
+        def health() -> dict[str, str]:
+            root = self.folder / agent / "skills"
+            names = [p.name for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
+            runs = self.signals.since(self.clock() - WINDOW, agent)
+            return {name: metric.health for name, metric in skill_metrics(names, runs).items()}
+
+        return LearnedSkills(self.folder / agent / "skills", check=self.guard, on_change=changed, health=health)
 
     def memo(self, agent: str, conversations: Sequence[str] = (), made: list[str] | None = None) -> Memo:
         def changed(change: MemoChange) -> None:
@@ -286,8 +292,10 @@ class Evolution:
         try:
             chats = self.transcripts(agent, conversations[: bundle.MAX_CONVERSATIONS])
             transcript = bundle.build(chats)
+            health = skills.health()
+            learned = [f"{name} ({health.get(name, 'insufficient_data').replace('_', ' ')})" for name in skills.names()]
             system, user = reflection_request(
-                agent, transcript, memo.read("competence"), memo.read("strategies"), skills.names(), why
+                agent, transcript, memo.read("competence"), memo.read("strategies"), learned, why
             )
             answer, tokens = await self.reflect(agent, system, user, tools)
         except Exception as e:  # this agent's failure only: its timestamp stays, the others go on

@@ -30,7 +30,9 @@ Rules:
   transcript shows is no longer true. 'competence': strengths, limits, the person's constraints. 'strategies':
   trigger → action methods for this person and domain.
 - skill_manage keeps a procedure that recurs (several steps, likely to come back). Its description says WHEN to
-  use it. Patch a similar existing skill rather than creating a near-duplicate.
+  use it. Patch a similar existing skill rather than creating a near-duplicate. A skill marked ineffective or
+  needs review was followed by real errors or corrections: fix it from the transcript, or delete it; one marked
+  underused is rarely chosen: make its description say more clearly WHEN to use it.
 - Write in the language the person writes in.
 - If nothing is worth keeping, change nothing and answer exactly: {NOTHING}
 """
@@ -43,7 +45,7 @@ def reflection_request(
     memo = f"## Competence\n{competence or '(empty)'}\n\n## Strategies\n{strategies or '(empty)'}"
     parts = [
         "Why this reflection: " + ("; ".join(why) if why else "it was due"),
-        "Your learned skills: " + (", ".join(learned) if learned else "none"),
+        "Your learned skills (with how they did over the last 7 days): " + (", ".join(learned) if learned else "none"),
         wrap(memo, "your current memo"),
         wrap(transcript or "(no conversations)", "your recent conversations"),
         "Reflect now: write what is worth keeping with the tools, or answer exactly: " + NOTHING,

@@ -58,12 +58,14 @@ class LearnedSkills:
         on_change: Callable[[Change], None] = lambda _change: None,
         capacity: int = CAPACITY,
         clock: Callable[[], str] = _now,
+        health: Callable[[], dict[str, str]] = dict,
     ) -> None:
         self.root = root
         self.check = check  # None when the text may be kept, else why not
         self.on_change = on_change
         self.capacity = capacity
         self.clock = clock
+        self.health = health  # name → its metrics' health (metrics.py): the ineffective and underused go first
 
     # ---- reading ----
     def names(self) -> list[str]:
@@ -144,12 +146,16 @@ class LearnedSkills:
 
     # ---- the lifecycle ----
     def eviction_order(self) -> list[str]:
-        """Who goes first when full: never read (oldest created first), then least recently read."""
+        """Who goes first when full: what its metrics call ineffective, then underused; then never read
+        (oldest created first); then least recently read."""
+        health = self.health()
+        first = {"ineffective": 0, "underused": 1}
 
-        def key(name: str) -> tuple[int, str]:
+        def key(name: str) -> tuple[int, int, str]:
             meta = self.meta(name)
             used = meta.get("lastUsedAt")
-            return (1, str(used)) if used else (0, str(meta.get("createdAt") or ""))
+            rank = first.get(health.get(name, ""), 2)
+            return (rank, 1, str(used)) if used else (rank, 0, str(meta.get("createdAt") or ""))
 
         return sorted(self.names(), key=key)
 
