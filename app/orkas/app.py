@@ -725,4 +725,5 @@ def evolution_for(settings: Settings) -> Evolution:
         transcripts,
         reflect,
         lambda: list(agents.load().agents),
+        threshold=lambda: load_configured(settings).product.preferences.learning_threshold,
     )

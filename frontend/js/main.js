@@ -450,7 +450,11 @@ async function showProcesses(panel, id) {
 
 // Settings, opened at a section when asked (the not-sent bubble's "Add a provider" opens Providers).
 async function showSettings(section) {
-  await openSettings($("#settings"), { onPreferences: applyPreferences, onError: toast, onInfo: inform });
+  const onOpenChat = guarded(async (id) => {
+    $("#settings").close();
+    await openChat(id);
+  });
+  await openSettings($("#settings"), { onPreferences: applyPreferences, onError: toast, onInfo: inform, onOpenChat });
   const target = section && $(`#settings section.${section}`);
   if (target) {
     target.scrollIntoView({ block: "start" });

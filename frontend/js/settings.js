@@ -37,7 +37,7 @@ function sectionMenu(body) {
   return nav;
 }
 
-export async function openSettings(dialog, { onPreferences, onError, onInfo = onError }, redraw = false) {
+export async function openSettings(dialog, { onPreferences, onError, onInfo = onError, onOpenChat }, redraw = false) {
   const data = await get("/api/settings");
   const body = el("div", "settings-body");
   const close = actionButton("close", t("close"), () => dialog.close());
@@ -46,7 +46,7 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
   dialog.replaceChildren(head, body);
 
   // A redraw after an action: never reopens a dialog the person closed meanwhile.
-  const refresh = () => (dialog.open ? openSettings(dialog, { onPreferences, onError, onInfo }, true) : undefined);
+  const refresh = () => (dialog.open ? openSettings(dialog, { onPreferences, onError, onInfo, onOpenChat }, true) : undefined);
   const guard = (action) => async (...args) => {
     try { await action(...args); } catch (error) { onError(error.message); }
   };
@@ -74,7 +74,7 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
     skillsSection(guard, refresh, onInfo),
     knowledgeSection(data, guard, refresh, onError),
     memorySection(guard, refresh),
-    learningSection(prefs, save, guard, refresh, onInfo),
+    learningSection(prefs, save, guard, refresh, onInfo, onOpenChat),
     rulesSection(data, prefs, save, guard, refresh),
     appearanceSection(prefs, save),
     languageSection(prefs, save),

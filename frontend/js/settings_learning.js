@@ -39,7 +39,7 @@ function percent(value) {
   return `${Math.round(value * 100)}%`;
 }
 
-export async function learningSection(prefs, save, guard, refresh, onInfo) {
+export async function learningSection(prefs, save, guard, refresh, onInfo, onOpenChat) {
   const { agents } = await get("/api/learning");
   const section = el("section", "learning");
   section.append(el("h3", "", t("learning")), el("p", "hint", t("learningHint")));
@@ -50,8 +50,22 @@ export async function learningSection(prefs, save, guard, refresh, onInfo) {
   box.checked = prefs.learning !== false;
   box.addEventListener("change", () => save({ learning: box.checked }));
   toggle.append(box, " ", t("learningOn"));
+  const threshold = el("label", "field");
+  const level = el("input");
+  level.type = "number";
+  level.name = "learning_threshold";
+  level.min = "0.1";
+  level.max = "5";
+  level.step = "0.05";
+  level.value = String(prefs.learning_threshold ?? 0.7);
+  level.addEventListener("change", () => {
+    const value = Number(level.value);
+    if (value >= 0.1 && value <= 5) save({ learning_threshold: value });
+  });
+  threshold.append(el("span", "", t("learningThreshold")), level);
   section.append(
     toggle,
+    threshold,
     actionButton("small", t("learningRun"), guard(async () => {
       const { outcomes } = await post("/api/learning/run", {});
       const done = outcomes.filter((o) => o.reflected).map((o) => o.agent);
@@ -99,8 +113,17 @@ export async function learningSection(prefs, save, guard, refresh, onInfo) {
       const item = el("li", "change");
       item.dataset.id = entry.id;
       const what = t(`change_${entry.action}`, { name: entry.name });
-      const from = entry.conversations?.length ? ` · ${t("changeFrom", { count: entry.conversations.length })}` : "";
-      item.append(el("span", "", `${when(entry.at)} — ${what}${from}`));
+      item.append(el("span", "", `${when(entry.at)} — ${what}`));
+      if (entry.conversations?.length) {  // where it came from: each conversation opens from here
+        const from = el("span", "from hint", ` ${t("changeFrom", { count: entry.conversations.length })}:`);
+        entry.conversations.forEach((id, n) => {
+          const link = actionButton("small link", String(n + 1), () => onOpenChat?.(id));
+          link.dataset.conversation = id;
+          link.setAttribute("aria-label", t("changeOpen", { n: n + 1 }));
+          from.append(" ", link);
+        });
+        item.append(from);
+      }
       const details = el("details", "");
       details.append(el("summary", "", t("changeShow")), el("pre", "after", entry.after ?? t("changeRemoved")));
       item.append(details, actionButton("small", t("undo"), guard(async () => {

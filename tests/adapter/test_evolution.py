@@ -177,3 +177,12 @@ async def test_status_lists_learned_skills_with_their_metrics(tmp_path: Path, ag
         log.record(run(agent, clock.now - 100, skills_advertised=["tidy"], skills_read=["tidy"]))
     [row] = evolution.status()
     assert row["learned_skills"][0]["name"] == "tidy" and row["learned_skills"][0]["health"] == "healthy"
+
+
+async def test_the_threshold_is_the_persons(tmp_path: Path) -> None:
+    evolution, log, clock = setup(tmp_path, ScriptedProvider())
+    level = [1.5]
+    evolution._threshold = lambda: level[0]
+    log.record(run("commander", clock.now - 5, correction=("en", "wrong")))
+    [quiet] = await evolution.cycle()
+    assert not quiet.reflected and "below 1.5" in quiet.why  # a correction alone is 0.9

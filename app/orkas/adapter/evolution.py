@@ -84,7 +84,7 @@ class Evolution:
         clock: Callable[[], float] = time.time,
         guard: Callable[[str], str | None] = rule_guard,
         similar: SimilarLookup | None = None,
-        threshold: float = THRESHOLD,
+        threshold: float | Callable[[], float] = THRESHOLD,
     ) -> None:
         self.folder = data / "learned"
         self.signals = signals
@@ -94,7 +94,11 @@ class Evolution:
         self.clock = clock
         self.guard = guard
         self.similar = similar
-        self.threshold = threshold
+        self._threshold = threshold  # or how to read it (Settings → Learning changes it while the app runs)
+
+    @property
+    def threshold(self) -> float:
+        return self._threshold() if callable(self._threshold) else self._threshold
 
     # ---- where things are ----
     def skills(self, agent: str, conversations: Sequence[str] = (), made: list[str] | None = None) -> LearnedSkills:

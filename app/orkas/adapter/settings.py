@@ -64,11 +64,14 @@ class Preferences:
     auto_title: bool = True  # a short model call names each new chat after its first answer
     mirror: bool = False  # the phone mirror listens on the LAN (Settings → Phone)
     learning: bool = True  # agents reflect in the background and keep what they learn (Settings → Learning)
+    learning_threshold: float = 0.7  # the weighted trigger a run must reach to be reflected on
 
     def check(self) -> None:
         for flag in ("auto_title", "mirror", "learning"):
             if not isinstance(getattr(self, flag), bool):
                 raise ConfigError(f"{flag} must be true or false, not {getattr(self, flag)!r}")
+        if not isinstance(self.learning_threshold, int | float) or not 0.1 <= self.learning_threshold <= 5:
+            raise ConfigError(f"learning_threshold must be 0.1 to 5, not {self.learning_threshold!r}")
         if not isinstance(self.command_timeout, int) or not 10 <= self.command_timeout <= 86_400:
             raise ConfigError(f"command_timeout must be 10 to 86400 seconds, not {self.command_timeout!r}")
         if self.embeddings not in ("bundled", "none") and not all(self.embeddings.partition("/")[::2]):

@@ -73,6 +73,7 @@ class PreferencesChange(BaseModel):
     log_level: str | None = None
     auto_title: bool | None = None
     learning: bool | None = None
+    learning_threshold: float | None = Field(default=None, ge=0.1, le=5)
     clear_default_model: bool = False
 
 
