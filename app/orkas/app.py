@@ -354,6 +354,7 @@ KNOWN_DATA = (
     "recycle",
     "sessions",
     "permission_rules.json",
+    "connectors.json",
 )
 
 

@@ -104,6 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from orkas.cli import evolve as evolve_cli
 
             return evolve_cli.run(args, os.environ)
+        if args.command == "mcp":
+            from orkas.cli import mcp as mcp_cli
+
+            return mcp_cli.run(args, os.environ)
     except ConfigError as e:
         print(f"orkas: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -183,6 +187,9 @@ def _parser() -> argparse.ArgumentParser:
     from orkas.cli import evolve as evolve_cli
 
     evolve_cli.add_parser(commands)
+    from orkas.cli import mcp as mcp_cli
+
+    mcp_cli.add_parser(commands)
     from orkas.cli import serve as serve_cli
 
     serve_cli.add_parser(commands)

@@ -1,0 +1,117 @@
+"""`orkas mcp`: the MCP servers the person adds (connectors).
+
+    orkas mcp add NAME --url URL [--header K=V]…                          a remote server (https, or http here)
+    orkas mcp add NAME --command "CMD ARGS…" [--env K=V]… [--cwd DIR] [--yes]   a local one: the exact command is
+                                                                          shown and must be confirmed
+    orkas mcp list [--json] | remove NAME | enable NAME | disable NAME
+    orkas mcp import FILE [--yes]                                         a Claude-Desktop-style {"mcpServers": …}
+
+Header and env values go into the vault only; `connectors.json` keeps their names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from orkas.core.errors import ConfigError
+
+EXIT_OK = 0
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    mcp = commands.add_parser("mcp", help="MCP servers (connectors): add, list, remove, enable, disable, import")
+    sub = mcp.add_subparsers(dest="mcp_command", required=True)
+    add = sub.add_parser("add", help="add a remote (--url) or local (--command) MCP server")
+    add.add_argument("name")
+    add.add_argument("--url")
+    add.add_argument("--header", action="append", default=[], metavar="K=V", help="kept in the vault")
+    add.add_argument("--command", dest="server_command", help="the server's command line, for a local server")
+    add.add_argument("--env", action="append", default=[], metavar="K=V", help="kept in the vault")
+    add.add_argument("--cwd")
+    add.add_argument("--yes", action="store_true", help="run this local command without asking (scripts)")
+    listing = sub.add_parser("list", help="the connectors")
+    listing.add_argument("--json", action="store_true")
+    for verb, text in (("remove", "delete it and its secrets"), ("enable", "use it"), ("disable", "keep it, unused")):
+        sub.add_parser(verb, help=text).add_argument("name")
+    imported = sub.add_parser("import", help='add the servers of a {"mcpServers": …} file')
+    imported.add_argument("file", type=Path)
+    imported.add_argument("--yes", action="store_true", help="accept every local command without asking")
+
+
+def _confirm(argv: list[str], yes: bool) -> None:
+    """A local server runs a program on this machine: the person sees the exact command and says yes."""
+    shown = shlex.join(argv)
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise ConfigError(f"a local server runs `{shown}` on this computer: confirm in a terminal, or pass --yes")
+    answer = input(f"This connector will run, on this computer:\n  {shown}\nAdd it? [y/N] ")
+    if answer.strip().lower() not in ("y", "yes"):
+        raise ConfigError("not added")
+
+
+def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from orkas.adapter.connector_config import Connectors, claude_desktop_entries, parse_pairs
+    from orkas.adapter.vault import Vault, choose_key_source
+    from orkas.app import settings_from_env
+
+    settings = settings_from_env(env)
+    vault = Vault(settings.data_dir / "vault.bin", choose_key_source(settings.data_dir))
+    connectors = Connectors(settings.data_dir / "connectors.json", vault)
+    command = args.mcp_command
+    if command == "add":
+        headers, values = parse_pairs(args.header, "header"), parse_pairs(args.env, "env")
+        if args.server_command is not None:
+            argv = shlex.split(args.server_command)
+            if argv and args.url is None:
+                _confirm(argv, args.yes)
+        added = connectors.add(
+            args.name, url=args.url, command=args.server_command, headers=headers, env=values, cwd=args.cwd
+        )
+        print(f"added {added.id} ({added.kind})")
+    elif command == "list":
+        rows = [c.public() for c in connectors.load().values()]
+        if args.json:
+            print(json.dumps(rows, indent=2, ensure_ascii=False))
+        elif not rows:
+            print("no connectors")
+        for row in [] if args.json else rows:
+            where = row["url"] or shlex.join(row["command"])
+            print(f"{row['id']}  {row['kind']:<6} {'on ' if row['enabled'] else 'off'}  {where}")
+    elif command == "remove":
+        print(f"removed {connectors.remove(args.name).id}")
+    elif command in ("enable", "disable"):
+        changed = connectors.set_enabled(args.name, command == "enable")
+        print(f"{changed.id}: {'enabled' if changed.enabled else 'disabled'}")
+    elif command == "import":
+        try:
+            entries = claude_desktop_entries(args.file.read_text(encoding="utf-8"))
+        except OSError as e:
+            raise ConfigError(f"cannot read {args.file}: {e.strerror}") from None
+        for entry in entries:
+            _import_one(connectors, entry, args.yes)
+    return EXIT_OK
+
+
+def _import_one(connectors: Any, entry: dict[str, Any], yes: bool) -> None:
+    from orkas.adapter.connector_config import check_pairs
+
+    try:
+        if "error" in entry:
+            raise ConfigError(entry["error"])
+        if "url" in entry:
+            added = connectors.add(entry["name"], url=entry["url"], headers=check_pairs(entry["headers"], "header"))
+        else:
+            _confirm(entry["command"], yes)
+            added = connectors.add(
+                entry["name"], command=entry["command"], env=check_pairs(entry["env"], "env"), cwd=entry.get("cwd")
+            )
+        print(f"added {added.id} ({added.kind})")
+    except ConfigError as e:  # one bad entry is said and skipped; the others still come in
+        print(f"orkas: {entry['name']}: {e}", file=sys.stderr)
