@@ -50,7 +50,7 @@ export async function memorySection(guard, refresh) {
     box.append(list, form);
     section.append(box);
   }
-  const exporter = actionButton("", t("export"), guard(async () => {
+  const exporter = actionButton("", t("memoryExport"), guard(async () => {
     saveAs(await download("/api/memory/export"), "orkas-memory.md", "text/markdown");
   }));
   section.append(exporter);

@@ -45,3 +45,11 @@ def test_every_approval_category_the_server_can_send_is_said_in_words() -> None:
     missing = sorted(c for c in categories if f"category_{c}" not in english)
     assert not missing, f"approval cards would show raw names: {missing}"
     assert "creates_agent" in spelled and "untrusted_content" in spelled  # the scan found the tools' own
+
+
+def test_no_key_is_spelled_twice_in_a_language() -> None:
+    """A second spelling silently wins over the first (the memory's "Export as Markdown" was lost that way)."""
+    source = STRINGS.read_text(encoding="utf-8")
+    for language, body in re.findall(r"^  (\w+): \{\n(.*?)^  \},", source, re.M | re.S):
+        keys = re.findall(r"^    (\w+): ", body, re.M)
+        assert len(keys) == len(set(keys)), (language, sorted({k for k in keys if keys.count(k) > 1}))
