@@ -91,10 +91,16 @@ class Packages:
         data = {"version": 1, "packages": {n: p.public() for n, p in sorted(packages.items())}}
         atomic_write(self.registry_file, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
 
+    def _put(self, package: Package) -> None:
+        """Record one package (under the lock: the caller holds it)."""
+        packages = self.load()
+        packages[package.name] = package
+        self._save(packages)
+
     def get(self, name: str) -> Package:
         package = self.load().get(name)
         if package is None:
-            raise NotFound(f"no package {name!r}: `orkas packages list` shows them")
+            raise _missing(name)
         return package
 
     # ---- install, update ----
@@ -116,9 +122,7 @@ class Packages:
                 if name in self.load() or (self.folder / name).exists():
                     raise PackageError(f"a package named {name!r} was installed meanwhile")
                 os.rename(staging, self.folder / name)
-                packages = self.load()
-                packages[name] = package
-                self._save(packages)
+                self._put(package)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -138,7 +142,8 @@ class Packages:
             kind, roots, entries, deps = detect(staging, name)
             commit = await self._commit(staging)
             with self._locked():
-                current = self.load().get(name)
+                packages = self.load()
+                current = packages.get(name)
                 if current is None:
                     raise PackageError(f"the package {name!r} was removed meanwhile")
                 os.rename(target, aside)
@@ -151,7 +156,6 @@ class Packages:
                     name, old.source, commit, kind, roots, entries, deps,
                     current.deps_consent, current.enabled, current.installed_at, _now(),
                 )  # fmt: skip
-                packages = self.load()
                 packages[name] = package
                 self._save(packages)
         except BaseException:
@@ -286,7 +290,7 @@ class Packages:
         with self._locked():
             packages = self.load()
             if name not in packages:
-                raise NotFound(f"no package {name!r}: `orkas packages list` shows them")
+                raise _missing(name)
             del packages[name]
             self._save(packages)
             shutil.rmtree(self.folder / name, ignore_errors=True)
@@ -296,7 +300,7 @@ class Packages:
         with self._locked():
             packages = self.load()
             if name not in packages:
-                raise NotFound(f"no package {name!r}: `orkas packages list` shows them")
+                raise _missing(name)
             packages[name].enabled = enabled
             self._save(packages)
             self._write_shims()
@@ -350,3 +354,7 @@ def _shim(root: Path, entry: Entry) -> str:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _missing(name: str) -> NotFound:
+    return NotFound(f"no package {name!r}: `orkas packages list` shows them")
