@@ -49,6 +49,7 @@ from orkas.engine.tools.shell import Bash, ProcessManager, ProcessRead, ProcessS
 from orkas.engine.tools.web import SearchBackend, WebFetch, WebSearch
 
 if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
+    from orkas.adapter.connector_hub import ConnectorHub
     from orkas.adapter.evolution import Evolution
     from orkas.adapter.packages import Packages
     from orkas.adapter.skill_roots import SkillRegistry
@@ -88,6 +89,8 @@ class Settings:
     ssh_agent: str | None = None  # SSH_AUTH_SOCK: only for cloning a package from an ssh:// source
     # Seconds after start-up before the first reflection cycle (ORKAS_EVOLVE_SETTLE): the app settles first.
     evolve_settle: float = 600.0
+    # Seconds a failing MCP server waits before the first retry (ORKAS_MCP_BACKOFF), doubling up to 30 min.
+    mcp_backoff: float = 30.0
 
 
 def settings_from_env(env: Mapping[str, str]) -> Settings:
@@ -124,6 +127,7 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
         mirror_port=int(env["ORKAS_MIRROR_PORT"]) if env.get("ORKAS_MIRROR_PORT", "").isdigit() else 47615,
         ssh_agent=env.get("SSH_AUTH_SOCK") or None,
         evolve_settle=float(_count(env, "ORKAS_EVOLVE_SETTLE", 600)),
+        mcp_backoff=float(_count(env, "ORKAS_MCP_BACKOFF", 30)),
     )
 
 
@@ -498,6 +502,35 @@ def skill_access(registry: SkillRegistry, agent: str | None, allowed: Sequence[s
     )
 
 
+def connector_hub(settings: Settings, configured: Configured | None = None) -> ConnectorHub:
+    """The person's MCP servers. A local one starts through a workspace executor rooted at its `cwd` (or a folder
+    of its own in the data) — the one way processes start — and runs with the person's rights: they confirmed
+    that exact command. Its secrets come from the vault when it connects."""
+    from orkas import __version__
+    from orkas.adapter.connector_config import Connector, Connectors
+    from orkas.adapter.connector_health import HealthFile
+    from orkas.adapter.connector_hub import ConnectorHub
+
+    # The vault as the CLI writes it, even when it did not exist when the app started (a header added later).
+    vault = (configured.vault if configured is not None else None) or Vault(
+        settings.data_dir / "vault.bin", choose_key_source(settings.data_dir)
+    )
+
+    def executor_for(connector: Connector) -> Executor:
+        folder = Path(connector.cwd) if connector.cwd else settings.data_dir / "connectors" / connector.id
+        folder.mkdir(parents=True, exist_ok=True)
+        own = [] if connector.cwd else [folder]
+        return sandbox(settings, PathPolicy(folder, protected=protected_data(settings.data_dir), own=own))
+
+    return ConnectorHub(
+        Connectors(settings.data_dir / "connectors.json", vault),
+        HealthFile(settings.data_dir / "connector-health.json", base=settings.mcp_backoff),
+        executor_for=executor_for,
+        logs=settings.data_dir / "logs" / "connectors",
+        version=__version__,
+    )
+
+
 def build_agent(
     settings: Settings,
     *,
@@ -520,6 +553,7 @@ def build_agent(
     reasoning: Reasoning = "off",
     skills: SkillAccess | None = None,
     learned: str | None = None,
+    connectors: ConnectorHub | None = None,
 ) -> Agent:
     """Raises `ConfigError` when no provider or model can serve the run. A group's actors add their own
     tools (`extra_tools`), keep to an allow-list (`only_tools`) and get their instructions (`note`); a named
@@ -568,6 +602,10 @@ def build_agent(
         if skills.save is not None:
             tools.append(SkillSave(skills.save, skills.exists))
         tools += list(skills.tools)
+    if connectors is not None and connectors.any_enabled():  # no server set up: no tools for them in the prompt
+        from orkas.engine.tools.connectors import connector_tools
+
+        tools += connector_tools(connectors)
     tools += list(extra_tools)
     if only_tools is not None:
         unknown = sorted(set(only_tools) - {t.name for t in tools})

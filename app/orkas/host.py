@@ -19,6 +19,7 @@ from typing import Any
 import uvicorn
 
 from orkas.adapter.attachments import AttachmentStore
+from orkas.adapter.connector_hub import ConnectorHub
 from orkas.adapter.conversations import Conversation, ConversationStore
 from orkas.adapter.evolution import INTERVAL, Evolution
 from orkas.adapter.knowledge import KnowledgeService
@@ -40,6 +41,7 @@ from orkas.app import (
     build_agent,
     check_provider,
     confinement_report,
+    connector_hub,
     embedder_for,
     evolution_for,
     load_configured,
@@ -97,6 +99,7 @@ class Hosted:
     evolution: Evolution | None = None
     evolve_settle: float = 600.0
     learning: Callable[[], bool] = lambda: True  # Settings → Learning's switch, read at each cycle
+    connectors: ConnectorHub | None = None
 
     def serve_forever(self) -> None:
         try:
@@ -130,6 +133,8 @@ class Hosted:
             if self.mirror is not None:
                 await self.mirror.stop()
             await self.runtime.shutdown()
+            if self.connectors is not None:  # local MCP servers end with the app
+                await self.connectors.close()
 
     async def _evolve_forever(self) -> None:
         """Reflection in the background: a first cycle once start-up has settled, then every 12 hours."""
@@ -203,6 +208,7 @@ def host(
     processes = ConversationProcesses(settings.data_dir / "processes")
     skills = skill_registry(settings, scan=False)
     evolution = evolution_for(settings)
+    connectors = connector_hub(settings)
     advertised: dict[tuple[str, str], list[str]] = {}  # (conversation, actor) → the skills its last prompt listed
     skill_index = SkillIndex(skills, knowledge)
     skills.meaning = skill_index.search
@@ -267,6 +273,7 @@ def host(
             memory_tool=not worker,
             skills=access,
             learned=None if worker else (spec.name if spec else "commander"),
+            connectors=None if worker else connectors,
         )
 
     agents = AgentStore(settings.data_dir / "agents")
@@ -325,6 +332,7 @@ def host(
         skills=skills,
         packages=package_store(settings),
         evolution=evolution,
+        connectors=connectors,
     )
     devices = MirrorDevices(settings.data_dir / "mirror")
 
@@ -404,4 +412,5 @@ def host(
         evolution=evolution,
         evolve_settle=settings.evolve_settle,
         learning=lambda: load_configured(settings).product.preferences.learning,
+        connectors=connectors,
     )

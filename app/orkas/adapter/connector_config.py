@@ -120,6 +120,7 @@ class Connectors:
 
     def _save(self, connectors: Mapping[str, Connector]) -> None:
         data = {"version": 1, "connectors": [asdict(c) for c in connectors.values()]}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
 
     def get(self, name_or_id: str) -> Connector:

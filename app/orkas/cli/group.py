@@ -25,6 +25,7 @@ from orkas.app import (
     GitWorktrees,
     Settings,
     build_agent,
+    connector_hub,
     load_configured,
     settings_from_env,
     skill_access,
@@ -75,6 +76,7 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         conversation = uuid.uuid4().hex
     folder: Path = args.workspace
     skills = skill_registry(settings, background=False)
+    hub = connector_hub(settings, configured)
 
     def make_agent(spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None) -> Agent:
         model = spec.model if spec is not None and spec.model else args.model
@@ -93,6 +95,7 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             memory_tool=spec is not None or bool(tools),  # an anonymous worker gets only its task
             skills=None if worker else skill_access(skills, spec.name if spec else None, spec.skills if spec else None),
             learned=None if worker else (spec.name if spec else "commander"),
+            connectors=None if worker else hub,
         )
 
     make_agent(None, (), "")  # a configuration mistake (no provider, a bad model) is said before anything runs
@@ -150,6 +153,7 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                 end = item.event
     finally:
         group.close()
+        await hub.close()
     if end is not None and end.ok:
         return EXIT_OK
     if end is not None and end.aborted:

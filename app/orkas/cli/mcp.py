@@ -3,7 +3,11 @@
     orkas mcp add NAME --url URL [--header K=V]…                          a remote server (https, or http here)
     orkas mcp add NAME --command "CMD ARGS…" [--env K=V]… [--cwd DIR] [--yes]   a local one: the exact command is
                                                                           shown and must be confirmed
-    orkas mcp list [--json] | remove NAME | enable NAME | disable NAME
+    orkas mcp list [--json] [--check]                                     status, tool count, last error as last
+                                                                          measured; --check reaches each server now
+                                                                          (one in back-off is not retried)
+    orkas mcp tools NAME [--json]                                         its tools, reached now (back-off or not)
+    orkas mcp remove NAME | enable NAME | disable NAME
     orkas mcp import FILE [--yes]                                         a Claude-Desktop-style {"mcpServers": …}
 
 Header and env values go into the vault only; `connectors.json` keeps their names.
@@ -12,14 +16,19 @@ Header and env values go into the vault only; `connectors.json` keeps their name
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import shlex
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from orkas.core.errors import ConfigError
+from orkas.core.errors import ConfigError, ToolInputError
+
+if TYPE_CHECKING:
+    from orkas.app import Settings
+    from orkas.engine.tools.connectors import RemoteTool, ServerTools
 
 EXIT_OK = 0
 
@@ -35,8 +44,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add.add_argument("--env", action="append", default=[], metavar="K=V", help="kept in the vault")
     add.add_argument("--cwd")
     add.add_argument("--yes", action="store_true", help="run this local command without asking (scripts)")
-    listing = sub.add_parser("list", help="the connectors")
+    listing = sub.add_parser("list", help="the connectors: status, tool count, last error")
     listing.add_argument("--json", action="store_true")
+    listing.add_argument("--check", action="store_true", help="reach each enabled server now")
+    tools = sub.add_parser("tools", help="a connector's tools (reached now)")
+    tools.add_argument("name")
+    tools.add_argument("--json", action="store_true")
     for verb, text in (("remove", "delete it and its secrets"), ("enable", "use it"), ("disable", "keep it, unused")):
         sub.add_parser(verb, help=text).add_argument("name")
     imported = sub.add_parser("import", help='add the servers of a {"mcpServers": …} file')
@@ -76,18 +89,38 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         )
         print(f"added {added.id} ({added.kind})")
     elif command == "list":
-        rows = [c.public() for c in connectors.load().values()]
+        rows = asyncio.run(_checked(settings, args.check))
         if args.json:
             print(json.dumps(rows, indent=2, ensure_ascii=False))
         elif not rows:
             print("no connectors")
         for row in [] if args.json else rows:
             where = row["url"] or shlex.join(row["command"])
-            print(f"{row['id']}  {row['kind']:<6} {'on ' if row['enabled'] else 'off'}  {where}")
+            tools = "?" if row["tools"] is None else row["tools"]
+            print(
+                f"{row['id']}  {row['kind']:<6} {'on ' if row['enabled'] else 'off'}  "
+                f"{row['status']:<12} {tools} tools  {where}"
+            )
+            if row["last_error"] and row["status"] in ("degraded", "error"):
+                retry = f" (next try in {row['retry_in']} s)" if row["retry_in"] else ""
+                print(f"    last error: {row['last_error']}{retry}")
+    elif command == "tools":
+        listing = asyncio.run(_tools(settings, args.name))
+        if listing.error:
+            raise ConfigError(f"{listing.server}: {listing.error}")
+        if args.json:
+            print(json.dumps([_tool_row(t) for t in listing.tools], indent=2, ensure_ascii=False))
+        for tool in [] if args.json else listing.tools:
+            mark = " [read-only]" if tool.read_only else ""
+            print(f"{tool.name}{mark}  {' '.join(tool.description.split())[:200]}")
     elif command == "remove":
         print(f"removed {connectors.remove(args.name).id}")
     elif command in ("enable", "disable"):
         changed = connectors.set_enabled(args.name, command == "enable")
+        if changed.enabled:  # the person turned it back on: try it at once, whatever the back-off said
+            from orkas.adapter.connector_health import HealthFile
+
+            HealthFile(settings.data_dir / "connector-health.json").reset(changed.id)
         print(f"{changed.id}: {'enabled' if changed.enabled else 'disabled'}")
     elif command == "import":
         try:
@@ -97,6 +130,39 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         for entry in entries:
             _import_one(connectors, entry, args.yes)
     return EXIT_OK
+
+
+async def _checked(settings: Settings, check: bool) -> list[dict[str, Any]]:
+    from orkas.app import connector_hub
+
+    hub = connector_hub(settings)
+    try:
+        if check:
+            await hub.servers(None)
+        return await hub.status()
+    finally:
+        await hub.close()
+
+
+async def _tools(settings: Settings, name: str) -> ServerTools:
+    from orkas.app import connector_hub
+
+    hub = connector_hub(settings)
+    try:
+        return await hub.probe(name)
+    except ToolInputError as e:
+        raise ConfigError(str(e)) from None
+    finally:
+        await hub.close()
+
+
+def _tool_row(tool: RemoteTool) -> dict[str, Any]:
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "read_only": tool.read_only,
+        "input_schema": dict(tool.input_schema),
+    }
 
 
 def _import_one(connectors: Any, entry: dict[str, Any], yes: bool) -> None:

@@ -17,6 +17,7 @@ from orkas.adapter.usage import LedgerBudget, UsageLedger
 from orkas.app import (
     Settings,
     build_agent,
+    connector_hub,
     embedder_for,
     load_configured,
     settings_from_env,
@@ -72,6 +73,7 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         past_conversations=past,
         skills=(access := skill_access(_skills(settings), None)),
         learned="commander",
+        connectors=(hub := connector_hub(settings, configured)),
     )
     advertised = access.catalog.advertised(args.context_window or lookup(agent.config.model).context_window)
     store = SessionStore(sessions_dir(data_dir(env.get("ORKAS_HOME"))))
@@ -120,6 +122,7 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     finally:
         session.close()
         await agent.providers.aclose()
+        await hub.close()  # local servers end with the run
         if last is not None:
             _record(settings, observer.finish())
     log.info("run: session %s ended (%s) after %.0f ms", session.id, type(last).__name__, since_start() * 1000)

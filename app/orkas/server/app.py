@@ -16,6 +16,7 @@ from fastapi.staticfiles import StaticFiles
 
 from orkas import __version__
 from orkas.adapter.attachments import AttachmentStore
+from orkas.adapter.connector_hub import ConnectorHub
 from orkas.adapter.evolution import Evolution
 from orkas.adapter.knowledge import KnowledgeService
 from orkas.adapter.packages import Packages
@@ -70,6 +71,7 @@ class Services:
     skills: SkillRegistry | None = None  # every skill root, scanned and watched
     packages: Packages | None = None  # external packages (skills and commands)
     evolution: Evolution | None = None  # self-evolution: status, history, undo
+    connectors: ConnectorHub | None = None  # the person's MCP servers: status, add, remove, retry
 
 
 def create_app(

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import hashlib
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -231,6 +232,33 @@ class Background:
                 await asyncio.gather(self._pump, return_exceptions=True)
 
 
+@dataclass
+class Piped:
+    """A long-lived program spoken to over its stdin and stdout (a local MCP server); its stderr goes to
+    `log_path` (the latest LOG_LIMIT bytes). `stop()` ends its whole tree and frees its process group."""
+
+    process: asyncio.subprocess.Process
+    log_path: Path
+    _cleanup: Any = None
+    _pump: asyncio.Task[None] | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def stop(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        await terminate(self.process, grace=1.0)
+        if self._pump is not None:
+            done, _ = await asyncio.wait({self._pump}, timeout=GRACE)
+            if not done:
+                self._pump.cancel()
+        if self._cleanup is not None:
+            cleanup, self._cleanup = self._cleanup, None
+            await asyncio.to_thread(cleanup)
+
+
 def _slug(path: Path) -> str:
     return hashlib.sha256(str(path).encode()).hexdigest()[:16]
 
@@ -403,6 +431,51 @@ class Executor:
         background = Background(process=process, log_path=log_path, network=network)
         background._pump = asyncio.create_task(self._pump(process, log_path, group))
         return background
+
+    async def open_pipes(
+        self,
+        argv: Sequence[str],
+        *,
+        log_path: Path,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        network: bool = False,
+        unconfined: bool = False,
+    ) -> Piped:
+        """Start `argv` with pipes on its stdin and stdout, for a program that speaks a protocol over them.
+        Same environment, process group, process cap and confinement rules as `run`."""
+        workdir = self.policy.check(cwd or self.policy.workspace, write=False)
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        group = self.pids.new_group()
+
+        def cleanup() -> None:
+            self.pids.kill_group(group)
+            self.pids.remove_group(group)
+
+        try:
+            program = await asyncio.to_thread(
+                self.argv, shlex.join(argv), workdir, network=network, unconfined=unconfined, group=group
+            )
+            log = await asyncio.to_thread(log_path.open, "ab")
+            try:
+                process = await asyncio.create_subprocess_exec(
+                    *program,
+                    cwd=workdir,
+                    env=self.environment(env, workdir),
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=log,
+                    start_new_session=True,
+                    umask=person_umask(),
+                )
+            finally:
+                log.close()
+        except BaseException:
+            cleanup()
+            raise
+        if os.path.getsize(log_path) > LOG_LIMIT:
+            await asyncio.to_thread(_keep_tail, log_path, LOG_LIMIT)
+        return Piped(process=process, log_path=log_path, _cleanup=cleanup)
 
     async def _pump(self, process: asyncio.subprocess.Process, log_path: Path, group: Path | None) -> None:
         """Copy a background process's output to its log, keeping only the latest LOG_LIMIT bytes."""

@@ -1,7 +1,7 @@
 """Text from outside the person: marked as data for the model, and remembered for the rest of the turn.
 
 Web pages, search results, files outside the workspace, knowledge-base passages, past conversations and
-(later) connector results may carry instructions an attacker wrote. Such a tool result reaches the model
+connector results may carry instructions an attacker wrote. Such a tool result reaches the model
 inside an `<untrusted_data source="…">` element (with any closing tag inside the text defused), and the
 system prompt says what that element means. The run's shared state records that the turn read untrusted
 text, so a memory or skill write later in the same turn asks the person first, showing the exact text.
