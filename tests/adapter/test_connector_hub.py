@@ -108,7 +108,7 @@ async def test_a_crash_mid_call_degrades_backs_off_persists_and_recovers(tmp_pat
             await hub.call(await hub.tool("test", "crash"), {}, AbortSignal())
         [row] = await hub.status()
         assert row["status"] == "degraded" and row["retry_in"] >= 0 and "exited" in row["last_error"]
-        with pytest.raises(ConnectorError, match="unavailable .*next try is in"):
+        with pytest.raises(ConnectorError, match=r"unavailable .*next try is in"):
             await hub.tool("test", "echo")  # backing off: not even tried
     finally:
         await hub.close()
