@@ -606,6 +606,10 @@ def build_agent(
         from orkas.engine.tools.connectors import connector_tools
 
         tools += connector_tools(connectors)
+    if connectors is not None and learned == "commander":  # the agent the person talks to may propose one
+        from orkas.adapter.connector_tool import AddConnector
+
+        tools.append(AddConnector(connectors.connectors))
     tools += list(extra_tools)
     if only_tools is not None:
         unknown = sorted(set(only_tools) - {t.name for t in tools})

@@ -129,7 +129,7 @@ export function permissionCard(conversationId, event) {
   return card;
 }
 
-export function permissionAnswered(card, decision, by = "") {
+export function permissionAnswered(card, decision, by = "", expired = false) {
   card.classList.add("answered", decision === "deny" ? "denied" : "allowed");
   for (const b of card.querySelectorAll("button")) {
     b.disabled = true;
@@ -138,5 +138,6 @@ export function permissionAnswered(card, decision, by = "") {
   const shown = card.querySelector(".answer") ?? el("div", "answer");
   shown.textContent = `${t("answered")}: ${t(decision)}`;
   if (by) shown.textContent += ` · ${t("answeredOn", { device: by })}`; // from a paired phone
+  if (expired) shown.textContent = t("expiredUnanswered"); // nobody answered in time: a no
   card.append(shown);
 }

@@ -402,7 +402,7 @@ export class ChatView {
 
   on_permission_answered(event) {
     const card = this.questions.get(event.question_id);
-    if (card) permissionAnswered(card, event.decision, event.by);
+    if (card) permissionAnswered(card, event.decision, event.by, event.expired);
   }
 
   on_retry(event) {

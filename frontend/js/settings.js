@@ -1,5 +1,5 @@
 // The settings dialog: one section per subject, in the side menu's order — Providers, Models, Agents,
-// Skills, Knowledge, Memory, Learning, Permissions and rules, Appearance, Language, Usage, Phone, About — each a module of its own
+// Skills, Connectors, Knowledge, Memory, Learning, Permissions and rules, Appearance, Language, Usage, Phone, About — each a module of its own
 // (settings_<subject>.js; settings_common.js holds the pieces they share).
 
 import { get, put } from "./api.js";
@@ -10,6 +10,7 @@ import { aboutSection } from "./settings_about.js";
 import { agentsSection } from "./settings_agents.js";
 import { appearanceSection, languageSection } from "./settings_appearance.js";
 import { knowledgeSection } from "./settings_knowledge.js";
+import { connectorsSection } from "./settings_connectors.js";
 import { learningSection } from "./settings_learning.js";
 import { memorySection } from "./settings_memory.js";
 import { modelsSection } from "./settings_models.js";
@@ -72,6 +73,7 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
     modelsSection(data, save, guard, refresh),
     agentsSection(guard, refresh),
     skillsSection(guard, refresh, onInfo),
+    connectorsSection(guard, refresh),
     knowledgeSection(data, guard, refresh, onError),
     memorySection(guard, refresh),
     learningSection(prefs, save, guard, refresh, onInfo, onOpenChat),

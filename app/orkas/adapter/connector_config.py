@@ -141,6 +141,31 @@ class Connectors:
         cwd: str | None = None,
     ) -> Connector:
         """Check everything, then write: the values into the vault, the rest into connectors.json."""
+        connector, headers, env = self.prepare(name, url=url, command=command, headers=headers, env=env, cwd=cwd)
+        if (headers or env) and self.vault is None:
+            raise ConfigError("secrets need the vault, which cannot be opened here")
+        for key, value in headers.items():
+            assert self.vault is not None
+            self.vault.set(f"connector:{connector.id}:header:{key}", value)
+        for key, value in env.items():
+            assert self.vault is not None
+            self.vault.set(f"connector:{connector.id}:env:{key}", value)
+        connectors = self.load()
+        connectors[connector.id] = connector
+        self._save(connectors)
+        return connector
+
+    def prepare(
+        self,
+        name: str,
+        *,
+        url: str | None = None,
+        command: str | Sequence[str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> tuple[Connector, dict[str, str], dict[str, str]]:
+        """Everything `add` checks, nothing written: the connector and its checked (headers, env)."""
         ident = slug(name)
         if (url is None) == (command is None):
             raise ConfigError("give either --url (a remote server) or --command (a local one)")
@@ -162,18 +187,7 @@ class Connectors:
                 raise ConfigError("--header is for a remote server (--url)")
             if cwd is not None and not Path(cwd).is_dir():
                 raise ConfigError(f"--cwd {cwd!r} is not a folder")
-        if (headers or env) and self.vault is None:
-            raise ConfigError("secrets need the vault, which cannot be opened here")
-        for key, value in headers.items():
-            assert self.vault is not None
-            self.vault.set(f"connector:{ident}:header:{key}", value)
-        for key, value in env.items():
-            assert self.vault is not None
-            self.vault.set(f"connector:{ident}:env:{key}", value)
-        connector = Connector(ident, name.strip(), url, argv, cwd, sorted(headers), sorted(env))
-        connectors[ident] = connector
-        self._save(connectors)
-        return connector
+        return Connector(ident, name.strip(), url, argv, cwd, sorted(headers), sorted(env)), headers, env
 
     def secrets(self, connector: Connector) -> tuple[dict[str, str], dict[str, str]]:
         """(headers, env) with their values, from the vault: only when connecting."""

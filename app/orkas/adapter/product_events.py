@@ -72,6 +72,7 @@ class PermissionAnswered:
     question_id: str
     decision: Decision
     by: str = ""  # who answered: "" for the desktop, else the paired phone's name
+    expired: bool = False  # nobody answered within the question's time: a no
     type: Literal["permission_answered"] = "permission_answered"
 
 

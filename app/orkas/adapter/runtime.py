@@ -336,6 +336,11 @@ class ConversationRuntime:
 
     def _start(self, conversation: Conversation, message: UserMessage, files: list[Attachment]) -> dict[str, Any]:
         permissions, budget = self.prepare_run(conversation)
+
+        def expired(question_id: str) -> None:
+            self.publish(conversation.id, PermissionAnswered(question_id=question_id, decision="deny", expired=True))
+
+        permissions.on_expired = expired
         stream = self._stream(conversation.id)
         active = _Active(AbortSignal(), SteerQueue(), permissions, budget=budget, start_seq=stream.next_seq - 1)
         self.active[conversation.id] = active

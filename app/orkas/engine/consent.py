@@ -45,6 +45,7 @@ class Ask:
     preview: str
     key: str | None
     effect: Effect = ""
+    expires_after: float | None = None  # seconds: unanswered by then is a no (a proposal must not wait for ever)
 
     @property
     def options(self) -> tuple[Decision, ...]:
@@ -72,6 +73,7 @@ class Permissions:
     rules: list[AllowRule] = field(default_factory=list)
     can_ask: bool = False  # is anyone there to answer?
     on_rule_added: Callable[[AllowRule], None] | None = None  # the product persists rules
+    on_expired: Callable[[str], None] | None = None  # a question went unanswered past its time: the product says so
     _run_grants: set[str] = field(default_factory=set)
     _pending: dict[str, asyncio.Future[Decision]] = field(default_factory=dict)
 
@@ -117,8 +119,21 @@ class Permissions:
         return question
 
     async def wait(self, question: Question) -> bool:
-        decision = await self._pending[question.id]
-        del self._pending[question.id]
+        future = self._pending[question.id]
+        try:
+            if question.ask.expires_after is None:
+                decision = await future
+            else:
+                decision = await asyncio.wait_for(asyncio.shield(future), question.ask.expires_after)
+        except TimeoutError:
+            decision = "deny"
+            if not future.done():
+                future.set_result("deny")  # a late answer finds it closed
+            log.info("permission expired unanswered: tool=%s", question.ask.tool)
+            if self.on_expired is not None:
+                self.on_expired(question.id)
+        finally:
+            self._pending.pop(question.id, None)
         if decision in ("allow_run", "always") and question.ask.key is None:
             decision = "allow_once"  # nothing stable to remember: the answer covers this call only
         if decision == "allow_run" and question.ask.key is not None:

@@ -31,6 +31,7 @@ from orkas.core.resources import frontend_dir
 from orkas.engine.memory import Memory
 from orkas.engine.sandbox.executor import confinement
 from orkas.server.agents_routes import Members, add_agents_routes
+from orkas.server.connector_routes import add_connector_routes
 from orkas.server.conversation_routes import add_conversation_routes
 from orkas.server.diagnostics_routes import add_diagnostics_routes
 from orkas.server.learning_routes import add_learning_routes
@@ -112,6 +113,8 @@ def create_app(
             add_package_routes(api, services.packages, services.skills)
     if services is not None and services.evolution is not None:
         add_learning_routes(api, services.evolution)
+    if services is not None and services.connectors is not None:
+        add_connector_routes(api, services.connectors)
     if services is not None and services.crashes is not None:
         folder = services.diagnostics_folder or services.crashes.folder.parent / "diagnostics"
         add_diagnostics_routes(api, services.crashes, services.diagnostics, folder)

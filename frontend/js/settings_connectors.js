@@ -1,0 +1,161 @@
+// Settings → Connectors: the person's MCP servers — each with its measured status, tool count and last
+// error; check now, on/off, remove; a form to add a remote (URL + headers) or a local (command + env) server,
+// where a local command is shown whole and confirmed before it is saved; a Claude-Desktop file read into
+// entries that are confirmed one by one. Secret values go in and never come back: only their names show.
+
+import { del, get, post } from "./api.js";
+import { el } from "./cards.js";
+import { askConfirm } from "./dialogs.js";
+import { t } from "./strings.js";
+import { actionButton } from "./settings_common.js";
+
+function field(label, name, { multiline = false, placeholder = "", type = "text" } = {}) {
+  const wrap = el("label", "field");
+  const input = el(multiline ? "textarea" : "input");
+  input.name = name;
+  if (!multiline) input.type = type;
+  if (multiline) input.rows = 3;
+  input.placeholder = placeholder;
+  wrap.append(el("span", "", label), input);
+  return wrap;
+}
+
+// "K=V" lines → {K: V}; a line without "=" is said, not dropped.
+function pairs(text, what) {
+  const found = {};
+  for (const line of text.split("\n").map((l) => l.trim()).filter(Boolean)) {
+    const at = line.indexOf("=");
+    if (at < 1) throw new Error(t("connectorPairBad", { what, line }));
+    found[line.slice(0, at).trim()] = line.slice(at + 1);
+  }
+  return found;
+}
+
+function shellJoin(argv) {
+  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(" ");
+}
+
+// A local server runs a program: the person sees the exact command and says yes, or nothing is saved.
+async function confirmCommand(name, command) {
+  return askConfirm({
+    title: t("connectorConfirmTitle", { name }),
+    message: t("connectorConfirm", { command }),
+    action: t("connectorConfirmAction"),
+  });
+}
+
+function row(connector, guard, refresh) {
+  const item = el("li", `connector status-${connector.status}`);
+  item.dataset.connector = connector.id;
+  const where = connector.url ?? shellJoin(connector.command);
+  const tools = connector.tools == null ? "" : ` · ${t("connectorTools", { count: connector.tools })}`;
+  item.append(
+    el("strong", "", connector.name),
+    el("span", "badge", t(`connector_${connector.status}`)),
+    el("span", "hint", ` ${connector.kind === "remote" ? t("connectorRemote") : t("connectorLocal")}${tools}`),
+    el("code", "where", where),
+  );
+  const secrets = [...connector.headers.map((h) => `${h}: ••••`), ...connector.env.map((e) => `${e}=••••`)];
+  if (secrets.length) item.append(el("div", "hint secrets", secrets.join("  ")));
+  if (connector.last_error && ["degraded", "error"].includes(connector.status)) {
+    const retry = connector.retry_in ? ` ${t("connectorRetryIn", { seconds: connector.retry_in })}` : "";
+    item.append(el("div", "error-text", `${t("connectorLastError")}: ${connector.last_error}${retry}`));
+  }
+  const toolList = el("ul", "connector-tools");
+  item.append(
+    actionButton("small", t("connectorCheck"), guard(async () => {
+      const found = await post(`/api/connectors/${connector.id}/check`);
+      if (found.error) throw new Error(found.error);
+      toolList.replaceChildren(...found.tools.map((tool) => el("li", "", `${tool.name}${tool.read_only ? ` (${t("connectorReadOnly")})` : ""} — ${tool.description}`)));
+      if (!found.tools.length) toolList.replaceChildren(el("li", "hint", t("connectorNoTools")));
+    })),
+    actionButton("small", connector.enabled ? t("connectorTurnOff") : t("connectorTurnOn"), guard(async () => {
+      await post(`/api/connectors/${connector.id}/enabled`, { enabled: !connector.enabled });
+      refresh();
+    })),
+    actionButton("small danger", t("remove"), guard(async () => {
+      if (!await askConfirm({ title: t("connectorRemoveTitle", { name: connector.name }), message: t("connectorRemove"), action: t("remove") })) return;
+      await del(`/api/connectors/${connector.id}`);
+      refresh();
+    })),
+    toolList,
+  );
+  return item;
+}
+
+async function addOne(entry, refresh) {
+  if (entry.command) {
+    const command = Array.isArray(entry.command) ? shellJoin(entry.command) : entry.command;
+    if (!await confirmCommand(entry.name, command)) return false;
+  }
+  await post("/api/connectors", { ...entry, confirmed: Boolean(entry.command) });
+  refresh();
+  return true;
+}
+
+function addForm(guard, refresh) {
+  const form = el("form", "connector-form");
+  const kind = el("select");
+  kind.name = "kind";
+  for (const [value, label] of [["remote", t("connectorRemote")], ["local", t("connectorLocal")]]) {
+    const option = el("option", "", label);
+    option.value = value;
+    kind.append(option);
+  }
+  const kindField = el("label", "field");
+  kindField.append(el("span", "", t("connectorKind")), kind);
+  const remote = el("div", "remote-fields");
+  remote.append(field(t("connectorUrl"), "url", { placeholder: "https://…/mcp" }),
+    field(t("connectorHeaders"), "headers", { multiline: true, placeholder: "Authorization=Bearer …" }));
+  const local = el("div", "local-fields");
+  local.append(field(t("connectorCommand"), "command", { placeholder: "npx -y @modelcontextprotocol/server-memory" }),
+    field(t("connectorEnv"), "env", { multiline: true, placeholder: "API_TOKEN=…" }),
+    field(t("connectorCwd"), "cwd"));
+  const show = () => { remote.hidden = kind.value !== "remote"; local.hidden = kind.value !== "local"; };
+  kind.addEventListener("change", show);
+  show();
+  const submit = el("button", "", t("connectorAdd"));
+  submit.type = "submit";
+  form.append(field(t("connectorName"), "name"), kindField, remote, local, submit);
+  form.addEventListener("submit", guard(async (event) => {
+    event.preventDefault();
+    const f = form.elements;
+    const entry = { name: f.name.value.trim() };
+    if (kind.value === "remote") Object.assign(entry, { url: f.url.value.trim(), headers: pairs(f.headers.value, t("connectorHeaders")) });
+    else Object.assign(entry, { command: f.command.value.trim(), env: pairs(f.env.value, t("connectorEnv")), cwd: f.cwd.value.trim() || null });
+    if (await addOne(entry, refresh)) form.reset();
+  }));
+  return form;
+}
+
+function importForm(guard, refresh) {
+  const form = el("form", "connector-import");
+  const entries = el("ul", "import-entries");
+  const read = el("button", "", t("connectorImportRead"));
+  read.type = "submit";
+  form.append(field(t("connectorImport"), "text", { multiline: true, placeholder: '{"mcpServers": {…}}' }), read, entries);
+  form.addEventListener("submit", guard(async (event) => {
+    event.preventDefault();
+    const found = await post("/api/connectors/import", { text: form.elements.text.value });
+    entries.replaceChildren(...found.entries.map((entry) => {
+      const item = el("li", "import-entry");
+      item.append(el("strong", "", entry.name), " ");
+      if (entry.error) { item.append(el("span", "error-text", entry.error)); return item; }
+      item.append(el("code", "", entry.url ?? shellJoin(entry.command)),
+        actionButton("small", t("connectorAdd"), guard(async () => { await addOne(entry, refresh); })));
+      return item;
+    }));
+  }));
+  return form;
+}
+
+export async function connectorsSection(guard, refresh) {
+  const { connectors } = await get("/api/connectors");
+  const section = el("section", "connectors");
+  section.append(el("h3", "", t("connectors")), el("p", "hint", t("connectorsHint")));
+  const list = el("ul", "connector-list");
+  for (const connector of connectors) list.append(row(connector, guard, refresh));
+  if (!connectors.length) list.append(el("li", "hint", t("noConnectors")));
+  section.append(list, addForm(guard, refresh), importForm(guard, refresh));
+  return section;
+}

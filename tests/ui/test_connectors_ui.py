@@ -1,0 +1,99 @@
+"""Settings → Connectors in the real browser against `orkas serve`: a real MCP server added with the form (its
+exact command shown and confirmed first; cancelling saves nothing), its status and tools measured with
+"Check now", secret values never shown, a server that cannot start showing its error, turned off, removed,
+and a Claude Desktop file read into entries."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.ui.conftest import App, answer_dialog, start_app
+
+TIMEOUT = 15_000
+SERVER = Path(__file__).parents[1] / "fixtures" / "mcp_server.py"
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[App]:
+    (tmp_path / "person").mkdir()
+    running = start_app(tmp_path / "data", HOME=str(tmp_path / "person"))
+    yield running
+    running.stop()
+
+
+def section(page: Page) -> object:
+    page.click("#settings-button")
+    page.locator("#settings nav.settings-menu").get_by_role("button", name="Connectors").click()
+    return page.locator("#settings section.connectors")
+
+
+def saved(app: App) -> dict[str, dict[str, object]]:
+    path = app.home / "connectors.json"
+    return {c["id"]: c for c in json.loads(path.read_text())["connectors"]} if path.exists() else {}
+
+
+def test_the_connectors_screen(page: Page, app: App) -> None:
+    connectors = section(page)
+    expect(connectors.locator(".connector-list")).to_contain_text("No connectors yet.", timeout=TIMEOUT)
+    form = connectors.locator("form.connector-form")
+    form.get_by_label("Name", exact=True).fill("tester")
+    form.locator("select[name=kind]").select_option("local")
+    command = f"{sys.executable} {SERVER}"
+    form.get_by_label("Command", exact=True).fill(command)
+    form.get_by_label("Environment (NAME=VALUE, one per line)").fill("TOKEN=ui-secret-77")
+
+    form.get_by_role("button", name="Add").click()  # the exact command, then cancel: nothing saved
+    dialog = page.locator("dialog.ask[open]")
+    expect(dialog).to_contain_text(command, timeout=TIMEOUT)
+    expect(dialog).to_contain_text("with your permissions")
+    dialog.get_by_role("button", name="Cancel").click()
+    assert saved(app) == {}
+
+    form.get_by_role("button", name="Add").click()
+    answer_dialog(page)
+    item = page.locator('#settings section.connectors li.connector[data-connector="custom-tester"]')
+    expect(item).to_be_visible(timeout=TIMEOUT)
+    expect(item.locator(".secrets")).to_have_text("TOKEN=••••")
+    assert "ui-secret-77" not in page.content() and saved(app)["custom-tester"]["env"] == ["TOKEN"]
+    item.get_by_role("button", name="Check now").click()
+    expect(item.locator(".connector-tools")).to_contain_text("echo (read-only) — Say the text back.", timeout=TIMEOUT)
+    expect(item.locator(".connector-tools")).to_contain_text("write_note — Write a note")
+
+    item.get_by_role("button", name="Turn off").click()
+    expect(
+        page.locator('li.connector[data-connector="custom-tester"]').get_by_role("button", name="Turn on")
+    ).to_be_visible(timeout=TIMEOUT)
+    assert saved(app)["custom-tester"]["enabled"] is False
+
+    # a server that cannot start says why
+    form = page.locator("#settings section.connectors form.connector-form")
+    form.get_by_label("Name", exact=True).fill("broken")
+    form.locator("select[name=kind]").select_option("local")
+    form.get_by_label("Command", exact=True).fill("/no/such/mcp-server")
+    form.get_by_role("button", name="Add").click()
+    answer_dialog(page)
+    broken = page.locator('#settings section.connectors li.connector[data-connector="custom-broken"]')
+    broken.get_by_role("button", name="Check now").click()
+    expect(page.locator("#toasts .toast").last).to_contain_text("No such file", timeout=TIMEOUT)
+
+    # removed, after a confirmation
+    tester = page.locator('#settings section.connectors li.connector[data-connector="custom-tester"]')
+    tester.get_by_role("button", name="Remove").click()
+    answer_dialog(page)
+    expect(page.locator('li.connector[data-connector="custom-tester"]')).to_have_count(0, timeout=TIMEOUT)
+    assert "custom-tester" not in saved(app)
+
+    # a Claude Desktop file, read into entries to add one by one
+    text = json.dumps({"mcpServers": {"remote-one": {"url": "https://mcp.example.org/mcp"}, "odd": {"x": 1}}})
+    importer = page.locator("#settings section.connectors form.connector-import")
+    importer.locator("textarea").fill(text)
+    importer.get_by_role("button", name="Read").click()
+    expect(importer.locator(".import-entries")).to_contain_text("neither a command nor a url", timeout=TIMEOUT)
+    importer.locator("li.import-entry", has_text="remote-one").get_by_role("button", name="Add").click()
+    expect(page.locator('li.connector[data-connector="custom-remote-one"]')).to_be_visible(timeout=TIMEOUT)
