@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -339,6 +340,8 @@ class ConnectorHub:
         self.clock = clock
         self._links: dict[str, Link] = {}
         self._closing: set[asyncio.Future[None]] = set()
+        self._stamp: tuple[int, int, int] | None = None
+        self._known: dict[str, Connector] = {}
         self._log_from: dict[str, int] = {}  # where each local server's latest start begins in its log
 
     def stderr_tail(self, connector: Connector) -> str:
@@ -432,13 +435,25 @@ class ConnectorHub:
         else:
             await asyncio.to_thread(self.health.failed, ident, error, reached=reached)
 
+    async def _current(self) -> dict[str, Connector]:
+        """connectors.json, parsed again only when it changed (a stat per call instead of a read and a parse)."""
+        try:
+            info = os.stat(self.connectors.path)
+            stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
+        except OSError:
+            stamp = None
+        if stamp is None or stamp != self._stamp:
+            self._known = await asyncio.to_thread(self.connectors.load)
+            self._stamp = stamp
+        return dict(self._known)
+
     async def _enabled(self) -> list[Link]:
-        current = await asyncio.to_thread(self.connectors.load)
+        current = await self._current()
         await self._drop_gone(current)
         return [self._for(c) for c in current.values() if c.enabled]
 
     async def _link(self, name: str) -> Link:
-        current = await asyncio.to_thread(self.connectors.load)
+        current = await self._current()
         await self._drop_gone(current)
         by_name = {c.name.lower(): c for c in current.values()}
         connector = current.get(name) or by_name.get(name.strip().lower())

@@ -192,18 +192,33 @@ def connector_tools(access: ConnectorAccess) -> Sequence[Any]:
     return [McpListTools(access), McpCall(access)]
 
 
-def check_arguments(tool: RemoteTool, arguments: Mapping[str, Any]) -> None:
-    """Raise `ToolInputError` naming what does not match the tool's input schema; a schema the server got wrong
-    is the server's problem, said as such, and the call goes ahead (the server judges its own input)."""
+_validators: dict[str, Any] = {}  # by the schema's text: a server lists the same schemas every session
+
+
+def _validator(tool: RemoteTool) -> Any:
     import jsonschema
 
     schema = dict(tool.input_schema or {"type": "object"})
-    try:
-        validator_type = jsonschema.validators.validator_for(schema)
-        validator_type.check_schema(schema)
-    except jsonschema.SchemaError:
+    key = json.dumps(schema, sort_keys=True)
+    if key not in _validators:
+        try:
+            validator_type = jsonschema.validators.validator_for(schema)
+            validator_type.check_schema(schema)
+            _validators[key] = validator_type(schema)
+        except jsonschema.SchemaError:
+            _validators[key] = None
+        if len(_validators) > 2000:
+            _validators.pop(next(iter(_validators)))
+    return _validators[key]
+
+
+def check_arguments(tool: RemoteTool, arguments: Mapping[str, Any]) -> None:
+    """Raise `ToolInputError` naming what does not match the tool's input schema; a schema the server got wrong
+    is the server's problem, and the call goes ahead (the server judges its own input)."""
+    validator = _validator(tool)
+    if validator is None:
         return
-    errors = sorted(validator_type(schema).iter_errors(dict(arguments)), key=lambda e: list(e.absolute_path))
+    errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.absolute_path))
     if errors:
         lines = [f"- {'/'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message}" for e in errors[:8]]
         raise ToolInputError(
