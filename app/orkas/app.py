@@ -51,12 +51,14 @@ from orkas.engine.tools.web import SearchBackend, WebFetch, WebSearch
 if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
     from orkas.adapter.connector_hub import ConnectorHub
     from orkas.adapter.evolution import Evolution
+    from orkas.adapter.external_agent import ExternalAgent
     from orkas.adapter.packages import Packages
     from orkas.adapter.skill_roots import SkillRegistry
     from orkas.engine.memory.embedders import Embedder
     from orkas.engine.memory.kb import KnowledgeBase
     from orkas.engine.skills import Catalog
     from orkas.engine.skills.tools import Save
+    from orkas.team.agents import AgentSpec
 
 log = logging.getLogger(__name__)
 
@@ -359,6 +361,8 @@ KNOWN_DATA = (
     "sessions",
     "permission_rules.json",
     "connectors.json",
+    "connector-health.json",
+    "bridge-permissions.json",
 )
 
 
@@ -641,6 +645,59 @@ def build_agent(
         workspace=policy.workspace,
         tools=tools,
         system_prompt=SystemPrompt(hooks=hooks),  # read at the start of every turn
+    )
+
+
+def external_member(
+    settings: Settings,
+    spec: AgentSpec,
+    *,
+    workspace: Path,
+    granted: Sequence[str | Path] = (),
+    own: Sequence[Path] = (),
+    knowledge: KnowledgeBase | Callable[[], KnowledgeBase] | None = None,
+    past_conversations: KnowledgeBase | Callable[[], KnowledgeBase] | None = None,
+    skills: SkillAccess | None = None,
+    connectors: ConnectorHub | None = None,
+) -> ExternalAgent:
+    """A member run by an external agent CLI (`backend:` in its AGENT.md), with the bridge back to Orkas: the
+    skills it may use, the knowledge base, past chats, the person's connectors, and the hand-back."""
+    from orkas.adapter.bridge import CAPABILITIES, BridgeGrants
+    from orkas.adapter.bridge_tools import BridgeParts, handlers
+    from orkas.adapter.external_agent import BACKENDS, ExternalAgent
+    from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
+
+    backend = next(b for b in BACKENDS if b == spec.backend)
+    try:
+        policy = PathPolicy(
+            workspace,
+            granted=granted,
+            protected=protected_data(settings.data_dir),
+            own=own,
+            readable=skills.readable if skills is not None else (),
+        )
+    except PathDenied as e:
+        raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
+    executor = sandbox(settings, policy)
+    parts = BridgeParts(
+        workspace=policy.workspace,
+        catalog=skills.catalog if skills is not None else None,
+        bash=Bash(executor),
+        knowledge=[KbSearch(knowledge), KbRead(knowledge), KbList(knowledge)] if knowledge is not None else (),
+        chat_search=ChatSearch(past_conversations) if past_conversations is not None else None,
+        read_conversation=lambda ident: conversation_messages(settings, ident),
+        connectors=connectors,
+        grants=BridgeGrants(settings.data_dir / "bridge-permissions.json"),
+    )
+    return ExternalAgent(
+        name=spec.name,
+        backend=backend,
+        cli=spec.cli,
+        workspace=policy.workspace,
+        executor=executor,
+        logs=settings.data_dir / "logs" / "agents",
+        handlers=lambda tools: handlers(tools, parts),
+        capabilities=spec.bridge if spec.bridge is not None else tuple(CAPABILITIES),
     )
 
 

@@ -44,6 +44,7 @@ from orkas.app import (
     connector_hub,
     embedder_for,
     evolution_for,
+    external_member,
     load_configured,
     model_choices,
     package_store,
@@ -253,6 +254,18 @@ def host(
         if access is not None:  # what its prompt's index offers, for the signals of its run
             window = lookup(spec.model if spec is not None and spec.model else conversation.model or "").context_window
             advertised[(conversation.id, spec.name if spec else "commander")] = access.catalog.advertised(window)
+        if spec is not None and spec.backend:  # an external agent CLI, with its bridge back to Orkas
+            return external_member(  # type: ignore[return-value]
+                settings,
+                spec,
+                workspace=folder or conversation.workspace_path,
+                granted=granted,
+                own=own,
+                knowledge=lambda: knowledge.kb,
+                past_conversations=lambda: knowledge.chats,
+                skills=access,
+                connectors=connectors,
+            )
         if spec is None and not worker and conversation.instructions.strip():  # the person's, for this chat
             note = "\n\n".join(part for part in (note, conversation.instructions.strip()) if part)
         return build_agent(

@@ -33,6 +33,14 @@ log = logging.getLogger("orkas")
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "bridge":  # an external agent's MCP server: stdout is its channel, the data folder not its
+        from orkas.cli import bridge as bridge_cli
+
+        try:
+            return bridge_cli.run(os.environ)
+        except ConfigError as e:
+            print(f"orkas: {e}", file=sys.stderr)
+            return EXIT_USAGE
     keep_private()  # data, caches and indexes are the owner's alone; commands get the person's umask back
     folder = data_dir(os.environ.get("ORKAS_HOME"))
     try:
@@ -190,6 +198,9 @@ def _parser() -> argparse.ArgumentParser:
     from orkas.cli import mcp as mcp_cli
 
     mcp_cli.add_parser(commands)
+    commands.add_parser(
+        "bridge", help="(started by Orkas for an external agent) the stdio MCP server that reaches this run's Orkas"
+    )
     from orkas.cli import serve as serve_cli
 
     serve_cli.add_parser(commands)

@@ -26,6 +26,7 @@ from orkas.app import (
     Settings,
     build_agent,
     connector_hub,
+    external_member,
     load_configured,
     settings_from_env,
     skill_access,
@@ -81,6 +82,14 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     def make_agent(spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None) -> Agent:
         model = spec.model if spec is not None and spec.model else args.model
         worker = spec is None and not tools and bool(note)  # an anonymous worker: only its task
+        if spec is not None and spec.backend:  # an external agent CLI, with its bridge back to Orkas
+            return external_member(  # type: ignore[return-value]
+                settings,
+                spec,
+                workspace=workspace or folder,
+                skills=skill_access(skills, spec.name, spec.skills),
+                connectors=hub,
+            )
         return build_agent(
             settings,
             workspace=workspace or folder,

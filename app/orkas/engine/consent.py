@@ -46,9 +46,12 @@ class Ask:
     key: str | None
     effect: Effect = ""
     expires_after: float | None = None  # seconds: unanswered by then is a no (a proposal must not wait for ever)
+    choices: tuple[Decision, ...] | None = None  # the caller keeps its own "always" (an external agent's connector)
 
     @property
     def options(self) -> tuple[Decision, ...]:
+        if self.choices is not None:
+            return self.choices
         return ("allow_once", "allow_run", "always", "deny") if self.key else ("allow_once", "deny")
 
 
@@ -119,6 +122,10 @@ class Permissions:
         return question
 
     async def wait(self, question: Question) -> bool:
+        return await self.decision(question) != "deny"
+
+    async def decision(self, question: Question) -> Decision:
+        """The person's answer itself (`wait` says only yes or no)."""
         future = self._pending[question.id]
         try:
             if question.ask.expires_after is None:
@@ -134,7 +141,9 @@ class Permissions:
                 self.on_expired(question.id)
         finally:
             self._pending.pop(question.id, None)
-        if decision in ("allow_run", "always") and question.ask.key is None:
+        if question.ask.choices is not None and decision not in question.ask.choices:
+            decision = "deny"  # an answer the question did not offer
+        if decision in ("allow_run", "always") and question.ask.key is None and question.ask.choices is None:
             decision = "allow_once"  # nothing stable to remember: the answer covers this call only
         if decision == "allow_run" and question.ask.key is not None:
             self._run_grants.add(question.ask.key)
@@ -144,7 +153,7 @@ class Permissions:
             if self.on_rule_added is not None:
                 self.on_rule_added(rule)
         log.info("permission %s: tool=%s categories=%s", decision, question.ask.tool, question.ask.categories)
-        return decision != "deny"
+        return decision
 
     def answer(self, question_id: str, decision: Decision) -> bool:
         """The person's answer. Returns False if the question is unknown or already answered."""

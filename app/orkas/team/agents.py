@@ -23,6 +23,8 @@ from typing import Any
 
 import yaml
 
+from orkas.adapter.bridge import CAPABILITIES
+from orkas.adapter.external_agent import BACKENDS
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
 
@@ -44,6 +46,9 @@ class AgentSpec:
     avatar: str | None = None
     worktree: bool = False  # writes in its own git worktree when the workspace is a repository
     skills: tuple[str, ...] | None = None  # None: every shared trusted skill and its own
+    backend: str | None = None  # claude | codex | opencode: an external agent CLI runs this member
+    cli: str | None = None  # that CLI's path (default: the backend's name on PATH)
+    bridge: tuple[str, ...] | None = None  # what its bridge to Orkas allows (None: every capability)
 
     def public(self) -> dict[str, Any]:
         return {
@@ -57,6 +62,9 @@ class AgentSpec:
             "avatar": self.avatar,
             "worktree": self.worktree,
             "skills": list(self.skills) if self.skills is not None else None,
+            "backend": self.backend,
+            "cli": self.cli,
+            "bridge": list(self.bridge) if self.bridge is not None else None,
         }
 
 
@@ -117,6 +125,17 @@ def parse(text: str, *, folder_name: str) -> AgentSpec:
             skills = [t.strip() for t in skills.split(",") if t.strip()]
         if not isinstance(skills, list) or not all(isinstance(t, str) for t in skills):
             raise ConfigError("skills must be a list of skill names")
+    backend, cli = meta.get("backend"), meta.get("cli")
+    if backend is not None and backend not in BACKENDS:
+        raise ConfigError(f"backend must be one of {', '.join(BACKENDS)} (an external agent CLI), not {backend!r}")
+    if cli is not None and (backend is None or not isinstance(cli, str) or not cli.strip() or "\n" in cli):
+        raise ConfigError("cli is the path of the backend's program: give `backend` too")
+    bridge = meta.get("bridge")
+    if bridge is not None:
+        if isinstance(bridge, str):
+            bridge = [t.strip() for t in bridge.split(",") if t.strip()]
+        if not isinstance(bridge, list) or not set(bridge) <= set(CAPABILITIES):
+            raise ConfigError(f"bridge must list capabilities among {', '.join(CAPABILITIES)}")
     for flag in ("interactive", "worktree"):
         if not isinstance(meta.get(flag, False), bool):
             raise ConfigError(f"{flag} must be true or false")
@@ -131,6 +150,9 @@ def parse(text: str, *, folder_name: str) -> AgentSpec:
         avatar=str(meta["avatar"]) if meta.get("avatar") else None,
         worktree=bool(meta.get("worktree", False)),
         skills=tuple(skills) if skills is not None else None,
+        backend=backend,
+        cli=cli.strip() if isinstance(cli, str) else None,
+        bridge=tuple(bridge) if bridge is not None else None,
     )
 
 
@@ -149,6 +171,12 @@ def render(spec: AgentSpec) -> str:
         meta["color"] = spec.color
     if spec.avatar:
         meta["avatar"] = spec.avatar
+    if spec.backend:
+        meta["backend"] = spec.backend
+    if spec.cli:
+        meta["cli"] = spec.cli
+    if spec.bridge is not None:
+        meta["bridge"] = list(spec.bridge)
     front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True).strip()
     return f"---\n{front}\n---\n{spec.prompt.strip()}\n"
 

@@ -129,7 +129,8 @@ class Group:
 
     def agent(self, spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None) -> Agent:
         agent = self.make_agent(spec, tools, note, workspace)
-        agent.providers = limited(agent.providers, self.slots or model_slots())
+        if agent.providers is not None:  # an external agent CLI makes no model calls of Orkas's own
+            agent.providers = limited(agent.providers, self.slots or model_slots())
         return agent
 
     async def send(

@@ -167,9 +167,10 @@ class McpCall:
             outcome = await self.access.call(tool, arguments, ctx.signal)
         except ConnectorError as e:
             return error_result(f"{tool.server}.{tool.name} failed: {e}", {"server": tool.server, "tool": tool.name})
-        return self._result(tool, outcome, ctx)
+        return self.result(tool, outcome, ctx)
 
-    def _result(self, tool: RemoteTool, outcome: CallOutcome, ctx: ToolContext) -> ToolResult:
+    def result(self, tool: RemoteTool, outcome: CallOutcome, ctx: ToolContext) -> ToolResult:
+        """A remote result as a tool result: capped, images limited, its text marked as the connector's."""
         source = f"connector:{tool.server}"
         texts = [b.text for b in outcome.content if isinstance(b, TextBlock)]
         images = [b for b in outcome.content if isinstance(b, ImageBlock)]
