@@ -155,9 +155,11 @@ class BridgeHost:
         capability = METHODS.get(method)
         if capability is None:
             reply = Reply(f"unknown method {method!r}", True)
-        elif capability not in self.capabilities or method not in self.handlers:
+        elif capability not in self.capabilities:
             self.refused += 1
             reply = Reply(f"{method} is not allowed in this run (capability {capability!r} is off)", True)
+        elif method not in self.handlers:
+            reply = Reply(f"{method} is not available here yet (nothing of that kind is set up in Orkas)", True)
         else:
             try:
                 reply = await self.handlers[method](params)

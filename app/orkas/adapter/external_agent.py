@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from orkas.adapter.bridge import BridgeHost, Handler, Reply, bridge_command
+from orkas.adapter.bridge import CAPABILITIES, BridgeHost, Handler, Reply, bridge_command
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Ask, Decision, Permissions
 from orkas.engine.events import Done, Error, Event, PermissionRequest, RunStart, TextDelta, ToolEnd, ToolStart
@@ -269,7 +269,9 @@ class ExternalAgent:
             return call
 
         handlers = {method: shown(method, h) for method, h in self.handlers(tools).items()}
-        bridge = BridgeHost(agent=self.name, capabilities=self.capabilities, handlers=handlers)
+        # Offered: what this agent may use and what is there (no knowledge base yet: no kb tools listed).
+        offered = [c for c in self.capabilities if any(m in handlers for m in CAPABILITIES[c])]
+        bridge = BridgeHost(agent=self.name, capabilities=offered, handlers=handlers)
         await bridge.start()
         assert bridge.folder is not None
         state = _resume_file(session)

@@ -32,6 +32,7 @@ from orkas.app import (
     skill_access,
     skill_registry,
 )
+from orkas.cli.run import _knowledge
 from orkas.core.errors import ConfigError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Permissions
@@ -78,6 +79,7 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     folder: Path = args.workspace
     skills = skill_registry(settings, background=False)
     hub = connector_hub(settings, configured)
+    knowledge, past = _knowledge(settings)  # for external members' bridge (opened only when it exists)
 
     def make_agent(spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None) -> Agent:
         model = spec.model if spec is not None and spec.model else args.model
@@ -87,6 +89,8 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                 settings,
                 spec,
                 workspace=workspace or folder,
+                knowledge=knowledge,
+                past_conversations=past,
                 skills=skill_access(skills, spec.name, spec.skills),
                 connectors=hub,
             )
