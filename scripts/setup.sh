@@ -38,4 +38,10 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[$extras]"
+# An external agent CLI for the tests that drive a real one through `orkas bridge` (pinned; from the npm
+# registry; skipped with a warning where npm is missing or the registry is out of reach).
+if command -v npm >/dev/null 2>&1; then
+    npm install --silent --no-audit --no-fund --prefix .venv/external-agents @anthropic-ai/claude-code@2.1.197 \
+        >/dev/null 2>&1 || echo "setup: Claude Code could not be installed; its test will be skipped" >&2
+fi
 echo "setup: ready (.venv/bin/orkas)"

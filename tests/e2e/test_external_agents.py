@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from orkas.app import external_member, settings_from_env
 from orkas.engine.abort import AbortSignal
 from orkas.engine.events import Error
@@ -117,3 +119,49 @@ async def test_stop_ends_the_cli_and_its_tree(tmp_path: Path) -> None:
     assert time.monotonic() - began < 10
     left = subprocess.run(["pgrep", "-f", str(cli)], capture_output=True)
     assert left.returncode == 1, left.stdout  # nothing of it is left running
+
+
+CLAUDE = Path(__file__).parents[2] / ".venv" / "external-agents" / "node_modules" / ".bin" / "claude"
+
+
+@pytest.mark.skipif(not CLAUDE.exists(), reason="Claude Code is not installed (scripts/setup.sh installs it with npm)")
+def test_the_real_claude_code_uses_the_bridge(tmp_path: Path) -> None:
+    """Claude Code 2.1 itself, pointed at a fake Anthropic server, calls Orkas's skills through the bridge."""
+    from tests.fakes import anthropic as a_wire
+    from tests.fakes.server import FakeServer, Recorded, Reply
+
+    def model(request: Recorded) -> Reply:  # answers Claude Code's calls by what they carry
+        body = request.json
+        last = (body.get("messages") or [{}])[-1].get("content")
+        results = [b for b in last if b.get("type") == "tool_result"] if isinstance(last, list) else []
+        if results:
+            return a_wire.reply_text("SKILLS SEEN: " + json.dumps(results[0].get("content"))[:400])
+        if "mcp__orkas__orkas_list_skills" in [t.get("name") for t in body.get("tools", [])]:
+            return a_wire.message(a_wire.tool_use("mcp__orkas__orkas_list_skills", {}, id="toolu_1"))
+        return a_wire.reply_text("no bridge")
+
+    fake = FakeServer("/v1/messages", model).start()
+    try:
+        home, data, ws = tmp_path / "home", tmp_path / "data", tmp_path / "ws"
+        (home / ".claude").mkdir(parents=True)
+        ws.mkdir()
+        settings = {"ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "sk-test",
+                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}  # fmt: skip
+        (home / ".claude" / "settings.json").write_text(json.dumps({"env": settings}))
+        add_agent(data, "coder", CLAUDE)
+        skill = data / "skills" / "tidy"
+        skill.mkdir(parents=True)
+        (skill / "SKILL.md").write_text("---\nname: tidy\ndescription: Use when notes need tidying.\n---\nSort.\n")
+        env = anthropic_env(fake)
+        env.update(ORKAS_HOME=str(data), HOME=str(home))
+        result = orkas("run", "@coder which skills do I have?", "--agents", "coder", "--json", "--workspace", str(ws),
+                       env=env, cwd=tmp_path, timeout=180)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        events = lines(result.stdout)
+        said = "".join(e.get("text", "") for e in events if e["actor"] == "coder" and e["type"] == "text_delta")
+        assert "SKILLS SEEN" in said and "tidy" in said, said
+        assert [e["name"] for e in events if e["actor"] == "coder" and e["type"] == "tool_start"] == [
+            "orkas_list_skills"
+        ]
+    finally:
+        fake.stop()
