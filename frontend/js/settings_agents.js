@@ -33,6 +33,8 @@ export async function agentsSection(guard, refresh) {
     form.elements.prompt.value = agent?.prompt ?? "";
     form.elements.model.value = agent?.model ?? "";
     form.elements.interactive.checked = Boolean(agent?.interactive);
+    form.elements.backend.value = agent?.backend ?? "";
+    form.elements.cli.value = agent?.cli ?? "";
     form.querySelector("button[type=submit]").textContent = agent ? t("agentSave") : t("agentCreate");
   };
 
@@ -40,6 +42,10 @@ export async function agentsSection(guard, refresh) {
     const item = el("li", "agent");
     item.dataset.agent = agent.name;
     item.append(el("strong", "", agent.name), el("span", "hint", ` ${agent.description}`));
+    if (agent.backend) { // an external agent CLI: which, and whether it is there (a missing one is said)
+      item.append(el("span", "tag external", t("agentExternal", { backend: agent.backend })));
+      if (agent.cli_found === false) item.append(el("span", "error-text", ` ${t("agentCliMissing", { cli: agent.cli || agent.backend })}`));
+    }
     item.append(
       actionButton("small", t("agentEdit"), () => { fill(agent); form.elements.description.focus(); }),
       actionButton("small", t("agentDuplicate"), guard(async () => {
@@ -65,12 +71,23 @@ export async function agentsSection(guard, refresh) {
   interactive.append(box, " ", t("agentInteractive"));
   const submit = el("button", "", t("agentCreate"));
   submit.type = "submit";
+  const backendField = el("label", "field");
+  const backend = el("select");
+  backend.name = "backend";
+  for (const [value, label] of [["", t("agentBackendNone")], ["claude", "Claude Code"], ["codex", "Codex"], ["opencode", "opencode"]]) {
+    const option = el("option", "", label);
+    option.value = value;
+    backend.append(option);
+  }
+  backendField.append(el("span", "", t("agentBackend")), backend);
   form.append(
     field(t("agentName"), "name"),
     field(t("agentDescription"), "description"),
     field(t("agentPrompt"), "prompt", "", true),
     field(t("agentModel"), "model"),
     interactive,
+    backendField,
+    field(t("agentCli"), "cli"),
     submit,
   );
   form.addEventListener("submit", guard(async (event) => {
@@ -81,6 +98,8 @@ export async function agentsSection(guard, refresh) {
       prompt: form.elements.prompt.value,
       model: form.elements.model.value.trim() || null,
       interactive: form.elements.interactive.checked,
+      backend: form.elements.backend.value || null,
+      cli: form.elements.cli.value.trim() || null,
     };
     if (editing) await put(`/api/agents/${editing}`, body);
     else await post("/api/agents", body);

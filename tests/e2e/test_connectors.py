@@ -179,3 +179,25 @@ def test_the_app_asks_before_a_tool_that_changes_things(anthropic_server: FakeSe
     while subprocess.run(["pgrep", "-f", str(marker)], capture_output=True).returncode == 0:
         assert time.monotonic() < deadline, "the MCP server outlived the app"
         time.sleep(0.1)
+
+
+def test_an_imported_claude_desktop_server_is_usable(tmp_path: Path) -> None:
+    from tests.conftest import subprocess_env
+
+    (tmp_path / "home").mkdir()
+    env = subprocess_env(ORKAS_HOME=str(tmp_path / "data"), HOME=str(tmp_path / "home"))
+    config = tmp_path / "claude_desktop_config.json"
+    servers = {"local": {"command": sys.executable, "args": [str(SERVER)], "env": {"TOKEN": SECRET}},
+               "broken": {"args": ["x"]}}  # fmt: skip
+    config.write_text(json.dumps({"mcpServers": servers}))
+    refused = orkas("mcp", "import", str(config), env=env, cwd=tmp_path)  # no terminal, no --yes: not added
+    assert "confirm in a terminal, or pass --yes" in refused.stderr and "neither a command nor a url" in refused.stderr
+    imported = orkas("mcp", "import", str(config), "--yes", env=env, cwd=tmp_path)
+    assert "added custom-local (local)" in imported.stdout, imported.stderr
+    tools = orkas("mcp", "tools", "local", env=env, cwd=tmp_path)
+    assert tools.returncode == 0 and "echo [read-only]  Say the text back." in tools.stdout, tools.stderr
+    unknown = orkas("mcp", "tools", "nope", env=env, cwd=tmp_path)
+    assert unknown.returncode == 2 and "no server 'nope'; the servers are: local" in unknown.stderr
+    for root, _dirs, files in os.walk(tmp_path / "data"):
+        for name in files:
+            assert SECRET.encode() not in (Path(root) / name).read_bytes(), name

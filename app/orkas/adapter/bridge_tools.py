@@ -98,7 +98,11 @@ def handlers(tools: RunTools, parts: BridgeParts) -> dict[str, Handler]:
                 return Reply(f"{params.get('script')!r} is not a file of the skill {skill.name}", True)
             if parts.bash is None:
                 return Reply("running skills is not available here", True)
-            command = f"bash {shlex.quote(str(script))} {params.get('args', '')}".strip()
+            try:  # each argument quoted: the agent's text is data for the script, never more shell
+                words = shlex.split(str(params.get("args", "")))
+            except ValueError as e:
+                return Reply(f"args: {e}", True)
+            command = shlex.join(["bash", str(script), *words])
             return await via(parts.bash)({"command": command, "cwd": str(skill.folder)})
 
         found["orkas_run_skill"] = run_skill

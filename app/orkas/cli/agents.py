@@ -30,6 +30,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add.add_argument("--tools", help="comma-separated allow-list of tools (default: all)")
     add.add_argument("--interactive", action="store_true", help="it may keep talking with the person after a hand-off")
     add.add_argument("--worktree", action="store_true", help="it writes in its own git worktree")
+    add.add_argument("--backend", choices=("claude", "codex", "opencode"), help="run it with this external agent CLI")
+    add.add_argument("--cli", help="that CLI's path (default: the backend's name on PATH)")
     listing = sub.add_parser("list", help="the agents and any file that cannot be used, with why")
     listing.add_argument("--json", action="store_true")
     remove = sub.add_parser("remove", help="delete an agent's folder")
@@ -51,6 +53,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             tools=tools,
             interactive=args.interactive,
             worktree=args.worktree,
+            backend=args.backend,
+            cli=args.cli,
         )
         path = store.add(spec)  # ConfigError: the entry point prints it and exits 2
         print(f"added {spec.name}: {_home_relative(path)}")
@@ -73,6 +77,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         for spec in loaded.agents.values():
             flags = " · interactive" if spec.interactive else ""
             model = f" · {spec.model}" if spec.model else ""
+            if spec.backend:
+                model = f" · {spec.backend} CLI" + ("" if spec.cli_found() else " (NOT FOUND: install it or set --cli)")
             print(f"{spec.name}{model}{flags}: {spec.description}")
         for name, problem in loaded.problems.items():
             print(f"{name}: cannot be used: {problem}", file=sys.stderr)

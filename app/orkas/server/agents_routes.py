@@ -30,6 +30,8 @@ class AgentBody(BaseModel):
     interactive: bool = False
     worktree: bool = False
     color: str | None = Field(default=None, max_length=32)
+    backend: str | None = Field(default=None, max_length=16)  # claude | codex | opencode: an external CLI
+    cli: str | None = Field(default=None, max_length=4000)
 
 
 class Duplicate(BaseModel):
@@ -51,6 +53,8 @@ def _spec(body: AgentBody) -> AgentSpec:
         interactive=body.interactive,
         worktree=body.worktree,
         color=body.color or None,
+        backend=body.backend or None,
+        cli=(body.cli or None) if body.backend else None,
     )
 
 

@@ -15,6 +15,7 @@ agent's system prompt. Hand-editable: a broken file is reported by name and the 
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -65,7 +66,18 @@ class AgentSpec:
             "backend": self.backend,
             "cli": self.cli,
             "bridge": list(self.bridge) if self.bridge is not None else None,
+            "cli_found": self.cli_found(),
         }
+
+    def cli_found(self) -> bool | None:
+        """For an external agent: whether its CLI is there (a missing one is said, not hidden); None otherwise."""
+        if self.backend not in BACKENDS:
+            return None
+        from orkas.adapter.external_agent import find_cli
+
+        return (
+            find_cli(next(b for b in BACKENDS if b == self.backend), self.cli, os.environ.get("PATH", "")) is not None
+        )
 
 
 @dataclass(frozen=True, slots=True)
