@@ -289,7 +289,7 @@ def host(
             connectors=None if worker else connectors,
         )
 
-    agents = AgentStore(settings.data_dir / "agents")
+    agents = AgentStore(settings.data_dir / "agents", search_path=settings.process_env.get("PATH", ""))
     groups = GroupRunner(
         store.root,
         agents,

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import itertools
 import json
 import logging
 import os
 import shutil
 import time
+import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -222,6 +224,8 @@ class ExternalAgent:
         events: asyncio.Queue[Event | None] = asyncio.Queue()
         handed: list[str] = []
         calls = itertools.count(1)
+        run_tag = uuid.uuid4().hex[:8]  # tool cards are keyed by id across the conversation: unique per run
+        current: contextvars.ContextVar[str] = contextvars.ContextVar("bridge_call", default=f"bridge-{run_tag}")
 
         async def ask(question: Ask) -> Decision:
             if permissions is None:
@@ -233,7 +237,7 @@ class ExternalAgent:
             events.put_nowait(
                 PermissionRequest(
                     id=asked.id,
-                    tool_use_id=f"bridge-{self.name}",
+                    tool_use_id=current.get(),  # the card sits on the bridge call that asks
                     tool=question.tool,
                     categories=question.categories,
                     preview=question.preview,
@@ -251,7 +255,8 @@ class ExternalAgent:
 
         def shown(method: str, handler: Handler) -> Handler:
             async def call(params: Mapping[str, Any]) -> Reply:  # each bridge call shows in the bubble
-                ident, began = f"bridge-{next(calls)}", time.perf_counter()
+                ident, began = f"bridge-{run_tag}-{next(calls)}", time.perf_counter()
+                current.set(ident)
                 events.put_nowait(ToolStart(id=ident, name=method, input=dict(params)))
                 reply = await handler(params)
                 events.put_nowait(

@@ -41,7 +41,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from orkas.team.agents import AgentSpec, AgentStore
 
-    store = AgentStore(data_dir(env.get("ORKAS_HOME")) / "agents")
+    store = AgentStore(data_dir(env.get("ORKAS_HOME")) / "agents", search_path=env.get("PATH", ""))
     if args.agents_command == "add":
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         tools = tuple(t.strip() for t in args.tools.split(",") if t.strip()) if args.tools else None
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             flags = " · interactive" if spec.interactive else ""
             model = f" · {spec.model}" if spec.model else ""
             if spec.backend:
-                model = f" · {spec.backend} CLI" + ("" if spec.cli_found() else " (NOT FOUND: install it or set --cli)")
+                model = f" · {spec.backend} CLI" + ("" if spec.cli_found else " (NOT FOUND: install it or set --cli)")
             print(f"{spec.name}{model}{flags}: {spec.description}")
         for name, problem in loaded.problems.items():
             print(f"{name}: cannot be used: {problem}", file=sys.stderr)

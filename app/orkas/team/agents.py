@@ -15,10 +15,9 @@ agent's system prompt. Hand-editable: a broken file is reported by name and the 
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +49,7 @@ class AgentSpec:
     backend: str | None = None  # claude | codex | opencode: an external agent CLI runs this member
     cli: str | None = None  # that CLI's path (default: the backend's name on PATH)
     bridge: tuple[str, ...] | None = None  # what its bridge to Orkas allows (None: every capability)
+    cli_found: bool | None = None  # an external agent's CLI was found when loaded (None: not looked for)
 
     def public(self) -> dict[str, Any]:
         return {
@@ -66,18 +66,8 @@ class AgentSpec:
             "backend": self.backend,
             "cli": self.cli,
             "bridge": list(self.bridge) if self.bridge is not None else None,
-            "cli_found": self.cli_found(),
+            "cli_found": self.cli_found,
         }
-
-    def cli_found(self) -> bool | None:
-        """For an external agent: whether its CLI is there (a missing one is said, not hidden); None otherwise."""
-        if self.backend not in BACKENDS:
-            return None
-        from orkas.adapter.external_agent import find_cli
-
-        return (
-            find_cli(next(b for b in BACKENDS if b == self.backend), self.cli, os.environ.get("PATH", "")) is not None
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,8 +184,10 @@ def render(spec: AgentSpec) -> str:
 
 
 class AgentStore:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, search_path: str | None = None) -> None:
+        """`search_path`: the PATH an external agent's CLI is looked for on (a missing one is said, not hidden)."""
         self.folder = folder
+        self.search_path = search_path
 
     def load(self) -> Loaded:
         loaded = Loaded()
@@ -206,7 +198,13 @@ class AgentStore:
                 continue
             try:
                 text = (path / FILE).read_text(encoding="utf-8")
-                loaded.agents[path.name] = parse(text, folder_name=path.name)
+                spec = parse(text, folder_name=path.name)
+                if spec.backend is not None and self.search_path is not None:
+                    from orkas.adapter.external_agent import find_cli
+
+                    backend = next(b for b in BACKENDS if b == spec.backend)
+                    spec = replace(spec, cli_found=find_cli(backend, spec.cli, self.search_path) is not None)
+                loaded.agents[path.name] = spec
             except FileNotFoundError:
                 loaded.problems[path.name] = f"no {FILE} in the folder"
             except (OSError, UnicodeDecodeError) as e:
