@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from orkas.adapter.vault import Vault
 from orkas.core.errors import ConfigError, NotFound
 from orkas.core.fsutil import atomic_write
+from orkas.core.redact import remember_secret
 
 MAX_ENTRIES = 64
 MAX_VALUE = 4096
@@ -195,6 +196,9 @@ class Connectors:
             return {}, {}
         headers = {k: self.vault.get(f"connector:{connector.id}:header:{k}") or "" for k in connector.headers}
         env = {k: self.vault.get(f"connector:{connector.id}:env:{k}") or "" for k in connector.env}
+        for value in [*headers.values(), *env.values()]:
+            if len(value) >= 8:  # a token, not a flag like "1": redacted from every log and bundle from now on
+                remember_secret(value)
         return headers, env
 
     def remove(self, name_or_id: str) -> Connector:
