@@ -105,9 +105,9 @@ def test_hybrid_fuses_both_arms_with_weighted_rrf(e5: E5Embedder) -> None:
     for hit in hybrid:
         expected = 0.0
         if hit.doc_id in vector:
-            expected += 0.7 / (60 + vector.index(hit.doc_id) + 1)
+            expected += kb.weights[0] / (60 + vector.index(hit.doc_id) + 1)
         if hit.doc_id in keyword:
-            expected += 0.3 / (60 + keyword.index(hit.doc_id) + 1)
+            expected += kb.weights[1] / (60 + keyword.index(hit.doc_id) + 1)
         assert hit.score == pytest.approx(expected)
     assert [h.score for h in hybrid] == sorted((h.score for h in hybrid), reverse=True)
     assert kb.search("kubectl", k=1, min_score=1.0) == []  # the threshold cuts
@@ -234,3 +234,23 @@ def test_vector_search_without_an_embedder_says_so() -> None:
     with pytest.raises(ValueError, match="needs an embedder"):
         kb.search("cat", mode="vector")
     assert kb.search("printer")[0].doc_id == "cat"  # hybrid falls back to keywords
+
+
+def test_the_other_fusions_and_the_keyword_arm_s_confidence() -> None:
+    from orkas.engine.memory.fusion import KeywordEvidence, confidence, fuse
+
+    vector = [(1, 0.9), (2, 0.8), (3, 0.1)]
+    keyword = [(3, 12.0), (1, 2.0)]
+    convex = dict(fuse(vector, keyword, how="convex", weights=(0.5, 0.5), rrf_k=60))
+    assert convex[1] == pytest.approx(0.5 * 1.0 + 0.5 * 0.0) and convex[3] == pytest.approx(0.5 * 0.0 + 0.5 * 1.0)
+    assert convex[2] == pytest.approx(0.5 * (0.7 / 0.8))
+    unknown = KeywordEvidence(terms=3, frequencies={"a": 0, "b": 0, "c": 0}, chunks=1000)
+    telling = KeywordEvidence(terms=2, frequencies={"kubectl": 1, "rollout": 2}, chunks=1000)
+    everyday = KeywordEvidence(terms=2, frequencies={"the": 990, "file": 800}, chunks=1000)
+    assert confidence(unknown) == 0.0 and confidence(telling) > 0.85 and confidence(everyday) < 0.05
+    ignored = fuse(vector, keyword, how="adaptive", weights=(0.5, 0.5), rrf_k=60, evidence=unknown)
+    assert [cid for cid, _ in ignored] == [1, 2, 3]  # a keyword match that tells nothing weighs nothing
+    trusted = fuse(vector, keyword, how="adaptive", weights=(0.5, 0.5), rrf_k=60, evidence=telling)
+    assert trusted[0][0] == 3  # a rare, fully matched identifier lifts its chunk
+    alone = fuse([], keyword, how="convex", weights=(0.8, 0.2), rrf_k=60)
+    assert [cid for cid, _ in alone] == [3, 1]  # nothing embedded yet: the keyword order as it is
