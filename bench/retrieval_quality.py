@@ -27,7 +27,7 @@ import numpy as np
 
 from bench import zh_records
 from orkas.engine.memory import fusion, vectors
-from orkas.engine.memory.embedders import E5Embedder
+from orkas.engine.memory.embedders import E5Embedder, head
 from orkas.engine.memory.kb import KnowledgeBase
 
 HERE = Path(__file__).parent
@@ -86,15 +86,10 @@ class HeadEmbedder(E5Embedder):
         self.tokens = tokens
         self.name = f"multilingual-e5-small-head{tokens}"
 
+    first_tier = None  # type: ignore[assignment]  # heads only, in one pass
+
     def head(self, text: str) -> str:
-        low, high = 0, len(text)
-        while low < high:  # the longest prefix within the budget (token_count is cheap, in C)
-            middle = (low + high + 1) // 2
-            if self._model.token_count(text[:middle]) <= self.tokens:
-                low = middle
-            else:
-                high = middle - 1
-        return text[:low]
+        return head(self._model, text, self.tokens)
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
         return super().passages([self.head(t) for t in texts])

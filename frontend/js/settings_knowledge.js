@@ -23,11 +23,15 @@ export async function knowledgeSection(data, guard, refresh, onError) {
     bar.value = done;
     label.textContent = t("indexingFiles", { done, total: total ?? "…", folder: folder.split(/[\\/]/).pop() });
   };
-  const showPassages = ({ pending, embedded }) => {
-    progress.hidden = !pending;
+  // Meaning search's coverage, and the time left from the rate the server measured; then its refinement.
+  const showPassages = ({ pending, embedded, refining, eta_seconds: eta }) => {
+    progress.hidden = !pending && !refining;
     bar.max = pending + embedded || 1;
-    bar.value = embedded;
-    label.textContent = t("indexing", { pending });
+    bar.value = pending ? embedded : bar.max;
+    const percent = Math.floor((100 * embedded) / (pending + embedded || 1));
+    if (pending && eta != null) label.textContent = t("meaningProgress", { percent, minutes: Math.max(1, Math.round(eta / 60)) });
+    else if (pending) label.textContent = t("meaningProgressNoEta", { percent });
+    else label.textContent = t("meaningRefining", { refining });
   };
   if (status.indexing) showFiles(status.indexing); else showPassages(status);
   stopListening?.();

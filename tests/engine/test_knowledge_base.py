@@ -254,3 +254,33 @@ def test_the_other_fusions_and_the_keyword_arm_s_confidence() -> None:
     assert trusted[0][0] == 3  # a rare, fully matched identifier lifts its chunk
     alone = fuse([], keyword, how="convex", weights=(0.8, 0.2), rrf_k=60)
     assert [cid for cid, _ in alone] == [3, 1]  # nothing embedded yet: the keyword order as it is
+
+
+def test_meaning_search_covers_everything_with_heads_first_then_full_vectors(e5: E5Embedder, tmp_path: Path) -> None:
+    """The first tier (E5 on each chunk's first tokens) indexes every chunk; the full vectors then replace those,
+    never twice in the index; a base reopened between the two passes keeps what it had and finishes."""
+    long = "The launch checklist. " + " ".join(f"step {i}: verify the deployment of service {i}." for i in range(60))
+    kb = KnowledgeBase.open(tmp_path / "kb", embedder=e5)
+    kb.add_text("checklist.md", long)
+    kb.add_text("deploy.md", DOCS["deploy.md"])
+    chunks = kb._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    assert kb.pending() == chunks and kb.refining() == 0
+    assert kb.embed_pending(refine=False) == chunks
+    assert kb.pending() == 0 and kb.refining() == chunks  # meaning search covers everything already
+    assert kb.search("roll out with kubectl", mode="vector", k=1)[0].doc_id == "deploy.md"
+    kb.save()
+    kb.close()
+    reopened = KnowledgeBase.open(tmp_path / "kb", embedder=e5)
+    assert reopened.pending() == 0 and reopened.refining() == chunks
+    assert reopened.embed_pending() == chunks  # the refinement
+    assert reopened.refining() == 0 and reopened._index is not None and reopened._index.ntotal == chunks
+    full = {m for (m,) in reopened._db.execute("SELECT DISTINCT model FROM indexed")}
+    assert full == {e5.name}
+    assert reopened.search("roll out with kubectl", mode="vector", k=1)[0].doc_id == "deploy.md"
+    reopened.close()
+
+
+def test_an_embedder_without_a_first_tier_indexes_in_one_pass() -> None:
+    kb = KnowledgeBase.in_memory(embedder=HashingEmbedder())
+    kb.add_text("deploy.md", DOCS["deploy.md"])
+    assert kb.embed_pending() == 1 and kb.pending() == 0 and kb.refining() == 0

@@ -591,15 +591,25 @@ def test_a_folder_is_indexed_in_the_background_and_the_base_exports_as_a_zip(
     # every text the progress label shows, however briefly
     page.evaluate("""() => {
         window.progressSeen = [];
-        const label = document.querySelector("section.knowledge .kb-progress span");
-        new MutationObserver(() => window.progressSeen.push(label.textContent))
-            .observe(label, { childList: true, characterData: true, subtree: true });
+        // the whole dialog: a redraw after the folder is done replaces the panel and its label
+        new MutationObserver(() => {
+            for (const label of document.querySelectorAll("section.knowledge .kb-progress span")) {
+                const text = label.textContent;
+                if (text && window.progressSeen.at(-1) !== text) window.progressSeen.push(text);
+            }
+        }).observe(document.querySelector("#settings"), { childList: true, characterData: true, subtree: true });
     }""")
     panel.locator(".kb-add-path button").click()
     # the request returns at once; the list is redrawn when the server says the folder is done
     expect(panel.locator(".kb-docs .entry")).to_have_count(12, timeout=TIMEOUT)
     seen = page.evaluate("window.progressSeen")
     assert "Reading handbook: 12 of 12 files" in seen, seen
+    # then meaning search: its coverage (keyword search already works) and its refinement, in words
+    page.wait_for_function(
+        "() => window.progressSeen.some(t => t.startsWith('Keyword search ready; meaning search') "
+        "|| t.startsWith('Meaning search ready; sharpening'))",
+        timeout=60_000,
+    )
     expect(page.locator(".toast")).to_have_count(0)
     with page.expect_download() as download:
         page.locator("section.knowledge button", has_text="Export everything").click()

@@ -84,6 +84,7 @@ class KnowledgeService:
         self._watches: dict[str, Any] = {}  # folder → watchdog's handle, to unschedule it
         self._chats_lock = threading.Lock()
         self.progress: dict[str, int] = {"embedded": 0}
+        self._rate = 0.0  # chunks a second the worker covers (measured), for the time left
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         # Folders are indexed one at a time, off the caller's thread: a big folder must not hold up a request
         self._indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="orkas-indexer")
@@ -195,30 +196,56 @@ class KnowledgeService:
         self._wake.set()
 
     def _work(self) -> None:
+        """Two passes: every base's chunks get a first vector (a first tier where the embedder has one, so
+        meaning search covers everything soon), the person's documents first; then the full vectors replace
+        the first tier's, stepping aside as soon as new chunks come in."""
         while not self._stop.is_set():
             self._wake.wait()
             self._wake.clear()
-            for kb in (self._kb, self._chats, self._skills):  # the person's documents first
-                while kb is not None and not self._stop.is_set():
-                    try:
-                        done = kb.embed_pending(batch=16, limit=64)
-                    except Exception:  # an embedder failure must not kill the worker; keyword search goes on
-                        if self._stop.is_set():
-                            return  # closing: the bases are being closed under us
-                        log.exception("embedding failed; will retry on the next change")
-                        break
-                    if not done:
-                        kb.save()
-                        if self.progress["embedded"]:
-                            log.info("embedding worker idle: %d chunks embedded so far", self.progress["embedded"])
-                        break
-                    if kb is self._skills:  # one batch, then back to the person's documents first
-                        self._wake.set()
-                        break
-                    self.progress["embedded"] += done
-                    self._emit("embedding", pending=self._pending(), embedded=self.progress["embedded"])
+            for refine in (False, True):
+                for kb in (self._kb, self._chats, self._skills):  # the person's documents first
+                    if refine and self._wake.is_set():
+                        break  # new chunks came in: cover them first
+                    if not self._embed(kb, refine):
+                        return
             if not self._stop.is_set() and not self._wake.is_set():
-                self._emit("idle", pending=self._pending(), embedded=self.progress["embedded"])
+                self._emit("idle", **self._counts())
+
+    def _embed(self, kb: KnowledgeBase | None, refine: bool) -> bool:
+        """Embed `kb`'s waiting chunks (one pass); False when the worker is closing."""
+        import time
+
+        while kb is not None and not self._stop.is_set():
+            began = time.perf_counter()
+            try:
+                done = kb.embed_pending(batch=16, limit=64 if not refine else 16, refine=refine)
+            except Exception:  # an embedder failure must not kill the worker; keyword search goes on
+                if self._stop.is_set():
+                    return False  # closing: the bases are being closed under us
+                log.exception("embedding failed; will retry on the next change")
+                return True
+            if not done:
+                kb.save()
+                if self.progress["embedded"]:
+                    log.info("embedding worker idle: %d chunks embedded so far", self.progress["embedded"])
+                return True
+            if not refine:  # the measured rate of covering chunks, for "about M minutes left"
+                seconds = time.perf_counter() - began
+                rate = done / seconds if seconds > 0 else 0.0
+                self._rate = rate if not self._rate else 0.7 * self._rate + 0.3 * rate
+            if kb is self._skills or (refine and self._wake.is_set()):  # one batch, then what matters more
+                self._wake.set()
+                return True
+            if not refine:
+                self.progress["embedded"] += done  # chunks covered by meaning search (the bar's progress)
+            self._emit("embedding", **self._counts())
+        return not self._stop.is_set()
+
+    def _counts(self) -> dict[str, Any]:
+        pending = self._pending()
+        refining = sum(kb.refining() for kb in (self._kb, self._chats) if kb is not None)
+        eta = round(pending / self._rate) if pending and self._rate else None
+        return {"pending": pending, "embedded": self.progress["embedded"], "refining": refining, "eta_seconds": eta}
 
     def _pending(self) -> int:
         return sum(kb.pending() for kb in (self._kb, self._chats) if kb is not None)
@@ -307,11 +334,10 @@ class KnowledgeService:
     def status(self) -> dict[str, Any]:
         return {
             "documents": self.kb.documents(),
-            "pending": self._pending(),
+            **self._counts(),
             "embedder": self._embedder.name if self._embedder is not None else None,
             "embedder_problem": self.embedder_problem,
             "watched": self.watched(),
-            "embedded": self.progress["embedded"],
             "indexing": self.indexing,
         }
 

@@ -295,50 +295,87 @@ class KnowledgeBase:
             )
 
     # ---- embeddings ----
-    def embed_pending(self, batch: int = 16, limit: int | None = None) -> int:
-        """Embed waiting chunks, `batch` at a time (cached by content hash); returns how many were indexed."""
+    def embed_pending(self, batch: int = 16, limit: int | None = None, *, refine: bool = True) -> int:
+        """Embed waiting chunks, `batch` at a time (cached by content hash); returns how many were indexed.
+        With a first tier (an embedder's `first_tier()`: the same model on each chunk's head, ~2× faster) every
+        chunk gets its first-tier vector first — meaning search covers everything soon — and then, with
+        `refine`, its full vector replaces it."""
         done = 0
         while limit is None or done < limit:
-            with self._lock:
-                embedder, index = self.embedder, self._index  # the pair, as one (see use_embedder)
-                if embedder is None or index is None:
-                    break
-                rows = self._db.execute(
-                    "SELECT c.id, c.text, c.hash FROM chunks c LEFT JOIN indexed i ON i.chunk_id = c.id "
-                    "WHERE i.chunk_id IS NULL ORDER BY c.id LIMIT ?",
-                    (batch,),
-                ).fetchall()
-                cached = self._cached(embedder.name, [r[2] for r in rows])
-            if not rows:
+            step = self._embed_step(batch, refine)
+            if not step:
                 break
-            missing = [r for r in rows if r[2] not in cached]
-            if missing:  # the slow part, outside the lock: searches go on meanwhile
-                vectors = embedder.passages([r[1] for r in missing])
-                for row, vector in zip(missing, vectors, strict=True):
-                    cached[row[2]] = vector
-            with self._lock:
-                for row in missing:
-                    self._db.execute(
-                        "INSERT OR IGNORE INTO embeddings (hash, model, vector) VALUES (?, ?, ?)",
-                        (row[2], embedder.name, cached[row[2]].tobytes()),
-                    )
-                if self._index is not index:
-                    continue  # the embedder was changed meanwhile: these vectors are cached, not indexed
-                alive = {r[0] for r in self._db.execute(
-                    f"SELECT id FROM chunks WHERE id IN ({','.join('?' * len(rows))})", [r[0] for r in rows]
-                )}  # fmt: skip
-                fresh = [r for r in rows if r[0] in alive]  # a document removed meanwhile stays removed
-                if fresh:
-                    index.add_with_ids(
-                        np.stack([cached[r[2]] for r in fresh]), np.asarray([r[0] for r in fresh], dtype=np.int64)
-                    )
-                    self._db.executemany(
-                        "INSERT OR REPLACE INTO indexed (chunk_id, model) VALUES (?, ?)",
-                        [(r[0], embedder.name) for r in fresh],
-                    )
-                    self._grow()
-            done += len(rows)
+            done += step
         return done
+
+    def refining(self) -> int:
+        """Chunks searchable by meaning through their first-tier vector, waiting for the full one."""
+        with self._lock:
+            first = self._first_tier_name()
+            if first is None:
+                return 0
+            return int(self._db.execute("SELECT COUNT(*) FROM indexed WHERE model = ?", (first,)).fetchone()[0])
+
+    def _first_tier_name(self) -> str | None:
+        first = self._first_tier()
+        return first.name if first is not None else None
+
+    def _first_tier(self) -> Embedder | None:
+        make = getattr(self.embedder, "first_tier", None)
+        return make() if callable(make) else None
+
+    def _embed_step(self, batch: int, refine: bool) -> int:
+        """One batch: chunks without a vector (first tier if there is one), else — refining — chunks whose
+        vector is the first tier's. Returns how many chunks it handled (0: nothing left to do)."""
+        with self._lock:
+            embedder, index = self.embedder, self._index  # the pair, as one (see use_embedder)
+            if embedder is None or index is None:
+                return 0
+            first = self._first_tier()
+            rows = self._db.execute(
+                "SELECT c.id, c.text, c.hash FROM chunks c LEFT JOIN indexed i ON i.chunk_id = c.id "
+                "WHERE i.chunk_id IS NULL ORDER BY c.id LIMIT ?",
+                (batch,),
+            ).fetchall()
+            tier, replacing = (first or embedder), False
+            if not rows and refine and first is not None:
+                rows = self._db.execute(
+                    "SELECT c.id, c.text, c.hash FROM chunks c JOIN indexed i ON i.chunk_id = c.id "
+                    "WHERE i.model = ? ORDER BY c.id LIMIT ?",
+                    (first.name, batch),
+                ).fetchall()
+                tier, replacing = embedder, True
+            if not rows:
+                return 0
+            cached = self._cached(tier.name, [r[2] for r in rows])
+        missing = [r for r in rows if r[2] not in cached]
+        if missing:  # the slow part, outside the lock: searches go on meanwhile
+            vectors = tier.passages([r[1] for r in missing])
+            for row, vector in zip(missing, vectors, strict=True):
+                cached[row[2]] = vector
+        with self._lock:
+            for row in missing:
+                self._db.execute(
+                    "INSERT OR IGNORE INTO embeddings (hash, model, vector) VALUES (?, ?, ?)",
+                    (row[2], tier.name, cached[row[2]].tobytes()),
+                )
+            if self._index is not index:
+                return len(rows)  # the embedder was changed meanwhile: these vectors are cached, not indexed
+            alive = {r[0] for r in self._db.execute(
+                f"SELECT id FROM chunks WHERE id IN ({','.join('?' * len(rows))})", [r[0] for r in rows]
+            )}  # fmt: skip
+            fresh = [r for r in rows if r[0] in alive]  # a document removed meanwhile stays removed
+            if fresh:
+                ids = np.asarray([r[0] for r in fresh], dtype=np.int64)
+                if replacing:  # the full vector takes the first tier's place
+                    index.remove_ids(ids)  # type: ignore[arg-type]  # faiss takes an id array
+                index.add_with_ids(np.stack([cached[r[2]] for r in fresh]), ids)
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO indexed (chunk_id, model) VALUES (?, ?)",
+                    [(r[0], tier.name) for r in fresh],
+                )
+                self._grow()
+        return len(rows)
 
     def use_embedder(self, embedder: Embedder | None) -> None:
         """Switch to another embedder (or none: keyword search only). The vector index is rebuilt from
@@ -511,7 +548,8 @@ class KnowledgeBase:
             if loaded.ntotal == self._db.execute("SELECT COUNT(*) FROM indexed").fetchone()[0]:
                 return vectors.with_probes(loaded)
         # No file, another model, or out of step (a crash between writes): rebuild from the cache.
-        self._db.execute("DELETE FROM indexed WHERE model != ?", (self.embedder.name,))
+        models = [self.embedder.name, *filter(None, [self._first_tier_name()])]
+        self._db.execute(f"DELETE FROM indexed WHERE model NOT IN ({','.join('?' * len(models))})", models)
         stored, ids = self._cached_vectors()
         if not len(ids):
             self._db.execute("DELETE FROM indexed")
