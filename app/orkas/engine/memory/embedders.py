@@ -85,6 +85,10 @@ class E5Head:
     def query(self, text: str) -> Vectors:
         return self.full.query(text)
 
+    def covers(self, text: str) -> bool:
+        """The passage fits in the head: its first-tier vector is its full one."""
+        return int(self.full._model.token_count(text)) <= self.tokens
+
 
 def head(model: Any, text: str, tokens: int) -> str:
     """The longest prefix of `text` within `tokens` of the model's tokens (its counter is C: ~µs a call)."""

@@ -347,7 +347,12 @@ class KnowledgeBase:
                 tier, replacing = embedder, True
             if not rows:
                 return 0
-            cached = self._cached(tier.name, [r[2] for r in rows])
+            # A chunk the first tier sees whole gets the full vector already: it is never refined.
+            covers = getattr(tier, "covers", None) if tier is first else None
+            model = {r[0]: embedder.name if covers is not None and covers(r[1]) else tier.name for r in rows}
+            cached = {}
+            for name in set(model.values()):
+                cached.update(self._cached(name, [r[2] for r in rows if model[r[0]] == name]))
         missing = [r for r in rows if r[2] not in cached]
         if missing:  # the slow part, outside the lock: searches go on meanwhile
             vectors = tier.passages([r[1] for r in missing])
@@ -357,7 +362,7 @@ class KnowledgeBase:
             for row in missing:
                 self._db.execute(
                     "INSERT OR IGNORE INTO embeddings (hash, model, vector) VALUES (?, ?, ?)",
-                    (row[2], tier.name, cached[row[2]].tobytes()),
+                    (row[2], model[row[0]], cached[row[2]].tobytes()),
                 )
             if self._index is not index:
                 return len(rows)  # the embedder was changed meanwhile: these vectors are cached, not indexed
@@ -372,7 +377,7 @@ class KnowledgeBase:
                 index.add_with_ids(np.stack([cached[r[2]] for r in fresh]), ids)
                 self._db.executemany(
                     "INSERT OR REPLACE INTO indexed (chunk_id, model) VALUES (?, ?)",
-                    [(r[0], tier.name) for r in fresh],
+                    [(r[0], model[r[0]]) for r in fresh],
                 )
                 self._grow()
         return len(rows)
