@@ -535,6 +535,26 @@ def connector_hub(settings: Settings, configured: Configured | None = None) -> C
     )
 
 
+def agent_policy(
+    settings: Settings,
+    workspace: Path,
+    granted: Sequence[str | Path],
+    own: Sequence[Path],
+    skills: SkillAccess | None,
+) -> PathPolicy:
+    """The folders an agent may use: its workspace, what the conversation granted, its skills read-only."""
+    try:
+        return PathPolicy(
+            workspace,
+            granted=granted,
+            protected=protected_data(settings.data_dir),
+            own=own,
+            readable=skills.readable if skills is not None else (),
+        )
+    except PathDenied as e:
+        raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
+
+
 def build_agent(
     settings: Settings,
     *,
@@ -578,16 +598,7 @@ def build_agent(
         raise ConfigError(f"workspace {str(workspace)!r} is not a folder")
     registry = build_registry(settings, configured)
     registry.resolve(chosen)  # fail before anything runs
-    try:
-        policy = PathPolicy(
-            workspace,
-            granted=granted,
-            protected=protected_data(settings.data_dir),
-            own=own,
-            readable=skills.readable if skills is not None else (),
-        )
-    except PathDenied as e:
-        raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
+    policy = agent_policy(settings, workspace, granted, own, skills)
     limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
     tools, _processes = workspace_tools(settings, policy, limits, processes)
     memory = Memory.in_folder(settings.data_dir / "memory")
@@ -668,16 +679,7 @@ def external_member(
     from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
 
     backend = next(b for b in BACKENDS if b == spec.backend)
-    try:
-        policy = PathPolicy(
-            workspace,
-            granted=granted,
-            protected=protected_data(settings.data_dir),
-            own=own,
-            readable=skills.readable if skills is not None else (),
-        )
-    except PathDenied as e:
-        raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
+    policy = agent_policy(settings, workspace, granted, own, skills)
     executor = sandbox(settings, policy)
     parts = BridgeParts(
         workspace=policy.workspace,

@@ -104,9 +104,12 @@ class HealthFile:
             health = servers.setdefault(ident, Health())
             change(health)
             health.checked_at = self.clock()
-            data = {"version": 1, "servers": {k: asdict(v) for k, v in servers.items()}}
-            atomic_write(self.path, (json.dumps(data, indent=1) + "\n").encode())
+            self._write(servers)
             return health
+
+    def _write(self, servers: dict[str, Health]) -> None:
+        data = {"version": 1, "servers": {k: asdict(v) for k, v in servers.items()}}
+        atomic_write(self.path, (json.dumps(data, indent=1) + "\n").encode())
 
     def connecting(self, ident: str) -> Health:
         def change(h: Health) -> None:
@@ -158,5 +161,4 @@ class HealthFile:
         with self._locked():
             servers = self.load()
             if servers.pop(ident, None) is not None:
-                data = {"version": 1, "servers": {k: asdict(v) for k, v in servers.items()}}
-                atomic_write(self.path, (json.dumps(data, indent=1) + "\n").encode())
+                self._write(servers)

@@ -16,14 +16,15 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orkas.adapter.connector_config import Connector, Connectors, slug
 from orkas.adapter.connector_health import Health, HealthFile
+from orkas.adapter.mcp_stdio import opened, piped_transport
 from orkas.core.errors import ConfigError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.messages import ImageBlock, TextBlock, ToolResultContent
@@ -32,13 +33,12 @@ from orkas.engine.tools.connectors import CallOutcome, ConnectorError, RemoteToo
 if TYPE_CHECKING:
     import mcp
 
-    from orkas.engine.sandbox.executor import Executor, Piped
+    from orkas.engine.sandbox.executor import Executor
 
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT = 30.0
 CALL_TIMEOUT = 300.0
-MAX_MESSAGE = 32 * 1024 * 1024  # bytes of one JSON-RPC line from a local server
 MAX_TOOLS = 500  # per server: a listing beyond this is cut (and said)
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
@@ -48,66 +48,6 @@ def _describe(error: BaseException) -> str:
     if isinstance(error, BaseExceptionGroup) and error.exceptions:
         return _describe(error.exceptions[0])
     return text.splitlines()[0][:300]
-
-
-@asynccontextmanager
-async def piped_transport(piped: Piped, died: Callable[[], None]) -> AsyncIterator[Any]:
-    """An MCP transport over a process's stdin/stdout: one JSON-RPC message per line. `died` is called when the
-    process's output ends (it exited, or closed stdout)."""
-    import anyio
-    from mcp import types
-    from mcp.shared.message import SessionMessage
-
-    stdout, stdin = piped.process.stdout, piped.process.stdin
-    assert stdout is not None and stdin is not None
-    inbound_writer, inbound = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    outbound, outbound_reader = anyio.create_memory_object_stream[SessionMessage](0)
-
-    async def read() -> None:
-        buffer = bytearray()
-        async with inbound_writer:
-            try:
-                while chunk := await stdout.read(65536):
-                    buffer += chunk
-                    while (end := buffer.find(b"\n")) >= 0:
-                        line = bytes(buffer[:end])
-                        del buffer[: end + 1]
-                        if not line.strip():
-                            continue
-                        try:
-                            message: SessionMessage | Exception = SessionMessage(
-                                types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                            )
-                        except ValueError as e:
-                            message = e
-                        await inbound_writer.send(message)
-                    if len(buffer) > MAX_MESSAGE:
-                        await inbound_writer.send(ValueError(f"a message longer than {MAX_MESSAGE:,} bytes"))
-                        return
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError):
-                pass
-            finally:
-                died()
-
-    async def write() -> None:
-        async with outbound_reader:
-            try:
-                async for message in outbound_reader:
-                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    stdin.write(data.encode() + b"\n")
-                    await stdin.drain()
-            except (ConnectionError, OSError):
-                await inbound_writer.aclose()
-
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(read)
-        tasks.start_soon(write)
-        try:
-            yield inbound, outbound
-        finally:
-            with anyio.CancelScope(shield=True):
-                await piped.stop()
-            tasks.cancel_scope.cancel()
 
 
 @dataclass(slots=True)
@@ -372,10 +312,7 @@ class ConnectorHub:
 
     async def tool(self, server: str, name: str) -> RemoteTool:
         link = await self._link(server)
-        try:
-            session = await link.open()
-        except ConnectorError:
-            raise
+        session = await link.open()
         tool = session.tools.get(name)
         if tool is None:
             raise unknown(f"tool of {link.connector.name}", name, list(session.tools))
@@ -508,10 +445,4 @@ class ConnectorHub:
         )
         stack.push_async_callback(piped.stop)  # whatever fails next, the process does not outlive the session
         streams = await stack.enter_async_context(piped_transport(piped, died))
-        return _opened(streams)
-
-
-@asynccontextmanager
-async def _opened(streams: Any) -> AsyncIterator[Any]:
-    """A transport whose streams are already open (the stack that opened them closes them)."""
-    yield streams
+        return opened(streams)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from orkas.adapter.bridge import CAPABILITIES, BridgeHost, Handler, Reply, bridge_command
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Ask, Decision, Permissions
-from orkas.engine.events import Done, Error, Event, PermissionRequest, RunStart, TextDelta, ToolEnd, ToolStart
+from orkas.engine.events import Done, Error, Event, RunStart, TextDelta, ToolEnd, ToolStart, permission_request
 from orkas.engine.messages import AssistantMessage, TextBlock, Usage, UserMessage
 
 if TYPE_CHECKING:
@@ -234,18 +234,7 @@ class ExternalAgent:
             if decided is not None:
                 return "allow_once" if decided else "deny"
             asked = permissions.question(question)
-            events.put_nowait(
-                PermissionRequest(
-                    id=asked.id,
-                    tool_use_id=current.get(),  # the card sits on the bridge call that asks
-                    tool=question.tool,
-                    categories=question.categories,
-                    preview=question.preview,
-                    options=question.options,
-                    level=question.level,
-                    effect=question.effect,
-                )
-            )
+            events.put_nowait(permission_request(asked, current.get()))  # on the bridge call that asks
             return await permissions.decision(asked)
 
         def handoff(reason: str, summary: str) -> None:

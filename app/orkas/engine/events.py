@@ -10,9 +10,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from orkas.engine.messages import StopReason, ToolResultContent, Usage
+
+if TYPE_CHECKING:
+    from orkas.engine.consent import Question
 
 ErrorKind = Literal[
     "auth", "rate_limit", "context_overflow", "timeout", "provider", "aborted", "loop", "budget", "internal"
@@ -127,6 +130,21 @@ class PermissionRequest:
     level: str = "workspace_write"  # read_only | workspace_write | runs_program | dangerous
     effect: str = ""  # what approval grants: "" | "network" (this command only) | "unconfined"
     type: Literal["permission_request"] = "permission_request"
+
+
+def permission_request(question: Question, tool_use_id: str) -> PermissionRequest:
+    """The event that shows a pending consent question, on the tool call that asks it."""
+    ask = question.ask
+    return PermissionRequest(
+        id=question.id,
+        tool_use_id=tool_use_id,
+        tool=ask.tool,
+        categories=ask.categories,
+        preview=ask.preview,
+        options=ask.options,
+        level=ask.level,
+        effect=ask.effect,
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -22,7 +22,14 @@ from typing import Any
 from orkas.core.errors import ToolInputError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Ask, Permissions, Question
-from orkas.engine.events import Event, LoopWarning, PermissionRequest, ToolEnd, ToolProgress, ToolStart
+from orkas.engine.events import (
+    Event,
+    LoopWarning,
+    ToolEnd,
+    ToolProgress,
+    ToolStart,
+    permission_request,
+)
 from orkas.engine.loop_guard import LoopGuard
 from orkas.engine.messages import TextBlock, ToolResultBlock, ToolUseBlock
 from orkas.engine.providers.base import INVALID_INPUT_KEY
@@ -148,16 +155,7 @@ class ToolRunner:
                     yield ToolProgress(id=who.id, name=who.name, message=str(message))
                 elif kind == "permission":
                     assert isinstance(message, Question)
-                    yield PermissionRequest(
-                        id=message.id,
-                        tool_use_id=who.id,
-                        tool=message.ask.tool,
-                        categories=message.ask.categories,
-                        preview=message.ask.preview,
-                        options=message.ask.options,
-                        level=message.ask.level,
-                        effect=message.ask.effect,
-                    )
+                    yield permission_request(message, who.id)
                 else:
                     call, task, began = pending.pop(who.id)
                     yield self._finish(call, self._result(call, task), began, done, notes)
