@@ -87,11 +87,9 @@ def _worker(mode: str, chunks: int, part: int = 0, parts: int = 1) -> None:
     texts = [c.text for text in sources().values() for c in chunk_text(text, max_tokens=CHUNK_TOKENS)[:chunks]]
     texts = texts[part::parts]
     if mode.startswith("head"):
-        from bench.retrieval_quality import HeadEmbedder
+        from orkas.engine.memory.embedders import head
 
-        cutter = HeadEmbedder.__new__(HeadEmbedder)
-        cutter._model, cutter.tokens = model, int(mode[4:])
-        texts = [cutter.head(t) for t in texts]
+        texts = [head(model, t, int(mode[4:])) for t in texts]
     model.passage(["warm up"])
     start = time.perf_counter()
     if mode.startswith(("batch", "sorted")):

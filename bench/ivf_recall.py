@@ -54,7 +54,7 @@ def main() -> None:
             done = pending - kb.pending()
             rate = done / (time.perf_counter() - start)
             print(f"  {done:,}/{pending:,} ({rate:.1f}/s)", flush=True)
-    stored, ids = kb._cached_vectors()
+    stored, ids = kb.stored_vectors()
     print(f"{len(stored):,} real E5 vectors of {stdlib.name} source chunks")
 
     rng = np.random.default_rng(0)

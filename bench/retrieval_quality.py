@@ -1,23 +1,29 @@
-"""Retrieval quality: keyword, dense and hybrid on a labelled set, side by side.
+"""Retrieval quality: keyword, dense and hybrid on a labelled set, tuned on one half, reported on the other.
 
-Corpus: the docstrings of ~100 standard-library modules (English, one document per function or class)
-plus 60 short Chinese workplace passages (bench/data/zh_passages.tsv). Queries (bench/data/
-retrieval_queries.tsv, 156: 103 English, 53 Chinese) are labelled with their relevant documents;
-"known" queries share words with their target, "topical" ones describe it in other words.
+Corpus: the docstrings of ~100 standard-library modules (English, one document per function or class),
+60 short Chinese workplace passages (bench/data/zh_passages.tsv) and generated Chinese records (zh_records.py).
+Queries (bench/data/retrieval_queries.tsv, retrieval_queries_more.tsv and the records') are labelled with their
+relevant documents, in five slices: en, zh, pt (Portuguese asking English and Chinese documents), mixed
+(Chinese with English terms) and code (identifiers). bench/data/retrieval_split.tsv puts each query in the tune
+or the test half, once. Every fusion setting of `grid()` is scored on the tune half; the rule (meet every
+slice's floor, then the best macro mean) chooses one, and both halves are printed, with bootstrap intervals
+of the differences. Only public API: `KnowledgeBase.rankings` (each arm as `search` gets it), `fusion.fuse`,
+and `KnowledgeBase.search` to check the chosen setting end to end.
 
-Metrics per query over documents (a document counts once, at its best chunk): nDCG@10 with binary
-relevance and recall@20, averaged per slice. Embeddings are the bundled model (E5), cached in
-bench/.cache so later runs are fast.
+Metric per query over documents (a document counts once, at its best chunk): nDCG@10 with binary relevance.
+Embeddings are the bundled model (E5), cached in bench/.cache so later runs are fast.
 
-    .venv/bin/python -m bench.retrieval_quality
+    .venv/bin/python -m bench.retrieval_quality [--head 48]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import inspect
 import math
+import re
 import statistics
 import warnings
 from collections.abc import Sequence
@@ -27,8 +33,10 @@ import numpy as np
 
 from bench import zh_records
 from orkas.engine.memory import fusion, vectors
-from orkas.engine.memory.embedders import E5Embedder, head
+from orkas.engine.memory.embedders import HEAD_TOKENS, E5Embedder, E5Head, head
+from orkas.engine.memory.fusion import Setting
 from orkas.engine.memory.kb import KnowledgeBase
+from orkas.engine.memory.terms import CJK
 
 HERE = Path(__file__).parent
 MODULES = (
@@ -56,7 +64,7 @@ def stdlib_documents() -> dict[str, str]:
             if not doc or len(doc) < 20:
                 continue
             try:
-                signature = str(inspect.signature(obj))
+                signature = re.sub(r" at 0x[0-9a-f]+", "", str(inspect.signature(obj)))  # the same text each run
             except (TypeError, ValueError):
                 signature = "(...)"
             found.setdefault(doc, []).append((name, attribute, f"{name}.{attribute}{signature}\n{doc}"))
@@ -75,24 +83,6 @@ def stdlib_documents() -> dict[str, str]:
 def chinese_documents() -> dict[str, str]:
     rows = (line.split("\t", 1) for line in (HERE / "data" / "zh_passages.tsv").read_text().splitlines() if line)
     return dict(rows) | dict(zh_records.records()[0])  # type: ignore[arg-type]
-
-
-class HeadEmbedder(E5Embedder):
-    """E5 on each passage's first `tokens` tokens only (queries whole): the same vector space, several times
-    faster — what a first tier of meaning search would index before the full vectors fill in."""
-
-    def __init__(self, tokens: int) -> None:
-        super().__init__()
-        self.tokens = tokens
-        self.name = f"multilingual-e5-small-head{tokens}"
-
-    first_tier = None  # type: ignore[assignment]  # heads only, in one pass
-
-    def head(self, text: str) -> str:
-        return head(self._model, text, self.tokens)
-
-    def passages(self, texts: Sequence[str]) -> np.ndarray:
-        return super().passages([self.head(t) for t in texts])
 
 
 def labelled() -> list[tuple[str, str, str, set[str]]]:
@@ -122,29 +112,28 @@ def ndcg_at_10(ranked: list[str], relevant: set[str]) -> float:
     return gain / ideal
 
 
-def recall_at_20(ranked: list[str], relevant: set[str]) -> float:
-    return len(relevant & set(ranked[:20])) / len(relevant)
-
-
 SLICES = ("en", "zh", "pt", "mixed", "code")
-Config = tuple[str, float, float]  # (fusion, the dense arm's weight, adaptive steepness)
 
 
-def grid() -> list[Config]:
+def grid() -> list[Setting]:
     """The fusion settings tried on the tune half."""
-    configs: list[Config] = []
-    for w in (0.5, 0.6, 0.7, 0.8, 0.9):
-        configs.append(("rrf", w, 1.0))
+    settings = [Setting("rrf", w) for w in (0.5, 0.6, 0.7, 0.8, 0.9)]
     for w in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
-        configs.append(("convex", w, 1.0))
-        for steepness in (0.5, 1.0, 2.0):
-            configs.append(("adaptive", w, steepness))
-    return configs
+        settings += [Setting("convex", w), Setting("anchored", w)]
+        settings += [Setting("adaptive", w, steepness=s) for s in (0.5, 1.0, 2.0)]
+    return settings
 
 
-def label(config: Config) -> str:
-    how, weight, steepness = config
-    return f"{how} w={weight:.1f}" + (f" s={steepness}" if how == "adaptive" else "")
+def macro(by_slice: dict[str, float]) -> float:
+    return statistics.fmean(by_slice[p] for p in SLICES if p in by_slice)
+
+
+def paired_interval(a: list[float], b: list[float], rounds: int = 2000) -> tuple[float, float]:
+    """95% bootstrap interval of mean(a - b) over the same queries: how much a difference is noise."""
+    rng = np.random.default_rng(0)
+    gaps = np.asarray(a) - np.asarray(b)
+    means = gaps[rng.integers(0, len(gaps), (rounds, len(gaps)))].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
 def main() -> None:
@@ -153,7 +142,8 @@ def main() -> None:
         "--head", type=int, help="embed only each chunk's first N tokens (a fast first tier of meaning search)"
     )
     args = parser.parse_args()
-    embedder = E5Embedder() if args.head is None else HeadEmbedder(args.head)
+    # --head: E5 on each chunk's first N tokens (queries whole), the same vector space — the first tier alone
+    embedder = E5Embedder() if args.head is None else E5Head(E5Embedder(), args.head)
     cache = "quality-kb" if args.head is None else f"quality-kb-head{args.head}"
     kb = KnowledgeBase.open(HERE / ".cache" / cache, embedder=embedder)
     documents = {**stdlib_documents(), **chinese_documents()}
@@ -167,7 +157,7 @@ def main() -> None:
         print(f"embedding {pending} chunks (cached for later runs)…", flush=True)
         kb.embed_pending(batch=32)
         kb.save()
-    chunks = kb._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    doc_of = kb.chunk_documents()
     queries = labelled()
     split = halves()
     missing = {d for *_, relevant in queries for d in relevant} - set(documents)
@@ -176,18 +166,13 @@ def main() -> None:
     unsplit = [q for q in queries if (q[0], q[2]) not in split]
     if unsplit:
         raise SystemExit(f"queries missing from retrieval_split.tsv: {[q[2] for q in unsplit][:5]}")
-    print(f"corpus: {len(documents):,} documents, {chunks:,} chunks; {len(queries)} labelled queries\n")
+    print(f"corpus: {len(documents):,} documents, {len(doc_of):,} chunks; {len(queries)} labelled queries\n")
 
-    # Tuning looks inside (each arm once per query, fused offline for every setting of the grid); the
-    # figures reported below come from the public `search` with the setting chosen.
-    doc_of = dict(kb._db.execute("SELECT id, doc_id FROM chunks").fetchall())
-    arms = []
-    for part, _kind, query, relevant in queries:
-        evidence: list[fusion.KeywordEvidence] = []
-        keyword = kb._keyword(query, 150, evidence)
-        arms.append((part, split[part, query], relevant, kb._vector(query, 150), keyword, evidence))
+    # Each arm's ranking once per query, as `search` gets it (the product's candidate depth), fused here for
+    # every setting of the grid; the chosen setting is then checked through `search` itself.
+    arms = [(part, split[part, query], relevant, kb.rankings(query)) for part, _kind, query, relevant in queries]
 
-    def ranked_docs(scored: list[tuple[int, float]]) -> list[str]:
+    def ranked_docs(scored: Sequence[tuple[int, float]]) -> list[str]:
         ranked: list[str] = []
         for cid, _ in scored:
             doc = doc_of.get(cid)
@@ -195,51 +180,56 @@ def main() -> None:
                 ranked.append(doc)
         return ranked
 
-    def score(config: Config, half: str) -> dict[str, float]:
-        how, weight, steepness = config
-        per: dict[str, list[float]] = {}
-        for part, in_half, relevant, vector, keyword, evidence in arms:
-            if in_half != half:
-                continue
-            fused = fusion.fuse(vector, keyword, how=how, weights=(weight, 1 - weight), rrf_k=60,  # type: ignore[arg-type]
-                                evidence=evidence[0] if evidence else None, steepness=steepness)  # fmt: skip
-            per.setdefault(part, []).append(ndcg_at_10(ranked_docs(fused), relevant))
-        return {part: statistics.fmean(v) for part, v in per.items()}
+    def per_query(setting: Setting | str, half: str) -> list[tuple[str, float]]:
+        found = []
+        for part, in_half, relevant, ranking in arms:
+            if in_half == half:
+                if setting == "keyword":
+                    scored = ranking.keyword
+                elif setting == "dense":
+                    scored = ranking.vector
+                else:
+                    assert isinstance(setting, Setting)
+                    scored = fusion.fuse(ranking.vector, ranking.keyword, setting, ranking.evidence)
+                found.append((part, ndcg_at_10(ranked_docs(scored), relevant)))
+        return found
 
-    def arm(which: int, half: str) -> dict[str, float]:
+    def score(setting: Setting | str, half: str) -> dict[str, float]:
         per: dict[str, list[float]] = {}
-        for row in arms:
-            if row[1] == half:
-                per.setdefault(row[0], []).append(ndcg_at_10(ranked_docs(list(row[which])), row[2]))
+        for part, value in per_query(setting, half):
+            per.setdefault(part, []).append(value)
         return {part: statistics.fmean(v) for part, v in per.items()}
-
-    def macro(by_slice: dict[str, float]) -> float:
-        return statistics.fmean(by_slice[p] for p in SLICES if p in by_slice)
 
     def best_arm(half: str) -> dict[str, float]:
-        keyword, dense = arm(4, half), arm(3, half)
+        keyword, dense = score("keyword", half), score("dense", half)
         return {p: max(keyword[p], dense[p]) for p in keyword}
 
-    tuned = {config: score(config, "tune") for config in grid()}
-    floor_ok = {c: all(v[p] >= best_arm("tune")[p] - 0.005 for p in v) for c, v in tuned.items()}
+    tuned = {setting: score(setting, "tune") for setting in grid()}
+    tune_best = best_arm("tune")
+    floor_ok = {c: all(v[p] >= tune_best[p] - 0.005 for p in v) for c, v in tuned.items()}
     chosen = max(tuned, key=lambda c: (floor_ok[c], macro(tuned[c])))
-    by_kind: dict[str, Config] = {}
-    for config in tuned:
-        if config[0] not in by_kind or macro(tuned[config]) > macro(tuned[by_kind[config[0]]]):
-            by_kind[config[0]] = config
-    print(f"chosen on the tune half: {label(chosen)} (the best of {len(tuned)} settings; best per kind shown)\n")
-    header = f"{'':26}" + "".join(f"{p:>8}" for p in SLICES) + f"{'macro':>8}{'all':>8}"
+    if chosen != fusion.DEFAULT:
+        print(f"NOTE: the rule now chooses {chosen.label()}, the product's default is {fusion.DEFAULT.label()}\n")
+    by_kind: dict[str, Setting] = {}
+    for setting in tuned:
+        if setting.how not in by_kind or macro(tuned[setting]) > macro(tuned[by_kind[setting.how]]):
+            by_kind[setting.how] = setting
+    print(f"chosen on the tune half: {chosen.label()} (the best of {len(tuned)} settings; best per kind shown)\n")
+    header = f"{'':28}" + "".join(f"{p:>8}" for p in SLICES) + f"{'macro':>8}{'all':>8}"
     for half in ("tune", "test"):
         count = {p: sum(1 for row in arms if row[0] == p and row[1] == half) for p in SLICES}
         print(f"{half} half: nDCG@10 by slice (" + ", ".join(f"{p} {count[p]}" for p in SLICES) + " queries)")
         print(header)
-        lines = [("keyword", arm(4, half)), ("dense", arm(3, half))]
-        lines += [(label(c) + (" *" if c == chosen else ""), score(c, half)) for c in by_kind.values()]
+        lines: list[tuple[str, dict[str, float]]] = [
+            ("keyword", score("keyword", half)),
+            ("dense", score("dense", half)),
+        ]
+        lines += [(c.label() + (" *" if c == chosen else ""), score(c, half)) for c in by_kind.values()]
         if chosen not in by_kind.values():
-            lines.append((label(chosen) + " *", score(chosen, half)))
+            lines.append((chosen.label() + " *", score(chosen, half)))
         for name, values in lines:
             weighted = sum(values[p] * count[p] for p in SLICES) / sum(count.values())
-            print(f"{name:26}" + "".join(f"{values[p]:8.3f}" for p in SLICES) + f"{macro(values):8.3f}{weighted:8.3f}")
+            print(f"{name:28}" + "".join(f"{values[p]:8.3f}" for p in SLICES) + f"{macro(values):8.3f}{weighted:8.3f}")
         best = best_arm(half)
         result = score(chosen, half)
         gaps = {p: result[p] - best[p] for p in SLICES}
@@ -247,28 +237,71 @@ def main() -> None:
         print(
             f"  chosen vs best arm: overall (macro) {overall:+.3f} (floor +0.010 "
             f"{'met' if overall >= 0.01 else 'NOT met'}); worst slice {min(gaps, key=gaps.__getitem__)} "
-            f"{min(gaps.values()):+.3f} (floor -0.005 {'met' if min(gaps.values()) >= -0.005 else 'NOT met'})\n"
+            f"{min(gaps.values()):+.3f} (floor -0.005 {'met' if min(gaps.values()) >= -0.005 else 'NOT met'})"
         )
-    # The product's own path, with the chosen setting: the same figures through the public API.
-    kb.fusion, kb.weights, kb.steepness = chosen[0], (chosen[1], 1 - chosen[1]), chosen[2]  # type: ignore[assignment]
+        mine = [v for _, v in per_query(chosen, half)]
+        for other in [*(c for c in by_kind.values() if c != chosen), "dense"]:
+            low, high = paired_interval(mine, [v for _, v in per_query(other, half)])
+            name = other if isinstance(other, str) else other.label()
+            print(f"  chosen − {name}, all queries: 95% interval [{low:+.3f}, {high:+.3f}]")
+        print()
+    # What a first tier of E5 on each chunk's first HEAD_TOKENS tokens cannot see: the tails of longer documents
+    counter = E5Head(embedder if isinstance(embedder, E5Embedder) else embedder.full, HEAD_TOKENS)
+    tested = [row for row in arms if row[1] == "test"]
+    dense, fused = per_query("dense", "test"), per_query(chosen, "test")
+    for name, wanted in ((f"longer than {HEAD_TOKENS} tokens", True), ("within it", False)):
+        pick = [j for j, row in enumerate(tested) if all(not counter.covers(documents[d]) for d in row[2]) == wanted]
+        print(
+            f"test queries whose documents are all {name} ({len(pick)}): "
+            f"dense {statistics.fmean(dense[j][1] for j in pick):.3f}, "
+            f"chosen {statistics.fmean(fused[j][1] for j in pick):.3f}"
+        )
+    tails = tail_queries(documents, counter)
+    for name, setting in (("dense", None), ("chosen", chosen)):
+        mode = "vector" if setting is None else "hybrid"
+        found = [ndcg_at_10([h.doc_id for h in kb.search(q, k=10, mode=mode, fusion=setting)], {d}) for q, d in tails]
+        print(
+            f"a sentence from beyond the head of a long document ({len(tails)}): {name} {statistics.fmean(found):.3f}"
+        )
+    # The product's own path: the same figure through `search` with the chosen setting.
     check = []
     for part, _kind, query, relevant in queries:
         if split[part, query] == "test":
             ranked: list[str] = []
-            for hit in kb.search(query, k=60):
+            for hit in kb.search(query, k=60, fusion=chosen):
                 if hit.doc_id not in ranked:
                     ranked.append(hit.doc_id)
             check.append(ndcg_at_10(ranked, relevant))
-    print(f"test half through KnowledgeBase.search: mean nDCG@10 {statistics.fmean(check):.3f}")
+    offline = statistics.fmean(v for _, v in per_query(chosen, "test"))
+    print(f"test half through KnowledgeBase.search: mean nDCG@10 {statistics.fmean(check):.3f} (offline {offline:.3f})")
     print(approximate_recall(kb, [q[2] for q in queries]))
     kb.close()
+
+
+def tail_queries(documents: dict[str, str], counter: E5Head, count: int = 120) -> list[tuple[str, str]]:
+    """(query, document): a sentence from beyond the first tier's head of a long document, as a person might
+    remember it — what a first tier alone cannot see (a deterministic sample; sentences of 6–16 words)."""
+    found = []
+    for doc_id in sorted(documents, key=lambda d: hashlib.sha256(d.encode()).hexdigest()):
+        text = documents[doc_id]
+        if counter.covers(text):
+            continue
+        seen = len(head(counter.full._model, text, counter.tokens))
+        for sentence in re.split(r"(?<=[.。!?！？])\s+|(?<=[。！？])|\n", text[seen:])[1:]:  # [0]: cut by the head
+            size = len(sentence.split()) if not CJK.search(sentence) else len(sentence) // 2
+            if 6 <= size <= 16 and (sentence[:1].isupper() or CJK.match(sentence[:1])):
+                found.append((sentence.strip(), doc_id))
+                break
+        if len(found) == count:
+            break
+    return found
 
 
 def approximate_recall(kb: KnowledgeBase, queries: list[str]) -> str:
     """Recall@10 of the inverted-file index against exact search on these real E5 vectors (the speed
     benchmark's are synthetic), built by the same rule the knowledge base uses from 20k chunks on."""
     assert kb.embedder is not None
-    stored, ids = kb._cached_vectors()
+    stored, ids = kb.stored_vectors()
     approximate = vectors.build(stored, ids, approximate_at=0)
     exact = vectors.build(stored, ids, approximate_at=len(stored) + 1)
     asked = np.stack([kb.embedder.query(q) for q in queries])

@@ -71,7 +71,7 @@ def test_keyword_search_matches_two_character_chinese_words_word_forms_and_ident
 
 
 def test_a_base_written_with_older_keyword_rules_is_reindexed_on_open(tmp_path: Path) -> None:
-    kb = KnowledgeBase.open(tmp_path / "kb")
+    kb = KnowledgeBase.open(tmp_path / "kb", embedder=None)
     for name, text in DOCS.items():
         kb.add_text(name, text)
     kb.close()
@@ -82,7 +82,7 @@ def test_a_base_written_with_older_keyword_rules_is_reindexed_on_open(tmp_path: 
             "CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='chunks', content_rowid='id',"
             " tokenize='trigram');"
         )
-    again = KnowledgeBase.open(tmp_path / "kb")
+    again = KnowledgeBase.open(tmp_path / "kb", embedder=None)
     with sqlite3.connect(tmp_path / "kb" / "kb.sqlite") as file:
         assert file.execute("SELECT value FROM meta WHERE key = 'keyword_index'").fetchone() == (KEYWORD_INDEX,)
     assert again.search("排名", mode="keyword")[0].doc_id == "检索.md"
@@ -97,20 +97,40 @@ def test_vector_search_finds_meaning_not_only_words(e5: E5Embedder) -> None:
     assert kb.search("how long until I get my money back", mode="vector")[0].doc_id == "billing.md"
 
 
-def test_hybrid_fuses_both_arms_with_weighted_rrf(e5: E5Embedder) -> None:
+def test_hybrid_fuses_both_arms_by_the_default_setting_and_any_other_on_request(e5: E5Embedder) -> None:
+    from orkas.engine.memory.fusion import DEFAULT, Setting
+
     kb = filled(e5)
-    hybrid = kb.search("restart ledger after the printer cat naps", k=4)
-    keyword = [h.doc_id for h in kb.search("restart ledger after the printer cat naps", mode="keyword")]
-    vector = [h.doc_id for h in kb.search("restart ledger after the printer cat naps", mode="vector")]
-    for hit in hybrid:
-        expected = 0.0
+    query = "restart ledger after the printer cat naps"
+    arms = kb.rankings(query)
+    assert arms.vector and arms.keyword and arms.evidence is not None
+    documents = kb.chunk_documents()
+    assert DEFAULT.how == "anchored" and kb.fusion == DEFAULT
+    low, high = min(s for _, s in arms.vector), max(s for _, s in arms.vector)
+    best_keyword = max(s for _, s in arms.keyword)
+    expected: dict[int, float] = {}
+    for cid, score in arms.vector:
+        expected[cid] = DEFAULT.vector_weight * (score - low) / (high - low)
+    for cid, score in arms.keyword:  # BM25 over [0, best]: its floor is 0
+        expected[cid] = expected.get(cid, 0.0) + (1 - DEFAULT.vector_weight) * score / best_keyword
+    ranked = sorted(expected.items(), key=lambda item: item[1], reverse=True)[:4]
+    hybrid = kb.search(query, k=4)
+    assert [(h.doc_id, pytest.approx(h.score)) for h in hybrid] == [(documents[c], s) for c, s in ranked]
+
+    rrf = Setting("rrf", 0.8)
+    keyword = [documents[c] for c, _ in arms.keyword]
+    vector = [documents[c] for c, _ in arms.vector]
+    for hit in kb.search(query, k=4, fusion=rrf):
+        score = 0.0
         if hit.doc_id in vector:
-            expected += kb.weights[0] / (60 + vector.index(hit.doc_id) + 1)
+            score += 0.8 / (60 + vector.index(hit.doc_id) + 1)
         if hit.doc_id in keyword:
-            expected += kb.weights[1] / (60 + keyword.index(hit.doc_id) + 1)
-        assert hit.score == pytest.approx(expected)
-    assert [h.score for h in hybrid] == sorted((h.score for h in hybrid), reverse=True)
-    assert kb.search("kubectl", k=1, min_score=1.0) == []  # the threshold cuts
+            score += 0.2 / (60 + keyword.index(hit.doc_id) + 1)
+        assert hit.score == pytest.approx(score)
+    assert kb.fusion == DEFAULT  # an override is for that search only
+    with pytest.raises(ValueError, match="fusion must be one of"):
+        Setting("mean")  # type: ignore[arg-type]
+    assert kb.search("kubectl", k=1, min_score=1.01) == []  # the threshold cuts (fused scores are within 0…1)
 
 
 def test_keyword_search_works_before_anything_is_embedded() -> None:
@@ -236,23 +256,45 @@ def test_vector_search_without_an_embedder_says_so() -> None:
     assert kb.search("printer")[0].doc_id == "cat"  # hybrid falls back to keywords
 
 
+def test_in_memory_and_open_rank_as_the_product_does(tmp_path: Path) -> None:
+    """Both constructors default to the bundled embedder and the product's fusion: the same hits, the same scores
+    (the benchmark measures what a person gets)."""
+    from orkas.engine.memory.embedders import default_embedder
+    from orkas.engine.memory.fusion import DEFAULT
+
+    memory, folder = KnowledgeBase.in_memory(), KnowledgeBase.open(tmp_path / "kb")
+    for kb in (memory, folder):
+        assert kb.fusion == DEFAULT and kb.embedder is not None
+        assert kb.embedder.name == default_embedder().name == "multilingual-e5-small"
+        for name, text in DOCS.items():
+            kb.add_text(name, text)
+        kb.embed_pending()
+    for query in ("restart ledger after the printer cat naps", "where does the kitty nap?", "排名", "kubectl"):
+        ours = [(h.doc_id, h.start_line, round(h.score, 6)) for h in memory.search(query)]
+        assert ours and ours == [(h.doc_id, h.start_line, round(h.score, 6)) for h in folder.search(query)]
+    folder.close()
+
+
 def test_the_other_fusions_and_the_keyword_arm_s_confidence() -> None:
-    from orkas.engine.memory.fusion import KeywordEvidence, confidence, fuse
+    from orkas.engine.memory.fusion import KeywordEvidence, Setting, confidence, fuse
 
     vector = [(1, 0.9), (2, 0.8), (3, 0.1)]
     keyword = [(3, 12.0), (1, 2.0)]
-    convex = dict(fuse(vector, keyword, how="convex", weights=(0.5, 0.5), rrf_k=60))
+    convex = dict(fuse(vector, keyword, Setting("convex", 0.5)))
     assert convex[1] == pytest.approx(0.5 * 1.0 + 0.5 * 0.0) and convex[3] == pytest.approx(0.5 * 0.0 + 0.5 * 1.0)
     assert convex[2] == pytest.approx(0.5 * (0.7 / 0.8))
+    anchored = dict(fuse(vector, keyword, Setting("anchored", 0.5)))
+    assert anchored[1] == pytest.approx(0.5 * 1.0 + 0.5 * 2.0 / 12.0)  # last of the keyword arm, yet not zero
+    assert anchored[3] == pytest.approx(0.5 * 0.0 + 0.5 * 1.0)
     unknown = KeywordEvidence(terms=3, frequencies={"a": 0, "b": 0, "c": 0}, chunks=1000)
     telling = KeywordEvidence(terms=2, frequencies={"kubectl": 1, "rollout": 2}, chunks=1000)
     everyday = KeywordEvidence(terms=2, frequencies={"the": 990, "file": 800}, chunks=1000)
     assert confidence(unknown) == 0.0 and confidence(telling) > 0.85 and confidence(everyday) < 0.05
-    ignored = fuse(vector, keyword, how="adaptive", weights=(0.5, 0.5), rrf_k=60, evidence=unknown)
+    ignored = fuse(vector, keyword, Setting("adaptive", 0.5), unknown)
     assert [cid for cid, _ in ignored] == [1, 2, 3]  # a keyword match that tells nothing weighs nothing
-    trusted = fuse(vector, keyword, how="adaptive", weights=(0.5, 0.5), rrf_k=60, evidence=telling)
+    trusted = fuse(vector, keyword, Setting("adaptive", 0.5), telling)
     assert trusted[0][0] == 3  # a rare, fully matched identifier lifts its chunk
-    alone = fuse([], keyword, how="convex", weights=(0.8, 0.2), rrf_k=60)
+    alone = fuse([], keyword, Setting("convex", 0.8))
     assert [cid for cid, _ in alone] == [3, 1]  # nothing embedded yet: the keyword order as it is
 
 

@@ -2,8 +2,8 @@
 
 Documents are cut into chunks (chunking.py) and indexed twice: SQLite FTS5 with BM25 over stemmed words
 and two-character windows of Chinese (terms.py), and a faiss inner-product index over normalized
-embeddings. `search` fuses the two rankings (fusion.py; by default weighted Reciprocal Rank Fusion,
-`score = Σ w / (k + rank)`, meaning 0.8 / keyword 0.2 — chosen on the tune half of the labelled set, reported
+embeddings. `search` fuses the two rankings (fusion.py; by default the scores combined convexly, meaning
+0.6 / keyword 0.4, each arm's scores scaled to 0…1 — chosen on the tune half of the labelled set, reported
 on its test half in bench/RESULTS.md), keeps the best hit per (document, start line), cuts below a threshold
 and returns the top K, each with its citation.
 
@@ -26,16 +26,17 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import faiss
 import numpy as np
 
 from orkas.core.fsutil import fsync_dir
+from orkas.engine.memory import fusion as fusions
 from orkas.engine.memory import vectors
 from orkas.engine.memory.chunking import CHUNK_TOKENS, OVERLAP_LINES, chunk_text
 from orkas.engine.memory.embedders import Embedder
-from orkas.engine.memory.fusion import Fusion, KeywordEvidence, fuse
+from orkas.engine.memory.fusion import KeywordEvidence, Ranking, fuse
 from orkas.engine.memory.sources import SUPPORTED, extract
 from orkas.engine.memory.terms import KEYWORD_INDEX, TOKENIZER, index_text, query_terms, words
 from orkas.engine.memory.vectors import APPROXIMATE_AT
@@ -79,6 +80,12 @@ class Hit:
         return f"{self.source}:{self.start_line}-{self.end_line}"
 
 
+class Rankings(NamedTuple):
+    vector: Ranking
+    keyword: Ranking
+    evidence: KeywordEvidence | None
+
+
 @dataclass(slots=True)
 class FolderReport:
     added: int = 0
@@ -100,6 +107,14 @@ def _files_under(root: Path) -> list[Path]:
     return found
 
 
+def _embedder(choice: Embedder | Literal["bundled"] | None) -> Embedder | None:
+    if choice == "bundled":
+        from orkas.engine.memory.embedders import default_embedder
+
+        return default_embedder()
+    return choice
+
+
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -111,10 +126,7 @@ class KnowledgeBase:
         *,
         embedder: Embedder | None = None,
         vectors_path: Path | None = None,
-        weights: tuple[float, float] = (0.8, 0.2),  # (vector, keyword): bench/retrieval_quality.py, tune half
-        rrf_k: int = 60,
-        fusion: Fusion = "rrf",  # fusion.py: how the two rankings become one
-        steepness: float = 1.0,  # adaptive fusion: how sharply the keyword weight follows its confidence
+        fusion: fusions.Setting = fusions.DEFAULT,  # how the two rankings become one (bench/retrieval_quality.py)
         chunk_tokens: int = CHUNK_TOKENS,
         overlap_lines: int = OVERLAP_LINES,
         approximate_at: int = APPROXIMATE_AT,
@@ -122,10 +134,7 @@ class KnowledgeBase:
         self.embedder = embedder
         self.approximate_at = approximate_at
         self.vectors_path = vectors_path
-        self.weights = weights
-        self.rrf_k = rrf_k
-        self.fusion: Fusion = fusion
-        self.steepness = steepness
+        self.fusion = fusion
         self.chunk_tokens = chunk_tokens
         self.overlap_lines = overlap_lines
         self._lock = threading.RLock()
@@ -141,18 +150,19 @@ class KnowledgeBase:
 
     @classmethod
     def in_memory(cls, embedder: Embedder | Literal["bundled"] | None = "bundled", **options: Any) -> KnowledgeBase:
-        """A base in memory. By default it embeds with the bundled model (hashing where that cannot run),
-        so it has a vector arm; `embedder=None` asks for keyword search only."""
-        if embedder == "bundled":
-            from orkas.engine.memory.embedders import default_embedder
-
-            embedder = default_embedder()
-        return cls(":memory:", embedder=embedder, **options)
+        """A base in memory. By default it embeds with the bundled model (hashing where that cannot run) and
+        fuses as the product does, so it ranks as the product ranks; `embedder=None` asks for keyword search only."""
+        return cls(":memory:", embedder=_embedder(embedder), **options)
 
     @classmethod
-    def open(cls, folder: Path, embedder: Embedder | None = None, **options: Any) -> KnowledgeBase:
+    def open(
+        cls, folder: Path, embedder: Embedder | Literal["bundled"] | None = "bundled", **options: Any
+    ) -> KnowledgeBase:
+        """A base in `folder` (kb.sqlite, vectors.faiss), with the same defaults as `in_memory`."""
         folder.mkdir(parents=True, exist_ok=True)
-        return cls(str(folder / "kb.sqlite"), embedder=embedder, vectors_path=folder / "vectors.faiss", **options)
+        return cls(
+            str(folder / "kb.sqlite"), embedder=_embedder(embedder), vectors_path=folder / "vectors.faiss", **options
+        )
 
     # ---- adding and removing ----
     def add_text(self, doc_id: str, text: str, *, source: str | None = None) -> int:
@@ -399,31 +409,49 @@ class KnowledgeBase:
         return {h: np.frombuffer(v, dtype=np.float32) for h, v in rows}
 
     # ---- search ----
-    def search(self, query: str, k: int = 10, mode: Mode = "hybrid", *, min_score: float = 0.0) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        mode: Mode = "hybrid",
+        *,
+        min_score: float = 0.0,
+        fusion: fusions.Setting | None = None,
+    ) -> list[Hit]:
+        """The `k` best passages. `fusion` overrides this base's setting for one search (the benchmark
+        compares settings through here)."""
         if mode not in ("hybrid", "keyword", "vector"):
             raise ValueError(f"mode must be hybrid, keyword or vector, not {mode!r}")
         if mode == "vector" and self.embedder is None:
             raise ValueError(
                 "vector search needs an embedder, and this knowledge base has none: pass one, or search by keyword"
             )
-        evidence: list[KeywordEvidence] = []
-        keyword = self._keyword(query, CANDIDATES, evidence) if mode != "vector" else []
-        vector = self._vector(query, CANDIDATES) if mode != "keyword" else []
+        arms = self.rankings(query, mode=mode)
         if mode == "keyword":
-            scored = [(cid, score) for cid, score in keyword]
+            scored = list(arms.keyword)
         elif mode == "vector":
-            scored = [(cid, score) for cid, score in vector]
+            scored = list(arms.vector)
         else:
-            scored = fuse(
-                vector,
-                keyword,
-                how=self.fusion,
-                weights=self.weights,
-                rrf_k=self.rrf_k,
-                evidence=evidence[0] if evidence else None,
-                steepness=self.steepness,
-            )
+            scored = fuse(arms.vector, arms.keyword, fusion or self.fusion, arms.evidence)
         return self._hits(scored, k, min_score)
+
+    def rankings(self, query: str, limit: int = CANDIDATES, mode: Mode = "hybrid") -> Rankings:
+        """Each arm's own ranking of chunk ids, before fusion (what `search` fuses), and what the keyword
+        arm knew of the query's words."""
+        evidence: list[KeywordEvidence] = []
+        keyword = self._keyword(query, limit, evidence) if mode != "vector" else []
+        vector = self._vector(query, limit) if mode != "keyword" else []
+        return Rankings(vector, keyword, evidence[0] if evidence else None)
+
+    def chunk_documents(self) -> dict[int, str]:
+        """Which document each chunk id belongs to (for reading `rankings`)."""
+        with self._lock:
+            return dict(self._db.execute("SELECT id, doc_id FROM chunks").fetchall())
+
+    def stored_vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every indexed chunk's vector with its chunk id (for measuring the vector index against exact search)."""
+        with self._lock:
+            return self._cached_vectors()
 
     def _hits(self, scored: Iterable[tuple[int, float]], k: int, min_score: float) -> list[Hit]:
         hits: list[Hit] = []
