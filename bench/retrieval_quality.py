@@ -245,6 +245,14 @@ def main() -> None:
             name = other if isinstance(other, str) else other.label()
             print(f"  chosen − {name}, all queries: 95% interval [{low:+.3f}, {high:+.3f}]")
         print()
+    # The most a second stage over the top 30 could give (engine/memory/rerank.py): those 30 in the ideal order
+    for half in ("tune", "test"):
+        ceiling = []
+        for _part, in_half, relevant, ranking in arms:
+            if in_half == half:
+                top = ranked_docs(fusion.fuse(ranking.vector, ranking.keyword, chosen, ranking.evidence))[:30]
+                ceiling.append(ndcg_at_10(sorted(top, key=lambda d: d not in relevant), relevant))
+        print(f"{half} half, the top 30 in the ideal order (a perfect rerank): {statistics.fmean(ceiling):.3f}")
     # What a first tier of E5 on each chunk's first HEAD_TOKENS tokens cannot see: the tails of longer documents
     counter = E5Head(embedder if isinstance(embedder, E5Embedder) else embedder.full, HEAD_TOKENS)
     tested = [row for row in arms if row[1] == "test"]

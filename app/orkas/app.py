@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedd
     from orkas.adapter.skill_roots import SkillRegistry
     from orkas.engine.memory.embedders import Embedder
     from orkas.engine.memory.kb import KnowledgeBase
+    from orkas.engine.memory.rerank import ModelReranker
     from orkas.engine.skills import Catalog
     from orkas.engine.skills.tools import Save
     from orkas.team.agents import AgentSpec
@@ -555,6 +556,21 @@ def agent_policy(
         raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
 
 
+def reranker(registry: ProviderRegistry, configured: Configured, chat_model: str) -> ModelReranker | None:
+    """The knowledge base's second stage, when the person turned it on (Settings → Knowledge). Raises
+    `ConfigError` when the model it names cannot be reached, before anything runs."""
+    choice = configured.product.preferences.rerank
+    if choice == "off":
+        return None
+    from orkas.engine.memory.rerank import ModelReranker
+
+    try:
+        provider, model_id = registry.resolve(chat_model if choice == "chat" else choice)
+    except ConfigError as e:
+        raise ConfigError(f"reranking knowledge-base results: {e} (Settings → Knowledge, or set it off)") from e
+    return ModelReranker(provider, model_id)
+
+
 def build_agent(
     settings: Settings,
     *,
@@ -607,7 +623,7 @@ def build_agent(
     if knowledge is not None or past_conversations is not None:
         from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
     if knowledge is not None:
-        tools += [KbSearch(knowledge), KbRead(knowledge), KbList(knowledge)]
+        tools += [KbSearch(knowledge, reranker(registry, configured, chosen)), KbRead(knowledge), KbList(knowledge)]
     if past_conversations is not None:
         tools.append(ChatSearch(past_conversations))
     if skills is not None:

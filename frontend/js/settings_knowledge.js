@@ -50,7 +50,7 @@ export async function knowledgeSection(data, guard, refresh, onError) {
       refresh();
     } else if (event.phase === "failed") onError(`${event.path}: ${event.error}`);
   });
-  section.append(embeddingsChoice(data, guard, refresh));
+  section.append(embeddingsChoice(data, guard, refresh), rerankChoice(data, guard, refresh));
   if (status.embedder_problem) section.append(el("p", "warning", t("embedderProblem", { problem: status.embedder_problem })));
   const list = el("ul", "kb-docs");
   for (const doc of status.documents) {
@@ -216,4 +216,18 @@ function embeddingsChoice(data, guard, refresh) {
     refresh();
   }));
   return form;
+}
+
+// A second stage for search, off by default: a model the person already uses reorders the best 30
+// passages of each search (one more model call per search; engine/memory/rerank.py).
+function rerankChoice(data, guard, refresh) {
+  const current = data.preferences.rerank ?? "off";
+  const options = [["off", t("rerankOff")], ["chat", t("rerankChat")], ...data.pools.map((pool) => [pool, pool])];
+  if (!options.some(([value]) => value === current)) options.push([current, current]);
+  const wrap = el("div", "kb-rerank");
+  wrap.append(select(t("rerank"), "rerank", options, current, guard(async (rerank) => {
+    await put("/api/settings/preferences", { rerank });
+    refresh();
+  })), el("p", "hint", t("rerankHint")));
+  return wrap;
 }

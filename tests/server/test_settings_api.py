@@ -84,6 +84,12 @@ def test_preferences_order_and_default_model(api: TestClient) -> None:
     assert saved.json()["default_model"] == "one/claude-sonnet-4-5" and saved.json()["mode"] == "auto"
     cleared = api.put("/api/settings/preferences", json={"clear_default_model": True}).json()
     assert cleared["default_model"] is None and cleared["mode"] == "auto"
+    assert api.get("/api/settings").json()["preferences"]["rerank"] == "off"  # the second stage: off by default
+    for choice in ("chat", "two/claude-sonnet-4-5", "off"):
+        assert api.put("/api/settings/preferences", json={"rerank": choice}).json()["rerank"] == choice
+    for wrong in ("nobody/nothing", "sometimes"):
+        refused = api.put("/api/settings/preferences", json={"rerank": wrong})
+        assert refused.status_code == 400 and "not a configured model" in refused.json()["detail"]
 
 
 def test_uploads_and_folders(api: TestClient, tmp_path: Path) -> None:

@@ -660,6 +660,21 @@ def test_meaning_search_can_run_on_a_local_embeddings_endpoint_or_be_off(page: P
         endpoint.stop()
 
 
+def test_reranking_search_results_with_a_model_is_off_until_chosen(page: Page, app: App) -> None:
+    page.click("#settings-button")
+    choice = page.locator("section.knowledge .kb-rerank select")
+    expect(choice).to_have_value("off")
+    options = choice.locator("option").all_inner_texts()
+    assert options[:2] == ["off", "the model of the chat"]  # then each model configured in Settings → Models
+    for value in ("chat", "off"):
+        page.locator("section.knowledge").evaluate("node => { node.dataset.before = 'yes'; }")
+        page.locator("section.knowledge .kb-rerank select").select_option(value)
+        expect(page.locator("section.knowledge[data-before]")).to_have_count(0, timeout=TIMEOUT)  # drawn again
+        expect(page.locator("section.knowledge .kb-rerank select")).to_have_value(value)
+        settings = httpx.get(f"{app.base}/api/settings", headers={"X-Orkas-Token": app.token}).json()
+        assert settings["preferences"]["rerank"] == value
+
+
 def test_a_message_sent_before_any_provider_stays_not_sent_until_resent(
     browser: Any, anthropic_server: FakeServer, tmp_path: Path
 ) -> None:

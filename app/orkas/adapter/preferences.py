@@ -1,5 +1,6 @@
 """Changing the person's preferences: the product's rules for it, in one place (the server's route
-and any other caller only pass the change on). A default model must be one that is configured, an
+and any other caller only pass the change on). A default model (and a reranking model) must be one that is
+configured, an
 embeddings choice must name a usable endpoint, and choosing another embedder re-embeds the knowledge
 base on a worker thread; a new log level applies at once."""
 
@@ -33,8 +34,9 @@ async def change_preferences(
     wanted = {k: v for k, v in changes.items() if v is not None and k in current}
     if clear_default_model:
         wanted["default_model"] = None
-    if wanted.get("default_model") and wanted["default_model"] not in pools(product):
-        raise ConfigError(f"{wanted['default_model']} is not a configured model")
+    for name in ("default_model", "rerank"):  # a model named must be one configured ("chat": the chat's own)
+        if wanted.get(name) not in (None, "off", "chat") and wanted[name] not in pools(product):
+            raise ConfigError(f"{wanted[name]} is not a configured model")
     embeddings = wanted.get("embeddings")
     if embeddings:
         product.embeddings_endpoint(embeddings)  # raises when that endpoint cannot be used

@@ -59,6 +59,9 @@ class Preferences:
     # what the knowledge base's meaning search runs on: "bundled" (the local model), "none" (keyword
     # search only) or "provider/model" (an OpenAI-compatible provider's embeddings endpoint)
     embeddings: str = "bundled"
+    # a second stage for knowledge-base search (engine/memory/rerank.py): "off", "chat" (the model the chat
+    # uses) or "provider/model" — one model call per search reorders the best 30 passages
+    rerank: str = "off"
     command_timeout: int = 600  # seconds: the longest a command may run; the model cannot ask for more
     log_level: LogLevel = "info"  # what goes into <data>/logs (ORKAS_LOG_LEVEL overrides it)
     auto_title: bool = True  # a short model call names each new chat after its first answer
@@ -76,6 +79,10 @@ class Preferences:
             raise ConfigError(f"command_timeout must be 10 to 86400 seconds, not {self.command_timeout!r}")
         if self.embeddings not in ("bundled", "none") and not all(self.embeddings.partition("/")[::2]):
             raise ConfigError(f"embeddings must be bundled, none or provider/model, not {self.embeddings!r}")
+        if not isinstance(self.rerank, str) or (
+            self.rerank not in ("off", "chat") and not all(self.rerank.partition("/")[::2])
+        ):
+            raise ConfigError(f"rerank must be off, chat or provider/model, not {self.rerank!r}")
         for name, value, allowed in (
             ("mode", self.mode, MODES),
             ("theme", self.theme, THEMES),

@@ -69,6 +69,7 @@ class PreferencesChange(BaseModel):
     theme: str | None = None
     language: str | None = None
     embeddings: str | None = None
+    rerank: str | None = Field(default=None, max_length=300)
     command_timeout: int | None = Field(default=None, ge=10, le=86_400)
     log_level: str | None = None
     auto_title: bool | None = None

@@ -8,11 +8,14 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from orkas.core.errors import ProviderError
+from orkas.engine.memory.rerank import DEPTH
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 from orkas.engine.tools.untrusted import untrusted_result
 
 if TYPE_CHECKING:
     from orkas.engine.memory.kb import Hit, KnowledgeBase
+    from orkas.engine.memory.rerank import ModelReranker
 
 # A base, or a function that opens it: the product passes the latter, so that numpy, faiss and the
 # embedding model load on a worker thread the first time a tool searches, not when an agent is made.
@@ -52,16 +55,39 @@ class KbSearch:
         "additionalProperties": False,
     }
 
-    def __init__(self, kb: Source) -> None:
+    def __init__(self, kb: Source, reranker: ModelReranker | None = None) -> None:
         self.kb = kb
+        self.reranker = reranker  # a second stage (rerank.py), when the person turned it on
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        k = input.get("k", 8)
+        depth = max(k, DEPTH) if self.reranker is not None else k
         # Off the event loop: a search embeds the query and reads SQLite, and other streams go on meanwhile.
-        hits = await asyncio.to_thread(lambda: _open(self.kb).search(input["query"], input.get("k", 8)))
+        hits = await asyncio.to_thread(lambda: _open(self.kb).search(input["query"], depth))
         if not hits:
             return text_result("no passage in the knowledge base matches; try other words", {"hits": []})
-        details = {"hits": [{"citation": h.citation, "doc_id": h.doc_id, "score": h.score} for h in hits]}
-        return untrusted_result(ctx, _hits_text(hits, lambda h: h.citation), "kb_search", details)
+        details: dict[str, Any] = {}
+        failed = ""
+        if self.reranker is not None and len(hits) > 1:
+            try:
+                ranked = await self.reranker.rank(input["query"], [h.text for h in hits], ctx.signal)
+            except (ProviderError, ValueError) as e:  # the fused order stands
+                failed = f"(reranking by {self.reranker.model} failed: {e}; passages in search order)\n"
+                details["rerank"] = {"model": self.reranker.model, "error": str(e)}
+            else:
+                hits = [hits[i] for i in ranked.order]
+                details["rerank"] = {
+                    "model": ranked.model,
+                    "seconds": round(ranked.seconds, 3),
+                    "input_tokens": ranked.input_tokens,
+                    "output_tokens": ranked.output_tokens,
+                }
+        hits = hits[:k]
+        details["hits"] = [{"citation": h.citation, "doc_id": h.doc_id, "score": h.score} for h in hits]
+        result = untrusted_result(ctx, _hits_text(hits, lambda h: h.citation), "kb_search", details)
+        if failed:
+            result = text_result(failed + "".join(getattr(b, "text", "") for b in result.content), result.details)
+        return result
 
 
 class KbRead:
