@@ -33,7 +33,7 @@ import numpy as np
 
 from bench import zh_records
 from orkas.engine.memory import fusion, vectors
-from orkas.engine.memory.embedders import HEAD_TOKENS, E5Embedder, E5Head, head
+from orkas.engine.memory.embedders import HEAD_TOKENS, E5Embedder, E5Head
 from orkas.engine.memory.fusion import Setting
 from orkas.engine.memory.kb import KnowledgeBase
 from orkas.engine.memory.terms import CJK
@@ -294,7 +294,7 @@ def tail_queries(documents: dict[str, str], counter: E5Head, count: int = 120) -
         text = documents[doc_id]
         if counter.covers(text):
             continue
-        seen = len(head(counter.full._model, text, counter.tokens))
+        seen = len(counter.head(text))
         for sentence in re.split(r"(?<=[.。!?！？])\s+|(?<=[。！？])|\n", text[seen:])[1:]:  # [0]: cut by the head
             size = len(sentence.split()) if not CJK.search(sentence) else len(sentence) // 2
             if 6 <= size <= 16 and (sentence[:1].isupper() or CJK.match(sentence[:1])):

@@ -89,6 +89,8 @@ def test_the_second_stage_is_off_by_default_and_reorders_with_the_chat_s_model_w
     read = str(anthropic_server.requests[4].json["messages"][-1]["content"][0]["content"])
     cited = re.findall(r"\[\d\] \S+/handbook/(\w+)\.md", read)
     assert cited == ["sick", "leave", "parental"]  # "2" first, the rest in search order, cut to k
+    ledger = (home / "usage.jsonl").read_text().splitlines()
+    assert len(ledger) == len(anthropic_server.requests) == 5  # the rerank call is counted like every other
 
 
 def test_a_failed_rerank_keeps_the_search_order_and_says_so(anthropic_server: FakeServer, tmp_path: Path) -> None:
@@ -105,4 +107,4 @@ def test_a_failed_rerank_keeps_the_search_order_and_says_so(anthropic_server: Fa
     assert result.returncode == 0, result.stderr
     assert anthropic_server.requests[1].json["model"] == "claude-rerank"
     tool_result = str(anthropic_server.requests[2].json["messages"][-1]["content"][0]["content"])
-    assert "reranking by claude-rerank failed" in tool_result and "leave.md" in tool_result
+    assert "no reranking by claude-rerank: " in tool_result and "leave.md" in tool_result

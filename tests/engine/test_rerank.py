@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
+from orkas.adapter.usage import LedgerBudget, UsageLedger
 from orkas.core.errors import ProviderError
 from orkas.engine.abort import Aborted, AbortSignal
+from orkas.engine.memory.kb import KnowledgeBase
+from orkas.engine.memory.kb_tools import KbSearch
 from orkas.engine.memory.rerank import PASSAGE_CHARS, ModelReranker, parse_order, request_text
-from tests.fakes.scripted import Gate, ScriptedProvider, text
+from orkas.engine.messages import TextBlock, Usage
+from orkas.engine.tools.base import ToolContext
+from tests.fakes.scripted import Gate, ScriptedProvider, end, text
 
 
 def test_the_answer_becomes_an_order_that_loses_no_passage() -> None:
@@ -47,3 +53,29 @@ def test_a_failing_or_slow_model_raises_and_stop_ends_the_call() -> None:
         assert ranked.order == [1, 0] and ranked.model == "m" and ranked.seconds >= 0
 
     asyncio.run(main())
+
+
+def test_kb_search_reranks_within_the_run_s_budget_and_counts_the_call(tmp_path: Path) -> None:
+    """The real ledger: the rerank call is recorded with its cost; once a limit is reached the call is not made
+    (the scripted model has no second answer: calling it would fail the test) and the search order stands."""
+    kb = KnowledgeBase.in_memory(embedder=None)
+    kb.add_text("leave.md", "Annual leave is 22 days.")
+    kb.add_text("sick.md", "Sick leave needs a note.")
+    ledger = UsageLedger(tmp_path / "usage.jsonl")
+    budget = LedgerBudget(ledger, conversation="c1", per_conversation=0.01)
+    model = ScriptedProvider([end(TextBlock(text="2"), usage=Usage(input_tokens=2000, output_tokens=5))])
+    search = KbSearch(kb, ModelReranker(model, "claude-sonnet-4-5"))
+
+    def ctx() -> ToolContext:
+        return ToolContext(workspace=tmp_path, signal=AbortSignal(), tool_use_id="t", budget=budget)
+
+    first = asyncio.run(search.execute({"query": "leave"}, ctx()))
+    assert first.details is not None and first.details["rerank"]["cost"] == pytest.approx(0.006075)
+    assert [h["doc_id"] for h in first.details["hits"]] == ["sick.md", "leave.md"]
+    assert ledger.conversation("c1").cost == pytest.approx(0.006075)
+    ledger.record(conversation="c1", provider="anthropic", model="claude-sonnet-4-5", usage=Usage(), cost=0.01)
+    second = asyncio.run(search.execute({"query": "leave"}, ctx()))
+    text = second.content[0].text  # type: ignore[union-attr]
+    assert text.startswith("(no reranking by claude-sonnet-4-5: this conversation's budget of $0.01 is reached")
+    assert second.details is not None and [h["doc_id"] for h in second.details["hits"]] == ["leave.md", "sick.md"]
+    assert len(model.requests) == 1

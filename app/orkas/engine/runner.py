@@ -126,6 +126,7 @@ class Agent:
                 guard=LoopGuard(warn_at=self.config.loop_warn_at, stop_at=self.config.loop_stop_at),
                 max_parallel=self.config.max_parallel_tools,
                 permissions=permissions,
+                budget=budget,
             ),
             compactor=Compactor(provider=provider, model=model_id, budget=window, signal=signal),
             fixed_tokens=_system_tokens(system) + self._tools_tokens,

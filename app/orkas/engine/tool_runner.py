@@ -21,6 +21,7 @@ from typing import Any
 
 from orkas.core.errors import ToolInputError
 from orkas.engine.abort import AbortSignal
+from orkas.engine.budget import Budget
 from orkas.engine.consent import Ask, Permissions, Question
 from orkas.engine.events import (
     Event,
@@ -71,6 +72,7 @@ class ToolRunner:
         guard: LoopGuard | None = None,
         max_parallel: int = MAX_PARALLEL,
         permissions: Permissions | None = None,
+        budget: Budget | None = None,
     ) -> None:
         if max_parallel < 1:
             raise ValueError(f"max_parallel must be at least 1, got {max_parallel!r}")
@@ -80,6 +82,7 @@ class ToolRunner:
         self.guard = guard or LoopGuard()
         self.permissions = permissions or Permissions(workspace=workspace)
         self.state: dict[str, Any] = {}  # run-scoped tool state, e.g. which files were read
+        self.budget = budget
         self.max_parallel = max_parallel
         self.results: tuple[ToolResultBlock, ...] = ()
         self.elapsed = 0.0
@@ -139,6 +142,7 @@ class ToolRunner:
                 progress=functools.partial(_report, queue, "progress", call),
                 ask=functools.partial(self._ask, queue, call),
                 state=self.state,
+                budget=self.budget,
             )
             task = asyncio.create_task(_limited(limit, tool, call, ctx))
             task.add_done_callback(functools.partial(_finished, queue, call))

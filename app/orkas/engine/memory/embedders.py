@@ -80,7 +80,11 @@ class E5Head:
         self.name = f"{full.name}-head{tokens}"
 
     def passages(self, texts: Sequence[str]) -> Vectors:
-        return self.full.passages([head(self.full._model, t, self.tokens) for t in texts])
+        return self.full.passages([self.head(t) for t in texts])
+
+    def head(self, text: str) -> str:
+        """The part of `text` this tier embeds: its longest prefix within `tokens` of the model's tokens."""
+        return head(self.full._model, text, self.tokens)
 
     def query(self, text: str) -> Vectors:
         return self.full.query(text)

@@ -70,9 +70,9 @@ class KbSearch:
         failed = ""
         if self.reranker is not None and len(hits) > 1:
             try:
-                ranked = await self.reranker.rank(input["query"], [h.text for h in hits], ctx.signal)
+                ranked = await self.reranker.rank(input["query"], [h.text for h in hits], ctx.signal, ctx.budget)
             except (ProviderError, ValueError) as e:  # the fused order stands
-                failed = f"(reranking by {self.reranker.model} failed: {e}; passages in search order)\n"
+                failed = f"(no reranking by {self.reranker.model}: {e}; passages in search order)\n"
                 details["rerank"] = {"model": self.reranker.model, "error": str(e)}
             else:
                 hits = [hits[i] for i in ranked.order]
@@ -81,6 +81,7 @@ class KbSearch:
                     "seconds": round(ranked.seconds, 3),
                     "input_tokens": ranked.input_tokens,
                     "output_tokens": ranked.output_tokens,
+                    "cost": ranked.cost,
                 }
         hits = hits[:k]
         details["hits"] = [{"citation": h.citation, "doc_id": h.doc_id, "score": h.score} for h in hits]

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from orkas.core.errors import ProviderError
 from orkas.engine.abort import AbortSignal, Pump
+from orkas.engine.budget import Budget
+from orkas.engine.catalog import lookup
 from orkas.engine.messages import user_text
 from orkas.engine.providers.base import MessageEnd, Provider, ProviderRequest
 from orkas.engine.tools.untrusted import wrap
@@ -46,6 +48,7 @@ class Ranked:
     seconds: float
     input_tokens: int
     output_tokens: int
+    cost: float | None  # US dollars, None when the model's price is unknown
 
 
 def request_text(query: str, passages: Sequence[str]) -> str:
@@ -76,9 +79,14 @@ class ModelReranker:
         self.model = model
         self.timeout = timeout
 
-    async def rank(self, query: str, passages: Sequence[str], signal: AbortSignal) -> Ranked:
-        """Raises ProviderError (the call failed or timed out), ValueError (an answer without numbers) or
-        Aborted (the person stopped the run)."""
+    async def rank(
+        self, query: str, passages: Sequence[str], signal: AbortSignal, budget: Budget | None = None
+    ) -> Ranked:
+        """Raises ProviderError (the call failed or timed out), ValueError (an answer without numbers, or a
+        spending limit reached: the call is not made) or Aborted (the person stopped the run). The call is
+        counted in `budget` like any of the run's model calls."""
+        if budget is not None and (reason := budget.blocked()) is not None:
+            raise ValueError(reason)
         request = ProviderRequest(
             model=self.model,
             messages=(user_text(request_text(query, passages)),),
@@ -94,12 +102,17 @@ class ModelReranker:
                 f"no answer within {self.timeout:g} s", kind="timeout", provider=self.provider.name
             ) from e
         answer = end.message.text
+        price = lookup(self.model, local=self.provider.capabilities.local).price
+        cost = price.cost(end.usage) if price is not None else None
+        if budget is not None:
+            budget.record(provider=self.provider.name, model=self.model, usage=end.usage, cost=cost)
         return Ranked(
             order=parse_order(answer, len(passages)),
             model=self.model,
             seconds=time.perf_counter() - started,
             input_tokens=end.usage.input_tokens + end.usage.cache_read_tokens + end.usage.cache_write_tokens,
             output_tokens=end.usage.output_tokens,
+            cost=cost,
         )
 
     async def _complete(self, request: ProviderRequest, signal: AbortSignal) -> MessageEnd:

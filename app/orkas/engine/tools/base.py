@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from orkas.core.errors import ToolInputError
 from orkas.engine.abort import AbortSignal
+from orkas.engine.budget import Budget
 from orkas.engine.consent import Ask
 from orkas.engine.messages import TextBlock, ToolResultContent
 from orkas.engine.providers.base import ToolDefinition
@@ -56,6 +57,7 @@ class ToolContext:
     progress: Callable[[str], None] = field(default=lambda _message: None)
     ask: Callable[[Ask], Awaitable[bool]] = _deny
     state: dict[str, Any] = field(default_factory=dict)  # shared by the calls of one run (read baselines …)
+    budget: Budget | None = None  # the run's spending limits: a tool that calls a model itself keeps to them
 
 
 class Tool(Protocol):
