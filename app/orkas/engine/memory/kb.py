@@ -37,16 +37,14 @@ from orkas.engine.memory import vectors
 from orkas.engine.memory.chunking import CHUNK_TOKENS, OVERLAP_LINES, chunk_text
 from orkas.engine.memory.embedders import Embedder
 from orkas.engine.memory.fusion import KeywordEvidence, Ranking, fuse
+from orkas.engine.memory.keyword_index import KeywordIndex
 from orkas.engine.memory.sources import SUPPORTED, extract
-from orkas.engine.memory.terms import KEYWORD_INDEX, TOKENIZER, index_text, query_terms, words
 from orkas.engine.memory.vectors import APPROXIMATE_AT
 from orkas.engine.sandbox import PathDenied, PathPolicy
 
 Mode = Literal["hybrid", "keyword", "vector"]
 Progress = Callable[[int, int, str], None]  # (files done, files in all, the file just done)
 CANDIDATES = 50  # per arm, before fusion
-SCORED = 1000  # keyword matches scored per query, at most
-FREQUENT = 0.2  # a word in more than this share of chunks is too common to search for (BM25 gives it ~no weight)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (id TEXT PRIMARY KEY, source TEXT NOT NULL, hash TEXT NOT NULL, added REAL NOT NULL);
@@ -59,11 +57,6 @@ CREATE TABLE IF NOT EXISTS embeddings (
 CREATE TABLE IF NOT EXISTS indexed (chunk_id INTEGER PRIMARY KEY, model TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-# Contentless: the text lives in `chunks`; what the index holds is derived from it (terms.index_text)
-KEYWORD_SCHEMA = (
-    f"CREATE VIRTUAL TABLE chunks_fts USING fts5(body, content='', tokenize='{TOKENIZER}')",
-    "CREATE TABLE terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +138,8 @@ class KnowledgeBase:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
-        self._keyword_index_ready()
+        self._words = KeywordIndex(self._db)
+        self._words.ready(self._transaction)
         self._index = self._load_vectors()
 
     @classmethod
@@ -184,7 +178,7 @@ class KnowledgeBase:
                         "INSERT INTO chunks (doc_id, start_line, end_line, text, hash) VALUES (?, ?, ?, ?, ?)",
                         (doc_id, chunk.start_line, chunk.end_line, chunk.text, content_hash(chunk.text)),
                     )
-                    self._index_words(int(cursor.lastrowid or 0), chunk.text)
+                    self._words.add(int(cursor.lastrowid or 0), chunk.text)
             return len(chunks)
 
     def add_file(self, path: Path, *, policy: PathPolicy) -> int:
@@ -251,7 +245,7 @@ class KnowledgeBase:
     def _delete_chunks(self, doc_id: str) -> None:
         rows = self._db.execute("SELECT id, text FROM chunks WHERE doc_id = ?", (doc_id,)).fetchall()
         for chunk_id, text in rows:
-            self._unindex_words(chunk_id, text)
+            self._words.remove(chunk_id, text)
         if rows:
             ids = np.asarray([r[0] for r in rows], dtype=np.int64)
             if self._index is not None:
@@ -438,10 +432,13 @@ class KnowledgeBase:
     def rankings(self, query: str, limit: int = CANDIDATES, mode: Mode = "hybrid") -> Rankings:
         """Each arm's own ranking of chunk ids, before fusion (what `search` fuses), and what the keyword
         arm knew of the query's words."""
-        evidence: list[KeywordEvidence] = []
-        keyword = self._keyword(query, limit, evidence) if mode != "vector" else []
+        keyword: list[tuple[int, float]] = []
+        evidence = None
+        if mode != "vector":
+            with self._lock:
+                keyword, evidence = self._words.search(query, limit)
         vector = self._vector(query, limit) if mode != "keyword" else []
-        return Rankings(vector, keyword, evidence[0] if evidence else None)
+        return Rankings(vector, keyword, evidence)
 
     def chunk_documents(self) -> dict[int, str]:
         """Which document each chunk id belongs to (for reading `rankings`)."""
@@ -472,93 +469,6 @@ class KnowledgeBase:
                 if len(hits) >= k:
                     break
         return hits
-
-    def _keyword(
-        self, query: str, limit: int, evidence: list[KeywordEvidence] | None = None
-    ) -> list[tuple[int, float]]:
-        """BM25 over the keyword index, words too common to tell anything left out. `evidence` receives what
-        the index knows of the query's words (for adaptive fusion)."""
-        terms = query_terms(query)
-        if not terms:
-            return []
-        with self._lock:
-            if evidence is not None:
-                evidence.append(self._evidence(terms))
-            terms = self._selective(terms)
-            quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
-            rows = self._scored(" OR ".join(quoted))
-            if len(rows) >= SCORED and len(quoted) > 1:
-                # Frequent words: every chunk matches. Chunks with all the words come first, so the
-                # capped scoring below looks at the most likely ones instead of the oldest ones.
-                both = self._scored(" AND ".join(quoted))
-                ids = {r[0] for r in both}
-                rows = both + [r for r in rows if r[0] not in ids][: max(0, SCORED - len(both))]
-        rows.sort(key=lambda r: r[1], reverse=True)
-        return [(int(r[0]), float(r[1])) for r in rows[:limit]]
-
-    def _index_words(self, chunk_id: int, text: str) -> None:
-        self._db.execute("INSERT INTO chunks_fts (rowid, body) VALUES (?, ?)", (chunk_id, index_text(text)))
-        self._count_words(text, +1)
-
-    def _unindex_words(self, chunk_id: int, text: str) -> None:
-        # a contentless index forgets a row only when told exactly what it held
-        self._db.execute(
-            "INSERT INTO chunks_fts (chunks_fts, rowid, body) VALUES ('delete', ?, ?)", (chunk_id, index_text(text))
-        )
-        self._count_words(text, -1)
-
-    def _count_words(self, text: str, delta: int) -> None:
-        """Document frequency per word, kept as chunks come and go: how `_keyword` tells a frequent
-        word (which would make the query slow and the ranking noisy) from a telling one."""
-        self._db.executemany(
-            "INSERT INTO terms (term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
-            [(word, delta) for word in words(text)],
-        )
-
-    def _keyword_index_ready(self) -> None:
-        """Create the keyword index, or rebuild it from the chunks when it was written by another
-        version of the tokenizing rules (terms.KEYWORD_INDEX)."""
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'keyword_index'").fetchone()
-        if row is not None and row[0] == KEYWORD_INDEX:
-            return
-        with self._transaction():
-            self._db.execute("DROP TABLE IF EXISTS chunks_fts")
-            self._db.execute("DROP TABLE IF EXISTS terms")
-            for statement in KEYWORD_SCHEMA:  # one by one: executescript would commit halfway
-                self._db.execute(statement)
-            for chunk_id, text in self._db.execute("SELECT id, text FROM chunks").fetchall():
-                self._index_words(chunk_id, text)
-            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('keyword_index', ?)", (KEYWORD_INDEX,))
-
-    def _evidence(self, terms: list[str]) -> KeywordEvidence:
-        total = self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-        parts = sorted({part for term in terms for part in term.split()})
-        marks = ",".join("?" * len(parts))
-        found = dict(self._db.execute(f"SELECT term, df FROM terms WHERE term IN ({marks})", parts).fetchall())
-        return KeywordEvidence(
-            terms=len(terms), frequencies={t: min(found.get(p, 0) for p in t.split()) for t in terms}, chunks=total
-        )
-
-    def _selective(self, terms: list[str]) -> list[str]:
-        """Leave out words found in more than FREQUENT of the chunks; if every word is that common,
-        keep only the rarest (a query of common words alone cannot rank much anyway). An identifier's
-        count is that of its rarest word."""
-        total = self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-        if total < 200:
-            return terms
-        parts = sorted({part for term in terms for part in term.split()})
-        marks = ",".join("?" * len(parts))
-        found = dict(self._db.execute(f"SELECT term, df FROM terms WHERE term IN ({marks})", parts).fetchall())
-        counts = {t: min(found.get(part, 0) for part in t.split()) for t in terms}
-        telling = [t for t in terms if counts[t] <= FREQUENT * total]
-        return telling or [min(terms, key=lambda t: counts[t])]
-
-    def _scored(self, expression: str) -> list[tuple[int, float]]:
-        """BM25 for at most SCORED matches. `ORDER BY rank` would score every match, and a query of
-        frequent words matches most of a large base (BM25 costs ~8 µs a row: 0.8 s at 100k chunks)."""
-        return self._db.execute(
-            "SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?", (expression, SCORED)
-        ).fetchall()
 
     def _vector(self, query: str, limit: int) -> list[tuple[int, float]]:
         with self._lock:  # the pair, as one: the embedder may be switched meanwhile
