@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from orkas.core.errors import ProviderError
 from orkas.engine.memory.rerank import DEPTH
+from orkas.engine.messages import TextBlock
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 from orkas.engine.tools.untrusted import untrusted_result
 
@@ -86,8 +88,10 @@ class KbSearch:
         hits = hits[:k]
         details["hits"] = [{"citation": h.citation, "doc_id": h.doc_id, "score": h.score} for h in hits]
         result = untrusted_result(ctx, _hits_text(hits, lambda h: h.citation), "kb_search", details)
-        if failed:
-            result = text_result(failed + "".join(getattr(b, "text", "") for b in result.content), result.details)
+        if failed:  # our words, before the data element
+            marked = result.content[0]
+            assert isinstance(marked, TextBlock)
+            result = replace(result, content=(TextBlock(text=failed + marked.text),))
         return result
 
 

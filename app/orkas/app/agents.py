@@ -1,0 +1,328 @@
+"""Agents, assembled: Orkas's own (build_agent) and external CLIs as group members, with what they share — the
+knowledge base's second stage, git worktrees, past conversations, and self-evolution."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from orkas.app.config import Configured, Settings, build_registry, load_configured, model_choices, protected_data
+from orkas.app.extensions import SkillAccess
+from orkas.app.workspace import agent_policy, sandbox, workspace_tools
+from orkas.core.errors import ConfigError, NoProvider
+from orkas.engine.catalog import lookup
+from orkas.engine.memory import Memory, MemoryTool
+from orkas.engine.prompt import SystemPrompt
+from orkas.engine.providers.base import Reasoning
+from orkas.engine.providers.registry import ProviderRegistry
+from orkas.engine.retry import RetryPolicy
+from orkas.engine.runner import Agent, RunConfig
+from orkas.engine.sandbox import PathPolicy
+from orkas.engine.sandbox.executor import Executor
+from orkas.engine.sandbox.limits import Limits
+from orkas.engine.tools.base import Tool
+from orkas.engine.tools.shell import Bash, ProcessManager
+
+if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
+    from orkas.adapter.connector_hub import ConnectorHub
+    from orkas.adapter.evolution import Evolution
+    from orkas.adapter.external_agent import ExternalAgent
+    from orkas.engine.memory.kb import KnowledgeBase
+    from orkas.engine.memory.rerank import ModelReranker
+    from orkas.team.agents import AgentSpec
+
+
+log = logging.getLogger(__name__)
+
+
+def reranker(registry: ProviderRegistry, configured: Configured, chat_model: str) -> ModelReranker | None:
+    """The knowledge base's second stage, when the person turned it on (Settings → Knowledge). Raises
+    `ConfigError` when the model it names cannot be reached, before anything runs."""
+    choice = configured.product.preferences.rerank
+    if choice == "off":
+        return None
+    from orkas.engine.memory.rerank import ModelReranker
+
+    try:
+        provider, model_id = registry.resolve(chat_model if choice == "chat" else choice)
+    except ConfigError as e:
+        raise ConfigError(f"reranking knowledge-base results: {e} (Settings → Knowledge, or set it off)") from e
+    return ModelReranker(provider, model_id)
+
+
+def build_agent(
+    settings: Settings,
+    *,
+    workspace: Path,
+    model: str | None,
+    max_tool_loops: int = 100,
+    retries: int = 3,
+    context_window: int | None = None,
+    configured: Configured | None = None,
+    granted: Sequence[str | Path] = (),
+    own: Sequence[Path] = (),
+    knowledge: KnowledgeBase | Callable[[], KnowledgeBase] | None = None,  # or what opens it, on first use
+    past_conversations: KnowledgeBase | Callable[[], KnowledgeBase] | None = None,
+    processes: ProcessManager | None = None,
+    extra_tools: Sequence[Tool] = (),
+    only_tools: Sequence[str] | None = None,
+    note: str = "",
+    memory_tool: bool = True,
+    temperature: float | None = None,
+    reasoning: Reasoning = "off",
+    skills: SkillAccess | None = None,
+    learned: str | None = None,
+    connectors: ConnectorHub | None = None,
+) -> Agent:
+    """Raises `ConfigError` when no provider or model can serve the run. A group's actors add their own
+    tools (`extra_tools`), keep to an allow-list (`only_tools`) and get their instructions (`note`); a named
+    agent (`learned`: its name, the commander's is "commander") gets its self-understanding memo pinned."""
+    configured = configured or Configured()
+    entries = configured.product.entries
+    if not settings.providers and not entries:
+        raise NoProvider(
+            "no model provider is configured: run `orkas providers add NAME --kind anthropic --key …`, "
+            "or set ANTHROPIC_API_KEY / OPENAI_API_KEY (OPENAI_BASE_URL / OLLAMA_BASE_URL for a local server)"
+        )
+    first_entry = f"{entries[0].provider}/{entries[0].model}" if entries else None
+    preferred = configured.product.preferences.default_model
+    chosen = model or settings.model_override or preferred or first_entry or settings.default_model
+    if not chosen:
+        raise ConfigError("no model given: pass --model provider/model or set ORKAS_MODEL")
+    if not workspace.is_dir():
+        raise ConfigError(f"workspace {str(workspace)!r} is not a folder")
+    registry = build_registry(settings, configured)
+    registry.resolve(chosen)  # fail before anything runs
+    policy = agent_policy(settings, workspace, granted, own, skills)
+    limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
+    tools, _processes = workspace_tools(settings, policy, limits, processes)
+    memory = Memory.in_folder(settings.data_dir / "memory")
+    if memory_tool:
+        tools.append(MemoryTool(memory))
+    if knowledge is not None or past_conversations is not None:
+        from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
+    if knowledge is not None:
+        tools += [KbSearch(knowledge, reranker(registry, configured, chosen)), KbRead(knowledge), KbList(knowledge)]
+    if past_conversations is not None:
+        tools.append(ChatSearch(past_conversations))
+    if skills is not None:
+        from orkas.engine.skills import SkillRead, SkillSave, SkillSearch
+
+        tools += [SkillSearch(skills.catalog), SkillRead(skills.catalog)]
+        if skills.save is not None:
+            tools.append(SkillSave(skills.save, skills.exists))
+        tools += list(skills.tools)
+    if connectors is not None and connectors.any_enabled():  # no server set up: no tools for them in the prompt
+        from orkas.engine.tools.connectors import connector_tools
+
+        tools += connector_tools(connectors)
+    if connectors is not None and learned == "commander":  # the agent the person talks to may propose one
+        from orkas.adapter.connector_tool import AddConnector
+
+        tools.append(AddConnector(connectors.connectors))
+    tools += list(extra_tools)
+    if only_tools is not None:
+        unknown = sorted(set(only_tools) - {t.name for t in tools})
+        if unknown:
+            raise ConfigError(f"unknown tools {', '.join(unknown)}; tools: {', '.join(sorted(t.name for t in tools))}")
+        kept = set(only_tools) | {e.name for e in extra_tools} | {"skill_search", "skill_read"}  # its skills: read-only
+        tools = [t for t in tools if t.name in kept]
+    hooks: tuple[Callable[[], str | None], ...] = (memory.prompt_section,) if memory_tool else ()
+    if skills is not None and len(skills.catalog):
+        window = context_window or lookup(chosen).context_window
+        index = skills.catalog.index(window)  # built once per turn: the prompt stays byte-stable within it
+        hooks = (*hooks, lambda: index)
+    if learned is not None:  # what this agent's reflections taught it (engine/evolution/memo.py), read each turn
+        from orkas.engine.evolution.memo import Memo
+
+        hooks = (*hooks, Memo(settings.data_dir / "learned" / learned / "memo").prompt_section)
+    if note:
+        hooks = (lambda: note, *hooks)
+    return Agent(
+        providers=registry,
+        config=RunConfig(
+            model=chosen,
+            max_tool_loops=max_tool_loops,
+            retry=RetryPolicy(max_retries=retries),
+            context_window=context_window,
+            temperature=temperature,
+            reasoning=reasoning,
+        ),
+        workspace=policy.workspace,
+        tools=tools,
+        system_prompt=SystemPrompt(hooks=hooks),  # read at the start of every turn
+    )
+
+
+def external_member(
+    settings: Settings,
+    spec: AgentSpec,
+    *,
+    workspace: Path,
+    granted: Sequence[str | Path] = (),
+    own: Sequence[Path] = (),
+    knowledge: KnowledgeBase | Callable[[], KnowledgeBase] | None = None,
+    past_conversations: KnowledgeBase | Callable[[], KnowledgeBase] | None = None,
+    skills: SkillAccess | None = None,
+    connectors: ConnectorHub | None = None,
+) -> ExternalAgent:
+    """A member run by an external agent CLI (`backend:` in its AGENT.md), with the bridge back to Orkas: the
+    skills it may use, the knowledge base, past chats, the person's connectors, and the hand-back."""
+    from orkas.adapter.bridge import CAPABILITIES, BridgeGrants
+    from orkas.adapter.bridge_tools import BridgeParts, handlers
+    from orkas.adapter.external_agent import BACKENDS, ExternalAgent
+    from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
+
+    backend = next(b for b in BACKENDS if b == spec.backend)
+    policy = agent_policy(settings, workspace, granted, own, skills)
+    executor = sandbox(settings, policy)
+    parts = BridgeParts(
+        workspace=policy.workspace,
+        catalog=skills.catalog if skills is not None else None,
+        bash=Bash(executor),
+        knowledge=[KbSearch(knowledge), KbRead(knowledge), KbList(knowledge)] if knowledge is not None else (),
+        chat_search=ChatSearch(past_conversations) if past_conversations is not None else None,
+        read_conversation=lambda ident: conversation_messages(settings, ident),
+        connectors=connectors,
+        grants=BridgeGrants(settings.data_dir / "bridge-permissions.json"),
+    )
+    return ExternalAgent(
+        name=spec.name,
+        backend=backend,
+        cli=spec.cli,
+        workspace=policy.workspace,
+        executor=executor,
+        logs=settings.data_dir / "logs" / "agents",
+        handlers=lambda tools: handlers(tools, parts),
+        capabilities=spec.bridge if spec.bridge is not None else tuple(CAPABILITIES),
+    )
+
+
+class GitWorktrees:
+    """Agents marked `worktree: true` write in their own git worktree — `<workspace>/.orkas/worktrees/<name>`
+    on a branch `orkas/<name>` — so parallel writers never collide, and the commander is shown the diff.
+    Every git command goes through the workspace's sandbox executor, as all processes do; `.orkas/` is
+    added to the repository's local exclude file, so the worktrees never show as untracked files."""
+
+    MAX_DIFF = 8000  # characters of diff the commander is shown
+
+    def __init__(self, settings: Settings, workspace: Path) -> None:
+        self.settings = settings
+        self.workspace = workspace
+
+    def _executor(self) -> Executor:
+        return sandbox(self.settings, PathPolicy(self.workspace, protected=protected_data(self.settings.data_dir)))
+
+    async def prepare(self, agent: str) -> Path | None:
+        executor = self._executor()
+        inside = await executor.run("git rev-parse --is-inside-work-tree", cwd=self.workspace, timeout=30)
+        if inside.exit_code != 0 or "true" not in inside.output:
+            return None
+        target = self.workspace / ".orkas" / "worktrees" / agent
+        if (target / ".git").exists():
+            return target
+        made = await executor.run(
+            'exclude="$(git rev-parse --git-path info/exclude)" && mkdir -p "$(dirname "$exclude")" && '
+            '(grep -qx ".orkas/" "$exclude" 2>/dev/null || echo ".orkas/" >> "$exclude") && '
+            f"git worktree add -q -B orkas/{agent} .orkas/worktrees/{agent} HEAD",
+            cwd=self.workspace,
+            timeout=120,
+        )
+        if made.exit_code != 0:
+            log.warning("no worktree for %s: git said %s", agent, made.output[-500:])
+            return None
+        return target
+
+    async def diff(self, worktree: Path) -> str:
+        shown = await self._executor().run(
+            "git add -A -N . && git diff HEAD --stat && git diff HEAD", cwd=worktree, timeout=60
+        )
+        text = shown.output.strip() or "(no changes)"
+        return text if len(text) <= self.MAX_DIFF else text[: self.MAX_DIFF] + "\n[diff cut here]"
+
+
+def conversation_messages(settings: Settings, conversation_id: str) -> tuple[str, list[Any]]:
+    """(title, messages) of a conversation wherever it lives: the app's chats, group chats, `orkas run` sessions.
+    Empty when it is gone (deleted since its runs were counted)."""
+    from orkas.adapter.conversations import ConversationStore
+    from orkas.adapter.sessions import SessionStore
+    from orkas.core.errors import NotFound as Missing
+    from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
+    from orkas.team.bus import USER, Bus
+
+    if not conversation_id.replace("-", "").isalnum():
+        return conversation_id, []
+    group = settings.data_dir / "conversations" / conversation_id / "messages.jsonl"
+    if group.exists():  # a group: the bus, each line with who said it
+        messages: list[Any] = []
+        for m in Bus(group).messages:
+            if not m.text.strip() or m.dispatch:
+                continue
+            if m.sender == USER:
+                messages.append(UserMessage(content=(TextBlock(text=m.text),), created_at=m.ts))
+            else:
+                said = TextBlock(text=f"{m.sender}: {m.text}")
+                messages.append(
+                    AssistantMessage(content=(said,), provider="group", model=m.model or "", created_at=m.ts)
+                )
+        return conversation_id, messages
+    store = ConversationStore(settings.data_dir)
+    try:
+        conversation = store.get(conversation_id)
+        session, _report = store.session(conversation_id, write_back=False)
+        try:
+            return conversation.title, list(session.messages())
+        finally:
+            session.close()
+    except (Missing, OSError):
+        pass
+    path = settings.data_dir / "sessions" / f"{conversation_id}.jsonl"
+    if path.exists():
+        session, _report = SessionStore(path.parent).open(conversation_id)
+        try:
+            return "orkas run", list(session.messages())
+        finally:
+            session.close()
+    return conversation_id, []
+
+
+def evolution_for(settings: Settings) -> Evolution:
+    """Self-evolution for this install: the signals, the conversations they name, reflection with each agent's
+    own model (the default one for the commander), learned-skill lookalikes from the skills' index."""
+    from orkas.adapter.evolution import Evolution, agent_reflect
+    from orkas.adapter.signals import SignalLog
+    from orkas.engine.evolution import bundle
+    from orkas.team.agents import AgentStore
+
+    agents = AgentStore(settings.data_dir / "agents")
+
+    def transcripts(agent: str, ids: Sequence[str]) -> list[bundle.Conversation]:
+        found = []
+        for ident in ids:
+            title, messages = conversation_messages(settings, ident)
+            if messages:
+                found.append(bundle.Conversation(ident, title, messages))
+        return found
+
+    def model_of(agent: str) -> str:
+        spec = agents.load().agents.get(agent)
+        if spec is not None and spec.model:
+            return spec.model
+        _choices, default = model_choices(settings, load_configured(settings))
+        if not default:
+            raise NoProvider("no model is configured to reflect with")
+        return default
+
+    folder = settings.data_dir / "learned"
+    folder.mkdir(parents=True, exist_ok=True)
+    reflect = agent_reflect(lambda: build_registry(settings, load_configured(settings)), model_of, folder)
+    return Evolution(
+        settings.data_dir,
+        SignalLog(settings.data_dir / "signals"),
+        transcripts,
+        reflect,
+        lambda: list(agents.load().agents),
+        threshold=lambda: load_configured(settings).product.preferences.learning_threshold,
+    )

@@ -1,0 +1,147 @@
+"""What extends an agent beyond its workspace: skills from every root, installed packages, and connectors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from orkas.adapter.vault import Vault, choose_key_source
+from orkas.app.config import Configured, Settings, protected_data
+from orkas.app.workspace import sandbox
+from orkas.engine.sandbox import PathPolicy
+from orkas.engine.sandbox.executor import Executor
+from orkas.engine.sandbox.limits import Limits
+from orkas.engine.tools.base import Tool
+
+if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
+    from orkas.adapter.connector_hub import ConnectorHub
+    from orkas.adapter.packages import Packages
+    from orkas.adapter.skill_roots import SkillRegistry
+    from orkas.engine.skills import Catalog
+    from orkas.engine.skills.tools import Save
+
+
+@dataclass(frozen=True, slots=True)
+class SkillAccess:
+    """The skills one actor may use: its catalogue, the folders its commands may read them from, and —
+    for the commander — the way to save a new custom skill (skill_save)."""
+
+    catalog: Catalog
+    readable: Sequence[Path] = ()
+    save: Save | None = None
+    exists: Callable[[str], bool] = lambda _name: False
+    tools: Sequence[Tool] = ()  # the commander's: package_install
+
+
+def skill_registry(
+    settings: Settings,
+    agents: Callable[[], Sequence[str]] | None = None,
+    *,
+    background: bool = True,
+    scan: bool = True,
+) -> SkillRegistry:
+    """Every skill root of this install, scanned once (the server's watcher keeps it current). With
+    `background`, skills from outside not judged before are judged on a thread (listed as checking until
+    then); without, the scan waits for the guard (the CLI's one-shot commands)."""
+    from orkas.adapter.skill_guard import SkillGuard
+    from orkas.adapter.skill_roots import Root, SkillRegistry
+    from orkas.core.resources import bundled_skills
+
+    def agent_names() -> Sequence[str]:
+        folder = settings.data_dir / "agents"
+        return [p.name for p in folder.iterdir() if p.is_dir()] if folder.is_dir() else []
+
+    guard = SkillGuard(settings.data_dir / "cache" / "skill-guard.json", background=background)
+    packages = package_store(settings)
+
+    def package_roots() -> list[Root]:
+        return [
+            Root("package", folder, f"package {name}", single=single) for name, folder, single in packages.skill_roots()
+        ]
+
+    registry = SkillRegistry(
+        settings.data_dir,
+        home=Path.home(),
+        bundled=bundled_skills(),
+        packages=package_roots,
+        agents=agents or agent_names,
+        protected=lambda: protected_data(settings.data_dir),
+        guard=guard,
+    )
+    guard.on_judged = registry.refresh
+    registry.packages = packages
+    if scan:
+        registry.refresh()
+    return registry
+
+
+def package_store(settings: Settings) -> Packages:
+    """The installed packages; git and dependency installs run through the one executor, rooted at the
+    packages folder (the person's explicit install is what lets them use the network)."""
+    from orkas.adapter.packages import Packages
+
+    def executor_for(folder: Path, readable: list[Path]) -> Executor:
+        folder.mkdir(parents=True, exist_ok=True)
+        protected = [p for p in protected_data(settings.data_dir) if p != folder]  # the rest of the data stays hidden
+        policy = PathPolicy(folder, protected=protected, own=[folder], readable=readable)
+        return sandbox(settings, policy, Limits(max_timeout=900.0))
+
+    return Packages(settings.data_dir, executor_for, lambda: protected_data(settings.data_dir), settings.ssh_agent)
+
+
+def skill_access(registry: SkillRegistry, agent: str | None, allowed: Sequence[str] | None = None) -> SkillAccess:
+    """What `agent` (None: the commander) may use of the registry's skills, now; with installed packages'
+    commands (read-only) when there are any."""
+    from orkas.adapter.custom_skills import save_custom
+
+    registry.ensure()
+    catalog = registry.catalog(agent, allowed=allowed)
+    packages = registry.data / "packages"
+    folders = registry.folders_for(catalog)
+    if (packages / ".bin").is_dir() and any((packages / ".bin").iterdir()):
+        folders = [f for f in folders if packages not in f.parents] + [packages]
+    if agent is not None:
+        return SkillAccess(catalog, folders)
+
+    def save(name: str, description: str, body: str, files: Mapping[str, str]) -> Path:
+        folder = save_custom(registry.custom, name, description, body, files)
+        registry.refresh()
+        return folder
+
+    from orkas.adapter.package_tool import PackageInstall
+
+    installer = PackageInstall(registry.packages, registry.refresh) if registry.packages is not None else None
+    return SkillAccess(
+        catalog, folders, save, lambda name: bool(registry.find(name)), tools=[installer] if installer else []
+    )
+
+
+def connector_hub(settings: Settings, configured: Configured | None = None) -> ConnectorHub:
+    """The person's MCP servers. A local one starts through a workspace executor rooted at its `cwd` (or a folder
+    of its own in the data) — the one way processes start — and runs with the person's rights: they confirmed
+    that exact command. Its secrets come from the vault when it connects."""
+    from orkas import __version__
+    from orkas.adapter.connector_config import Connector, Connectors
+    from orkas.adapter.connector_health import HealthFile
+    from orkas.adapter.connector_hub import ConnectorHub
+
+    # The vault as the CLI writes it, even when it did not exist when the app started (a header added later).
+    vault = (configured.vault if configured is not None else None) or Vault(
+        settings.data_dir / "vault.bin", choose_key_source(settings.data_dir)
+    )
+
+    def executor_for(connector: Connector) -> Executor:
+        folder = Path(connector.cwd) if connector.cwd else settings.data_dir / "connectors" / connector.id
+        folder.mkdir(parents=True, exist_ok=True)
+        own = [] if connector.cwd else [folder]
+        return sandbox(settings, PathPolicy(folder, protected=protected_data(settings.data_dir), own=own))
+
+    return ConnectorHub(
+        Connectors(settings.data_dir / "connectors.json", vault),
+        HealthFile(settings.data_dir / "connector-health.json", base=settings.mcp_backoff),
+        executor_for=executor_for,
+        logs=settings.data_dir / "logs" / "connectors",
+        version=__version__,
+    )

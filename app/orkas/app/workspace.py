@@ -1,0 +1,132 @@
+"""A workspace's tools and the one executor every command of it goes through, and the folders an agent may use."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from orkas.app.config import Configured, Settings, load_configured, protected_data
+from orkas.core.errors import ConfigError
+from orkas.engine.sandbox import PathDenied, PathPolicy
+from orkas.engine.sandbox.confine import git_identity, toolchain_dirs
+from orkas.engine.sandbox.executor import ConfinementReport, Executor, confinement, describe_confinement
+from orkas.engine.sandbox.limits import Limits, PidsLimiter
+from orkas.engine.tools.base import Tool
+from orkas.engine.tools.edits import DeleteFile, EditFile, WriteFile
+from orkas.engine.tools.files import GrepFiles, ListFiles, ReadFile, SearchFiles, StatFile
+from orkas.engine.tools.shell import Bash, ProcessManager, ProcessRead, ProcessStart, ProcessStatus, ProcessStop
+from orkas.engine.tools.web import WebFetch, WebSearch
+
+if TYPE_CHECKING:
+    from orkas.app.extensions import SkillAccess
+
+    # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
+    pass
+
+
+log = logging.getLogger(__name__)
+
+
+def sandbox(settings: Settings, policy: PathPolicy, limits: Limits | None = None) -> Executor:
+    """The one executor of a workspace: its private home, the toolchains it may use, the person's git identity,
+    and — when the policy lets it read them — installed packages' commands on PATH, each package's own
+    environment first for commands run inside it."""
+    gitconfig = git_identity(policy.home / ".gitconfig") or git_identity(policy.home / ".config" / "git" / "config")
+    packages_dir = (settings.data_dir / "packages").resolve()
+    shims = packages_dir / ".bin"
+    executor = Executor(
+        policy,
+        spill_dir=settings.data_dir / "outputs",
+        home_dir=settings.data_dir / "sandbox-homes" / _slug(policy.workspace),
+        confine=settings.confine,
+        limits=limits,
+        base_env=settings.process_env,
+        toolchains=toolchain_dirs(policy.home, settings.process_env.get("PATH", ""), policy.secrets),
+        home_files={".gitconfig": gitconfig} if gitconfig else {},
+        path_suffix=[shims] if shims in policy.readable or packages_dir in policy.readable else [],
+        prefer=preferred_bins(packages_dir) if packages_dir in policy.readable else {},
+    )
+    in_force = (executor.confined, executor.pids.method)
+    if in_force not in _confinement_logged:  # once per process and kind, not once per turn
+        _confinement_logged.add(in_force)
+        log.info("commands run confined by %s; processes capped by %s", *in_force)
+    return executor
+
+
+_confinement_logged: set[tuple[str, str]] = set()
+
+
+def confinement_report(settings: Settings, configured: Configured | None = None) -> ConfinementReport:
+    """What confinement commands get here, in words (orkas status, the settings screen)."""
+    configured = configured or load_configured(settings)
+    limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
+    kind = confinement() if settings.confine else "none"
+    return describe_confinement(kind, limits, PidsLimiter(limits.pids, user_namespace=kind == "bubblewrap").method)
+
+
+def preferred_bins(packages: Path) -> dict[Path, list[Path]]:
+    """Each package's own environment (its .venv, its node_modules), for commands run inside it."""
+    if not packages.is_dir():
+        return {}
+    prefer: dict[Path, list[Path]] = {}
+    for root in packages.iterdir():
+        bins = [b for b in (root / ".venv" / "bin", root / "node_modules" / ".bin") if b.is_dir()]
+        if bins and not root.name.startswith("."):
+            prefer[root] = bins
+    return prefer
+
+
+def _slug(path: Path) -> str:
+    return hashlib.sha256(str(path).encode()).hexdigest()[:16]
+
+
+def workspace_tools(
+    settings: Settings, policy: PathPolicy, limits: Limits | None = None, processes: ProcessManager | None = None
+) -> tuple[list[Tool], ProcessManager]:
+    """The full tool set bound to one workspace, every process going through one executor. `processes`
+    is the conversation's own manager (it outlives the turn); without one, the tools get a new one."""
+    executor = sandbox(settings, policy, limits)
+    if processes is None:
+        processes = ProcessManager(executor, settings.data_dir / "processes")
+    processes.bind(executor)
+    tools: list[Tool] = [
+        ReadFile(policy),
+        StatFile(policy),
+        ListFiles(policy),
+        SearchFiles(policy),
+        GrepFiles(policy),
+        WriteFile(policy),
+        EditFile(policy),
+        DeleteFile(policy),
+        Bash(executor),
+        ProcessStart(processes),
+        ProcessStatus(processes),
+        ProcessRead(processes),
+        ProcessStop(processes),
+        WebFetch(approved_hosts=[settings.search.host] if settings.search else ()),
+        WebSearch(settings.search),
+    ]
+    return tools, processes
+
+
+def agent_policy(
+    settings: Settings,
+    workspace: Path,
+    granted: Sequence[str | Path],
+    own: Sequence[Path],
+    skills: SkillAccess | None,
+) -> PathPolicy:
+    """The folders an agent may use: its workspace, what the conversation granted, its skills read-only."""
+    try:
+        return PathPolicy(
+            workspace,
+            granted=granted,
+            protected=protected_data(settings.data_dir),
+            own=own,
+            readable=skills.readable if skills is not None else (),
+        )
+    except PathDenied as e:
+        raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e
