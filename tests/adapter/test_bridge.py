@@ -58,7 +58,8 @@ async def world(tmp_path: Path) -> AsyncIterator[dict[str, object]]:
     hub = connector_hub(settings)
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    from orkas.app import PathPolicy, protected_data, sandbox
+    from orkas.app import protected_data, sandbox
+    from orkas.engine.sandbox import PathPolicy
     from orkas.engine.tools.shell import Bash
 
     policy = PathPolicy(workspace, protected=protected_data(data), readable=access.readable)
