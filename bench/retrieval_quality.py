@@ -141,6 +141,12 @@ def main() -> None:
     parser.add_argument(
         "--head", type=int, help="embed only each chunk's first N tokens (a fast first tier of meaning search)"
     )
+    parser.add_argument(
+        "--rerank",
+        metavar="PROVIDER/MODEL",
+        help="also rerank the test half's top 30 with this model (a real call per query, at your cost: the providers "
+        "configured in Orkas or the environment)",
+    )
     args = parser.parse_args()
     # --head: E5 on each chunk's first N tokens (queries whole), the same vector space — the first tier alone
     embedder = E5Embedder() if args.head is None else E5Head(E5Embedder(), args.head)
@@ -283,7 +289,46 @@ def main() -> None:
     offline = statistics.fmean(v for _, v in per_query(chosen, "test"))
     print(f"test half through KnowledgeBase.search: mean nDCG@10 {statistics.fmean(check):.3f} (offline {offline:.3f})")
     print(approximate_recall(kb, [q[2] for q in queries]))
+    if args.rerank:
+        print(reranked(kb, [(q, rel) for part, _kind, q, rel in queries if split[part, q] == "test"], args.rerank))
     kb.close()
+
+
+def reranked(kb: KnowledgeBase, queries: list[tuple[str, set[str]]], model: str) -> str:
+    """nDCG@10 of the product's search with its second stage on (engine/memory/rerank.py), through a real model."""
+    import asyncio
+    import os
+
+    from orkas.app import build_registry, load_configured, settings_from_env
+    from orkas.engine.abort import AbortSignal
+    from orkas.engine.memory.rerank import DEPTH, ModelReranker
+
+    settings = settings_from_env(os.environ)
+    registry = build_registry(settings, load_configured(settings))
+
+    async def run() -> tuple[list[float], int, int, float]:
+        provider, model_id = registry.resolve(model)
+        reranker, found, tokens_in, tokens_out, seconds = ModelReranker(provider, model_id), [], 0, 0, 0.0
+        try:
+            for query, relevant in queries:
+                hits = kb.search(query, k=DEPTH)
+                ranked = await reranker.rank(query, [h.text for h in hits], AbortSignal())
+                ordered: list[str] = []
+                for hit in (hits[i] for i in ranked.order):
+                    if hit.doc_id not in ordered:
+                        ordered.append(hit.doc_id)
+                found.append(ndcg_at_10(ordered, relevant))
+                tokens_in, tokens_out = tokens_in + ranked.input_tokens, tokens_out + ranked.output_tokens
+                seconds += ranked.seconds
+        finally:
+            await registry.aclose()
+        return found, tokens_in, tokens_out, seconds
+
+    found, tokens_in, tokens_out, seconds = asyncio.run(run())
+    return (
+        f"test half reranked by {model}: nDCG@10 {statistics.fmean(found):.3f} over {len(found)} queries; "
+        f"{tokens_in:,} tokens in, {tokens_out:,} out, {seconds / len(found):.2f} s a query"
+    )
 
 
 def tail_queries(documents: dict[str, str], counter: E5Head, count: int = 120) -> list[tuple[str, str]]:
