@@ -233,21 +233,30 @@ export async function skillsSection(guard, refresh, onInfo) {
 }
 
 // Skills change under us (a folder of another tool, a package): while this section is shown, a newer
-// version of the list replaces it in place, keeping what the person typed in the search.
+// version of the list replaces it in place, keeping what the person typed in the search. Never while they
+// are filling a form or one of its requests is on its way: the newer list is fetched first, and the person
+// may have started typing meanwhile (a URL typed into the old form, "Install" pressed on the new one).
 const WATCH_MS = 1000;
 function watch(section, version, search, guard, refresh, onInfo) {
+  const busy = () => !section.isConnected
+    || (section.contains(document.activeElement) && section.querySelector("form :focus"))
+    || section.querySelector("form button:disabled")
+    || [...section.querySelectorAll("form input:not([type=checkbox]), form textarea")].some((f) => f.value);
+  let checking = false;
   const timer = setInterval(async () => {
     if (!section.isConnected) { clearInterval(timer); return; }
-    if (section.contains(document.activeElement) && section.querySelector("form :focus")) return; // typing
+    if (checking || busy()) return;
+    checking = true;
     try {
       const latest = await get("/api/skills/version");
-      if (latest.version === version || !section.isConnected) return;
-      clearInterval(timer);
+      if (latest.version === version) return;
       const fresh = await skillsSection(guard, refresh, onInfo);
+      if (busy()) return; // the fresh section is dropped; its own watch ends with it
+      clearInterval(timer);
       const box = fresh.querySelector(".skill-search");
       box.value = search.value;
       box.dispatchEvent(new Event("input"));
       section.replaceWith(fresh);
-    } catch { /* the next tick tries again */ }
+    } catch { /* the next tick tries again */ } finally { checking = false; }
   }, WATCH_MS);
 }

@@ -116,3 +116,23 @@ def test_the_skills_screen(page: Page, app: App, person: Path, tmp_path: Path) -
     ).click()
     answer_dialog(page)
     expect(page.locator("#settings section.skills li.package")).to_have_count(0, timeout=TIMEOUT)
+
+
+def test_a_list_that_changes_never_replaces_a_form_being_filled(page: Page, app: App, person: Path) -> None:
+    """The list refreshes itself when skills change on disk — but never over a form holding what a person typed
+    (it was lost; and with the new list fetched while they typed, the old form took the text and the new one the
+    click on Install), and it catches up once the form is empty."""
+    section = skills_section(page)
+    expect(section.locator('li.skill[data-skill="haiku"]')).to_be_visible(timeout=TIMEOUT)
+    box = section.locator("form.package-form").get_by_label("Git URL (https://, ssh://, git@…) or a folder")
+    box.fill("/tmp/somewhere/half-typ")
+    page.locator("#settings section.skills h3").click()  # away to copy the rest of the path: the text stays
+    section.evaluate("node => { node.dataset.before = 'yes'; }")
+    write(person / ".agents" / "skills" / "limerick", "limerick", "Use for limericks.")
+    page.wait_for_timeout(3_000)  # the watch looks every second: three chances to replace the section
+    expect(page.locator("#settings section.skills[data-before]")).to_have_count(1)
+    expect(box).to_have_value("/tmp/somewhere/half-typ")
+    box.fill("")
+    page.locator("#settings section.skills h3").click()  # focus leaves the form, nothing is typed in it
+    expect(page.locator('#settings section.skills li.skill[data-skill="limerick"]')).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("#settings section.skills[data-before]")).to_have_count(0)
