@@ -37,17 +37,15 @@ def sources() -> dict[str, str]:
     return {"code and English": code, "Chinese": chinese}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--chunks", type=int, default=40, help="chunks timed per size and batch")
-    args = parser.parse_args()
+def sizes(count: int) -> None:
+    """Chunk sizes and batches side by side (the default report)."""
     model = E5Embedder()
     model.passages(["warm up"])
     for name, text in sources().items():
         print(f"\n{name}: chunks/s, characters/s (ratio to 256 tokens in batches of 8)")
         rates: dict[tuple[int, int], tuple[float, float]] = {}
         for size in SIZES:
-            chunks = [c.text for c in chunk_text(text, max_tokens=size)][: args.chunks]
+            chunks = [c.text for c in chunk_text(text, max_tokens=size)][:count]
             for batch in (1, 8):
                 start = time.perf_counter()
                 for i in range(0, len(chunks), batch):
@@ -154,25 +152,24 @@ def tiers(chunks: int) -> None:
     )
 
 
-if __name__ == "__main__":
-    import sys
-
-    if "--tiers" in sys.argv:
-        tiers(60)
-        raise SystemExit(0)
-
-    if "--worker" in sys.argv:
-        worker = argparse.ArgumentParser()
-        worker.add_argument("--worker")
-        worker.add_argument("--chunks", type=int)
-        worker.add_argument("--part", type=int, default=0)
-        worker.add_argument("--parts", type=int, default=1)
-        given = worker.parse_args()
-        _worker(given.worker, given.chunks, given.part, given.parts)
-    elif "--options" in sys.argv:
-        chosen = argparse.ArgumentParser()
-        chosen.add_argument("--options", action="store_true")
-        chosen.add_argument("--chunks", type=int, default=60)
-        options(chosen.parse_args().chunks)
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--chunks", type=int, help="chunks of each source (40 for sizes, 60 for --options / --tiers)")
+    parser.add_argument("--options", action="store_true", help="ways of embedding the knowledge base's chunks")
+    parser.add_argument("--tiers", action="store_true", help="the knowledge base's two passes, end to end")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)  # one option, in its own process (see `options`)
+    parser.add_argument("--part", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--parts", type=int, default=1, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        _worker(args.worker, args.chunks, args.part, args.parts)
+    elif args.options:
+        options(args.chunks or 60)
+    elif args.tiers:
+        tiers(args.chunks or 60)
     else:
-        main()
+        sizes(args.chunks or 40)
+
+
+if __name__ == "__main__":
+    main()

@@ -213,8 +213,6 @@ class KnowledgeService:
 
     def _embed(self, kb: KnowledgeBase | None, refine: bool) -> bool:
         """Embed `kb`'s waiting chunks (one pass); False when the worker is closing."""
-        import time
-
         while kb is not None and not self._stop.is_set():
             began = time.perf_counter()
             try:
