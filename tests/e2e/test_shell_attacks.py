@@ -142,7 +142,9 @@ def test_status_says_what_confinement_is_in_force(victim: Victim, anthropic_serv
     if shutil.which("bwrap"):
         assert "sandbox:       bubblewrap" in confined.stdout
         assert "network:     off, unless you approve it" in confined.stdout
-        assert "home:        a private home per workspace" in confined.stdout
+        assert "home:        a fresh, empty one for each command" in confined.stdout
+        assert "files:       a command that runs without your approval sees everything read-only" in confined.stdout
+        assert "memory:      at most 4 GB per" in confined.stdout
         assert "sockets:     host sockets" in confined.stdout and "not reachable" in confined.stdout
     assert "sandbox:       NONE" in bare.stdout and "even in auto mode" in bare.stdout
     assert "network:     not confined" in bare.stdout

@@ -116,7 +116,8 @@ async def test_confined_commands_cannot_write_outside_or_read_the_home_folder(ho
     result = await run.run(
         f"echo ok > inside.txt; echo bad > {outside}/x.txt; echo W=$?; cat {home}/.ssh/id_rsa; echo R=$?; "
         f"cat ~/.bash_history; echo H=$?; ls {home}/Documents; echo D=$?; cat {home}/other-conversation/notes.txt; "
-        "echo O=$?; touch /usr/local/evil; echo U=$?; cat /etc/shadow; echo S=$?"
+        "echo O=$?; touch /usr/local/evil; echo U=$?; cat /etc/shadow; echo S=$?",
+        writable=True,
     )
     assert (home / "ws" / "inside.txt").read_text() == "ok\n"
     assert not (outside / "x.txt").exists() and not Path("/usr/local/evil").exists()
@@ -192,7 +193,7 @@ async def test_a_command_with_network_still_cannot_reach_abstract_sockets(home: 
 
 
 @needs_bwrap
-async def test_the_private_home_persists_per_workspace_and_toolchains_are_read_only(home: Path) -> None:
+async def test_each_command_gets_a_fresh_home_with_read_only_toolchains(home: Path) -> None:
     tool = home / ".local" / "bin"
     tool.mkdir(parents=True)
     (tool / "hello-tool").write_text("#!/bin/sh\necho tool says hi\n")
@@ -204,12 +205,76 @@ async def test_the_private_home_persists_per_workspace_and_toolchains_are_read_o
     assert identity is not None and "TOKEN" not in identity
     path = f"{tool}:{os.environ['PATH']}"
     run = executor(home, toolchains=toolchain_dirs(home, path), home_files={".gitconfig": identity})
-    run.base_env["PATH"] = path
-    first = await run.run("echo cached > ~/.cache-note; hello-tool; cat ~/.gitconfig; touch ~/.local/bin/x; echo T=$?")
-    second = await run.run("cat ~/.cache-note; ls -a ~")
+    run.base_env["PATH"] = run.system_path = path
+    first = await run.run(
+        "echo kept > ~/.note; mkdir -p ~/.config/git && echo '[core]' > ~/.config/git/config; hello-tool; "
+        "cat ~/.gitconfig; touch ~/.local/bin/x; echo T=$?; echo evil >> ~/.gitconfig; echo G=$?",
+        writable=True,
+    )
+    second = await run.run("cat ~/.note; ls -a ~ ~/.config; cat ~/.gitconfig", writable=True)
     assert "tool says hi" in first.output and "ana@example.com" in first.output and "TOKEN" not in first.output
-    assert "T=0" not in first.output  # the toolchain is read-only
-    assert "cached" in second.output and ".ssh" not in second.output and ".bash_history" not in second.output
+    assert "T=0" not in first.output and "G=0" not in first.output  # toolchains and provided files: read-only
+    assert "kept" not in second.output and "ana@example.com" in second.output and "evil" not in second.output
+    assert ".ssh" not in second.output and ".bash_history" not in second.output
+
+
+@needs_bwrap
+async def test_a_link_planted_in_the_home_never_leads_orkas_to_the_real_home(home: Path, tmp_path: Path) -> None:
+    """The attack: a command links ~/.gitconfig (and a cache) to the person's real files; the next commands
+    must not make Orkas — which is not confined — write through the links."""
+    (home / ".bashrc").write_text("the person's bashrc\n")
+    vault = tmp_path / "data" / "vault.key"
+    vault.parent.mkdir()
+    vault.write_text("the vault key")
+    before = {p: p.read_bytes() for p in (home / ".bashrc", vault)}
+    run = executor(home, home_files={".gitconfig": "[user]\n\tname = Ana\n"})
+    for _ in range(2):
+        await run.run(
+            f"ln -sf {home}/.bashrc ~/.gitconfig; ln -sf {vault} ~/.gitconfig; rm -rf ~/.cache/pip; "
+            f"ln -s {home}/.bashrc ~/.cache/pip; ln -sfn {home} ~/.npm; echo done",
+            writable=True,
+        )
+    assert {p: p.read_bytes() for p in before} == before
+    for place in [*run.caches_dir.iterdir(), *(run.sandbox_dir / "provided").iterdir()]:
+        assert not place.is_symlink(), place  # what Orkas binds: never replaced (links inside a cache are its own)
+    again = await run.run("cat ~/.gitconfig; ls ~/.cache/pip && echo cache-ok", writable=True)
+    assert "Ana" in again.output and "the person's bashrc" not in again.output and "cache-ok" in again.output
+
+
+@needs_bwrap
+async def test_caches_persist_for_approved_commands_only(home: Path) -> None:
+    run = executor(home)
+    await run.run("echo wheel > ~/.cache/pip/cached.whl", writable=True)
+    approved = await run.run("cat ~/.cache/pip/cached.whl", writable=True)
+    unasked = await run.run("cat ~/.cache/pip/cached.whl; ls -a ~")
+    assert "wheel" in approved.output and "wheel" not in unasked.output
+
+
+@needs_bwrap
+async def test_a_command_nobody_approved_cannot_write_anything_that_outlives_it(home: Path) -> None:
+    (home / "ws" / "keep.txt").write_text("work\n")
+    run = executor(home)
+    result = await run.run(
+        "echo x > keep.txt; echo A=$?; touch new.txt; echo B=$?; rm keep.txt; echo C=$?; mkdir d; echo D=$?; "
+        "echo scratch > /tmp/s && cat /tmp/s; echo note > ~/n && cat ~/n"
+    )
+    assert (home / "ws" / "keep.txt").read_text() == "work\n" and sorted(os.listdir(home / "ws")) == ["keep.txt"]
+    codes = dict(line.split("=") for line in result.output.splitlines() if line[1:2] == "=")
+    assert all(codes[k] != "0" for k in "ABCD"), result.output
+    assert "scratch" in result.output and "note" in result.output  # scratch space that vanishes with it
+    assert not result.writable
+    written = await run.run("echo x > new.txt", writable=True)
+    assert written.exit_code == 0 and written.writable and (home / "ws" / "new.txt").exists()
+
+
+@needs_bwrap
+async def test_memory_is_capped_per_command(home: Path) -> None:
+    run = executor(home, limits=Limits(memory=256 << 20))
+    small = await run.run("x=$(head -c 50000000 /dev/zero | tr '\\0' a); echo ${#x}")
+    big = await run.run("x=$(head -c 600000000 /dev/zero | tr '\\0' a); echo ${#x}", timeout=60)
+    assert "50000000" in small.output, small.output
+    assert "600000000" not in big.output, big.output
+    assert run.report().memory_bytes == 256 << 20
 
 
 @needs_bwrap
@@ -288,7 +353,7 @@ async def test_skill_folders_are_readable_and_runnable_but_never_writable(home: 
     ran = await run("bash greet.sh && cat ../other/SKILL.md; cat " + str(data / "vault.bin"), cwd=skill)
     assert "hello from the skill" in ran.output
     assert "planted-sibling" not in ran.output and "planted-vault" not in ran.output
-    wrote = await run("echo x > new.txt; echo y >> greet.sh", cwd=skill)
+    wrote = await run("echo x > new.txt; echo y >> greet.sh", cwd=skill, writable=True)
     assert (
         wrote.exit_code != 0 and not (skill / "new.txt").exists() and "echo y" not in (skill / "greet.sh").read_text()
     )
@@ -320,12 +385,15 @@ async def test_a_hard_link_to_a_key_inside_a_skill_folder_reads_empty(home: Path
         policy.read_bytes(skill / "notes.txt")
 
 
-async def test_commands_inside_a_package_find_its_own_environment_first(home: Path, tmp_path: Path) -> None:
+async def test_approved_commands_inside_a_package_find_its_environment_after_the_system(
+    home: Path, tmp_path: Path
+) -> None:
     package = tmp_path / "packages" / "kit"
     (package / ".venv" / "bin").mkdir(parents=True)
-    tool = package / ".venv" / "bin" / "kit-tool"
-    tool.write_text("#!/bin/sh\necho from the package env\n")
-    tool.chmod(0o755)
+    for name, text in (("kit-tool", "from the package env"), ("ls", "the package's ls")):
+        tool = package / ".venv" / "bin" / name
+        tool.write_text(f"#!/bin/sh\necho {text}\n")
+        tool.chmod(0o755)
     shims = tmp_path / "packages" / ".bin"
     shims.mkdir()
     policy = PathPolicy(home / "ws", home=home, readable=[tmp_path / "packages"])
@@ -337,7 +405,49 @@ async def test_commands_inside_a_package_find_its_own_environment_first(home: Pa
         path_suffix=[shims],
         prefer={package: [package / ".venv" / "bin"]},
     ).run
-    inside = await run("kit-tool; echo $PATH", cwd=package)
-    assert "from the package env" in inside.output and inside.output.splitlines()[1].endswith(str(shims))
-    outside = await run("command -v kit-tool || echo none")
+    inside = await run("kit-tool; ls -d .; echo $PATH", cwd=package, writable=True)
+    lines = inside.output.splitlines()
+    assert lines[0] == "from the package env" and lines[1] == "." and lines[2].startswith("/usr/bin:/bin:")
+    assert lines[2].endswith(str(shims))
+    outside = await run("command -v kit-tool || echo none", writable=True)
     assert outside.output.strip() == "none"
+    unasked = await run("command -v kit-tool || echo none; echo $PATH", cwd=package)
+    assert unasked.output.splitlines() == ["none", "/usr/bin:/bin"]
+
+
+def _hostile_repository(folder: Path) -> None:
+    """A repository as someone might download it: its own configuration runs programs on plain reads."""
+    folder.mkdir(parents=True, exist_ok=True)
+    marker = "echo RAN-$0 >&2"
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    (folder / "a.txt").write_text("one\n")
+    git("add", "a.txt")
+    git("-c", "user.name=A", "-c", "user.email=a@b", "commit", "-qm", "first")
+    (folder / ".gitattributes").write_text("* diff=conv filter=clean\n")
+    git("config", "core.fsmonitor", f"sh -c '{marker}' fsmonitor; false")
+    git("config", "filter.clean.clean", f"sh -c '{marker}; cat' clean")
+    git("config", "filter.clean.process", f"sh -c '{marker}' process")
+    git("config", "diff.conv.textconv", f"sh -c '{marker}; cat \"$1\"' textconv")
+    git("config", "diff.external", f"sh -c '{marker}' external")
+    (folder / "a.txt").write_text("one\ntwo\n")
+    os.utime(folder / "a.txt", (1_600_000_000, 1_600_000_000))  # an old stat makes status run the filter
+
+
+@needs_bwrap
+@pytest.mark.skipif(not __import__("shutil").which("git"), reason="needs git")
+async def test_git_reads_nobody_approved_run_none_of_the_repositorys_programs(home: Path) -> None:
+    _hostile_repository(home / "ws")
+    _hostile_repository(home / "ws" / "vendor" / "lib")
+    run = executor(home)
+    reads = await run.run(
+        "git status --short; git diff; git log -p -1 | tail -2; /usr/bin/git diff --stat; "
+        "/usr/lib/git-core/git status --short; git -C vendor/lib diff; cd vendor/lib && git diff --no-ext-diff"
+    )
+    assert "RAN-" not in reads.output, reads.output
+    assert "+two" in reads.output and "M a.txt" in reads.output  # and git still reads
+    approved = await run.run("git status --short", writable=True)
+    assert "RAN-fsmonitor" in approved.output  # an approved command is the person's: git behaves as configured

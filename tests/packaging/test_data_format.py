@@ -99,3 +99,18 @@ def test_an_unreadable_marker_is_reported_not_overwritten(tmp_path: Path) -> Non
     with pytest.raises(DataTooNew, match="move it aside"):
         prepare(tmp_path)
     assert (tmp_path / MARKER).read_text() == "{not json"
+
+
+def test_the_kept_homes_of_commands_go_without_following_what_was_planted_in_them(tmp_path: Path) -> None:
+    home = old_folder(tmp_path)
+    kept = home / "sandbox-homes" / "0123456789abcdef"
+    (kept / ".local" / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    (kept / ".local" / "lib" / "python3.11" / "site-packages" / "evil.pth").write_text("import os\n")
+    victim = tmp_path / "bashrc"
+    victim.write_text("the person's bashrc\n")
+    (kept / ".gitconfig").symlink_to(victim)
+    (kept / "everything").symlink_to(tmp_path, target_is_directory=True)
+    prepare(home)
+    assert not (home / "sandbox-homes").exists()
+    assert victim.read_text() == "the person's bashrc\n" and (tmp_path / "bashrc").exists()
+    assert json.loads((home / MARKER).read_text())["format"] == CURRENT

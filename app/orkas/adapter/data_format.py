@@ -14,6 +14,7 @@ ORKAS_HOME), so an upgrade replaces the app and keeps this.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,9 +26,19 @@ MARKER = "format.json"
 Step = Callable[[Path], None]
 
 
-# Index i turns format i + 1 into i + 2. Format 1 is the layout 0.1.0 wrote, and still the current one:
-# the first change of layout adds its step here (and a folder written by this version to the tests).
-MIGRATIONS: tuple[Step, ...] = ()
+def _drop_sandbox_homes(folder: Path) -> None:
+    """Format 1 → 2: commands' homes were kept between commands (`sandbox-homes/`), so a command could leave a
+    link or a startup file there for the next one. Each command now gets a fresh home; the old ones go, with
+    whatever was planted in them — removed without following any link inside."""
+    old = folder / "sandbox-homes"
+    if old.is_symlink():
+        old.unlink()
+    elif old.is_dir():
+        shutil.rmtree(old)
+
+
+# Index i turns format i + 1 into i + 2. Format 1 is the layout 0.1.0 wrote.
+MIGRATIONS: tuple[Step, ...] = (_drop_sandbox_homes,)
 CURRENT = len(MIGRATIONS) + 1
 
 

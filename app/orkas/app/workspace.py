@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,7 +12,7 @@ from orkas.core.errors import ConfigError
 from orkas.engine.sandbox import PathDenied, PathPolicy
 from orkas.engine.sandbox.confine import git_identity, toolchain_dirs
 from orkas.engine.sandbox.executor import ConfinementReport, Executor, confinement, describe_confinement
-from orkas.engine.sandbox.limits import Limits, PidsLimiter
+from orkas.engine.sandbox.limits import Limits, ProcessLimiter
 from orkas.engine.tools.base import Tool
 from orkas.engine.tools.edits import DeleteFile, EditFile, WriteFile
 from orkas.engine.tools.files import GrepFiles, ListFiles, ReadFile, SearchFiles, StatFile
@@ -31,16 +30,16 @@ log = logging.getLogger(__name__)
 
 
 def sandbox(settings: Settings, policy: PathPolicy, limits: Limits | None = None) -> Executor:
-    """The one executor of a workspace: its private home, the toolchains it may use, the person's git identity,
-    and — when the policy lets it read them — installed packages' commands on PATH, each package's own
-    environment first for commands run inside it."""
+    """The one executor of a workspace: the toolchains it may use, the person's git identity (their name and
+    e-mail only), its caches, and — when the policy lets it read them — installed packages' commands at the end
+    of an approved command's PATH, with each package's own environment for approved commands run inside it."""
     gitconfig = git_identity(policy.home / ".gitconfig") or git_identity(policy.home / ".config" / "git" / "config")
     packages_dir = (settings.data_dir / "packages").resolve()
     shims = packages_dir / ".bin"
     executor = Executor(
         policy,
         spill_dir=settings.data_dir / "outputs",
-        home_dir=settings.data_dir / "sandbox-homes" / _slug(policy.workspace),
+        sandbox_dir=settings.data_dir / "sandbox",
         confine=settings.confine,
         limits=limits,
         base_env=settings.process_env,
@@ -49,14 +48,14 @@ def sandbox(settings: Settings, policy: PathPolicy, limits: Limits | None = None
         path_suffix=[shims] if shims in policy.readable or packages_dir in policy.readable else [],
         prefer=preferred_bins(packages_dir) if packages_dir in policy.readable else {},
     )
-    in_force = (executor.confined, executor.pids.method)
+    in_force = (executor.confined, executor.pids.pids_method, executor.pids.memory_method)
     if in_force not in _confinement_logged:  # once per process and kind, not once per turn
         _confinement_logged.add(in_force)
-        log.info("commands run confined by %s; processes capped by %s", *in_force)
+        log.info("commands run confined by %s; processes capped by %s, memory by %s", *in_force)
     return executor
 
 
-_confinement_logged: set[tuple[str, str]] = set()
+_confinement_logged: set[tuple[str, str, str]] = set()
 
 
 def confinement_report(settings: Settings, configured: Configured | None = None) -> ConfinementReport:
@@ -64,7 +63,8 @@ def confinement_report(settings: Settings, configured: Configured | None = None)
     configured = configured or load_configured(settings)
     limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
     kind = confinement() if settings.confine else "none"
-    return describe_confinement(kind, limits, PidsLimiter(limits.pids, user_namespace=kind == "bubblewrap").method)
+    limiter = ProcessLimiter(limits, user_namespace=kind == "bubblewrap")
+    return describe_confinement(kind, limits, limiter.pids_method, limiter.memory_method)
 
 
 def preferred_bins(packages: Path) -> dict[Path, list[Path]]:
@@ -77,10 +77,6 @@ def preferred_bins(packages: Path) -> dict[Path, list[Path]]:
         if bins and not root.name.startswith("."):
             prefer[root] = bins
     return prefer
-
-
-def _slug(path: Path) -> str:
-    return hashlib.sha256(str(path).encode()).hexdigest()[:16]
 
 
 def workspace_tools(

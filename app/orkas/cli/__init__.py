@@ -310,10 +310,12 @@ def _status() -> int:
     else:
         print("sandbox:       NONE: commands are not confined here, so every command that is not a known read asks,")
         print("               even in auto mode (on Linux: install bubblewrap)")
+    print(f"  files:       {report.files}")
     print(f"  network:     {report.network}")
     print(f"  home:        {report.home}")
     print(f"  sockets:     {report.sockets}")
     print(f"  processes:   {report.processes}")
+    print(f"  memory:      {report.memory}")
     print(f"  time:        at most {timeout} s per command")
     if configured.vault is not None:
         print(f"vault key:     {configured.vault.key_source.description}")

@@ -5,18 +5,24 @@ namespaces, with no capabilities, dying with Orkas. It sees only:
 
 - the system's read-only runtime: /usr, /bin, /sbin, /lib*, /opt, /sys and /etc, with the entries
   of /etc that hold secrets (shadow, sudoers, host keys, Wi-Fi and VPN secrets…) masked;
-- a private /tmp, /var/tmp and /run — host unix sockets (Docker, D-Bus, ssh-agent, X11) live there
-  and in the network namespace's abstract sockets, so none is reachable;
-- a private home: a folder of its own per workspace, bound at the home path so `~` and caches work,
-  with the toolchains found in the real home (pyenv, rustup, nvm…) read-only inside it, and a
-  .gitconfig holding only the person's name and e-mail — not the rest of the home folder;
-- the workspace and the granted folders (which include the conversation's attachments), writable —
-  except names in them of protected files (hard links to ~/.bash_history and the like), shown empty;
+- a private /tmp, /var/tmp and /run, in memory and sized — host unix sockets (Docker, D-Bus,
+  ssh-agent, X11) live there and in the network namespace's abstract sockets, so none is reachable;
+- a fresh, empty home for this one command, in memory, gone when it ends: nothing a command leaves there
+  (a ~/.gitconfig, a ~/.config/git/config, a .pth in ~/.local) is seen by the next one. Into it, read-only:
+  the toolchains found in the real home (pyenv, rustup, nvm…) and the files Orkas provides (a .gitconfig
+  holding only the person's name and e-mail), prepared in Orkas's own folder, which no command can write —
+  Orkas never opens anything a command could have written or linked. Commands the person approved (and
+  `auto` mode's confined changes) also get the workspace's toolchain caches (pip, npm, cargo, Go, Maven…):
+  folders of their own under the data folder, bound at their usual paths, never read or followed by Orkas;
+- the workspace and the granted folders (which include the conversation's attachments): **read-only for a
+  command nobody approved**, writable only for an approved one (or `auto` mode's confined changes) — except
+  names in them of protected files (hard links to ~/.bash_history and the like), shown empty;
 - no network: a fresh namespace with only its own loopback. With network approved the host's
   network is shared and DNS works (resolv.conf's target is made visible).
 
-This is where a wrong classification is caught: a command that was let through by mistake still
-cannot read the home folder, reach a socket or send anything anywhere.
+This is where a wrong classification is caught: a command that was let through by mistake as a read still
+cannot write, persist anything for a later command, read the home folder, reach a socket or send anything
+anywhere — it can only read what the model could already read.
 """
 
 from __future__ import annotations
@@ -26,9 +32,28 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from orkas.core.fsutil import atomic_write
+
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/etc", "/sys", "/nix/store")
-# Private, in-memory folders, with a size each so a runaway command cannot fill the machine's memory.
-PRIVATE = (("/tmp", 2 << 30), ("/var/tmp", 1 << 30), ("/run", 16 << 20))
+# Private, in-memory folders beside /tmp (whose size is a limit, limits.py), sized so a runaway command cannot
+# fill the machine's memory.
+PRIVATE = (("/var/tmp", 256 << 20), ("/run", 16 << 20))
+# Toolchain caches kept per workspace for approved commands: the path in the home → the folder's name.
+CACHES = {
+    ".cache/pip": "pip",
+    ".cache/uv": "uv",
+    ".cache/go-build": "go-build",
+    ".cache/yarn": "yarn",
+    ".npm": "npm",
+    ".cargo/registry": "cargo-registry",
+    ".cargo/git": "cargo-git",
+    ".m2/repository": "maven",
+    ".gradle/caches": "gradle",
+    "go/pkg/mod": "go-mod",
+    ".bun/install/cache": "bun",
+    ".local/share/pnpm/store": "pnpm",
+}
+GIT_INSIDE = "/run/orkas/git"  # where the real git is, inside the sandbox, when a shim stands in for it
 # Entries of /etc that hold secrets or keys; masked even though a non-root person cannot read most of them.
 ETC_SECRETS = (
     "shadow",
@@ -81,16 +106,30 @@ TOOLCHAINS = (
 
 
 @dataclass(frozen=True, slots=True)
+class GitShim:
+    """A script that stands in for git in commands nobody approved (it switches off the repository's settings
+    that run programs), bound read-only over each git binary; the real one is bound at GIT_INSIDE."""
+
+    script: Path
+    real: Path
+    names: tuple[Path, ...]  # the paths a command may call git by (/usr/bin/git, /usr/lib/git-core/git…)
+
+
+@dataclass(frozen=True, slots=True)
 class Layout:
     """The parts of the file system a confined command sees, beyond the system's runtime."""
 
-    roots: tuple[Path, ...]  # writable: the workspace and the granted folders
-    home: Path  # the person's home path, where the private home is mounted
-    private_home: Path  # the folder of this workspace's private home
-    toolchains: tuple[Path, ...] = ()  # read-only inside the private home
-    home_files: Mapping[str, str] = field(default_factory=dict)  # written into the private home
+    roots: tuple[Path, ...]  # the workspace and the granted folders
+    home: Path  # the person's home path, where the command's fresh home is mounted
+    writable: bool = False  # the roots (and the caches) writable: only for an approved command
+    toolchains: tuple[Path, ...] = ()  # read-only inside the fresh home
+    provided: Mapping[str, Path] = field(default_factory=dict)  # home-relative name → a file Orkas wrote, read-only
+    caches: Mapping[str, Path] = field(default_factory=dict)  # home-relative path → a cache folder (writable runs)
     masked: tuple[Path, ...] = ()  # names in the roots of protected files (hard links): shown as empty
     readable: tuple[Path, ...] = ()  # read-only: the folders of the skills the agent may use
+    git: GitShim | None = None  # stands in for git (runs nobody approved)
+    scratch: int = 1 << 30  # bytes of /tmp
+    home_size: int = 512 << 20  # bytes of the fresh home
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -135,13 +174,32 @@ def git_identity(gitconfig: Path) -> str | None:
     return "[user]\n" + "\n".join(kept) + "\n" if kept else None
 
 
-def prepare_home(layout: Layout) -> None:
-    """Create the private home and write its files (idempotent)."""
-    layout.private_home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    for name, text in layout.home_files.items():
-        target = layout.private_home / name
-        if not target.exists() or target.read_text(errors="replace") != text:
-            target.write_text(text)
+def provide(folder: Path, files: Mapping[str, str]) -> dict[str, Path]:
+    """Write the files Orkas gives every command into `folder` — Orkas's own, never mounted for a command to
+    write — and return where each is. Rewritten atomically only when the text changed (idempotent)."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    where: dict[str, Path] = {}
+    for name, text in files.items():
+        target = folder / name.replace("/", "_")
+        try:
+            current = target.read_text(errors="replace") if not target.is_symlink() else None
+        except OSError:
+            current = None
+        if current != text:
+            atomic_write(target, text.encode())
+        where[name] = target
+    return where
+
+
+def cache_folders(folder: Path) -> dict[str, Path]:
+    """The workspace's cache folders (created here), by the home path each is mounted at. `folder` is Orkas's own
+    (never mounted): a command sees only each cache's inside, so it can never put a link in a cache's place."""
+    made: dict[str, Path] = {}
+    for inside, name in CACHES.items():
+        path = folder / name
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        made[inside] = path
+    return made
 
 
 def bwrap_argv(layout: Layout, *, cwd: Path, network: bool, program: Sequence[str], sized: bool = True) -> list[str]:
@@ -174,23 +232,32 @@ def bwrap_argv(layout: Layout, *, cwd: Path, network: bool, program: Sequence[st
         elif entry.exists() or entry.is_symlink():
             args += ["--ro-bind", "/dev/null", str(entry)]
     args += ["--dev", "/dev", "--proc", "/proc"]
-    for name, size in PRIVATE:
+    for name, size in (("/tmp", layout.scratch), *PRIVATE, (str(layout.home), layout.home_size)):
         args += ["--size", str(size), "--tmpfs", name] if sized else ["--tmpfs", name]
     if network:
         resolv = Path("/etc/resolv.conf")
         target = Path(os.path.realpath(resolv))
-        if target != resolv and target.exists() and any(_inside(target, Path(p)) for p, _ in PRIVATE):
+        if target != resolv and target.exists() and any(_inside(target, Path(p)) for p, _ in (("/tmp", 0), *PRIVATE)):
             args += ["--ro-bind", str(target), str(target)]
-    args += ["--bind", str(layout.private_home), str(layout.home)]
+    for name, source in layout.provided.items():
+        args += ["--ro-bind", str(source), str(layout.home / name)]
     for toolchain in layout.toolchains:
         args += ["--ro-bind", str(toolchain), str(toolchain)]
+    if layout.writable:
+        for inside, source in layout.caches.items():
+            args += ["--bind", str(source), str(layout.home / inside)]
+    bind = "--bind" if layout.writable else "--ro-bind"
     for root in layout.roots:
         if root.exists():
-            args += ["--bind", str(root), str(root)]
+            args += [bind, str(root), str(root)]
     for folder in layout.readable:
         if folder.is_dir():
             args += ["--ro-bind", str(folder), str(folder)]
     for masked in layout.masked:
         args += ["--ro-bind", "/dev/null", str(masked)]
+    if layout.git is not None:
+        args += ["--ro-bind", str(layout.git.real), GIT_INSIDE]
+        for name in layout.git.names:
+            args += ["--ro-bind", str(layout.git.script), str(name)]
     args += ["--chdir", str(cwd), "--", *program]
     return args

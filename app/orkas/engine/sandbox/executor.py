@@ -7,10 +7,17 @@ a timeout no longer than the configured maximum, and capped output: the model ge
 tail, the full output is spilled to a file (itself capped; old spills are pruned).
 
 On Linux with bubblewrap the command is also confined (confine.py): it sees the system's runtime,
-a private home, the workspace and the granted folders — nothing else of the home folder, no host
-socket, and no network unless the caller says the person approved it for this command. Where there
+a fresh home of its own, the workspace and the granted folders — nothing else of the home folder, no host
+socket, and no network unless the caller says the person approved it for this command. The workspace is
+read-only unless the caller says `writable` (the person approved the command, or `auto` mode let a
+confined change through): a command nobody approved cannot write, persist or send anything. Where there
 is no confinement `report()` says so plainly and the shell tool asks before anything that is not
 known to be read-only.
+
+Nothing the sandbox can write is opened or followed here: the files Orkas gives commands (a .gitconfig,
+the git shim) are written into Orkas's own folder and bound read-only; the caches commands keep are bound
+from folders whose parent no command sees. The model is never shown a path inside the data folder: a
+kept output is named by its file name alone.
 """
 
 from __future__ import annotations
@@ -34,8 +41,9 @@ from typing import Any, BinaryIO, Literal, TextIO
 
 from orkas.core.fsutil import person_umask
 from orkas.engine.sandbox import landlock
-from orkas.engine.sandbox.confine import Layout, bwrap_argv, prepare_home
-from orkas.engine.sandbox.limits import Limits, PidsLimiter, prune_spills
+from orkas.engine.sandbox.confine import Layout, bwrap_argv, cache_folders, provide
+from orkas.engine.sandbox.git_shim import fixed_environment, git_shim
+from orkas.engine.sandbox.limits import Limits, ProcessLimiter, prune_spills
 from orkas.engine.sandbox.links import planted_names
 from orkas.engine.sandbox.paths import PathPolicy
 
@@ -103,6 +111,10 @@ class ConfinementReport:
     sockets: str
     processes: str
     pids: int | None = None  # the cap on processes per command, when there is one
+    files: str = ""  # what a command may write, by whether the person approved it
+    memory: str = ""
+    memory_bytes: int | None = None  # the cap on memory per command, when there is one
+    scratch_bytes: int | None = None  # the size of a command's private /tmp (confined)
 
     def as_dict(self) -> dict[str, str | int | None]:
         return {
@@ -112,29 +124,54 @@ class ConfinementReport:
             "sockets": self.sockets,
             "processes": self.processes,
             "pids": self.pids,
+            "files": self.files,
+            "memory": self.memory,
+            "memory_bytes": self.memory_bytes,
+            "scratch_bytes": self.scratch_bytes,
         }
 
 
-def describe_confinement(kind: Confinement, limits: Limits, pids_method: str) -> ConfinementReport:
+def _size(n: int) -> str:
+    return f"{n / (1 << 30):g} GB" if n >= 1 << 30 else f"{n / (1 << 20):g} MB"
+
+
+def describe_confinement(kind: Confinement, limits: Limits, pids_method: str, memory_method: str) -> ConfinementReport:
     sockets = "host sockets (Docker, ssh-agent, D-Bus, X11) are not reachable" + (
         "" if landlock.available() else ", except abstract ones (X11) for a command you let use the network"
     )
+    processes = f"at most {limits.pids} per command" if pids_method != "none" else "not limited"
+    memory = "not limited"
+    if memory_method == "cgroup":
+        memory = f"at most {_size(limits.memory)} per command"
+    elif memory_method == "rlimit":
+        memory = f"at most {_size(limits.memory)} per process of a command"
+    memory_bytes = limits.memory if memory_method != "none" else None
     if kind == "none":
         return ConfinementReport(
             kind="none",
             network="not confined: a command can reach the network, so every command that is not a known read asks",
             home="not confined: commands can read the whole home folder",
             sockets="not confined: host sockets (Docker, ssh-agent, D-Bus) are reachable",
-            processes=f"at most {limits.pids} per command" if pids_method != "none" else "not limited",
+            processes=processes,
             pids=limits.pids if pids_method != "none" else None,
+            files="not confined: a command can write wherever you can, so every command that is not a known read asks",
+            memory=memory,
+            memory_bytes=memory_bytes,
         )
     return ConfinementReport(
         kind="bubblewrap",
         network="off, unless you approve it for a command",
-        home="a private home per workspace; the rest of your home folder is not visible",
+        home="a fresh, empty one for each command; the rest of your home folder is not visible",
         sockets=sockets,
-        processes=f"at most {limits.pids} per command ({pids_method})" if pids_method != "none" else "not limited",
+        processes=processes + (f" ({pids_method})" if pids_method != "none" else ""),
         pids=limits.pids if pids_method != "none" else None,
+        files=(
+            "a command that runs without your approval sees everything read-only, the workspace included; only a"
+            " command you approve (or, in auto mode, a change that stays in the workspace) can write there"
+        ),
+        memory=memory + f"; private /tmp up to {_size(limits.scratch)}, home up to {_size(limits.home)}",
+        memory_bytes=memory_bytes,
+        scratch_bytes=limits.scratch,
     )
 
 
@@ -148,6 +185,7 @@ class ExecResult:
     duration: float
     confined: Confinement
     network: bool = False
+    writable: bool = True  # could the command change the workspace (approved, or nothing confined it)?
 
 
 @dataclass(slots=True)
@@ -202,7 +240,11 @@ class _Capture:
             return head + tail, False
         tail = tail[-(self.limit // 2) :]
         omitted = self.total - len(head) - len(tail)
-        return f"{head}\n[… {omitted} characters omitted; full output in {self.spill_path} …]\n{tail}", True
+        note = (
+            f"[… {omitted} characters omitted (the whole output is kept for the person as {self.spill_path.name}); "
+            "to see more, run the command again with its output narrowed: grep, head, tail or sed -n …]"
+        )
+        return f"{head}\n{note}\n{tail}", True
 
 
 @dataclass
@@ -269,7 +311,7 @@ class Executor:
         policy: PathPolicy,
         *,
         spill_dir: Path,
-        home_dir: Path | None = None,
+        sandbox_dir: Path | None = None,
         confine: bool = True,
         limits: Limits | None = None,
         output_limit: int = OUTPUT_LIMIT,
@@ -279,23 +321,26 @@ class Executor:
         path_suffix: Sequence[Path] = (),
         prefer: Mapping[Path, Sequence[Path]] | None = None,
     ) -> None:
-        """`home_dir` is the workspace's private home (default: beside `spill_dir`, one per workspace).
-        `path_suffix` ends every command's PATH (installed packages' commands); `prefer` maps a
-        folder to the bin folders a command run inside it finds first (a package's own environment)."""
+        """`sandbox_dir` is Orkas's own folder for what it gives commands (default: beside `spill_dir`): the
+        files in `home_files`, the git shim, and each workspace's caches. `path_suffix` ends the PATH of the
+        commands the person approved (installed packages' commands); `prefer` maps a folder to the bin folders
+        that approved commands run inside it also find (a package's own environment) — after the system's,
+        so a package's `ls` never stands in for the real one. Commands nobody approved find neither."""
         self.policy = policy
         self.spill_dir = spill_dir
         self.limits = limits or Limits()
         self.confined: Confinement = confinement() if confine else "none"
         self.output_limit = output_limit
-        self.home_dir = home_dir or spill_dir.parent / "sandbox-homes" / _slug(policy.workspace)
+        self.sandbox_dir = sandbox_dir or spill_dir.parent / "sandbox"
+        self.caches_dir = self.sandbox_dir / "caches" / _slug(policy.workspace)
         self.toolchains = tuple(toolchains)
         self.home_files = dict(home_files or {})
-        self.pids = PidsLimiter(self.limits.pids, user_namespace=self.confined == "bubblewrap")
+        self.pids = ProcessLimiter(self.limits, user_namespace=self.confined == "bubblewrap")
         source = base_env or {}  # the caller (the composition root) passes what it read from the environment
         self.base_env = {k: source[k] for k in SAFE_ENV if k in source}
         self.base_env.setdefault("PATH", DEFAULT_PATH)
-        if path_suffix:  # last: a package's command named `git` or `ls` never shadows the real one
-            self.base_env["PATH"] = os.pathsep.join([self.base_env["PATH"], *map(str, path_suffix)])
+        self.system_path = self.base_env["PATH"]
+        self.path_suffix = tuple(path_suffix)
         self.prefer = dict(prefer or {})
         self.base_env.update(
             {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", "LANG": self.base_env.get("LANG", "C.UTF-8")}
@@ -305,39 +350,62 @@ class Executor:
             self.base_env["TMPDIR"] = "/tmp"
 
     def report(self) -> ConfinementReport:
-        return describe_confinement(self.confined, self.limits, self.pids.method)
+        return describe_confinement(self.confined, self.limits, self.pids.pids_method, self.pids.memory_method)
 
-    def environment(self, extra: Mapping[str, str] | None = None, cwd: Path | None = None) -> dict[str, str]:
+    def environment(
+        self, extra: Mapping[str, str] | None = None, cwd: Path | None = None, *, writable: bool = True
+    ) -> dict[str, str]:
+        """A command's environment. Only an approved (`writable`) command finds the packages' commands, after
+        the system's; one nobody approved gets git's program-running settings switched off where nothing
+        confines it (confined, the git shim does that and more)."""
         env = dict(self.base_env)
-        if cwd is not None:
-            for folder, bins in self.prefer.items():
-                if cwd == folder or folder in cwd.parents:
-                    env["PATH"] = os.pathsep.join([*map(str, bins), env["PATH"]])
-                    break
+        if writable:
+            folders = [self.system_path]
+            if cwd is not None:
+                for folder, bins in self.prefer.items():
+                    if cwd == folder or folder in cwd.parents:
+                        folders += map(str, bins)
+                        break
+            env["PATH"] = os.pathsep.join([*folders, *map(str, self.path_suffix)])
+        elif self.confined == "none":
+            env.update(fixed_environment())
         env.update(extra or {})
         return env
 
-    def layout(self) -> Layout:
+    def layout(self, *, writable: bool = False) -> Layout:
+        """What a command sees. Prepares Orkas's own folders (the provided files, the caches): call it off the
+        event loop."""
+        provided_dir = self.sandbox_dir / "provided"
         return Layout(
             roots=self.policy.roots,
             home=self.policy.home,
-            private_home=self.home_dir,
+            writable=writable,
             toolchains=self.toolchains,
-            home_files=self.home_files,
+            provided=provide(provided_dir, self.home_files) if self.home_files else {},
+            caches=cache_folders(self.caches_dir) if writable else {},
             masked=tuple(
                 planted_names([*self.policy.roots, *self.policy.readable], self.policy.home, self.policy.secrets)
             ),
             readable=self.policy.readable,
+            git=None if writable else git_shim(provided_dir, self.system_path),
+            scratch=self.limits.scratch,
+            home_size=self.limits.home,
         )
 
     def argv(
-        self, command: str, cwd: Path, *, network: bool = False, unconfined: bool = False, group: Path | None = None
+        self,
+        command: str,
+        cwd: Path,
+        *,
+        network: bool = False,
+        unconfined: bool = False,
+        writable: bool = False,
+        group: Sequence[Path] = (),
     ) -> list[str]:
         shell = shutil.which("bash") or "/bin/sh"
         program = [shell, "-c", command]
         if self.confined == "bubblewrap" and not unconfined:
-            layout = self.layout()
-            prepare_home(layout)
+            layout = self.layout(writable=writable)
             program = bwrap_argv(layout, cwd=cwd, network=network, program=program, sized=bubblewrap_sizes_tmpfs())
             if network:  # the host's abstract unix sockets (X11, D-Bus) come with its network: scope them out
                 program = [*landlock_prefix(), *program]
@@ -352,20 +420,23 @@ class Executor:
         env: Mapping[str, str] | None = None,
         network: bool = False,
         unconfined: bool = False,
+        writable: bool = False,
     ) -> ExecResult:
-        """Run `command` to completion (or its timeout, capped by the limits). `network=True` only when the
-        person approved network for this command, `unconfined=True` only when they approved running it outside
-        the sandbox. Raises `PathDenied` for a cwd outside the policy."""
+        """Run `command` to completion (or its timeout, capped by the limits). `writable=True` only when the
+        person approved the command (or `auto` mode let a confined change through): otherwise the workspace is
+        read-only for it. `network=True` only when the person approved network for this command,
+        `unconfined=True` only when they approved running it outside the sandbox. Raises `PathDenied` for a cwd
+        outside the policy."""
         workdir = self.policy.check(cwd or self.policy.workspace, write=False)
         limit = self.limits.timeout(timeout)
         group = self.pids.new_group()
         started = time.perf_counter()
         try:
-            # Building the argv looks at the file system (the private home, planted links): off the event loop.
+            # Building the argv looks at the file system (provided files, caches, planted links): off the event loop.
             argv = await asyncio.to_thread(
-                self.argv, command, workdir, network=network, unconfined=unconfined, group=group
+                self.argv, command, workdir, network=network, unconfined=unconfined, writable=writable, group=group
             )
-            process = await _spawn(argv, workdir, self.environment(env, workdir))
+            process = await _spawn(argv, workdir, self.environment(env, workdir, writable=writable or unconfined))
             capture = _Capture(
                 self.output_limit,
                 self.spill_dir / f"output-{os.getpid()}-{process.pid}-{time.time_ns()}.txt",
@@ -392,6 +463,7 @@ class Executor:
             output=output,
             truncated=truncated,
             spill_path=capture.spill_path if truncated else None,
+            writable=writable or unconfined or self.confined == "none",
             timed_out=timed_out,
             duration=time.perf_counter() - started,
             confined="none" if unconfined else self.confined,
@@ -414,17 +486,19 @@ class Executor:
         env: Mapping[str, str] | None = None,
         network: bool = False,
         unconfined: bool = False,
+        writable: bool = False,
     ) -> Background:
-        """Start `command` in the background; its latest output (up to LOG_LIMIT bytes) goes to `log_path`."""
+        """Start `command` in the background; its latest output (up to LOG_LIMIT bytes) goes to `log_path`.
+        `writable`, `network` and `unconfined` as for `run`."""
         workdir = self.policy.check(cwd or self.policy.workspace, write=False)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         group = self.pids.new_group()
         try:
-            # Building the argv looks at the file system (the private home, planted links): off the event loop.
+            # Building the argv looks at the file system (provided files, caches, planted links): off the event loop.
             argv = await asyncio.to_thread(
-                self.argv, command, workdir, network=network, unconfined=unconfined, group=group
+                self.argv, command, workdir, network=network, unconfined=unconfined, writable=writable, group=group
             )
-            process = await _spawn(argv, workdir, self.environment(env, workdir))
+            process = await _spawn(argv, workdir, self.environment(env, workdir, writable=writable or unconfined))
         except BaseException:
             self.pids.remove_group(group)
             raise
@@ -441,9 +515,10 @@ class Executor:
         env: Mapping[str, str] | None = None,
         network: bool = False,
         unconfined: bool = False,
+        writable: bool = False,
     ) -> Piped:
         """Start `argv` with pipes on its stdin and stdout, for a program that speaks a protocol over them.
-        Same environment, process group, process cap and confinement rules as `run`."""
+        Same environment, process group, limits and confinement rules as `run`."""
         workdir = self.policy.check(cwd or self.policy.workspace, write=False)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         group = self.pids.new_group()
@@ -454,14 +529,20 @@ class Executor:
 
         try:
             program = await asyncio.to_thread(
-                self.argv, shlex.join(argv), workdir, network=network, unconfined=unconfined, group=group
+                self.argv,
+                shlex.join(argv),
+                workdir,
+                network=network,
+                unconfined=unconfined,
+                writable=writable,
+                group=group,
             )
             log = await asyncio.to_thread(log_path.open, "ab")
             try:
                 process = await asyncio.create_subprocess_exec(
                     *program,
                     cwd=workdir,
-                    env=self.environment(env, workdir),
+                    env=self.environment(env, workdir, writable=writable or unconfined),
                     stdin=asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE,
                     stderr=log,
@@ -477,7 +558,7 @@ class Executor:
             await asyncio.to_thread(_keep_tail, log_path, LOG_LIMIT)
         return Piped(process=process, log_path=log_path, _cleanup=cleanup)
 
-    async def _pump(self, process: asyncio.subprocess.Process, log_path: Path, group: Path | None) -> None:
+    async def _pump(self, process: asyncio.subprocess.Process, log_path: Path, group: list[Path]) -> None:
         """Copy a background process's output to its log, keeping only the latest LOG_LIMIT bytes."""
         assert process.stdout is not None
         try:

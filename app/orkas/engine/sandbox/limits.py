@@ -1,10 +1,13 @@
-"""Limits on what one command may consume: time, processes, and the disk its output spills to.
+"""Limits on what one command may consume: time, processes, memory, and the disk its output spills to.
 
-Processes are capped with a pids cgroup where Orkas may create one (root, or a delegated cgroup), and
-otherwise with RLIMIT_NPROC, which the kernel counts per user namespace — so inside bubblewrap's user
-namespace it caps this command's processes, not the person's. (Root is exempt from RLIMIT_NPROC:
-only the cgroup holds there.) The limit is applied by a two-line shell prefix that moves itself into
-the cgroup and sets the rlimit before it execs the command, so nothing forks before the limit holds.
+Processes and memory are capped with cgroups where Orkas may create them (root, or a delegated cgroup:
+the `pids` and `memory` controllers, v1 or v2), so the cap covers the whole command with everything it
+starts. Beside that, always, each process of the command gets RLIMIT_DATA (its heap and writable
+mappings; unlike RLIMIT_AS it leaves alone the large reservations JVMs and V8 make and never touch),
+and — where no pids cgroup exists — RLIMIT_NPROC, which the kernel counts per user namespace, so inside
+bubblewrap's user namespace it caps this command's processes, not the person's (root is exempt from it:
+only the cgroup holds there). The limits are applied by a short shell prefix that moves itself into the
+cgroups and sets the rlimits before it execs the command, so nothing forks before they hold.
 """
 
 from __future__ import annotations
@@ -16,12 +19,16 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-PidsMethod = Literal["cgroup", "rlimit", "none"]
+Method = Literal["cgroup", "rlimit", "none"]
+PidsMethod = Method
 _ids = itertools.count(1)
+GiB = 1 << 30
+MiB = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +36,9 @@ class Limits:
     max_timeout: float = 600.0  # seconds; the model cannot ask for more
     default_timeout: float = 120.0
     pids: int = 512  # processes and threads per command
+    memory: int = 4 * GiB  # bytes: the whole command (cgroup), and each of its processes' heap (rlimit)
+    scratch: int = 1 * GiB  # bytes of the command's private /tmp (in memory)
+    home: int = 512 * MiB  # bytes of the command's fresh home (in memory), caches aside
     spill_bytes: int = 64 * 1024 * 1024  # of one command's full output kept on disk
     spill_total_bytes: int = 512 * 1024 * 1024  # of all kept outputs together
     spill_days: float = 7.0  # outputs older than this are removed
@@ -39,32 +49,49 @@ class Limits:
         return max(1.0, min(float(wanted), self.max_timeout))
 
 
-def _pids_cgroup_parent() -> Path | None:
-    """A pids cgroup folder under which Orkas may create one cgroup per command, if there is one."""
-    candidates: list[Path] = []
+def _cgroup_parents() -> dict[str, Path]:
+    """For each controller Orkas may use ("pids", "memory"), a folder under which it may create one cgroup per
+    command. cgroup v1 has a hierarchy per controller; v2 one tree, where the controllers must be delegated."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
-        return None
+        return {}
+    candidates: dict[str, list[Path]] = {"pids": [], "memory": []}
     for line in lines:
         number, controllers, path = line.split(":", 2)
-        if "pids" in controllers.split(","):  # cgroup v1
-            candidates.append(Path("/sys/fs/cgroup/pids") / path.lstrip("/"))
-        elif number == "0" and controllers == "":  # cgroup v2: pids must be delegated to our subtree
+        for name in candidates:
+            if name in controllers.split(","):  # cgroup v1
+                candidates[name].append(Path("/sys/fs/cgroup") / name / path.lstrip("/"))
+        if number == "0" and controllers == "":  # cgroup v2
             own = Path("/sys/fs/cgroup") / path.lstrip("/")
             with contextlib.suppress(OSError):
-                if "pids" in (own / "cgroup.subtree_control").read_text().split():
-                    candidates.append(own)
-    for parent in candidates:
-        _sweep(parent)
-        folder = parent / f"orkas-{os.getpid()}"
-        try:
-            folder.mkdir(exist_ok=True)
-            if (folder / "pids.max").exists() or _enable_v2(folder):
-                atexit.register(_remove_tree, folder)
-                return folder
-        except OSError:
-            continue
+                delegated = (own / "cgroup.subtree_control").read_text().split()
+                for name in candidates:
+                    if name in delegated:
+                        candidates[name].append(own)
+    found: dict[str, Path] = {}
+    for name, parents in candidates.items():
+        for parent in parents:
+            folder = _own_folder(parent, name)
+            if folder is not None:
+                found[name] = folder
+                break
+    return found
+
+
+def _own_folder(parent: Path, controller: str) -> Path | None:
+    _sweep(parent)
+    folder = parent / f"orkas-{os.getpid()}"
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError:
+        return None
+    knob = "pids.max" if controller == "pids" else "memory.max"
+    v1_knob = "pids.max" if controller == "pids" else "memory.limit_in_bytes"
+    if (folder / v1_knob).exists() or (folder / knob).exists() or _enable_v2(folder, controller):
+        atexit.register(_remove_tree, folder)
+        return folder
+    _remove_tree(folder)
     return None
 
 
@@ -85,73 +112,96 @@ def _remove_tree(folder: Path) -> None:
         folder.rmdir()
 
 
-def _enable_v2(folder: Path) -> bool:
+def _enable_v2(folder: Path, controller: str) -> bool:
     try:
-        (folder / "cgroup.subtree_control").write_text("+pids")
+        (folder / "cgroup.subtree_control").write_text(f"+{controller}")
         return True
     except OSError:
         return False
 
 
-class PidsLimiter:
-    """Caps the processes of each command. `method` says how, so settings can tell the person."""
+class ProcessLimiter:
+    """Caps the processes and the memory of each command. `pids_method` and `memory_method` say how, so
+    settings can tell the person."""
 
-    def __init__(self, limit: int, *, user_namespace: bool) -> None:
-        self.limit = limit
-        self._parent = _pids_cgroup_parent() if sys.platform.startswith("linux") else None
+    def __init__(self, limits: Limits, *, user_namespace: bool) -> None:
+        self.limits = limits
+        linux = sys.platform.startswith("linux")
+        self._parents = _cgroup_parents() if linux else {}
         # Outside a user namespace RLIMIT_NPROC counts all the person's processes: useless as a per-command cap.
-        rlimit = user_namespace and os.geteuid() != 0
-        self.method: PidsMethod = "cgroup" if self._parent else ("rlimit" if rlimit else "none")
+        nproc = user_namespace and os.geteuid() != 0
+        self.pids_method: Method = "cgroup" if "pids" in self._parents else ("rlimit" if nproc else "none")
+        self.memory_method: Method = "cgroup" if "memory" in self._parents else ("rlimit" if linux else "none")
 
-    def new_group(self) -> Path | None:
-        """A fresh cgroup for one command (None when cgroups are not available)."""
-        if self._parent is None:
-            return None
-        group = self._parent / f"cmd-{next(_ids)}"
-        try:
-            group.mkdir()
-            (group / "pids.max").write_text(str(self.limit))
-        except OSError:
-            return None
-        return group
+    @property
+    def method(self) -> Method:
+        """How processes are capped (kept for callers that ask only about processes)."""
+        return self.pids_method
 
-    def prefix(self, group: Path | None) -> list[str]:
-        """The shell prefix that puts the command under the limit, then execs it (`"$@"`)."""
-        script = 'if [ -n "$1" ]; then echo $$ > "$1/cgroup.procs" || exit 125; fi; shift; '
-        if self.method == "rlimit":
-            script += f"ulimit -u {self.limit} 2>/dev/null; "
-        return ["/bin/sh", "-c", script + 'exec "$@"', "orkas-limit", str(group or "")]
+    def new_group(self) -> list[Path]:
+        """Fresh cgroups for one command (empty when cgroups are not available). Never raises. cgroup v2 has one
+        tree: there both controllers share the command's one group; v1 has a group per controller."""
+        groups: list[Path] = []
+        values = {"pids": str(self.limits.pids), "memory": str(self.limits.memory)}
+        by_parent: dict[Path, list[str]] = {}
+        for controller, parent in self._parents.items():
+            by_parent.setdefault(parent, []).append(controller)
+        for parent, controllers in by_parent.items():
+            group = parent / f"cmd-{next(_ids)}"
+            try:
+                group.mkdir()
+                for controller in controllers:
+                    (group / _knob(group, controller)).write_text(values[controller])
+            except OSError:
+                self.remove_group([group])
+                continue
+            groups.append(group)
+        return groups
+
+    def prefix(self, groups: Sequence[Path]) -> list[str]:
+        """The shell prefix that puts the command under the limits, then execs it (`"$@"`)."""
+        script = 'while [ "$1" != -- ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; done; shift; '
+        if self.pids_method == "rlimit":
+            script += f"ulimit -u {self.limits.pids} 2>/dev/null; "
+        if self.memory_method != "none":
+            script += f"ulimit -d {self.limits.memory // 1024} 2>/dev/null; "
+        return ["/bin/sh", "-c", script + 'exec "$@"', "orkas-limit", *map(str, groups), "--"]
 
     @staticmethod
-    def kill_group(group: Path | None) -> None:
-        """SIGKILL whatever is left in a command's cgroup (even what left its process group)."""
-        if group is None:
-            return
-        for _ in range(20):
-            try:
-                pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
-            except OSError:
-                return
-            if not pids:
-                return
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.01)
+    def kill_group(groups: Sequence[Path]) -> None:
+        """SIGKILL whatever is left in a command's cgroups (even what left its process group)."""
+        for group in groups:
+            for _ in range(20):
+                try:
+                    pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+                except OSError:
+                    break
+                if not pids:
+                    break
+                for pid in pids:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, signal.SIGKILL)
+                time.sleep(0.01)
 
     @staticmethod
-    def remove_group(group: Path | None) -> None:
-        if group is None:
-            return
-        for _ in range(50):
-            try:
-                group.rmdir()
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                PidsLimiter.kill_group(group)
-                time.sleep(0.02)
+    def remove_group(groups: Sequence[Path]) -> None:
+        for group in groups:
+            for _ in range(50):
+                try:
+                    group.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    ProcessLimiter.kill_group([group])
+                    time.sleep(0.02)
+
+
+def _knob(group: Path, controller: str) -> str:
+    """The file that sets a controller's limit in `group` (v2, or v1's name for memory)."""
+    if controller == "pids":
+        return "pids.max"
+    return "memory.max" if (group / "memory.max").exists() else "memory.limit_in_bytes"
 
 
 def prune_spills(folder: Path, limits: Limits, now: float | None = None) -> int:

@@ -3,9 +3,13 @@
 Every command is classified (sandbox/risk.py) and goes through consent before it runs; the mode
 decides what is asked (consent.py). Everything runs through the one `Executor`, confined where the
 machine allows it: no network unless the person approved network for this command, no home folder,
-no host sockets. Where nothing confines commands, anything that is not a known read is asked about
-as "dangerous" — even in `auto`. An approved command that must leave the sandbox (a path outside the
-workspace, privilege, the person's keys) runs unconfined: the question says so.
+no host sockets. A command judged a read runs without a question — and therefore read-only: the
+classifier only decides when to ask, and a wrong "read" must not be able to write, persist or send
+anything. Only a command that was allowed past a question (by the person, a grant, an "always" rule,
+or `auto` mode's confined changes) gets a writable workspace. Where nothing confines commands, anything
+that is not a known read is asked about as "dangerous" — even in `auto`. An approved command that must
+leave the sandbox (a path outside the workspace, privilege, the person's keys) runs unconfined: the
+question says so.
 """
 
 from __future__ import annotations
@@ -31,10 +35,12 @@ READ_CHARS = 32_000
 
 @dataclass(frozen=True, slots=True)
 class Approved:
-    """What the person allowed for one command: whether it may use the network or leave the sandbox."""
+    """What one command may do: write the workspace (it got past a question: nobody approves a read), use
+    the network, leave the sandbox."""
 
     network: bool = False
     unconfined: bool = False
+    writable: bool = False
 
 
 def assess(executor: Executor, command: str, *, wants_network: bool = False) -> tuple[Ask, CommandRisk]:
@@ -68,7 +74,11 @@ async def _approve(ctx: ToolContext, executor: Executor, command: str, wants_net
     ask, risk = assess(executor, command, wants_network=wants_network)
     if not await ctx.ask(ask):
         return _refusal(ask, risk)
-    return Approved(network=ask.effect in ("network", "unconfined"), unconfined=ask.effect == "unconfined")
+    return Approved(
+        network=ask.effect in ("network", "unconfined"),
+        unconfined=ask.effect == "unconfined",
+        writable=ask.level != "read_only",
+    )
 
 
 def _cwd(executor: Executor, raw: str | None) -> Path | None:
@@ -145,6 +155,7 @@ class Bash:
                 timeout=input.get("timeout"),
                 network=approved.network,
                 unconfined=approved.unconfined,
+                writable=approved.writable,
             )
         except PathDenied as e:
             return error_result(f"access denied: {e.reason}")
@@ -164,7 +175,8 @@ def _shown(result: ExecResult) -> ToolResult:
         "duration": round(result.duration, 3),
         "confined": result.confined,
         "network": result.network,
-        "spill_path": str(result.spill_path) if result.spill_path else None,
+        "spill_path": result.spill_path.name if result.spill_path else None,  # a name: never a data-folder path
+        "writable": result.writable,
     }
     body = f"{status}\n{result.output}" if result.output else status
     return ToolResult(
@@ -207,7 +219,12 @@ class ProcessManager:
         ident = f"p{next(self._ids)}"
         log = self.log_dir / f"{ident}-{int(time.time())}.log"
         process = await self.executor.start(
-            command, log_path=log, cwd=cwd, network=approved.network, unconfined=approved.unconfined
+            command,
+            log_path=log,
+            cwd=cwd,
+            network=approved.network,
+            unconfined=approved.unconfined,
+            writable=approved.writable,
         )
         entry = _Process(ident, command, log, process)
         self.processes[ident] = entry
@@ -252,8 +269,8 @@ class ProcessStart:
         except PathDenied as e:
             return error_result(f"access denied: {e.reason}")
         return text_result(
-            f"started {entry.id} (pid {entry.process.pid}); output goes to {entry.log}",
-            details={"id": entry.id, "pid": entry.process.pid, "log": str(entry.log)},
+            f"started {entry.id} (pid {entry.process.pid}); read its output with process_read",
+            details={"id": entry.id, "pid": entry.process.pid, "log": entry.log.name},
         )
 
 
@@ -311,7 +328,7 @@ class ProcessRead(_ProcessTool):
         data = entry.log.read_bytes() if entry.log.exists() else b""
         text = data[-chars * 4 :].decode("utf-8", errors="replace")[-chars:]
         more = len(data) > len(text.encode())
-        prefix = f"[… earlier output in {entry.log}]\n" if more else ""
+        prefix = f"[… {len(data) - len(text.encode())} earlier bytes not shown]\n" if more else ""
         return text_result(prefix + (text or "(no output yet)"), details={"id": entry.id, "bytes": len(data)})
 
 
