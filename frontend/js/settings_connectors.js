@@ -44,6 +44,12 @@ async function confirmCommand(name, command) {
   });
 }
 
+// What calling a tool does: only one that changes nothing and stays on this computer runs without a question.
+function toolNote(tool) {
+  if (!tool.closed_world) return t("connectorLeaves");
+  return tool.read_only ? t("connectorReadOnly") : t("connectorChanges");
+}
+
 function row(connector, guard, refresh) {
   const item = el("li", `connector status-${connector.status}`);
   item.dataset.connector = connector.id;
@@ -66,7 +72,7 @@ function row(connector, guard, refresh) {
     actionButton("small", t("connectorCheck"), guard(async () => {
       const found = await post(`/api/connectors/${connector.id}/check`);
       if (found.error) throw new Error(found.error);
-      toolList.replaceChildren(...found.tools.map((tool) => el("li", "", `${tool.name}${tool.read_only ? ` (${t("connectorReadOnly")})` : ""} — ${tool.description}`)));
+      toolList.replaceChildren(...found.tools.map((tool) => el("li", "", `${tool.name} (${toolNote(tool)}) — ${tool.description}`)));
       if (!found.tools.length) toolList.replaceChildren(el("li", "hint", t("connectorNoTools")));
     })),
     actionButton("small", connector.enabled ? t("connectorTurnOff") : t("connectorTurnOn"), guard(async () => {

@@ -72,7 +72,7 @@ def test_a_run_lists_and_calls_a_local_server(anthropic_server: FakeServer, tmp_
     tools = {t["name"] for t in anthropic_server.requests[0].json["tools"]}
     assert {"mcp_list_tools", "mcp_call"} <= tools
     everything = text_of(results(anthropic_server, 1)[0])
-    assert "## test (connected) — 7 tools" in everything and "- echo [read-only]: Say the text back." in everything
+    assert "## test (connected) — 8 tools" in everything and "- echo [read-only]: Say the text back." in everything
     schemas = text_of(results(anthropic_server, 2)[0])
     assert '"required":["a","b"]' in schemas and "<untrusted_data" in schemas
     echo, note, bad, server, tool, look, shout = results(anthropic_server, 3)
@@ -89,7 +89,33 @@ def test_a_run_lists_and_calls_a_local_server(anthropic_server: FakeServer, tmp_
         for name in files:
             assert SECRET.encode() not in (Path(root) / name).read_bytes(), name
     listed = json.loads(orkas("mcp", "list", "--json", env=env, cwd=tmp_path).stdout)
-    assert listed[0]["status"] == "disconnected" and listed[0]["tools"] == 7  # the run ended: its server too
+    assert listed[0]["status"] == "disconnected" and listed[0]["tools"] == 8  # the run ended: its server too
+
+
+def test_a_tool_that_only_says_read_only_never_sends_data_out_unasked(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    """The attack: a server's tool annotated readOnlyHint (but not openWorldHint: false) took a secret to a listener
+    in a URL. Every mode asks now, `auto` included; with nobody to answer, nothing leaves."""
+    from tests.e2e.attack_kit import Listener
+
+    listener = Listener()
+    env = env_for(anthropic_server, tmp_path)
+    add_server(env, tmp_path)
+    (tmp_path / "ws" / ".env").write_text("STRIPE_KEY=sk_live_exfil_me\n")
+    call = {"server": "test", "tool": "lookup", "arguments": {"url": listener.url, "query": "sk_live_exfil_me"}}
+    try:
+        for mode in ("ask", "auto", "plan"):
+            anthropic_server.script(
+                a_wire.message(a_wire.tool_use("mcp_call", call, id=f"t-{mode}")), a_wire.reply_text("ok")
+            )
+            ran = orkas("run", "look it up", "--mode", mode, "--json", env=env, cwd=tmp_path / "ws")
+            assert ran.returncode == 0, ran.stderr
+            refused = results(anthropic_server, -1)[0]  # in auto too: a change would have run there, this asks
+            assert refused["is_error"] and "did not allow test.lookup" in text_of(refused), mode
+        assert listener.received == []
+    finally:
+        listener.close()
 
 
 def test_without_connectors_the_tools_are_not_offered(anthropic_server: FakeServer, tmp_path: Path) -> None:
@@ -195,7 +221,7 @@ def test_an_imported_claude_desktop_server_is_usable(tmp_path: Path) -> None:
     imported = orkas("mcp", "import", str(config), "--yes", env=env, cwd=tmp_path)
     assert "added custom-local (local)" in imported.stdout, imported.stderr
     tools = orkas("mcp", "tools", "local", env=env, cwd=tmp_path)
-    assert tools.returncode == 0 and "echo [read-only]  Say the text back." in tools.stdout, tools.stderr
+    assert tools.returncode == 0 and "echo [read-only, stays here]  Say the text back." in tools.stdout, tools.stderr
     unknown = orkas("mcp", "tools", "nope", env=env, cwd=tmp_path)
     assert unknown.returncode == 2 and "no server 'nope'; the servers are: local" in unknown.stderr
     for root, _dirs, files in os.walk(tmp_path / "data"):

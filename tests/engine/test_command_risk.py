@@ -97,7 +97,20 @@ COMMON_READS = [
     "pip show requests",
     "pip freeze",
     "npm ls",
-    "python3 -m json.tool a.json",
+    "python3 -I -m json.tool a.json",
+    "python3 -P -m json.tool a.json",
+    "echo $((3 * 7))",
+    "n=10; echo $((n + 1))",
+    "for i in 1 2 3; do echo $((i * 2)); done",
+    "a=2; b=a; echo $((b * 3))",
+    "echo ${HOME:0:4} $((RANDOM % 6))",
+    "git grep -n --only-matching foo",
+    "git grep -e a --or -e b",
+    "sort -k2 -n f",
+    "diff3 a b c",
+    "cat .env.example README.md",
+    "ls -la .env*",
+    "stat .env",
     "sqlite3 -readonly app.db 'SELECT count(*) FROM t'",
     "lscpu",
     "ss -tln",
@@ -180,3 +193,118 @@ def test_reasons_say_what_is_wrong() -> None:
     assert "outside the workspace" in classify_command("cat ~/.aws/credentials").reason
     assert "wholesale" in classify_command("rm -rf .").reason
     assert classify_command("ls").reason == "only reads"
+
+
+ROUND_3 = [
+    # a command name made to run another program
+    "hash -p /usr/bin/bash cat; cat f",
+    "hash -dp ./x ls; ls",
+    "enable -f ./x.so evil",
+    "enable -n echo; echo hi",
+    "BASH_CMDS[ls]=/tmp/x; ls",
+    # arithmetic that evaluates a computed value again
+    "x='a[$'; y='(touch p)]'; echo $(( $x$y ))",
+    "z=$(cat f); echo $((z))",
+    "read n < f; echo $((n + 1))",
+    "read n < f; let m=n*2",
+    "mapfile -t a < f; echo $((a))",
+    "for v in $(cat f); do (( v > 1 )); done",
+    "for f in *; do echo $((f)); done",
+    "k=$(cat f); echo ${arr[k]}",
+    "w=$(cat f); echo ${s:w:2}",
+    "read a < f; [[ $a -gt 1 ]]",
+    "read a < f; [[ a -lt 1 ]]",
+    "declare -i n; n=$(cat f)",
+    "v=$(cat f); declare -i n=v",
+    "printf -v q %s \"$(cat f)\"; echo $((q))",
+    "x=y; y=$(cat f); echo $((x))",
+    "echo $(($1))",
+    # options that name a program, spelled whole or abbreviated as getopt and git accept
+    "echo x | split --filter='sh -c id'",
+    "split --filt=sh f",
+    "sort --compress-prog=bash -S 1 -T . f",
+    "sort --compress-program=./z f",
+    "tar -tf a.tar --checkpoint=1 --checkpoint-act=exec=id",
+    "tar -tf a.tar --to-com=id",
+    "tar -tf a.tar --use-compress-prog=./x",
+    "tar -tf a.tar --info-scr=./x",
+    "git grep --open=bash x",
+    "git grep --open-files-in=vim x",
+    "git diff --ext",
+    "git log -p --ext-d",
+    "diff3 --diff-program=./x a b c",
+    "sdiff --diff-p=sh a b",
+    "rg --pre=./x foo",
+    "rg --hostname-bin=./x foo",
+    "ugrep --filter='*:sh' x",
+    "man --pag=sh ls",
+    "bat --pager=sh f",
+    "anytool --pager=sh f",
+    "anytool --edit=sh f",
+    # modules and build tools that read the project before they answer
+    "python3 -m json.tool f.json",
+    "python -m pip list",
+    "python3 -m http.server --help",
+    "mvn -v",
+    "gradle --version",
+    "yarn -v",
+    "go version",
+    "cargo --version",
+    "cargo metadata",
+    "bundle list",
+    "composer show",
+    "uv tree",
+    "poetry show",
+    # the person's secrets in the workspace
+    "cat .env",
+    "head .env.production",
+    "grep KEY .env.local",
+    "cat id_rsa",
+    "less certs/server.key",
+    "xxd store.p12",
+    "cat config/credentials.json",
+    "cat secrets.yml",
+    "source .envrc",
+    "cat < .env",
+    "cp .env /tmp/x",
+]
+
+
+@pytest.mark.parametrize("line", ROUND_3)
+def test_round_three_read_looking_lines_are_not_reads(line: str) -> None:
+    risk = classify_command(line)
+    assert risk.level != "read_only", risk
+    assert risk.reason
+
+
+COMPUTED_DESTRUCTION = [
+    'rm -rf "$(cat target)"',
+    "rm -rf $(cat dirs)",
+    'd=$(cat x); rm -rf "$d"',
+    'rm -rf "$SOMEWHERE"',
+    "rm -rf ${build}/",
+    'while read f; do rm -rf "$f"; done < list',
+    'cat list | while IFS= read -r f; do rm -f -- "$f"; done',
+    'for f in $(git ls-files); do rm "$f"; done',
+    'while read f; do : > "$f"; done < list',
+    'for f in $(cat l); do echo > "$f"; done',
+    'find "$(cat root)" -delete',
+    'find "$d" -type f -exec rm {} +',
+    "truncate -s 0 $(cat l)",
+    'rm -rf "$(pwd)"',
+    'rm -rf "$(dirname "$PWD")"',
+]
+
+
+@pytest.mark.parametrize("line", COMPUTED_DESTRUCTION)
+def test_destruction_of_a_target_computed_at_run_time_asks_even_in_auto(line: str) -> None:
+    risk = classify_command(line)
+    assert risk.level == "dangerous" and "destructive" in risk.categories, risk
+    assert not risk.unconfined  # approving it still runs it in the sandbox
+
+
+@pytest.mark.parametrize(
+    "line", ['rm -rf build', 'rm -f "$PWD/out.txt"', "for f in a b; do rm -f $f.o; done", 'x=dist; rm -rf "$x"']
+)
+def test_destruction_of_a_literal_target_is_an_ordinary_change(line: str) -> None:
+    assert classify_command(line).level == "workspace_write", classify_command(line)

@@ -223,6 +223,7 @@ async def _list_tools(client: mcp.Client, connector: Connector) -> dict[str, Rem
                 description=tool.description or tool.title or "",
                 input_schema=dict(tool.input_schema or {"type": "object"}),
                 read_only=bool(hints is not None and hints.read_only_hint is True),
+                closed_world=bool(hints is not None and hints.open_world_hint is False),
             )
         cursor = page.next_cursor
         if cursor is None or len(found) >= MAX_TOOLS:

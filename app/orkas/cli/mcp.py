@@ -111,7 +111,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         if args.json:
             print(json.dumps([_tool_row(t) for t in listing.tools], indent=2, ensure_ascii=False))
         for tool in [] if args.json else listing.tools:
-            mark = " [read-only]" if tool.read_only else ""
+            mark = " [read-only, stays here]" if tool.runs_unasked else ("" if tool.closed_world else " [asks: may leave]")
             print(f"{tool.name}{mark}  {' '.join(tool.description.split())[:200]}")
     elif command == "remove":
         print(f"removed {connectors.remove(args.name).id}")
@@ -161,6 +161,7 @@ def _tool_row(tool: RemoteTool) -> dict[str, Any]:
         "name": tool.name,
         "description": tool.description,
         "read_only": tool.read_only,
+        "closed_world": tool.closed_world,
         "input_schema": dict(tool.input_schema),
     }
 

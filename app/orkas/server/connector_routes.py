@@ -88,7 +88,10 @@ def add_connector_routes(api: FastAPI, hub: ConnectorHub) -> None:
             listing = await hub.probe(ident)
         except ToolInputError as e:
             raise HTTPException(status_code=404, detail=str(e)) from None
-        tools = [{"name": t.name, "description": t.description, "read_only": t.read_only} for t in listing.tools]
+        tools = [
+            {"name": t.name, "description": t.description, "read_only": t.read_only, "closed_world": t.closed_world}
+            for t in listing.tools
+        ]
         return {"status": listing.status, "error": listing.error, "tools": tools}
 
     @api.post("/api/connectors/import")

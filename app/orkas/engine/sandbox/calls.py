@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from orkas.engine.sandbox import known
 from orkas.engine.sandbox.shell import Command, Word
-from orkas.engine.sandbox.verdict import Context, Place, Verdict, place
+from orkas.engine.sandbox.verdict import Context, Place, Verdict, expand, is_secret, place
 
 WHOLESALE = frozenset(
     {".", "./", "..", "../", "*", "./*", ".*", "*.*", "/", "/*", "~", "~/", "~/*", "$HOME", "${HOME}"}
@@ -83,6 +84,8 @@ class Call:
             self.verdict.add("outside_workspace", f"{self.name} reads {word.text}, outside the workspace")
         elif found == "network_device":
             self.verdict.add("network", f"{self.name} opens a network connection ({word.text})")
+        elif self.name not in known.METADATA_READERS and (is_secret(word.text) or WHOLE_ETC.match(word.text)):
+            self.verdict.add("secrets", f"{self.name} reads {word.text}, which may hold passwords or keys")
 
     def write(self, word: Word, *, deletes: bool = False) -> None:
         found = self.where(word)
@@ -97,7 +100,7 @@ class Call:
 
     def read_all(self, words: list[Word]) -> None:
         for word in words:
-            if pathish(word):
+            if pathish(word) or is_secret(word.text):  # a bare `id_rsa` is a file in the working folder too
                 self.read(word)
 
     def program(self, reason: str) -> None:
@@ -115,3 +118,26 @@ def pathish(word: Word) -> bool:
     return bool(text) and (
         "/" in text or text.startswith(("~", ".", "$")) or word.dynamic or text in ("..", ".") or ":" in text[1:3]
     )
+
+
+WHOLE_ETC = re.compile(r"^/+etc/*(\*|\.\*)?$")  # the machine's whole configuration, where it keeps passwords
+VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def computed(word: Word, ctx: Context, *, each_time: bool = False) -> bool:
+    """Is `word` (a path) decided at run time by something other than the line's own text — a command's output,
+    a file's lines, an unknown variable? Then its worst case is any path at all, the workspace itself included.
+    `each_time`: only when it changes each time round a loop over such values (one path per line of a file)."""
+    if not word.dynamic:
+        return False
+    text = word.raw or word.text
+    names = VARIABLE.findall(text)
+    if each_time:
+        return any(name in ctx.loop_tainted for name in names)
+    if "$(" in text or "`" in text or any(name in ctx.tainted for name in names):
+        return True
+    values = [KNOWN_PLACES.sub("", value) for value in expand(word.text, ctx)]
+    return any("$" in value or "`" in value for value in values)
+
+
+KNOWN_PLACES = re.compile(r"\$\{?(PWD|HOME|TMPDIR)\}?(?![A-Za-z0-9_])")  # where these point is judged by place()

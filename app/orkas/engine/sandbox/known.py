@@ -37,8 +37,19 @@ NO_PATHS = frozenset(
 # Accepted as the only argument by most programs: answering them runs nothing else.
 VERSION_FLAGS = frozenset({"--version", "--help", "-help", "--usage"})
 SHORT_VERSION = frozenset(
-    "python python3 python2 node ruby perl php go rustc cargo java javac gcc g++ clang make cmake npm pnpm yarn pip "
-    "pip3 git docker curl wget bash sh zsh deno bun lua tsc mvn gradle kubectl terraform openssl ssh gpg".split()
+    "python python3 python2 node ruby perl php rustc java javac gcc g++ clang make cmake npm pip pip3 git docker "
+    "curl wget bash sh zsh deno bun lua tsc kubectl terraform openssl ssh gpg".split()
+)
+# Build tools that read the project's own configuration before they answer even `--version` (Maven's
+# .mvn/jvm.config, Yarn's yarnPath, Go's toolchain line, Cargo's config, Gradle's properties): a program.
+PROJECT_CONFIGURED = frozenset(
+    "mvn mvnw gradle gradlew yarn yarnpkg pnpm go cargo sbt bazel bazelisk dotnet ant lein mix rebar3 stack cabal "
+    "bundle bundler composer uv poetry pdm hatch rye pixi".split()
+)
+# Readers that show a file's name, size or checksum, never its text.
+METADATA_READERS = frozenset(
+    "ls dir vdir exa eza lsd stat du tree getfacl lsattr df test [ realpath readlink namei findmnt file wc md5sum "
+    "sha1sum sha224sum sha256sum sha384sum sha512sum cksum sum b2sum shasum".split()
 )
 ROOT_OK = frozenset({"ls", "cd", "stat", "file", "df", "test", "[", "findmnt", "namei", "readlink", "realpath"})
 
@@ -109,14 +120,78 @@ HOOKS = frozenset(
     GNUPGHOME CURL_HOME WGETRC HOME TMUX_TMPDIR MAKEFLAGS MFLAGS GEM_HOME GEM_PATH BUNDLE_GEMFILE RUSTC_WRAPPER
     RUSTC CARGO_HOME CC CXX LD AR LUA_INIT LUA_PATH LUA_CPATH TCLLIBPATH R_PROFILE R_PROFILE_USER R_ENVIRON
     DOCKER_HOST KUBECONFIG PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE NPM_CONFIG_USERCONFIG
+    BASH_CMDS BASH_ALIASES BASH_LOADABLES_PATH EXECIGNORE GLOBIGNORE PYTHONSAFEPATH
     """.split()
 )
-HOOK_PATTERNS = re.compile(r"^(LD_|DYLD_|GIT_(?!AUTHOR_|COMMITTER_|TERMINAL_PROMPT|TRACE)|NPM_CONFIG_|npm_config_)")
+# Long options that name a program for the command to run. getopt_long and git's parse-options take any
+# unambiguous prefix (`--compress-prog` is `--compress-program`), and an ambiguous one is refused, so a
+# word that could abbreviate one of these is treated as that option.
+PROGRAM_OPTIONS: dict[str, tuple[str, ...]] = {
+    "sort": ("compress-program",),
+    "split": ("filter",),
+    "tar": (
+        "use-compress-program",
+        "to-command",
+        "checkpoint-action",
+        "info-script",
+        "new-volume-script",
+        "rsh-command",
+        "rmt-command",
+    ),
+    "cpio": ("rsh-command",),
+    "diff3": ("diff-program",),
+    "sdiff": ("diff-program",),
+    "rg": ("pre", "hostname-bin"),
+    "ripgrep": ("pre", "hostname-bin"),
+    "ugrep": ("filter", "pager"),
+    "man": ("pager", "html", "browser"),
+    "bat": ("pager",),
+    "batcat": ("pager",),
+    "ack": ("pager",),
+    "rsync": ("rsh", "rsync-path"),
+    "fd": ("exec", "exec-batch"),
+    "fdfind": ("exec", "exec-batch"),
+    "zip": ("unzip-command",),
+    "less": ("lesskey-file", "lesskey-src", "lesskey-content"),  # a lesskey file can set LESSOPEN: code
+    "git": ("exec-path", "open-files-in-pager", "ext-diff", "upload-pack", "receive-pack", "exec", "config-env"),
+}
+# For any other program: options whose name says they run a program (an abbreviation of three letters or more).
+GENERIC_PROGRAM_OPTIONS = (
+    "pager",
+    "editor",
+    "exec",
+    "compress-program",
+    "use-compress-program",
+    "diff-program",
+    "open-files-in-pager",
+    "checkpoint-action",
+    "to-command",
+    "rsh-command",
+    "rsync-path",
+    "preprocessor",
+)
+
+
+def program_option(name: str, word: str) -> str | None:
+    """The program-naming option `word` is (or abbreviates) for program `name`, if any."""
+    if not word.startswith("--") or len(word) < 3 or word.startswith("--no-"):
+        return None
+    given = word[2:].split("=", 1)[0]
+    specific = PROGRAM_OPTIONS.get(name)
+    options, shortest = (specific, 1) if specific is not None else (GENERIC_PROGRAM_OPTIONS, 3)
+    if len(given) < shortest:
+        return None
+    return next((option for option in options if option.startswith(given)), None)
+HOOK_PATTERNS = re.compile(
+    r"^(LD_|DYLD_|GIT_(?!AUTHOR_|COMMITTER_|TERMINAL_PROMPT|TRACE)|NPM_CONFIG_|npm_config_)"
+    r"|(PAGER|EDITOR|BROWSER|_PROGRAM|_PROG|_COMMAND|_CMD|_SHELL|_HOOK|_WRAPPER)$",  # any tool's way to name a program
+    re.IGNORECASE,
+)
 SAFE_PATH = re.compile(r"^(/usr/local/s?bin|/usr/s?bin|/s?bin|/opt/[\w.-]+/bin|\$PATH|\$\{PATH\})(:|$)")
 
 
 def is_hook(name: str) -> bool:
-    return name in HOOKS or bool(HOOK_PATTERNS.match(name))
+    return name in HOOKS or bool(HOOK_PATTERNS.search(name))
 
 
 def hidden_commands(text: str) -> list[str]:
@@ -150,13 +225,16 @@ def check_assignment(verdict: Verdict, name: str, value: str, judge_line: Callab
             verdict.add("code_execution", "PATH is changed, so another program may run under a known name")
     elif is_hook(name):
         verdict.add("code_execution", f"{name}=… makes programs run other code")
+    elif name.startswith("GIT_TRACE") and value not in ("", "0", "1", "2", "true", "false"):
+        verdict.add("writes", f"{name}={value} makes git write its trace to that file")
     for body in hidden_commands(value):
         judge_line(body)
 
 
 def only_asks_for_version(name: str, words: list[str]) -> bool:
-    """`prog --version`, `prog --help` (and `-V`, `-v`, `-h`, `version` for well-known programs): reads nothing else."""
-    if len(words) != 1:
+    """`prog --version`, `prog --help` (and `-V`, `-v`, `-h`, `version` for well-known programs): reads nothing else.
+    Never for a build tool that reads the project's configuration first."""
+    if len(words) != 1 or name in PROJECT_CONFIGURED:
         return False
     flag = words[0]
     if flag in VERSION_FLAGS:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from orkas.engine.sandbox import known, rules_files, rules_tools, rules_wrappers
 from orkas.engine.sandbox.calls import Call, pathish
 from orkas.engine.sandbox.shell import Word
+from orkas.engine.sandbox.verdict import is_secret
 
 HANDLERS: dict[str, Callable[[Call], None]] = {
     **rules_wrappers.HANDLERS,
@@ -23,13 +24,19 @@ HANDLERS: dict[str, Callable[[Call], None]] = {
 
 def judge_program(call: Call) -> None:
     name = call.name
+    for word in call.words:
+        option = known.program_option(name, word)
+        if option is not None:
+            call.code(f"{name} {word.split('=', 1)[0]} (--{option}) runs a program")
+    if name in known.PROJECT_CONFIGURED:
+        call.program(f"{name} reads the project's own configuration, which can make it run code")
     if known.only_asks_for_version(name, call.words):
         return
     handler = HANDLERS.get(name)
     if handler is not None:
         handler(call)
     elif name in known.READERS:
-        call.read_all([w for w in call.positionals() if pathish(w)] or [Word(".")])
+        call.read_all([w for w in call.positionals() if pathish(w) or is_secret(w.text)] or [Word(".")])
     elif name in known.NO_PATHS:
         pass
     elif name in known.NETWORK:

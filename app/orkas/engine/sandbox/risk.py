@@ -18,11 +18,11 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
-from orkas.engine.sandbox import known
-from orkas.engine.sandbox.calls import WHOLESALE, Call, pathish
+from orkas.engine.sandbox import arith, known
+from orkas.engine.sandbox.calls import WHOLESALE, Call, computed, pathish
 from orkas.engine.sandbox.programs import judge_program
 from orkas.engine.sandbox.shell import MAX_DEPTH, Command, ParseError, Redirect, Script, Word, parse
-from orkas.engine.sandbox.verdict import Category, CommandRisk, Context, Level, Verdict, place
+from orkas.engine.sandbox.verdict import Category, CommandRisk, Context, Level, Verdict, is_secret, place
 
 __all__ = ["Category", "CommandRisk", "Level", "classify_command"]
 
@@ -62,6 +62,9 @@ class _Walker:
         self.ctx.functions |= script.functions
         for name, values in script.loops:
             self.ctx.variables[name] = [v.text for v in values if not v.dynamic] or []
+            if any(v.dynamic or v.glob for v in values):  # file names and command output: not the line's own text
+                self.ctx.tainted.add(name)
+                self.ctx.loop_tainted.add(name)
             for value in values:
                 self._loop_value(value)
         for body in script.arithmetic:
@@ -69,6 +72,13 @@ class _Walker:
                 self.line(inner)
         for command in script.commands:
             self.command(command)
+        for body in script.arithmetic:  # after the commands: the line's own assignments are known by now
+            self.arithmetic(body)
+
+    def arithmetic(self, body: str) -> None:
+        why = arith.unsafe(body, self.ctx)
+        if why is not None:
+            self.verdict.add("code_execution", why)
 
     def _loop_value(self, value: Word) -> None:
         if pathish(value) and place(value.text, self.ctx, dynamic=value.dynamic) in ("home", "outside", "root"):
@@ -79,6 +89,12 @@ class _Walker:
             self.redirect(redirect)
         for name, value in command.assignments:
             known.check_assignment(self.verdict, name, value.raw or value.text, self.line)
+            if value.dynamic or value.glob:
+                self.ctx.tainted.add(name)
+            if name in self.ctx.integers:  # declared -i: bash evaluates what is assigned
+                if value.dynamic:
+                    self.verdict.add("code_execution", f"{name} is an integer: bash evaluates the computed value")
+                self.arithmetic(value.raw or value.text)
             if not command.argv:
                 self.ctx.variables[name] = [] if value.dynamic else [value.text]
         if command.argv:
@@ -128,7 +144,14 @@ class _Walker:
         except ParseError as e:
             self.verdict.add("runs_program", f"a command inside cannot be parsed safely ({e})")
             return
-        nested = replace(self.ctx, variables=dict(self.ctx.variables), functions=set(self.ctx.functions))
+        nested = replace(
+            self.ctx,
+            variables=dict(self.ctx.variables),
+            functions=set(self.ctx.functions),
+            tainted=set(self.ctx.tainted),
+            loop_tainted=set(self.ctx.loop_tainted),
+            integers=set(self.ctx.integers),
+        )
         _Walker(nested, self.verdict, self.depth + 1).script(script)
 
     def redirect(self, redirect: Redirect) -> None:
@@ -141,11 +164,15 @@ class _Walker:
         elif op in INPUT_REDIRECTS:
             if where in ("home", "outside", "root", "device"):
                 self.verdict.add("outside_workspace", f"reads {target.text}, outside the workspace")
+            elif is_secret(target.text):
+                self.verdict.add("secrets", f"reads {target.text}, which may hold passwords or keys")
         elif op in OUTPUT_REDIRECTS or op == ">&":
             if where == "scratch" and target.text.startswith("/dev/"):
                 return
             if where in ("home", "outside", "root", "system", "device"):
                 self.verdict.add("outside_workspace", f"writes {target.text}, outside the workspace")
+            elif op not in (">>", "&>>") and computed(target, self.ctx, each_time=True):
+                self.verdict.add("destructive", f"empties {target.text}, a file named by a list it goes through")
             else:
                 self.verdict.add("writes", f"writes {target.text}")
 

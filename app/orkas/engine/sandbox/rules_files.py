@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from orkas.engine.sandbox.calls import WHOLESALE, Call, pathish
+from orkas.engine.sandbox.calls import WHOLESALE, Call, computed, pathish
 from orkas.engine.sandbox.shell import Word
 from orkas.engine.sandbox.verdict import Category
 
@@ -61,6 +61,11 @@ def _remove(call: Call) -> None:
     for target in targets:
         if target.text in WHOLESALE or target.text.rstrip("/") in WHOLESALE:
             call.verdict.add("destructive", f"{call.name} {target.text} deletes the workspace wholesale")
+        elif computed(target, call.ctx):
+            call.verdict.add(
+                "destructive", f"{call.name} {target.raw or target.text}: what it deletes is decided at run time (it "
+                "may name the whole workspace)"
+            )
         elif always:
             call.verdict.add("destructive", f"{call.name} destroys {target.text} beyond recovery")
             call.write(target, deletes=True)
@@ -69,9 +74,14 @@ def _remove(call: Call) -> None:
 
 
 def _truncate(call: Call) -> None:
-    for target in _targets(call, frozenset({"-s", "--size", "-r", "--reference"})):
+    targets = _targets(call, frozenset({"-s", "--size", "-r", "--reference"}))
+    if not targets:  # under xargs or find -exec: whatever list it is handed, emptied
+        call.verdict.add("destructive", "truncate empties every file it is handed")
+    for target in targets:
         if target.glob and target.text.lstrip("./") in ("*", "*.*"):
             call.verdict.add("destructive", "truncate empties every file")
+        elif computed(target, call.ctx):
+            call.verdict.add("destructive", "truncate empties files decided at run time (they may be every file)")
         else:
             call.write(target)
 
@@ -447,6 +457,8 @@ def _grep(call: Call) -> None:
 def _pager(call: Call) -> None:
     for value in call.option_values("-O", "-o", "--log-file", "--LOG-FILE"):
         call.write(Word(value))
+    if call.option_values("-k"):
+        call.code(f"{call.name} -k reads a lesskey file, which can make it run a program")
     for word in call.words:
         if word.startswith("+") and ("!" in word or "|" in word):
             call.code(f"{call.name} {word} runs a command")

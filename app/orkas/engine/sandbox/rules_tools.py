@@ -8,10 +8,10 @@ import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from orkas.engine.sandbox import known
+from orkas.engine.sandbox import arith, known
 from orkas.engine.sandbox.calls import WHOLESALE, Call
 from orkas.engine.sandbox.shell import Word
-from orkas.engine.sandbox.verdict import place
+from orkas.engine.sandbox.verdict import is_secret, place
 
 # ----- git -----
 
@@ -81,6 +81,8 @@ def _git(call: Call) -> None:
 
 def _git_read(call: Call, sub: str, words: list[str]) -> None:
     for word in words:
+        if not word.startswith("-") and is_secret(word):  # `git show HEAD:.env`, `git log -p -- .env`
+            call.verdict.add("secrets", f"git {sub} shows {word}, which may hold passwords or keys")
         if word.startswith(("--open-files-in-pager", "-O")) and sub == "grep":
             call.code("git grep -O runs the given program on the matching files")
         elif word == "--ext-diff":
@@ -330,9 +332,21 @@ def _package_tool(call: Call) -> None:
 INSTALL_WORDS = frozenset("add install i ci update upgrade up remove uninstall publish dlx create global".split())
 
 
-def python_module(call: Call, module: str) -> None:
-    """`python -m MODULE …`: json.tool and pip's reads are reads; anything else runs a program."""
-    args = call.words[call.words.index("-m") + 2 :] if "-m" in call.words else []
+INFORMATION_MODULES = frozenset({"platform", "sysconfig", "site", "calendar", "this"})  # print, change nothing
+
+
+def python_module(call: Call, module: str, *, isolated: bool) -> None:
+    """`python -m MODULE …`: Python looks for MODULE (and everything it imports) in the working folder first, so
+    a workspace with its own `json/` runs that. Only in isolated mode (`-I`, or `-P`: the working folder is not
+    searched) are json.tool, pip's reads and the standard library's information modules reads; anything else
+    runs a program."""
+    words = call.words
+    at = next((i for i, w in enumerate(words) if w == module or w.endswith("m" + module)), len(words) - 1)
+    args = words[at + 1 :]
+    if not isolated:
+        call.program(f"{call.name} -m {module} runs a module, looked for in the working folder first")
+    if module in INFORMATION_MODULES:
+        return
     if module == "json.tool":
         paths = [Word(w) for w in args if not w.startswith("-")]
         call.read_all(paths[:1])
@@ -538,16 +552,50 @@ def _gpg(call: Call) -> None:
 # ----- bash builtins -----
 
 
+READS_INTO = frozenset({"read", "mapfile", "readarray", "getopts"})  # assign what they read to the names given
+DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
+
+
 def _names_evaluated(call: Call) -> None:
-    """Builtins that take variable names: a subscript `a[$(cmd)]` in a name runs cmd."""
+    """Builtins that take variable names: a subscript `a[$(cmd)]` in a name runs cmd; what they assign from input
+    is computed text (bash evaluates it again in arithmetic); `declare -i` makes every later assignment arithmetic."""
     for word in call.args:
         for body in known.hidden_commands(word.raw or word.text) if "[" in word.text else []:
             call.judge_line(body)
-    if call.name in ("export", "declare", "typeset", "local", "readonly"):
+    names = [w.text for w in call.args if re.match(r"^[A-Za-z_][A-Za-z0-9_]*(\[|$)", w.text)]
+    if call.name in READS_INTO:
+        for name in names[1:] if call.name == "getopts" else names:
+            call.ctx.tainted.add(name.split("[")[0])
+            call.ctx.loop_tainted.add(name.split("[")[0])  # a line of input each time round a `while read`
+    elif call.name == "printf":
+        for name in call.option_values("-v"):
+            call.ctx.tainted.add(name.split("[")[0])
+    elif call.name == "let":
         for word in call.args:
-            if re.match(r"^[A-Za-z_][A-Za-z0-9_]*\+?=", word.text):
-                name = word.text.split("=", 1)[0]
-                known.check_assignment(call.verdict, name.rstrip("+"), word.raw.split("=", 1)[-1], call.judge_line)
+            _arithmetic(call, word.raw or word.text)
+    if call.name in DECLARES:
+        integer = any(w.startswith("-") and "i" in w for w in call.words)
+        for word in call.args:
+            m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=", word.text)
+            if m is None:
+                if integer and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", word.text):
+                    call.ctx.integers.add(word.text)
+                continue
+            name, value = m.group(1), word.raw.split("=", 1)[-1]
+            known.check_assignment(call.verdict, name, value, call.judge_line)
+            if word.dynamic or word.glob:
+                call.ctx.tainted.add(name)
+            else:
+                call.ctx.variables[name] = [word.text.split("=", 1)[1]]
+            if integer:
+                call.ctx.integers.add(name)
+                _arithmetic(call, value)
+
+
+def _arithmetic(call: Call, expression: str) -> None:
+    why = arith.unsafe(expression, call.ctx)
+    if why is not None:
+        call.code(why)
 
 
 def _arith(call: Call) -> None:
@@ -602,6 +650,21 @@ def _dc(call: Call) -> None:
 
 def _test(call: Call) -> None:
     _names_evaluated(call)
+    if call.name == "[[":  # unlike `[`, `[[` evaluates the operands of -eq, -lt… as arithmetic
+        for operand in arith.comparison_operands([w.raw or w.text for w in call.args]):
+            _arithmetic(call, operand)
+
+
+def _hash(call: Call) -> None:
+    if any(w.startswith("-") and not w.startswith("--") and "p" in w for w in call.words):
+        call.code("hash -p makes a command name run another program")
+
+
+def _enable(call: Call) -> None:
+    if call.has("-f"):
+        call.code("enable -f loads a builtin from a shared library (code)")
+    elif [w for w in call.words if not w.startswith("-")] or call.has("-n", "-d"):
+        call.code("enable changes which program a command name runs")
 
 
 HANDLERS: dict[str, Callable[[Call], None]] = {
@@ -686,6 +749,8 @@ HANDLERS: dict[str, Callable[[Call], None]] = {
         _names_evaluated,
     ),
     "test": _test,
+    "hash": _hash,
+    "enable": _enable,
     "[": _test,
     "[[": _test,
     "((": _arith,

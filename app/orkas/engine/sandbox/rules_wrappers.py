@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from orkas.engine.sandbox import known
-from orkas.engine.sandbox.calls import WHOLESALE, Call
+from orkas.engine.sandbox.calls import WHOLESALE, Call, computed
 from orkas.engine.sandbox.rules_tools import python_module
 from orkas.engine.sandbox.shell import Word
 
@@ -132,12 +132,36 @@ def _xargs(call: Call) -> None:
         elif option.startswith("--arg-file="):
             call.read(Word(option.split("=", 1)[1]))
     inner = rest or [Word("echo")]
+    replace = _replace_string(call.words)
+    if replace is not None and _runs_text(inner) and any(replace in w.text for w in inner[1:]):
+        call.code("xargs puts each line it reads into code it runs (a line can be any command)")
     before = set(call.verdict.categories)
     call.judge_words(inner)
     if inner[0].text.rsplit("/", 1)[-1] in ("rm", "shred", "unlink", "rmdir", "truncate") and (
         ("deletes" in call.verdict.categories and "deletes" not in before) or "destructive" in call.verdict.categories
     ):
         call.verdict.add("destructive", "xargs deletes whatever list it is fed")
+
+
+def _replace_string(words: list[str]) -> str | None:
+    """xargs' -I/-i/--replace: the text each input line replaces in the command."""
+    for i, word in enumerate(words):
+        if word == "-I" and i + 1 < len(words):
+            return words[i + 1]
+        if word.startswith("-I") and len(word) > 2:
+            return word[2:]
+        if word.startswith(("-i", "--replace")):
+            value = word[2:] if word.startswith("-i") else word.partition("=")[2]
+            return value or "{}"
+        if not word.startswith("-"):
+            return None
+    return None
+
+
+def _runs_text(inner: list[Word]) -> bool:
+    """Does this command run one of its arguments as code (a shell's -c, an interpreter's -c/-e, eval)?"""
+    program = inner[0].text.rsplit("/", 1)[-1] if inner else ""
+    return program in known.SHELLS or program in known.INTERPRETERS or program in ("eval", "watch", "su", "flock")
 
 
 def _script(call: Call) -> None:
@@ -191,17 +215,22 @@ def _find(call: Call) -> None:
         word = words[i]
         if word in ("-exec", "-execdir", "-ok", "-okdir"):
             inner, end = _find_inner(call, i + 1)
+            if _runs_text(inner) and any("{}" in w.text and w.text != "{}" for w in inner[1:]):
+                call.code("find puts each file's name into code it runs (a name can be any command)")
             inner = [w for w in inner if w.text != "{}"] or []
             if inner:
                 before = set(call.verdict.categories)
                 call.judge_words(inner)
                 deleted = {"deletes", "destructive"} & (set(call.verdict.categories) - before)
-                if deleted and not filtered and any(r.text in WHOLESALE for r in roots):
+                unknown_root = any(computed(r, call.ctx) for r in roots)
+                if deleted and (unknown_root or (not filtered and any(r.text in WHOLESALE for r in roots))):
                     call.verdict.add("destructive", "find deletes everything under the folder")
             i = end + 1
             continue
         if word == "-delete":
-            if filtered or not any(r.text in WHOLESALE for r in roots):
+            if any(computed(r, call.ctx) for r in roots):
+                call.verdict.add("destructive", "find -delete under a folder decided at run time (it may be the workspace)")
+            elif filtered or not any(r.text in WHOLESALE for r in roots):
                 for root in roots:
                     call.write(root, deletes=True)
             else:
@@ -252,12 +281,29 @@ def _shell(call: Call) -> None:
         call.code(f"{call.name} runs the commands it reads from its input")
 
 
+def python_flags(words: list[str]) -> tuple[set[str], str | None]:
+    """Python's own options before the script (flags, clustered or not) and the module `-m` names, if any."""
+    flags: set[str] = set()
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if not word.startswith("-") or word in ("-", "--") or word.startswith("--"):
+            return flags, None
+        for j, letter in enumerate(word[1:], start=1):
+            if letter in "cmWXQ":  # the rest of the word, or the next one, is this option's value
+                value = word[j + 1 :] or (words[i + 1] if i + 1 < len(words) else "")
+                return flags, value if letter == "m" else None
+            flags.add(letter)
+        i += 1
+    return flags, None
+
+
 def _interpreter(call: Call) -> None:
     name = call.name
     if name.startswith(("python", "pypy")):
-        module = call.option_values("-m")
+        flags, module = python_flags(call.words)
         if module:
-            python_module(call, module[0])
+            python_module(call, module, isolated=bool(flags & {"I", "P"}))
             return
     if call.command.piped_into and not call.positionals():
         call.code(f"pipes text into {name} to run it as a program")

@@ -270,9 +270,16 @@ class _Lexer:
         elif rest.startswith("("):
             end = self._closing(self.i + 1, "(", ")")
             self.substitutions.append(("substitution", self.s[self.i + 2 : end]))
+        elif rest.startswith("["):  # $[ … ]: the old spelling of $(( … ))
+            end = self._closing(self.i + 1, "[", "]")
+            body = self.s[self.i + 2 : end]
+            self._expansions(body)
+            self.arithmetic.append(body)
         elif rest.startswith("{"):
             end = self._closing(self.i + 1, "{", "}")
-            self._expansions(self.s[self.i + 2 : end])
+            body = self.s[self.i + 2 : end]
+            self._expansions(body)
+            self.arithmetic.extend(_arithmetic_parts(body))
         elif rest.startswith("'"):
             end = self.i + 2
             while end < len(self.s) and self.s[end] != "'":
@@ -541,6 +548,18 @@ class _Parser:
         if separator in (";;", ";&", ";;&") and self.case_state:
             self.case_state[-1] = "pattern"
         self.current = Command(origin=self.origin)
+
+
+PARAMETER_PARTS = re.compile(r"^[#!]?[A-Za-z_][A-Za-z0-9_]*(?:\[([^\]]*)\])?(?::(?![-=?+])(.*))?$", re.DOTALL)
+
+
+def _arithmetic_parts(body: str) -> list[str]:
+    """The parts of a `${…}` body bash evaluates as arithmetic: an array subscript, a substring's offset and
+    length (`${a[i]}`, `${s:i:n}`)."""
+    m = PARAMETER_PARTS.match(body)
+    if m is None:
+        return []
+    return [part for part in m.groups() if part and part not in ("@", "*")]
 
 
 def parse(line: str, depth: int = 0, origin: Origin = "line") -> Script:

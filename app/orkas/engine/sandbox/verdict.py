@@ -9,6 +9,7 @@ privilege, the person's keys, the machine's processes, or wholesale destruction 
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
@@ -28,6 +29,7 @@ Category = Literal[
     "credentials",
     "process_control",
     "destructive",
+    "secrets",
 ]
 LEVELS: tuple[Level, ...] = ("read_only", "workspace_write", "runs_program", "dangerous")
 LEVEL_OF: dict[Category, Level] = {
@@ -42,6 +44,7 @@ LEVEL_OF: dict[Category, Level] = {
     "credentials": "dangerous",
     "process_control": "dangerous",
     "destructive": "dangerous",
+    "secrets": "dangerous",  # the text goes to the model, and so off the machine: the person sees it asked
 }
 # Approving these lets a command use the network (still confined); approving the others runs it unconfined.
 NEEDS_NETWORK = frozenset({"network", "package_install"})
@@ -54,6 +57,33 @@ HARMLESS_DEVICES = frozenset(
     {"/dev/null", "/dev/zero", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/random", "/dev/urandom", "/dev/tty"}
 )
 SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/", "/dev/fd/", "/dev/shm/", "/proc/self/")
+
+
+# Files that usually hold passwords or keys, by name: reading one is asked about, not done silently.
+SECRET_NAME = re.compile(
+    r"^(\.env(\..+)?|\.envrc|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.htpasswd|htpasswd|credentials"
+    r"|credentials\.(json|ya?ml|toml|ini|csv)|secrets?\.(json|ya?ml|toml|ini|env|txt)|service[-_]?account.*\.json"
+    r"|id_(rsa|dsa|ecdsa|ed25519)(_[\w-]+)?|.+\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx|tfvars|age))$",
+    re.IGNORECASE,
+)
+NOT_SECRET = re.compile(r"\.(example|sample|template|dist|defaults?|schema|md|pub)$|\.env\.(test|ci)$", re.IGNORECASE)
+
+
+def is_secret(path: str) -> bool:
+    """Does this path's name (a glob or a brace expansion too: `.env*`, `.env{,.local}`; a git object `HEAD:.env`)
+    say it holds passwords or keys?"""
+    brace = re.search(r"\{([^{}]*)\}", path)
+    if brace is not None:
+        return any(
+            is_secret(path[: brace.start()] + part + path[brace.end() :]) for part in brace.group(1).split(",")
+        )
+    name = path.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    if NOT_SECRET.search(name):
+        return False
+    if any(c in name for c in "*?["):
+        candidate = re.sub(r"[*?]|\[[^\]]*\]", "", name)
+        return bool(candidate) and (SECRET_NAME.match(candidate) is not None or candidate.lower() in (".env", ".env."))
+    return SECRET_NAME.match(name) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +135,9 @@ class Context:
     roots: tuple[PurePosixPath, ...] = ()
     cwd: PurePosixPath | None = field(default_factory=lambda: PurePosixPath("."))  # None: left the workspace
     variables: dict[str, list[str]] = field(default_factory=dict)
+    tainted: set[str] = field(default_factory=set)  # variables that hold text computed at run time
+    loop_tainted: set[str] = field(default_factory=set)  # …each time round a loop over computed values
+    integers: set[str] = field(default_factory=set)  # declared -i: every value assigned is evaluated as arithmetic
     functions: set[str] = field(default_factory=set)
     depth: int = 0
 

@@ -2,10 +2,14 @@
 `mcp_call {server, tool, arguments}`.
 
 Two tools instead of one per remote tool keep the tool list small and byte-stable, whatever servers come
-and go (the prompt cache survives a server being added). A tool its server marks read-only runs like a
-read; any other asks like a workspace change, and "always" is remembered for that server and tool only.
-Results pass the same caps as the built-in tools and their text is marked as coming from the connector:
-a server is outside text, never instructions.
+and go (the prompt cache survives a server being added). A server's annotations are its own words: a tool
+stays on this machine only if it says so (`openWorldHint: false`). Any other tool may send its arguments
+anywhere — a "read-only" search can put a secret in a URL — so it counts as leaving the machine and asks in
+every mode, `auto` included, exactly like web_fetch's first visit to a host (once, for this run, always for
+that server and tool, or deny). A closed-world tool its server marks read-only runs like a read; a
+closed-world one that changes things asks like a workspace change. Results pass the same caps as the
+built-in tools and their text is marked as coming from the connector: a server is outside text, never
+instructions.
 """
 
 from __future__ import annotations
@@ -35,7 +39,13 @@ class RemoteTool:
     name: str
     description: str
     input_schema: Mapping[str, Any]
-    read_only: bool
+    read_only: bool  # readOnlyHint: true
+    closed_world: bool = False  # openWorldHint: false — the server says the tool reaches nothing outside
+
+    @property
+    def runs_unasked(self) -> bool:
+        """Only a tool that both stays on the machine and changes nothing runs without a question."""
+        return self.read_only and self.closed_world
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,7 +120,7 @@ class McpListTools:
             state = entry.status + (f": {entry.error}" if entry.error else "")
             lines.append(f"## {entry.server} ({state}) — {len(entry.tools)} tools")
             for tool in entry.tools:
-                mark = " [read-only]" if tool.read_only else ""
+                mark = " [read-only]" if tool.runs_unasked else ""
                 if server is None:
                     lines.append(f"- {tool.name}{mark}: {_one_line(tool.description, DESCRIPTION_CHARS)}")
                 else:
@@ -129,7 +139,8 @@ class McpCall:
     name = "mcp_call"
     description = (
         "Call a tool of an MCP server the person added: `server` (its name), `tool`, and `arguments` matching "
-        "the tool's input schema (mcp_list_tools shows it). A tool that is not read-only asks the person first."
+        "the tool's input schema (mcp_list_tools shows it). Unless a tool is marked read-only (it changes nothing and "
+        "reaches nothing outside this computer), the person is asked first."
     )
     input_schema: Mapping[str, Any] = {
         "type": "object",
@@ -150,19 +161,8 @@ class McpCall:
         arguments = dict(input.get("arguments") or {})
         tool = await self.access.tool(str(input["server"]), str(input["tool"]))
         check_arguments(tool, arguments)  # ToolInputError: the model fixes its call, nothing ran
-        if not tool.read_only:
-            shown = json.dumps(arguments, ensure_ascii=False, indent=1)
-            allowed = await ctx.ask(
-                Ask(
-                    tool=self.name,
-                    level="workspace_write",
-                    categories=("connector",),
-                    preview=preview(f"{tool.server} → {tool.name}\n{shown}"),
-                    key=f"mcp_call:{tool.server_id}:{tool.name}",
-                )
-            )
-            if not allowed:
-                return error_result(f"the person did not allow {tool.server}.{tool.name}; nothing was called")
+        if not tool.runs_unasked and not await ctx.ask(question(tool, arguments)):
+            return error_result(f"the person did not allow {tool.server}.{tool.name}; nothing was called")
         try:
             outcome = await self.access.call(tool, arguments, ctx.signal)
         except ConnectorError as e:
@@ -187,6 +187,19 @@ class McpCall:
             details={"server": tool.server, "tool": tool.name, "untrusted": source, "images": len(kept)},
             is_error=outcome.is_error,
         )
+
+
+def question(tool: RemoteTool, arguments: Mapping[str, Any]) -> Ask:
+    """What calling `tool` asks: leaving the machine (any tool not closed-world, in every mode), or a change."""
+    shown = json.dumps(arguments, ensure_ascii=False, indent=1)
+    leaves = not tool.closed_world
+    return Ask(
+        tool="mcp_call",
+        level="dangerous" if leaves else "workspace_write",
+        categories=("connector", "network") if leaves else ("connector",),
+        preview=preview(f"{tool.server} → {tool.name}\n{shown}"),
+        key=f"mcp_call:{tool.server_id}:{tool.name}",
+    )
 
 
 def connector_tools(access: ConnectorAccess) -> Sequence[Any]:
