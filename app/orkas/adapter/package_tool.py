@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from orkas.adapter.package_sources import Package, PackageError, check_source
-from orkas.adapter.packages import Packages
+from orkas.adapter.packages import Packages, dependency_question
 from orkas.core.errors import ConfigError
 from orkas.engine.consent import Ask
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
@@ -55,13 +55,11 @@ class PackageInstall:
             return error_result("not installed: the user declined (or nobody was there to answer)")
 
         async def consent(package: Package) -> bool:
-            how = "pip into its own .venv" if package.deps == "pip" else "npm ci in its folder"
             question = Ask(
                 tool="package_install",
                 level="dangerous",
                 categories=("package_install", "network"),
-                preview=f"Install the dependencies of {package.name} ({how}), downloading them from the network? "
-                "The answer is remembered for this package.",
+                preview=f"{dependency_question(package)} The answer is remembered for this package.",
                 key=None,
             )
             return await ctx.ask(question)

@@ -14,9 +14,11 @@ A package is kept only when it is a skill package (`SKILL.md` at its top, in `sk
 `.claude/skills/*/`), a command package (`[project.scripts]` in pyproject.toml, `bin` in package.json), or
 both; with no symbolic link anywhere in it (a link could lead a confined command to a file outside). The
 registry (`<data>/package-registry.json`) lives outside the packages so a later update never conflicts
-with it. Commands become shims in `<data>/packages/.bin/`, which the bash tool has on its PATH.
-Dependencies (`pip` into the package's own `.venv`, `npm ci`) are installed only with the person's
-consent, asked once and remembered per package.
+with it. Commands become shims in `<data>/packages/.bin/`, at the end of the PATH of the commands the person
+approved (never of a command nobody approved, and never before a system command of the same name); the
+classifier counts each as a program. Dependencies (`pip` into the package's own `.venv`, `npm ci`) are
+installed only with the person's consent, asked once and remembered per package; a package's node commands
+(whose code runs with its node_modules) get shims only with that same consent.
 """
 
 from __future__ import annotations
@@ -222,6 +224,7 @@ class Packages:
             env=env,
             network=source.kind == "https",
             unconfined=source.kind == "ssh",  # the person's ssh keys and agent: their own explicit command
+            writable=True,  # the person asked for this package: the clone writes its staging folder
         )
         if result.exit_code != 0 or not staging.is_dir():
             said = result.output.strip().splitlines()[-1:] or ["no output"]
@@ -251,7 +254,7 @@ class Packages:
 
     # ---- dependencies ----
     async def _dependencies(self, package: Package, consent: Callable[[Package], Awaitable[bool]] | None) -> None:
-        if package.deps is None:
+        if package.deps is None and not _node_commands(package):
             return
         if package.deps_consent is None:
             answer = await consent(package) if consent is not None else False
@@ -261,7 +264,7 @@ class Packages:
                 if package.name in packages:
                     packages[package.name].deps_consent = answer
                     self._save(packages)
-        if package.deps_consent:
+        if package.deps_consent and package.deps is not None:
             await self.install_dependencies(package)
 
     async def install_dependencies(self, package: Package) -> None:
@@ -272,7 +275,7 @@ class Packages:
         else:
             wanted = "-r requirements.txt" if (folder / "requirements.txt").is_file() else "."
             command = f"python3 -m venv .venv && .venv/bin/python -m pip install --quiet {wanted}"
-        result = await executor.run(command, cwd=folder, timeout=CLONE_TIMEOUT, network=True)
+        result = await executor.run(command, cwd=folder, timeout=CLONE_TIMEOUT, network=True, writable=True)
         if result.exit_code != 0:
             said = result.output.strip().splitlines()[-1:] or ["no output"]
             raise PackageError(f"installing the dependencies of {package.name} failed: {said[0][:300]}")
@@ -283,6 +286,7 @@ class Packages:
             package = packages.get(name) or self.get(name)
             package.deps_consent = consent
             self._save(packages)
+            self._write_shims()  # its node commands run only with this consent
         return package
 
     # ---- remove, enable, disable ----
@@ -326,6 +330,8 @@ class Packages:
                 continue
             root = self.folder / package.name
             for entry in package.entries:
+                if entry.runtime != "python" and not package.deps_consent:
+                    continue  # a node command runs the package's code with its dependencies: only with consent
                 if entry.name not in wanted:
                     wanted[entry.name] = _shim(root, entry)
         for old in self.bin.iterdir():
@@ -350,6 +356,22 @@ def _shim(root: Path, entry: Entry) -> str:
     python = q(str(root / ".venv" / "bin" / "python"))
     interpreter = f'"$( [ -x {python} ] && echo {python} || echo python3)"'
     return head + f'exec {interpreter} -c {q(run)} "$@"\n'
+
+
+def dependency_question(package: Package | object) -> str:
+    """The one question a package's code asks before it may run: its dependencies, and its node commands."""
+    name = getattr(package, "name", "")
+    deps = getattr(package, "deps", None)
+    node = [e.name for e in getattr(package, "entries", []) if e.runtime != "python"]
+    how = "pip into its own .venv" if deps == "pip" else "npm ci in its folder"
+    parts = [f"install the dependencies of {name} ({how}, from the network)"] if deps else []
+    if node:
+        parts.append(f"let its node commands ({', '.join(node)}) run")
+    return (" and ".join(parts) or f"use {name}").capitalize() + "?"
+
+
+def _node_commands(package: Package) -> list[Entry]:
+    return [e for e in package.entries if e.runtime != "python"]
 
 
 def _now() -> str:

@@ -229,6 +229,7 @@ class GitWorktrees:
             f"git worktree add -q -B orkas/{agent} .orkas/worktrees/{agent} HEAD",
             cwd=self.workspace,
             timeout=120,
+            writable=True,  # Orkas's own step for an agent the person set up to write in its worktree
         )
         if made.exit_code != 0:
             log.warning("no worktree for %s: git said %s", agent, made.output[-500:])
@@ -237,7 +238,7 @@ class GitWorktrees:
 
     async def diff(self, worktree: Path) -> str:
         shown = await self._executor().run(
-            "git add -A -N . && git diff HEAD --stat && git diff HEAD", cwd=worktree, timeout=60
+            "git add -A -N . && git diff HEAD --stat && git diff HEAD", cwd=worktree, timeout=60, writable=True
         )
         text = shown.output.strip() or "(no changes)"
         return text if len(text) <= self.MAX_DIFF else text[: self.MAX_DIFF] + "\n[diff cut here]"

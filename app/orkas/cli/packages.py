@@ -42,6 +42,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from orkas.adapter.packages import dependency_question
     from orkas.app import package_store, settings_from_env
 
     packages = package_store(settings_from_env(env))
@@ -51,10 +52,12 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         if getattr(args, "yes", False):
             return True
         if not sys.stdin.isatty():
-            print("orkas: dependencies not installed (no terminal to ask; --yes installs them)", file=sys.stderr)
+            print(
+                f"orkas: not done (no terminal to ask; --yes allows it): {dependency_question(package)}",
+                file=sys.stderr,
+            )
             return False
-        how = "pip into its own .venv" if getattr(package, "deps", "") == "pip" else "npm ci in its folder"
-        question = f"Install the dependencies of {getattr(package, 'name', '')} ({how}, from the network)? [y/N] "
+        question = f"{dependency_question(package)} [y/N] "
         answer = await asyncio.to_thread(input, question)
         return answer.strip().lower() in ("y", "yes")
 

@@ -341,6 +341,7 @@ class Executor:
         self.base_env.setdefault("PATH", DEFAULT_PATH)
         self.system_path = self.base_env["PATH"]
         self.path_suffix = tuple(path_suffix)
+        self._package_commands: frozenset[str] | None = None
         self.prefer = dict(prefer or {})
         self.base_env.update(
             {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", "LANG": self.base_env.get("LANG", "C.UTF-8")}
@@ -348,6 +349,19 @@ class Executor:
         if self.confined == "bubblewrap":
             self.base_env["HOME"] = str(policy.home)
             self.base_env["TMPDIR"] = "/tmp"
+
+    def package_commands(self) -> frozenset[str]:
+        """Command names that only an installed package provides (the system has none by that name): the
+        classifier counts them as programs — a package's `tree` is its code, not the reader of that name."""
+        if self._package_commands is None:
+            names: set[str] = set()
+            for folder in self.path_suffix:
+                try:
+                    names |= {entry.name for entry in os.scandir(folder) if entry.is_file()}
+                except OSError:
+                    continue
+            self._package_commands = frozenset(n for n in names if shutil.which(n, path=self.system_path) is None)
+        return self._package_commands
 
     def report(self) -> ConfinementReport:
         return describe_confinement(self.confined, self.limits, self.pids.pids_method, self.pids.memory_method)

@@ -33,15 +33,21 @@ REMOTE = re.compile(r"^(?:[\w.-]+@)?([\w.-]+):(?!//)")
 
 
 def classify_command(
-    line: str, *, workspace: Path | str | None = None, roots: Iterable[Path | str] = ()
+    line: str,
+    *,
+    workspace: Path | str | None = None,
+    roots: Iterable[Path | str] = (),
+    package_commands: Iterable[str] = (),
 ) -> CommandRisk:
-    """Judge a shell command line. Never raises. Absolute paths inside `workspace` or `roots` count as inside."""
+    """Judge a shell command line. Never raises. Absolute paths inside `workspace` or `roots` count as inside;
+    `package_commands` are names only an installed package provides (they run its code, whatever they are called)."""
     if not line.strip():
         return CommandRisk("read_only", (), "empty command", "")
     verdict = Verdict()
     ctx = Context(
         workspace=PurePosixPath(str(workspace)) if workspace is not None else None,
         roots=tuple(PurePosixPath(str(r)) for r in roots),
+        package_commands=frozenset(package_commands),
     )
     try:
         script = parse(line)
@@ -118,6 +124,9 @@ class _Walker:
             name = name.rsplit("/", 1)[-1]
         if name in self.ctx.functions:
             return  # its body is judged where it is defined
+        if name in self.ctx.package_commands and "/" not in first.text:
+            self.verdict.add("runs_program", f"{name} is a command of an installed package: it runs the package's code")
+            return
         inner = _Walker(self.ctx, self.verdict, self.depth + 1)
         call = Call(name, argv[1:], command, self.ctx, self.verdict, lambda ws: inner.words(ws, command), inner.line)
         judge_program(call)

@@ -139,6 +139,7 @@ class Context:
     loop_tainted: set[str] = field(default_factory=set)  # …each time round a loop over computed values
     integers: set[str] = field(default_factory=set)  # declared -i: every value assigned is evaluated as arithmetic
     functions: set[str] = field(default_factory=set)
+    package_commands: frozenset[str] = frozenset()  # names only an installed package provides
     depth: int = 0
 
 

@@ -46,7 +46,9 @@ class Approved:
 def assess(executor: Executor, command: str, *, wants_network: bool = False) -> tuple[Ask, CommandRisk]:
     """The question a command raises, given the sandbox in force and what the model asked for."""
     policy = executor.policy
-    risk = classify_command(command, workspace=policy.workspace, roots=policy.roots)
+    risk = classify_command(
+        command, workspace=policy.workspace, roots=policy.roots, package_commands=executor.package_commands()
+    )
     level = risk.level
     categories: list[str] = list(risk.categories)
     effect: Effect = ""
