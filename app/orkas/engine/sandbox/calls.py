@@ -50,15 +50,16 @@ class Call:
         return out
 
     def option_values(self, *names: str) -> list[str]:
-        """Values of options given as `-o V`, `-oV`, `--opt V` or `--opt=V`."""
+        """Values of options given as `-o V`, `-oV`, `--opt V` or `--opt=V` (a long option also by an abbreviation
+        getopt would take: `--out=F` is `--output=F`)."""
         found: list[str] = []
         words = self.words
         for i, word in enumerate(words):
             for name in names:
-                if word == name and i + 1 < len(words):
+                if (word == name or abbreviates(word, name)) and i + 1 < len(words):
                     found.append(words[i + 1])
-                elif name.startswith("--") and word.startswith(name + "="):
-                    found.append(word[len(name) + 1 :])
+                elif name.startswith("--") and "=" in word and (word.startswith(name + "=") or abbreviates(word, name)):
+                    found.append(word.split("=", 1)[1])
                 elif len(name) == 2 and not name.startswith("--") and word.startswith(name) and len(word) > 2:
                     found.append(word[2:])
         return found
@@ -71,7 +72,7 @@ class Call:
             if word.startswith("-") and not word.startswith("--") and len(word) > 2:
                 if any(len(f) == 2 and f[1] in word[1:] and not f.startswith("--") for f in flags):
                     return True
-            if any(f.startswith("--") and word.startswith(f + "=") for f in flags):
+            if any(f.startswith("--") and (word.startswith(f + "=") or abbreviates(word, f)) for f in flags):
                 return True
         return False
 
@@ -113,6 +114,14 @@ class Call:
         self.verdict.add("network", reason)
 
 
+def abbreviates(word: str, option: str) -> bool:
+    """Is `word` a shorter spelling of the long `option` that getopt would accept (at least two letters)?"""
+    if not option.startswith("--") or not word.startswith("--"):
+        return False
+    given = word[2:].split("=", 1)[0]
+    return 2 <= len(given) < len(option) - 2 and option[2:].startswith(given)
+
+
 def pathish(word: Word) -> bool:
     text = word.text
     return bool(text) and (
@@ -121,7 +130,8 @@ def pathish(word: Word) -> bool:
 
 
 WHOLE_ETC = re.compile(r"^/+etc/*(\*|\.\*)?$")  # the machine's whole configuration, where it keeps passwords
-VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*|[0-9@*])")
+POSITIONAL = frozenset("123456789@*")  # a script's arguments: one file name each time find -exec or xargs runs it
 
 
 def computed(word: Word, ctx: Context, *, each_time: bool = False) -> bool:
@@ -133,7 +143,7 @@ def computed(word: Word, ctx: Context, *, each_time: bool = False) -> bool:
     text = word.raw or word.text
     names = VARIABLE.findall(text)
     if each_time:
-        return any(name in ctx.loop_tainted for name in names)
+        return any(name in ctx.loop_tainted or name in POSITIONAL for name in names)
     if "$(" in text or "`" in text or any(name in ctx.tainted for name in names):
         return True
     values = [KNOWN_PLACES.sub("", value) for value in expand(word.text, ctx)]

@@ -21,7 +21,7 @@ READERS = frozenset(
     sha224sum sha256sum sha384sum sha512sum cksum sum b2sum getfacl df lsattr od hexdump
     strings base32 basenc jq gron csvlook csvstat csvcut csvgrep zcat bzcat xzcat lzcat zstdcat lz4cat zgrep
     zegrep zfgrep bzgrep xzgrep zless zmore zdiff bzless xzless identify pdfinfo ffprobe mediainfo nm objdump
-    readelf size ldd otool c++filt addr2line look zipinfo lsof blkid findmnt test [ bc shasum
+    readelf size otool c++filt addr2line look zipinfo lsof blkid findmnt test [ bc shasum
     """.split()
 )
 NO_PATHS = frozenset(
@@ -184,7 +184,8 @@ def program_option(name: str, word: str) -> str | None:
     return next((option for option in options if option.startswith(given)), None)
 HOOK_PATTERNS = re.compile(
     r"^(LD_|DYLD_|GIT_(?!AUTHOR_|COMMITTER_|TERMINAL_PROMPT|TRACE)|NPM_CONFIG_|npm_config_)"
-    r"|(PAGER|EDITOR|BROWSER|_PROGRAM|_PROG|_COMMAND|_CMD|_SHELL|_HOOK|_WRAPPER)$",  # any tool's way to name a program
+    r"|(PAGER|EDITOR|BROWSER|_PROGRAM|_PROG|_COMMAND|_CMD|_SHELL|_HOOK|_WRAPPER)$"  # any tool's way to name a program
+    r"|(_CONFIG|_CONFIG_PATH|_CONFIG_FILE|_CONFIG_DIR|_CONF|RC|_RC|RC_PATH|_INIT|_PROFILE|_STARTUP)$",  # …or a config
     re.IGNORECASE,
 )
 SAFE_PATH = re.compile(r"^(/usr/local/s?bin|/usr/s?bin|/s?bin|/opt/[\w.-]+/bin|\$PATH|\$\{PATH\})(:|$)")
@@ -218,12 +219,24 @@ def hidden_commands(text: str) -> list[str]:
     return bodies
 
 
+HARMLESS_PAGERS = frozenset({"", "cat", "less", "more", "less -R", "less -FRX", "less -FR"})
+
+
+def harmless_value(name: str, value: str) -> bool:
+    """A hook variable set to what runs nothing new: IFS to a separator, a pager to cat or less."""
+    if name == "IFS":
+        return len(value) <= 2 and not any(c.isalnum() or c in "$`\\" for c in value)
+    if name.endswith("PAGER"):
+        return value in HARMLESS_PAGERS
+    return False
+
+
 def check_assignment(verdict: Verdict, name: str, value: str, judge_line: Callable[[str], None]) -> None:
     """`NAME=value`: a hook variable makes the command run other code; a value holding `$(…)` is code."""
     if name == "PATH":
         if not all(SAFE_PATH.match(part + ":") for part in value.split(":") if part):
             verdict.add("code_execution", "PATH is changed, so another program may run under a known name")
-    elif is_hook(name):
+    elif is_hook(name) and not harmless_value(name, value):
         verdict.add("code_execution", f"{name}=… makes programs run other code")
     elif name.startswith("GIT_TRACE") and value not in ("", "0", "1", "2", "true", "false"):
         verdict.add("writes", f"{name}={value} makes git write its trace to that file")

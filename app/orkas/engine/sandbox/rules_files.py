@@ -449,9 +449,20 @@ def _grep(call: Call) -> None:
     )
     paths = _targets(call, values)
     listing = call.has("--files") and call.name in ("rg", "ripgrep")
-    if not listing and not call.option_values("-e", "--regexp", "-f", "--file") and paths:
-        paths = paths[1:]  # the pattern
+    patterns = call.option_values("-e", "--regexp")
+    if not listing and not patterns and not call.option_values("-f", "--file") and paths:
+        patterns, paths = [paths[0].text], paths[1:]  # the pattern
+    if any(KEY_MATERIAL.search(p) for p in patterns):
+        call.verdict.add("secrets", f"{call.name} looks for keys or tokens themselves, and shows what it finds")
     call.read_all(paths)
+
+
+# Patterns that find key material itself (not code that handles passwords): private keys, cloud and API tokens.
+KEY_MATERIAL = re.compile(
+    r"PRIVATE.{0,3}KEY|BEGIN.{0,20}(KEY|CERTIFICATE)|AKIA|ASIA\[|ghp_|gho_|github_pat|glpat-|sk[-_]live|sk-ant|"
+    r"sk-proj|xox[abpr]-|AIza|-----BEGIN",
+    re.IGNORECASE,
+)
 
 
 def _pager(call: Call) -> None:

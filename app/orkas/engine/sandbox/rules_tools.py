@@ -73,6 +73,8 @@ def _git(call: Call) -> None:
         call.verdict.add("destructive", "git gc --prune drops unreachable commits for good")
     elif sub in GIT_WRITES:
         call.verdict.add("writes", f"git {sub} changes the repository")
+        if any(w in ("-S", "--gpg-sign") or w.startswith(("--gpg-sign=", "-S")) and len(w) <= 40 for w in words):
+            call.verdict.add("credentials", f"git {sub} -S signs with your key")
     elif sub in GIT_DESTRUCTIVE:
         call.verdict.add("destructive", f"git {sub} rewrites the repository and can lose work")
     else:
@@ -160,8 +162,8 @@ def _git_stash(call: Call, sub: str, words: list[str]) -> None:
     action = next((w for w in words if not w.startswith("-")), "push")
     if action in ("list", "show"):
         return
-    if action == "clear":
-        call.verdict.add("destructive", "git stash clear throws away every stash")
+    if action in ("clear", "drop"):
+        call.verdict.add("destructive", f"git stash {action} throws away stashed work for good")
     else:
         call.verdict.add("writes", f"git stash {action} changes the working tree")
 
@@ -346,6 +348,9 @@ def python_module(call: Call, module: str, *, isolated: bool) -> None:
     if not isolated:
         call.program(f"{call.name} -m {module} runs a module, looked for in the working folder first")
     if module in INFORMATION_MODULES:
+        return
+    if module in ("zipfile", "tarfile") and args[:1] in (["-l"], ["--list"], ["-t"], ["--test"]):
+        call.read_all([Word(w) for w in args[1:]])
         return
     if module == "json.tool":
         paths = [Word(w) for w in args if not w.startswith("-")]

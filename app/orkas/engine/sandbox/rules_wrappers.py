@@ -245,7 +245,10 @@ def _find(call: Call) -> None:
 def _fd(call: Call) -> None:
     for i, word in enumerate(call.words):
         if word in ("-x", "--exec", "-X", "--exec-batch"):
-            inner = [w for w in call.args[i + 1 :] if w.text not in ("{}", ";")]
+            inner = list(call.args[i + 1 :])
+            if _runs_text(inner) and any("{" in w.text and w.text not in ("{}", ";") for w in inner[1:]):
+                call.code(f"{call.name} puts each file's name into code it runs (a name can be any command)")
+            inner = [w for w in inner if w.text not in ("{}", ";")]
             if inner:
                 call.judge_words(inner)
             return
@@ -269,6 +272,9 @@ def _shell(call: Call) -> None:
         call.judge_line(code)
         return
     scripts = call.positionals(skip_values=frozenset({"-o", "+o", "-O", "+O"}))
+    if scripts and any(w.startswith("-") and not w.startswith("--") and "n" in w[1:] for w in words[:1]):
+        call.read(scripts[0])  # -n: the script is only parsed, never run
+        return
     if call.name == "busybox" and scripts:
         call.judge_words(call.args)
         return
