@@ -32,10 +32,14 @@ class Mirrored:
         headers = {"X-Orkas-Token": self.token}
         return httpx.request(method, f"{self.base}{path}", json=body, headers=headers, timeout=10)
 
-    def phone(self, method: str, path: str, token: str = "", body: Any = None, **extra: Any) -> httpx.Response:
+    def phone(
+        self, method: str, path: str, token: str = "", body: Any = None, *, source: str = "", **extra: Any
+    ) -> httpx.Response:
+        """A request as a phone makes it (`source`: the local address it comes from, e.g. 127.0.0.2)."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         headers.update(extra.pop("headers", {}))
-        with httpx.Client(verify=self.tls(), timeout=10) as client:
+        transport = httpx.HTTPTransport(verify=self.tls(), local_address=source) if source else None
+        with httpx.Client(verify=self.tls(), timeout=10, transport=transport) as client:
             return client.request(method, f"{self.mirror}{path}", json=body, headers=headers, **extra)
 
     def tls(self) -> ssl.SSLContext:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import subprocess_env
 from tests.fakes import anthropic as a_wire
+from tests.fakes import openai as o_wire
 from tests.fakes.server import FakeServer
 
 ORKAS = str(Path(sys.executable).parent / "orkas")
@@ -104,3 +108,31 @@ def test_local_servers_are_detected_and_added(openai_server: FakeServer) -> None
     listed = orkas("providers", "list", env=env)
     assert "ollama (openai-compatible at" in listed.stdout and "keys: none" in listed.stdout
     assert "order: ollama/qwen3:8b → ollama/llama3.2" in listed.stdout
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "openai-compatible"])
+def test_a_base_url_with_a_password_sends_it_and_the_key_and_never_shows_it(
+    kind: str, anthropic_server: FakeServer, openai_server: FakeServer
+) -> None:
+    server = anthropic_server if kind == "anthropic" else openai_server
+    env = subprocess_env()
+    home = Path(env["ORKAS_HOME"])
+    password = "gateway-pw-5e1f"
+    url = server.url.replace("http://", f"http://ana:{password}@")
+    added = orkas("providers", "add", "gw", "--kind", kind, "--base-url", url, "--model", "m1", "--key", "-",
+                  env=env, stdin=KEY_ONE + "\n")  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    listed = orkas("providers", "list", env=env)
+    assert password not in listed.stdout + added.stdout and "with a user and password" in listed.stdout
+    for path in home.rglob("*"):
+        if path.is_file():
+            assert password.encode() not in path.read_bytes(), path  # in the vault only (encrypted)
+    server.script(a_wire.reply_text("hi") if kind == "anthropic" else o_wire.reply_text("hi"))
+    ran = orkas("run", "hi", "--model", "gw/m1", env=env)
+    assert ran.returncode == 0, ran.stderr
+    headers = {k.lower(): v for k, v in server.requests[0].headers.items()}
+    sent_key = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+    assert sent_key == KEY_ONE
+    expected = base64.b64encode(f"ana:{password}".encode()).decode()
+    assert headers["proxy-authorization"] == f"Basic {expected}"
+    assert password not in ran.stdout + ran.stderr

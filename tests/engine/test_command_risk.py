@@ -216,7 +216,7 @@ ROUND_3 = [
     "read a < f; [[ a -lt 1 ]]",
     "declare -i n; n=$(cat f)",
     "v=$(cat f); declare -i n=v",
-    "printf -v q %s \"$(cat f)\"; echo $((q))",
+    'printf -v q %s "$(cat f)"; echo $((q))',
     "x=y; y=$(cat f); echo $((x))",
     "echo $(($1))",
     # options that name a program, spelled whole or abbreviated as getopt and git accept
@@ -304,7 +304,7 @@ def test_destruction_of_a_target_computed_at_run_time_asks_even_in_auto(line: st
 
 
 @pytest.mark.parametrize(
-    "line", ['rm -rf build', 'rm -f "$PWD/out.txt"', "for f in a b; do rm -f $f.o; done", 'x=dist; rm -rf "$x"']
+    "line", ["rm -rf build", 'rm -f "$PWD/out.txt"', "for f in a b; do rm -f $f.o; done", 'x=dist; rm -rf "$x"']
 )
 def test_destruction_of_a_literal_target_is_an_ordinary_change(line: str) -> None:
     assert classify_command(line).level == "workspace_write", classify_command(line)

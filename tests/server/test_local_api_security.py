@@ -97,6 +97,15 @@ def test_no_cors_ever(served: Served) -> None:
     assert not [h for h in normal.headers if h.lower().startswith("access-control-")]
 
 
+def test_the_token_in_a_url_opens_only_the_event_socket(served: Served) -> None:
+    for path in ("/api/conversations", "/api/settings", "/api/status", "/api/kb"):
+        in_url = httpx.get(f"{served.base}{path}?token={served.token}", timeout=10)
+        assert in_url.status_code == 401, path
+    assert (
+        httpx.get(f"{served.base}/api/status", headers={"X-Orkas-Token": served.token}, timeout=10).status_code == 200
+    )
+
+
 async def test_the_websocket_needs_the_token(served: Served) -> None:
     url = f"ws://127.0.0.1:{served.port}/api/events"
     with pytest.raises(InvalidStatus) as info:

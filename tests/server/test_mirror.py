@@ -307,3 +307,17 @@ def test_an_approval_waits_on_the_phone_and_the_first_answer_wins(
     seen = asyncio.run(approve_from_the_phone())
     answer = next(e for e in seen if e["type"] == "permission_answered")
     assert answer["decision"] == "deny" and answer["by"] == "Pixel"  # every view shows who answered
+
+
+def test_a_guesser_on_the_network_cannot_keep_the_phone_from_pairing(mirrored: Mirrored) -> None:
+    """Wrong codes lock out the address they come from, never another one nor the code on the screen."""
+    code = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()["code"]
+    answers = [
+        mirrored.phone("POST", "/mirror/api/v1/pair", body={"code": f"WRONG{i:03d}"}, source="127.0.0.2").status_code
+        for i in range(12)
+    ]
+    assert answers[:5] == [401] * 5 and set(answers[5:]) == {429}
+    right_but_locked = mirrored.phone("POST", "/mirror/api/v1/pair", body={"code": code}, source="127.0.0.2")
+    assert right_but_locked.status_code == 429  # a guesser never learns that it found the code
+    phone = mirrored.phone("POST", "/mirror/api/v1/pair", body={"code": code, "device_name": "Pixel"})
+    assert phone.status_code == 200 and phone.json()["device_token"]

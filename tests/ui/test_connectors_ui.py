@@ -62,7 +62,9 @@ def test_the_connectors_screen(page: Page, app: App) -> None:
     expect(item.locator(".secrets")).to_have_text("TOKEN=••••")
     assert "ui-secret-77" not in page.content() and saved(app)["custom-tester"]["env"] == ["TOKEN"]
     item.get_by_role("button", name="Check now").click()
-    expect(item.locator(".connector-tools")).to_contain_text("echo (read-only, stays on this computer: runs without asking) — Say the text back.", timeout=TIMEOUT)
+    expect(item.locator(".connector-tools")).to_contain_text(
+        "echo (read-only, stays on this computer: runs without asking) — Say the text back.", timeout=TIMEOUT
+    )
     expect(item.locator(".connector-tools")).to_contain_text("write_note — Write a note")
 
     item.get_by_role("button", name="Turn off").click()

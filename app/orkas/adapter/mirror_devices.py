@@ -2,9 +2,12 @@
 
 A pairing code is made on the desktop, lives two minutes and works once. Posting it (with a device name)
 gives the phone a device token: only its SHA-256 is kept, in `<data>/mirror/devices.json`, so the file
-alone lets nobody in. Wrong codes are counted per minute: after five, every pairing attempt is refused
-for a minute (even with the right code: a guesser must not learn when it found it). Revoking a device
-refuses its token at once; listeners hear it (the mirror closes that device's open sockets).
+alone lets nobody in. Wrong codes are counted per source address and minute: after five, that address's
+attempts are refused for a minute without being checked (even with the right code: a guesser must not learn
+when it found it). Another address is never refused for them — someone on the network guessing cannot keep
+the person's phone from pairing with the code on the screen, which stays valid until used or expired (eight
+characters of 31: guessing it in its two minutes is hopeless). Revoking a device refuses its token at once;
+listeners hear it (the mirror closes that device's open sockets).
 """
 
 from __future__ import annotations
@@ -68,8 +71,8 @@ class MirrorDevices:
         self.clock = clock
         self._lock = threading.Lock()
         self._codes: dict[str, float] = {}  # code → expiry
-        self._failures: list[float] = []
-        self._locked_until = 0.0
+        self._failures: dict[str, list[float]] = {}  # source address → its wrong codes in the last minute
+        self._locked_until: dict[str, float] = {}  # source address → when it may try again
         self._devices = self._load()
         self.on_revoke: list[Callable[[str], None]] = []
         self._read: dict[tuple[str, str], int] = {}  # (device, conversation) → finished turns seen
@@ -84,19 +87,17 @@ class MirrorDevices:
             self._codes[code] = now + CODE_SECONDS
         return Pairing(code, now + CODE_SECONDS)
 
-    def pair(self, code: str, name: str) -> tuple[Device, str]:
-        """A new device and its token (shown once). Raises TooManyAttempts or PairingRefused."""
+    def pair(self, code: str, name: str, source: str = "") -> tuple[Device, str]:
+        """A new device and its token (shown once). `source` is the address the attempt came from. Raises
+        TooManyAttempts (that address guessed wrong too often) or PairingRefused."""
         now = self.clock()
         with self._lock:
-            if now < self._locked_until:
-                raise TooManyAttempts("too many wrong codes: try again in a minute")
+            if now < self._locked_until.get(source, 0.0):
+                raise TooManyAttempts("too many wrong codes from this device: try again in a minute")
             wanted = code.strip().upper().replace("-", "").replace(" ", "")
             expiry = next((t for c, t in self._codes.items() if hmac.compare_digest(c, wanted)), None)
             if expiry is None or expiry <= now:
-                self._failures = [t for t in self._failures if t > now - 60] + [now]
-                if len(self._failures) >= FAILURES_ALLOWED:
-                    self._locked_until = now + LOCKOUT_SECONDS
-                    self._failures = []
+                self._count_failure(source, now)
                 log.warning("mirror: a pairing attempt with a wrong or expired code was refused")
                 raise PairingRefused("this code is wrong, expired or already used: ask the computer for a new one")
             del self._codes[wanted]  # once
@@ -107,6 +108,16 @@ class MirrorDevices:
             self._save()
         log.info("mirror: paired device %s (%s)", device.id, device.name)
         return device, token
+
+    def _count_failure(self, source: str, now: float) -> None:
+        recent = [t for t in self._failures.get(source, []) if t > now - 60] + [now]
+        if len(recent) >= FAILURES_ALLOWED:
+            self._locked_until[source] = now + LOCKOUT_SECONDS
+            recent = []
+        self._failures[source] = recent
+        if len(self._failures) > 4096:  # many addresses (a scan): forget those with nothing recent
+            self._failures = {a: ts for a, ts in self._failures.items() if ts and ts[-1] > now - 60}
+            self._locked_until = {a: t for a, t in self._locked_until.items() if t > now}
 
     # ---- devices ----
     def authenticate(self, token: str) -> Device | None:

@@ -1,17 +1,21 @@
 """Adding, listing, reordering and removing providers: shared by `orkas providers` and the settings screen.
 
 Keys go to the vault under a credential name (`anthropic#1`, `anthropic#2`…); settings.json only
-names them. What is shown of a key is its mask, never the key.
+names them. What is shown of a key is its mask, never the key. A base URL with a user and password in it
+(a gateway's) is kept without them; they go to the vault as `<provider>:url` and travel in their own header
+(engine/providers/base.py `url_credentials`), beside the key.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from orkas.adapter.settings import DEFAULT_MODEL, Entry, Kind, ProductSettings, ProviderConfig
 from orkas.adapter.vault import Vault, mask
 from orkas.core.errors import ConfigError
+from orkas.engine.providers.base import without_credentials
 
 KINDS: tuple[Kind, ...] = ("anthropic", "openai-compatible")
 
@@ -42,7 +46,9 @@ def add_provider(product: ProductSettings, vault: Vault, new: NewProvider) -> st
         raise ConfigError(f"provider {new.name!r} is already configured as {config.kind!r}")
     config = config or ProviderConfig(name=new.name, kind=new.kind)
     if new.base_url:
-        config.base_url = new.base_url
+        config.base_url, userinfo = _split_userinfo(new.base_url)
+        if userinfo:
+            vault.set(url_credential(new.name), userinfo)
     for model in new.models:
         if model.strip() and model.strip() not in config.models:
             config.models.append(model.strip())
@@ -65,12 +71,35 @@ def add_provider(product: ProductSettings, vault: Vault, new: NewProvider) -> st
     return credential
 
 
+def url_credential(provider: str) -> str:
+    """The vault's name for the user and password of a provider's base URL."""
+    return f"{provider}:url"
+
+
+def url_with_credentials(base_url: str | None, provider: str, vault: Vault | None) -> str | None:
+    """The base URL with its user and password put back from the vault (only ever handed to the provider)."""
+    userinfo = vault.get(url_credential(provider)) if vault is not None and base_url else None
+    if not userinfo or base_url is None or "://" not in base_url:
+        return base_url
+    scheme, rest = base_url.split("://", 1)
+    return f"{scheme}://{userinfo}@{rest}"
+
+
+def _split_userinfo(url: str) -> tuple[str, str | None]:
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    return urlunsplit(parts._replace(netloc=hostport)), userinfo
+
+
 def remove_provider(product: ProductSettings, vault: Vault | None, name: str) -> None:
     if name not in product.providers:
         raise ConfigError(f"no provider {name!r}; configured: {', '.join(product.providers) or 'none'}")
     if vault is not None:
-        for credential in product.credentials_of(name):
-            vault.delete(credential)
+        for credential in [*product.credentials_of(name), url_credential(name)]:
+            if credential in vault.names():
+                vault.delete(credential)
     del product.providers[name]
     product.entries = [e for e in product.entries if e.provider != name]
     if product.preferences.default_model and product.preferences.default_model.split("/", 1)[0] == name:
@@ -94,9 +123,10 @@ def describe_providers(product: ProductSettings, vault: Vault | None) -> list[di
         for credential in product.credentials_of(name):
             secret = vault.get(credential) if vault is not None else None
             keys.append({"credential": credential, "masked": mask(secret) if secret else None})
-        shown.append(
-            {"name": name, "kind": config.kind, "base_url": config.base_url, "models": config.models, "keys": keys}
-        )
+        url = without_credentials(config.base_url)
+        if vault is not None and url_credential(name) in vault.names():
+            url = f"{url} (with a user and password, kept in the vault)"
+        shown.append({"name": name, "kind": config.kind, "base_url": url, "models": config.models, "keys": keys})
     return shown
 
 

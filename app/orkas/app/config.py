@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from orkas.adapter.local_servers import KNOWN as KNOWN_LOCAL
 from orkas.adapter.pool import Candidate, RotatingProvider
+from orkas.adapter.provider_admin import url_with_credentials
 from orkas.adapter.settings import ProductSettings, ProviderConfig, SettingsStore
 from orkas.adapter.vault import Vault, VaultError, choose_key_source
 from orkas.core.errors import ConfigError, ProviderError
@@ -161,12 +162,15 @@ def load_configured(settings: Settings) -> Configured:
     return configured
 
 
-def spec_for(config: ProviderConfig, key: str | None) -> ProviderSpec:
+def spec_for(config: ProviderConfig, key: str | None, vault: Vault | None = None) -> ProviderSpec:
+    """What a configured provider is to the engine: its vendor row, the key, and its base URL (with the gateway's
+    user and password from the vault, when it has them)."""
     if config.kind == "anthropic":
         base = VENDORS["anthropic"]
     else:
         base = VENDORS.get(config.name) or replace(VENDORS["openai"], max_tokens_param="max_tokens")
-    return replace(base, name=config.name, api_key=key, base_url=config.base_url or base.base_url)
+    url = url_with_credentials(config.base_url, config.name, vault) if config.base_url else base.base_url
+    return replace(base, name=config.name, api_key=key, base_url=url)
 
 
 def embedder_for(settings: Settings) -> Embedder | None:
@@ -203,7 +207,7 @@ async def check_provider(product: ProductSettings, vault: Vault | None, name: st
     credentials: list[str | None] = [*product.credentials_of(name)] or [None]
     for credential in credentials:
         key = vault.get(credential) if credential and vault is not None else None
-        provider = create_provider(spec_for(config, key))
+        provider = create_provider(spec_for(config, key, vault))
         try:
             if config.models:  # a real, minimal request: a server that answers any GET must not pass a bad key
                 ping = ProviderRequest(model=config.models[0], messages=(user_text("Reply with OK."),), max_tokens=1)
@@ -229,7 +233,7 @@ def chains(configured: Configured) -> dict[str, list[list[Candidate]]]:
         key = vault.get(entry.credential) if entry.credential and vault is not None else None
         if entry.credential and key is None:
             continue  # the key was removed from the vault
-        candidate = Candidate(create_provider(spec_for(config, key)), entry.model, entry.credential or "")
+        candidate = Candidate(create_provider(spec_for(config, key, vault)), entry.model, entry.credential or "")
         if pools and (pools[-1][0].provider.name, pools[-1][0].model) == (entry.provider, entry.model):
             pools[-1].append(candidate)
         else:

@@ -111,7 +111,9 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         if args.json:
             print(json.dumps([_tool_row(t) for t in listing.tools], indent=2, ensure_ascii=False))
         for tool in [] if args.json else listing.tools:
-            mark = " [read-only, stays here]" if tool.runs_unasked else ("" if tool.closed_world else " [asks: may leave]")
+            mark = (
+                " [read-only, stays here]" if tool.runs_unasked else ("" if tool.closed_world else " [asks: may leave]")
+            )
             print(f"{tool.name}{mark}  {' '.join(tool.description.split())[:200]}")
     elif command == "remove":
         print(f"removed {connectors.remove(args.name).id}")

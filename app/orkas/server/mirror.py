@@ -109,9 +109,10 @@ def create_mirror_app(
             open_sockets[device.id].discard(revoked)
 
     @api.post(f"{V1}/pair")
-    async def pair(body: Pair) -> dict[str, str]:
+    async def pair(body: Pair, request: Request) -> dict[str, str]:
+        source = request.client.host if request.client is not None else ""
         try:
-            device, token = await asyncio.to_thread(devices.pair, body.code, body.device_name)
+            device, token = await asyncio.to_thread(devices.pair, body.code, body.device_name, source)
         except TooManyAttempts as e:
             raise HTTPException(status_code=429, detail=str(e)) from None
         except PairingRefused as e:

@@ -1,7 +1,9 @@
 """The local API is not an open door: an ASGI guard in front of every route.
 
 - a per-launch secret token (compared in constant time, never logged) on every /api request and
-  WebSocket; the page itself gets it once, in the URL the app opens;
+  WebSocket — in a header, and in the query string only for a WebSocket (a browser cannot give one a
+  header; a URL with a token in it ends up in logs and history); the page itself gets it once, in the URL
+  the app opens, and takes it out of the address bar;
 - Host must be 127.0.0.1 or localhost on our port (DNS rebinding cannot reach us);
 - an Origin, when sent, must be our own;
 - changing requests must be JSON (a text/plain POST — what a foreign page can send without a
@@ -165,7 +167,7 @@ class LocalOnly:
         offered = headers.get("x-orkas-token") or ""
         if not offered and headers.get("authorization", "").startswith("Bearer "):
             offered = headers["authorization"][7:]
-        if not offered:
+        if not offered and scope.get("type") == "websocket":
             query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
             offered = (query.get("token") or [""])[0]
         return bool(offered) and hmac.compare_digest(offered.encode(), self.token.encode())

@@ -7,12 +7,15 @@ data (`ProviderSpec`: base URL, key, headers, capabilities) pointing at an adapt
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from orkas.core.errors import ProviderError
+from orkas.core.redact import remember_secret
 from orkas.engine.messages import AssistantMessage, LLMMessage, StopReason, Usage
 
 Reasoning = Literal["off", "low", "medium", "high"]
@@ -112,6 +115,29 @@ class ProviderSpec:
     max_tokens_param: str = "max_tokens"  # OpenAI's own API wants "max_completion_tokens"
     # An OAuth sign-in instead of a key: called before each request for a fresh bearer token.
     token: Callable[[], Awaitable[str]] | None = None
+
+
+def url_credentials(url: str | None) -> tuple[str | None, dict[str, str]]:
+    """A base URL with a user and password in it (`https://user:pw@gateway/v1`): the URL without them, and the
+    header that carries them to the gateway (`Proxy-Authorization: Basic …`). The API key still goes as the
+    provider expects it: the gateway's password never replaces it, and never appears where the URL is shown."""
+    if not url or "@" not in url:
+        return url, {}
+    parts = urlsplit(url)
+    if parts.username is None:
+        return url, {}
+    user, password = unquote(parts.username), unquote(parts.password or "")
+    remember_secret(password)
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    return urlunsplit(parts._replace(netloc=netloc)), {"Proxy-Authorization": f"Basic {token}"}
+
+
+def without_credentials(url: str | None) -> str | None:
+    """The URL as it may be shown: never its user and password."""
+    return url_credentials(url)[0]
 
 
 class Provider(Protocol):

@@ -182,6 +182,8 @@ def program_option(name: str, word: str) -> str | None:
     if len(given) < shortest:
         return None
     return next((option for option in options if option.startswith(given)), None)
+
+
 HOOK_PATTERNS = re.compile(
     r"^(LD_|DYLD_|GIT_(?!AUTHOR_|COMMITTER_|TERMINAL_PROMPT|TRACE)|NPM_CONFIG_|npm_config_)"
     r"|(PAGER|EDITOR|BROWSER|_PROGRAM|_PROG|_COMMAND|_CMD|_SHELL|_HOOK|_WRAPPER)$"  # any tool's way to name a program

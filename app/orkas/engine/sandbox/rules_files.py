@@ -63,8 +63,9 @@ def _remove(call: Call) -> None:
             call.verdict.add("destructive", f"{call.name} {target.text} deletes the workspace wholesale")
         elif computed(target, call.ctx):
             call.verdict.add(
-                "destructive", f"{call.name} {target.raw or target.text}: what it deletes is decided at run time (it "
-                "may name the whole workspace)"
+                "destructive",
+                f"{call.name} {target.raw or target.text}: what it deletes is decided at run time (it "
+                "may name the whole workspace)",
             )
         elif always:
             call.verdict.add("destructive", f"{call.name} destroys {target.text} beyond recovery")

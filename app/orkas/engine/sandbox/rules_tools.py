@@ -73,7 +73,7 @@ def _git(call: Call) -> None:
         call.verdict.add("destructive", "git gc --prune drops unreachable commits for good")
     elif sub in GIT_WRITES:
         call.verdict.add("writes", f"git {sub} changes the repository")
-        if any(w in ("-S", "--gpg-sign") or w.startswith(("--gpg-sign=", "-S")) and len(w) <= 40 for w in words):
+        if any(w in ("-S", "--gpg-sign") or (w.startswith(("--gpg-sign=", "-S")) and len(w) <= 40) for w in words):
             call.verdict.add("credentials", f"git {sub} -S signs with your key")
     elif sub in GIT_DESTRUCTIVE:
         call.verdict.add("destructive", f"git {sub} rewrites the repository and can lose work")

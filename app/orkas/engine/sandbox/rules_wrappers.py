@@ -229,7 +229,9 @@ def _find(call: Call) -> None:
             continue
         if word == "-delete":
             if any(computed(r, call.ctx) for r in roots):
-                call.verdict.add("destructive", "find -delete under a folder decided at run time (it may be the workspace)")
+                call.verdict.add(
+                    "destructive", "find -delete under a folder decided at run time (it may be the workspace)"
+                )
             elif filtered or not any(r.text in WHOLESALE for r in roots):
                 for root in roots:
                     call.write(root, deletes=True)

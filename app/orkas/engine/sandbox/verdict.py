@@ -74,9 +74,7 @@ def is_secret(path: str) -> bool:
     say it holds passwords or keys?"""
     brace = re.search(r"\{([^{}]*)\}", path)
     if brace is not None:
-        return any(
-            is_secret(path[: brace.start()] + part + path[brace.end() :]) for part in brace.group(1).split(",")
-        )
+        return any(is_secret(path[: brace.start()] + part + path[brace.end() :]) for part in brace.group(1).split(","))
     name = path.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
     if NOT_SECRET.search(name):
         return False

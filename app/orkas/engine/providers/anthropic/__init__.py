@@ -15,19 +15,20 @@ import httpx2
 from orkas.core.errors import ProviderError
 from orkas.engine.providers.anthropic.request import build_params
 from orkas.engine.providers.anthropic.stream import StreamAssembler
-from orkas.engine.providers.base import Capabilities, ProviderRequest, ProviderSpec, StreamChunk
+from orkas.engine.providers.base import Capabilities, ProviderRequest, ProviderSpec, StreamChunk, url_credentials
 from orkas.engine.providers.errors import provider_error
 
 
 class AnthropicProvider:
     def __init__(self, spec: ProviderSpec) -> None:
         self.spec = spec
+        self._base_url, gateway = url_credentials(spec.base_url)
         self._client = anthropic.AsyncAnthropic(
             api_key=spec.api_key or "",
-            base_url=spec.base_url,
+            base_url=self._base_url,
             max_retries=0,
             timeout=httpx2.Timeout(spec.read_timeout, connect=spec.connect_timeout),
-            default_headers=dict(spec.headers),
+            default_headers={**spec.headers, **gateway},
         )
 
     @property
@@ -76,7 +77,7 @@ class AnthropicProvider:
         await self._client.close()
 
     def _where(self) -> str:
-        return self.spec.base_url or "api.anthropic.com"
+        return self._base_url or "api.anthropic.com"
 
     def _status_error(self, e: anthropic.APIStatusError) -> ProviderError:
         body: Any = e.body

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from orkas.core.errors import ProviderError
-from orkas.engine.providers.base import Capabilities, ProviderRequest, ProviderSpec, StreamChunk
+from orkas.engine.providers.base import Capabilities, ProviderRequest, ProviderSpec, StreamChunk, url_credentials
 from orkas.engine.providers.errors import provider_error
 from orkas.engine.providers.openai_compat.request import build_body
 from orkas.engine.providers.openai_compat.stream import ChunkAssembler
@@ -24,11 +24,12 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 class OpenAICompatProvider:
     def __init__(self, spec: ProviderSpec) -> None:
         self.spec = spec
-        headers = {"Content-Type": "application/json", **spec.headers}
+        base_url, gateway = url_credentials(spec.base_url or DEFAULT_BASE_URL)
+        headers = {"Content-Type": "application/json", **spec.headers, **gateway}
         if spec.api_key:
             headers["Authorization"] = f"Bearer {spec.api_key}"
         self._client = httpx.AsyncClient(
-            base_url=(spec.base_url or DEFAULT_BASE_URL).rstrip("/") + "/",
+            base_url=(base_url or DEFAULT_BASE_URL).rstrip("/") + "/",
             headers=headers,
             timeout=httpx.Timeout(spec.read_timeout, connect=spec.connect_timeout),
         )
