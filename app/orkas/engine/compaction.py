@@ -45,6 +45,7 @@ from orkas.engine.pinned import STATE_KIND, PinnedState
 from orkas.engine.providers.base import MessageEnd, Provider, ProviderRequest, TextDeltaChunk
 from orkas.engine.session import Session
 from orkas.engine.tokens import estimate_block, estimate_messages, estimate_tokens
+from orkas.engine.tools.untrusted import carried
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +127,7 @@ class Compactor:
             return
         state = PinnedState.from_history(head)
         state.absorb(head, task, budget=self.budget.keep)
+        state.outside = carried(head)  # a summary of outside text is still outside text for memory writes
         try:
             state.summary = await self._summarize(head)
         except (ProviderError, Aborted) as e:

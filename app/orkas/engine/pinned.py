@@ -42,6 +42,7 @@ class PinnedState:
     todos: list[str] = field(default_factory=list)
     summary: str = ""
     compactions: int = 0
+    outside: list[str] = field(default_factory=list)  # sources of outside text the summary absorbed
 
     def to_notice(self) -> Notice:
         data = {
@@ -51,6 +52,7 @@ class PinnedState:
             "todos": self.todos,
             "summary": self.summary,
             "compactions": self.compactions,
+            "outside": self.outside,
         }
         return Notice(kind=STATE_KIND, text=json.dumps(data, ensure_ascii=False))
 
@@ -68,6 +70,7 @@ class PinnedState:
                         todos=[str(t) for t in data.get("todos", [])],
                         summary=str(data.get("summary", "")),
                         compactions=int(data.get("compactions", 0)),
+                        outside=[str(o) for o in data.get("outside", [])],
                     )
                 except (ValueError, TypeError, AttributeError):
                     break  # a damaged state is rebuilt from what the history still holds

@@ -38,6 +38,7 @@ from orkas.engine.tokens import estimate_json, estimate_tokens
 from orkas.engine.tool_runner import ToolRunner
 from orkas.engine.tools.base import Tool, ToolSet
 from orkas.engine.tools.untrusted import STATE_KEY as UNTRUSTED_SOURCES
+from orkas.engine.tools.untrusted import carried
 from orkas.engine.turn import Stop, Turn
 
 __all__ = ["Agent", "RunConfig", "RunResult"]  # RunConfig lives in run_config.py; callers may name it here
@@ -134,8 +135,9 @@ class Agent:
             price=info.price,
             budget=budget,
         )
-        if untrusted:
-            turn.tools.state[UNTRUSTED_SOURCES] = list(dict.fromkeys(untrusted))
+        already = [*untrusted, *carried(session.messages())]  # outside text the model can still see
+        if already:
+            turn.tools.state[UNTRUSTED_SOURCES] = list(dict.fromkeys(already))
         try:
             await turn.append(message)
             async with aclosing(turn.rounds()) as events:

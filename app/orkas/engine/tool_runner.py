@@ -36,6 +36,7 @@ from orkas.engine.messages import TextBlock, ToolResultBlock, ToolUseBlock
 from orkas.engine.providers.base import INVALID_INPUT_KEY
 from orkas.engine.run_config import MAX_PARALLEL
 from orkas.engine.tools.base import Tool, ToolContext, ToolResult, ToolSet, error_result
+from orkas.engine.tools.untrusted import note_in, outside_source
 
 log = logging.getLogger(__name__)
 
@@ -195,6 +196,9 @@ class ToolRunner:
     ) -> ToolEnd:
         content = result.content
         self.ends_turn = self.ends_turn or result.ends_turn
+        source = outside_source(call.name, content)
+        if source is not None:  # the model has now read it: memory and skill writes ask while it can see it
+            note_in(self.state, source)
         if call.id in notes:
             content = (*content, TextBlock(text=notes[call.id]))
         done[call.id] = ToolResultBlock(tool_use_id=call.id, content=content, is_error=result.is_error)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from orkas.engine.sandbox.known import hidden_commands
+from orkas.engine.sandbox.shell import ParseError, parse
 from orkas.engine.sandbox.verdict import Context
 
 # Integers bash itself maintains: their values are numbers, whatever the line does.
@@ -31,7 +33,11 @@ MAX_DEPTH = 4
 def unsafe(expression: str, ctx: Context, depth: int = 0) -> str | None:
     """Why evaluating `expression` as bash arithmetic may run code (None when it cannot)."""
     if "$(" in expression or "`" in expression:
-        return "arithmetic over a command's output, which bash evaluates again"
+        bodies = hidden_commands(expression)
+        if not bodies or not all(prints_a_number(body) for body in bodies):
+            return "arithmetic over a command's output, which bash evaluates again"
+        for body in bodies:  # a count or a clock: judged as a number, its own command judged where it is
+            expression = expression.replace(f"$({body})", "0").replace(f"`{body}`", "0")
     names = set(REFERENCE.findall(expression)) | set(BARE_NAME.findall(REFERENCE.sub(" ", expression)))
     for name in sorted(names):
         if name.isdigit() or name in ("@", "*"):
@@ -49,6 +55,33 @@ def unsafe(expression: str, ctx: Context, depth: int = 0) -> str | None:
             if inner is not None:
                 return inner
     return None
+
+
+def prints_a_number(body: str) -> bool:
+    """Does this command line print only a number (`wc -l < f`, `ls | wc -l`, `grep -c x f`, `date +%s`, `nproc`)?"""
+    try:
+        commands = [c for c in parse(body).commands if c.argv]
+    except ParseError:
+        return False
+    if not commands:
+        return False
+    last = commands[-1].words
+    name, args = last[0].rsplit("/", 1)[-1], last[1:]
+    flags = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+    if name == "wc":
+        return sum(1 for c in flags if c in "lcwmL") == 1 and not [a for a in args if a.startswith("--")]
+    if name == "grep":
+        return "c" in flags
+    if name in ("nproc", "getconf", "expr"):
+        return True
+    if name == "id":
+        return bool(set(flags) & set("ug"))
+    if name == "date":
+        return any(re.fullmatch(r"\+(%[sYmdHMSjNu])+", a) for a in args)
+    if name == "stat":
+        formats = [a for a in args if a.startswith("%") or a.startswith("--format=")]
+        return bool(formats) and all(re.fullmatch(r"(--format=)?(%[sYXZibh])+", f) for f in formats)
+    return False
 
 
 def comparison_operands(words: list[str]) -> list[str]:

@@ -13,7 +13,7 @@ from orkas.engine.sandbox.verdict import Context, Place, Verdict, expand, is_sec
 WHOLESALE = frozenset(
     {".", "./", "..", "../", "*", "./*", ".*", "*.*", "/", "/*", "~", "~/", "~/*", "$HOME", "${HOME}"}
 )
-WHOLESALE |= frozenset({"$PWD", "${PWD}", ".git", "./.git", ".[!.]*", "..?*", "*/"})
+WHOLESALE |= frozenset({"$PWD", "${PWD}", ".git", "./.git", ".[!.]*", "..?*", "*/", "**", "**/*", "./**", "./**/*"})
 
 
 @dataclass

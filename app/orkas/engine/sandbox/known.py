@@ -21,7 +21,8 @@ READERS = frozenset(
     sha224sum sha256sum sha384sum sha512sum cksum sum b2sum getfacl df lsattr od hexdump
     strings base32 basenc jq gron csvlook csvstat csvcut csvgrep zcat bzcat xzcat lzcat zstdcat lz4cat zgrep
     zegrep zfgrep bzgrep xzgrep zless zmore zdiff bzless xzless identify pdfinfo ffprobe mediainfo nm objdump
-    readelf size otool c++filt addr2line look zipinfo lsof blkid findmnt test [ bc shasum
+    readelf size otool c++filt addr2line look zipinfo lsof blkid findmnt test [ bc shasum kpsewhich h5ls pdffonts
+    tokei cloc scc
     """.split()
 )
 NO_PATHS = frozenset(
@@ -164,12 +165,10 @@ GENERIC_PROGRAM_OPTIONS = (
     "use-compress-program",
     "diff-program",
     "open-files-in-pager",
-    "checkpoint-action",
-    "to-command",
-    "rsh-command",
-    "rsync-path",
     "preprocessor",
 )
+# Common options of their own that happen to begin like one of those: never read as an abbreviation.
+NOT_ABBREVIATIONS = frozenset({"edit", "exe", "comp", "compress", "diff", "open", "pre", "prep", "page"})
 
 
 def program_option(name: str, word: str) -> str | None:
@@ -179,7 +178,7 @@ def program_option(name: str, word: str) -> str | None:
     given = word[2:].split("=", 1)[0]
     specific = PROGRAM_OPTIONS.get(name)
     options, shortest = (specific, 1) if specific is not None else (GENERIC_PROGRAM_OPTIONS, 3)
-    if len(given) < shortest:
+    if len(given) < shortest or (specific is None and given in NOT_ABBREVIATIONS):
         return None
     return next((option for option in options if option.startswith(given)), None)
 

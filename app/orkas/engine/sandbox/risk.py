@@ -27,6 +27,7 @@ from orkas.engine.sandbox.verdict import Category, CommandRisk, Context, Level, 
 __all__ = ["Category", "CommandRisk", "Level", "classify_command"]
 
 INPUT_REDIRECTS = frozenset({"<"})
+PROMPT_EXPANSION = re.compile(r"\$\{[^}]*@P\}")
 OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^/@]*@)?([^/:?#]+)")
 REMOTE = re.compile(r"^(?:[\w.-]+@)?([\w.-]+):(?!//)")
@@ -91,6 +92,9 @@ class _Walker:
             self.verdict.add("outside_workspace", f"the loop goes over {value.text}, outside the workspace")
 
     def command(self, command: Command) -> None:
+        raws = [w.raw or w.text for w in command.argv] + [v.raw or v.text for _, v in command.assignments]
+        if any(PROMPT_EXPANSION.search(raw) for raw in raws):
+            self.verdict.add("code_execution", "${…@P} expands a value as a prompt: the commands in it run")
         for redirect in command.redirects:
             self.redirect(redirect)
         for name, value in command.assignments:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from orkas.engine.sandbox.calls import WHOLESALE, Call, computed, pathish
+from orkas.engine.sandbox.calls import WHOLESALE, Call, abbreviates, computed, pathish
 from orkas.engine.sandbox.shell import Word
 from orkas.engine.sandbox.verdict import Category
 
@@ -79,7 +79,7 @@ def _truncate(call: Call) -> None:
     if not targets:  # under xargs or find -exec: whatever list it is handed, emptied
         call.verdict.add("destructive", "truncate empties every file it is handed")
     for target in targets:
-        if target.glob and target.text.lstrip("./") in ("*", "*.*"):
+        if target.glob and (target.text.lstrip("./") in ("*", "*.*") or target.text in WHOLESALE):
             call.verdict.add("destructive", "truncate empties every file")
         elif computed(target, call.ctx):
             call.verdict.add("destructive", "truncate empties files decided at run time (they may be every file)")
@@ -240,7 +240,8 @@ def _tar(call: Call) -> None:
     extract = "x" in letters or {"--extract", "--get"} & longs
     create = any(c in letters for c in "cruA") or {"--create", "--append", "--update", "--catenate", "--delete"} & longs
     where = call.option_values("-C", "--directory") or ["."]
-    if extract:
+    to_stdout = "O" in letters or {"--to-stdout"} & longs
+    if extract and not to_stdout:
         for folder in where:
             call.write(Word(folder))
         if "P" in letters or "--absolute-names" in longs:
@@ -249,7 +250,13 @@ def _tar(call: Call) -> None:
         call.write(Word(name)) if create else call.read(Word(name))
     if create:
         skip = set(archive)
-        call.read_all([w for w in call.positionals() if w.text not in skip and w.text != letters])
+        sources = [w for w in call.positionals() if w.text not in skip and w.text != letters]
+        call.read_all(sources)
+        if "--remove-files" in longs or any(abbreviates(w, "--remove-files") for w in words):
+            for source in sources:
+                if source.text in WHOLESALE:
+                    call.verdict.add("destructive", f"tar --remove-files deletes {source.text} once archived")
+                call.write(source, deletes=True)
 
 
 def _zip(call: Call) -> None:
@@ -421,9 +428,9 @@ def _awk_program(call: Call, program: str) -> None:
         body = _without_groups(statement.group(2))
         if re.search(r"(?<!\|)\|(?!\|)", body):
             call.code(f"{call.name} pipes its output into a command")
-        redirect = re.search(r">>?\s*(\"[^\"]*\"|\S+)", body)
+        redirect = re.search(r">>?\s*(\"[^\"]*\"|\S+)?", body)
         if redirect:
-            target = redirect.group(1)
+            target = redirect.group(1) or "(a file named at run time)"  # `print > ("out/" $1)`: computed
             call.write(Word(target.strip('"'), dynamic=not target.startswith('"')))
     for source in re.finditer(r"getline[^;{}]*<\s*(\"[^\"]*\")", program):
         call.read(Word(source.group(1).strip('"')))

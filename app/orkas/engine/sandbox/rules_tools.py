@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from orkas.engine.sandbox import arith, known
-from orkas.engine.sandbox.calls import WHOLESALE, Call
+from orkas.engine.sandbox.calls import WHOLESALE, Call, abbreviates
 from orkas.engine.sandbox.shell import Word
 from orkas.engine.sandbox.verdict import is_secret, place
 
@@ -52,6 +52,8 @@ def _git(call: Call) -> None:
         name = option.split("=")[0]
         if name == "-c" and not GIT_SAFE_CONFIG.match(value.split("=")[0]):
             call.code(f"git -c {value.split('=')[0]} can make git run a program")
+            if re.search(r"gpg|sign", value.split("=")[0], re.IGNORECASE):
+                call.verdict.add("credentials", f"git -c {value.split('=')[0]} signs with your key")
         elif name in ("--config-env", "--exec-path") and value:
             call.code(f"git {name} can make git run a program")
         elif name in ("-C", "--git-dir", "--work-tree") and value:
@@ -81,15 +83,18 @@ def _git(call: Call) -> None:
         call.program(f"git {sub} is not a known git command (it may be an alias that runs anything)")
 
 
+SHOWS_CONTENT = frozenset({"show", "log", "diff", "blame", "annotate", "grep", "cat-file", "whatchanged", "range-diff"})
+
+
 def _git_read(call: Call, sub: str, words: list[str]) -> None:
-    for word in words:
+    for word in words if sub in SHOWS_CONTENT else ():
         if not word.startswith("-") and is_secret(word):  # `git show HEAD:.env`, `git log -p -- .env`
             call.verdict.add("secrets", f"git {sub} shows {word}, which may hold passwords or keys")
         if word.startswith(("--open-files-in-pager", "-O")) and sub == "grep":
             call.code("git grep -O runs the given program on the matching files")
         elif word == "--ext-diff":
             call.code("git --ext-diff runs the configured diff program")
-        elif word.startswith("--output"):
+        elif word.startswith("--output") or abbreviates(word, "--output"):
             target = word.split("=", 1)[1] if "=" in word else (words[words.index(word) + 1 :] or [""])[0]
             call.write(Word(target))
 
@@ -136,6 +141,8 @@ def _git_config(call: Call, sub: str, words: list[str]) -> None:
 
 
 def _git_branch_tag(call: Call, sub: str, words: list[str]) -> None:
+    if sub == "tag" and any(w in ("-s", "--sign", "-u") or w.startswith(("--local-user", "-u")) for w in words):
+        call.verdict.add("credentials", "git tag -s signs with your key")
     listing = {"-l", "--list", "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current", "-n"}
     listing |= {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"}
     flags = {w.split("=")[0] for w in words if w.startswith("-")}
@@ -449,6 +456,8 @@ def _docker(call: Call) -> None:
 
 def _terraform(call: Call) -> None:
     sub = next((w for w in call.words if not w.startswith("-")), "")
+    if sub == "fmt" and call.has("-check") and not any(w.startswith("-write=true") for w in call.words):
+        return  # only says which files it would reformat
     if sub in ("validate", "fmt", "version", "graph", "console", "show"):
         call.program(f"terraform {sub} runs locally")
     else:
@@ -568,6 +577,8 @@ def _names_evaluated(call: Call) -> None:
         for body in known.hidden_commands(word.raw or word.text) if "[" in word.text else []:
             call.judge_line(body)
     names = [w.text for w in call.args if re.match(r"^[A-Za-z_][A-Za-z0-9_]*(\[|$)", w.text)]
+    if call.name in ("mapfile", "readarray") and call.option_values("-C"):
+        call.code(f"{call.name} -C runs a callback for every line it reads")
     if call.name in READS_INTO:
         for name in names[1:] if call.name == "getopts" else names:
             call.ctx.tainted.add(name.split("[")[0])

@@ -9,6 +9,7 @@ from orkas.engine.sandbox import known
 from orkas.engine.sandbox.calls import WHOLESALE, Call, computed
 from orkas.engine.sandbox.rules_tools import python_module
 from orkas.engine.sandbox.shell import Word
+from orkas.engine.sandbox.verdict import is_secret
 
 
 def _skip_options(rest: list[Word], with_values: tuple[str, ...]) -> None:
@@ -215,6 +216,10 @@ def _find(call: Call) -> None:
         word = words[i]
         if word in ("-exec", "-execdir", "-ok", "-okdir"):
             inner, end = _find_inner(call, i + 1)
+            if inner and "{}" in inner[0].text:
+                call.code("find runs each file it finds as a program")
+            elif inner and any(is_secret(p) for p in _name_patterns(words)) and inner[0].text not in METADATA:
+                call.verdict.add("secrets", "find hands files named like keys or secrets to a program that reads them")
             if _runs_text(inner) and any("{}" in w.text and w.text != "{}" for w in inner[1:]):
                 call.code("find puts each file's name into code it runs (a name can be any command)")
             inner = [w for w in inner if w.text != "{}"] or []
@@ -242,6 +247,15 @@ def _find(call: Call) -> None:
         elif word == "-files0-from" and i + 1 < len(call.args):
             call.read(call.args[i + 1])
         i += 1
+
+
+METADATA = known.METADATA_READERS
+
+
+def _name_patterns(words: list[str]) -> list[str]:
+    """The patterns of find's -name, -iname, -path and -wholename tests."""
+    tests = ("-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename")
+    return [words[i + 1] for i, w in enumerate(words[:-1]) if w in tests]
 
 
 def _fd(call: Call) -> None:
@@ -289,6 +303,13 @@ def _shell(call: Call) -> None:
         call.code(f"{call.name} runs the commands it reads from its input")
 
 
+# Inline code that deletes or empties files: its target is whatever the code computes, the workspace included.
+DELETES = re.compile(
+    r"rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|unlinkSync|os\.remove|os\.unlink|\.unlink\(|truncate\(|FileUtils\.rm|"
+    r"remove_dir_all|remove_file|File\.delete|Files\.delete|unlink\s*\("
+)
+
+
 def python_flags(words: list[str]) -> tuple[set[str], str | None]:
     """Python's own options before the script (flags, clustered or not) and the module `-m` names, if any."""
     flags: set[str] = set()
@@ -316,6 +337,9 @@ def _interpreter(call: Call) -> None:
     if call.command.piped_into and not call.positionals():
         call.code(f"pipes text into {name} to run it as a program")
         return
+    inline = call.option_values("-c", "-e", "-E", "--eval", "-r")
+    if any(DELETES.search(code) for code in inline):
+        call.verdict.add("destructive", f"the {name} code deletes or empties files it names at run time")
     call.program(f"{name} runs a program that can do anything")
     call.read_all(call.positionals())
 

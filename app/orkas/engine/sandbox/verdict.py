@@ -63,7 +63,9 @@ SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/", "/dev/fd/", "/dev/shm/", "/proc/self/"
 SECRET_NAME = re.compile(
     r"^(\.env(\..+)?|\.envrc|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.htpasswd|htpasswd|credentials"
     r"|credentials\.(json|ya?ml|toml|ini|csv)|secrets?\.(json|ya?ml|toml|ini|env|txt)|service[-_]?account.*\.json"
-    r"|id_(rsa|dsa|ecdsa|ed25519)(_[\w-]+)?|.+\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx|tfvars|age))$",
+    r"|id_(rsa|dsa|ecdsa|ed25519)(_[\w-]+)?|.+\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx|tfvars|age)"
+    r"|(.*[-_.])?(service[-_]?account|credentials?|secrets?|private[-_]?key|api[-_]?keys?)([-_.].*)?"
+    r"\.(json|ya?ml|toml|ini|txt|env|conf|cfg|properties|csv|xml))$",
     re.IGNORECASE,
 )
 NOT_SECRET = re.compile(r"\.(example|sample|template|dist|defaults?|schema|md|pub)$|\.env\.(test|ci)$", re.IGNORECASE)
@@ -78,9 +80,12 @@ def is_secret(path: str) -> bool:
     name = path.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
     if NOT_SECRET.search(name):
         return False
-    if any(c in name for c in "*?["):
-        candidate = re.sub(r"[*?]|\[[^\]]*\]", "", name)
-        return bool(candidate) and (SECRET_NAME.match(candidate) is not None or candidate.lower() in (".env", ".env."))
+    if any(c in name for c in "*?["):  # a glob: does some name it matches look like a secret?
+        for filler in ("", "x", "rsa"):
+            candidate = re.sub(r"[*?]|\[[^\]]*\]", filler, name)
+            if candidate and (SECRET_NAME.match(candidate) is not None or candidate.lower() in (".env", ".env.")):
+                return True
+        return False
     return SECRET_NAME.match(name) is not None
 
 

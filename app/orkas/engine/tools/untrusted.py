@@ -1,18 +1,27 @@
-"""Text from outside the person: marked as data for the model, and remembered for the rest of the turn.
+"""Text from outside the person: marked as data for the model, and remembered while the model can see it.
 
 Web pages, search results, files outside the workspace, knowledge-base passages, past conversations and
 connector results may carry instructions an attacker wrote. Such a tool result reaches the model
 inside an `<untrusted_data source="…">` element (with any closing tag inside the text defused), and the
-system prompt says what that element means. The run's shared state records that the turn read untrusted
-text, so a memory or skill write later in the same turn asks the person first, showing the exact text.
+system prompt says what that element means.
+
+For memory, skill and learned writes the line is drawn wider: every tool result is outside text — a file
+of the workspace (a downloaded README), a command's output, a listing of names — except the few tools
+whose results are Orkas's own words (OWN_WORDS: "written", "removed"…); the person's own messages and
+Orkas's own words are the only trusted text. The taint lasts as long as such text is in the model's
+context, not one turn: each run starts from what its history still holds (`carried`), a compaction's
+summary carries the sources it absorbed, and the run's shared state adds each new tool result. While it
+lasts, a memory or skill write asks the person first, showing the exact text.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from orkas.engine.pinned import STATE_KIND
 from orkas.engine.tools.base import ToolContext, ToolResult, text_result
 
 PROMPT = (
@@ -23,6 +32,12 @@ PROMPT = (
 )
 _TAG = re.compile(r"<(/?)\s*untrusted_data", re.IGNORECASE)
 STATE_KEY = "untrusted_sources"
+# Tools whose results are Orkas's own words, never text someone else wrote.
+OWN_WORDS = frozenset(
+    {"memory", "write_file", "edit_file", "delete_file", "process_start", "process_status", "process_stop"}
+    | {"skill_save", "memo_write", "skill_manage", "hand_off_to"}
+)
+SOURCE = re.compile(r'<untrusted_data source="([^"]*)"')
 
 
 def wrap(text: str, source: str) -> str:
@@ -39,10 +54,47 @@ def untrusted_result(ctx: ToolContext, text: str, source: str, details: Mapping[
 
 
 def note(ctx: ToolContext, source: str) -> None:
-    sources: Any = ctx.state.setdefault(STATE_KEY, [])
+    note_in(ctx.state, source)
+
+
+def note_in(state: dict[str, Any], source: str) -> None:
+    """Record in a run's shared state that the model has now read outside text from `source`."""
+    sources: Any = state.setdefault(STATE_KEY, [])
     assert isinstance(sources, list)
     if source not in sources:
         sources.append(source)
+
+
+def outside_source(tool: str, content: Sequence[Any]) -> str | None:
+    """What outside text one tool result puts in front of the model (None for Orkas's own words)."""
+    for block in content:
+        text = getattr(block, "text", None)
+        if isinstance(text, str) and (m := SOURCE.search(text)):
+            return m.group(1)
+    return None if tool in OWN_WORDS else f"the output of {tool}"
+
+
+def carried(messages: Sequence[Any]) -> list[str]:
+    """The sources of outside text a history still shows the model: its tool results (see OWN_WORDS), and what
+    a compaction's summary absorbed (its state notice's `outside`)."""
+    names: dict[str, str] = {}
+    found: list[str] = []
+    for message in messages:
+        if getattr(message, "kind", None) == STATE_KIND:
+            try:
+                found += [str(s) for s in json.loads(message.text).get("outside", [])]
+            except (ValueError, AttributeError):
+                found.append("an earlier part of the conversation")
+            continue
+        for block in getattr(message, "content", ()):
+            kind = type(block).__name__
+            if kind == "ToolUseBlock":
+                names[block.id] = block.name
+            elif kind == "ToolResultBlock":
+                source = outside_source(names.get(block.tool_use_id, "a tool"), block.content)
+                if source is not None:
+                    found.append(source)
+    return list(dict.fromkeys(found))
 
 
 def sources_read(ctx: ToolContext) -> list[str]:
