@@ -29,7 +29,7 @@ from orkas.adapter.preferences import change_preferences
 from orkas.adapter.processes import ConversationProcesses
 from orkas.adapter.runtime import ConversationRuntime, Hooks
 from orkas.adapter.settings import SettingsStore
-from orkas.adapter.signals import SignalLog
+from orkas.adapter.signals import SignalLog, learning_recorder
 from orkas.adapter.skill_index import SkillIndex
 from orkas.adapter.skill_roots import SkillRegistry
 from orkas.adapter.skill_watch import SkillWatcher, watch
@@ -236,7 +236,12 @@ def host(
         problems.append(rules.problem)
 
     def make_agent(conversation: Conversation) -> Agent:
-        return make_actor(conversation, None, (), "", None)
+        """A solo conversation's agent: Orkas itself, or the named agent the conversation is bound to."""
+        spec = agents.load().agents.get(conversation.agent) if conversation.agent else None
+        if spec is None or spec.backend:
+            return make_actor(conversation, None, (), "", None)
+        note = "\n\n".join(part for part in (spec.prompt.strip(), conversation.instructions.strip()) if part)
+        return make_actor(conversation, spec, (), note, None)
 
     def make_actor(
         conversation: Conversation, spec: AgentSpec | None, tools: Sequence[Tool], note: str, folder: Path | None
@@ -396,7 +401,7 @@ def host(
         after_delete=knowledge.forget_conversation,
         after_restore=index,
         make_title=make_title,
-        after_run=signal_log.record,
+        after_run=learning_recorder(signal_log, lambda: load_configured(settings).product.preferences.learning),
         advertised=lambda conversation_id, actor: advertised.get((conversation_id, actor), ()),
     )
     runtime = ConversationRuntime(store, make_agent, prepare_run, hooks, processes, groups)

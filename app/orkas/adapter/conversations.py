@@ -26,7 +26,7 @@ from orkas.engine.messages import AssistantMessage, UserMessage
 from orkas.engine.sandbox import PathPolicy
 
 TITLE_CHARS = 80
-TUNABLE = frozenset({"model", "instructions", "temperature", "reasoning"})
+TUNABLE = frozenset({"model", "instructions", "temperature", "reasoning", "agent"})
 
 
 @dataclass(slots=True)
@@ -43,6 +43,9 @@ class Conversation:
     instructions: str = ""  # added to the system prompt of every turn
     temperature: float | None = None
     reasoning: str = "off"  # off, low, medium, high: used where the model supports it
+    # A named agent (AGENT.md) this conversation is bound to: it answers directly, and learns from its runs
+    # (when learning is on). Empty: the person talks with Orkas itself, which never evolves.
+    agent: str = ""
     # Where the title came from: "user" (typed), "first_words" (the first message, at once) or "model"
     # (a short call after the first answer). Only a first-words title is ever replaced.
     title_source: str = ""
@@ -145,7 +148,7 @@ class ConversationStore:
         return conversation
 
     def tune(self, conversation_id: str, changes: dict[str, Any]) -> Conversation:
-        """Change the conversation's model, instructions, temperature or reasoning (already validated)."""
+        """Change the conversation's model, instructions, temperature, reasoning or agent (already validated)."""
         conversation = self.get(conversation_id)
         for name in TUNABLE & changes.keys():
             setattr(conversation, name, changes[name])

@@ -6,11 +6,13 @@
     <data>/learned/<agent>/history.jsonl    every change, with the text before and after: the Learning
                                             screen shows it and undoes it
 
-A cycle looks at every agent (the commander as `commander`): it reflects only when the agent is dirty (runs
-recorded since its last reflection) and the trigger fires on those runs — or it is forced: 7 days without a
-reflection and something new. Scheduled cycles also keep a 4 h cooldown per agent and take at most 5 agents,
-stalest first. A failure leaves that agent's timestamp where it was and never touches another agent. A cycle
-spends at most `CYCLE_TOKENS`; each reflection call's output is capped low.
+A cycle looks at every named agent — never the commander: the person's default conversation with Orkas does
+not evolve, only a conversation bound to a named agent, or a group member's runs, teach that agent. It
+reflects only when the agent is dirty (runs recorded since its last reflection) and the trigger fires on those
+runs — or it is forced: 7 days without a reflection and something new. Scheduled cycles also keep a 4 h
+cooldown per agent and take at most 5 agents, stalest first. A failure leaves that agent's timestamp where it
+was and never touches another agent. A cycle spends at most `CYCLE_TOKENS`; each reflection call's output is
+capped low.
 """
 
 from __future__ import annotations
@@ -249,9 +251,8 @@ class Evolution:
         return series
 
     def _all(self, only: str | None = None) -> list[str]:
-        if only is not None:
-            return [only]
-        return list(dict.fromkeys([COMMANDER, *self.agents()]))
+        named = [a for a in dict.fromkeys(self.agents()) if a != COMMANDER]
+        return [a for a in named if a == only] if only is not None else named
 
     # ---- a cycle ----
     async def cycle(self, *, agent: str | None = None, scheduled: bool = True, force: bool = False) -> list[Outcome]:

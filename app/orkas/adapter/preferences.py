@@ -34,8 +34,8 @@ async def change_preferences(
     wanted = {k: v for k, v in changes.items() if v is not None and k in current}
     if clear_default_model:
         wanted["default_model"] = None
-    for name in ("default_model", "rerank"):  # a model named must be one configured ("chat": the chat's own)
-        if wanted.get(name) not in (None, "off", "chat") and wanted[name] not in pools(product):
+    for name in ("default_model", "rerank", "reflection_model"):  # a model named must be configured
+        if wanted.get(name) not in (None, "off", "chat", "small", "agent") and wanted[name] not in pools(product):
             raise ConfigError(f"{wanted[name]} is not a configured model")
     embeddings = wanted.get("embeddings")
     if embeddings:

@@ -25,12 +25,16 @@ class RunWatch:
         record: Callable[[RunSignals], None],
         advertised: Callable[[str], Sequence[str]] = lambda _actor: (),
         addressed: Sequence[str] = (),
+        default: str = COMMANDER,
     ) -> None:
+        """`default`: who answers events that carry no actor — the agent a conversation is bound to, else the
+        commander."""
         self.conversation = conversation
         self.person = person
         self.record = record
         self.advertised = advertised
-        self.addressed = {COMMANDER, *addressed}
+        self.default = default
+        self.addressed = {default, *addressed}
         self.running: dict[str, Observer] = {}
 
     def see(self, event: Any, actor: str | None = None) -> None:
@@ -41,7 +45,7 @@ class RunWatch:
                     asked = self.running.get(actor or "") or next(reversed(self.running.values()))
                     asked.signals.skips += 1
                 return
-            name = actor or COMMANDER
+            name = actor or self.default
             if name not in self.running:  # its run_start, or the first event seen of it
                 prompt = self.person if name in self.addressed else ""
                 self.running[name] = Observer(name, self.conversation, prompt, list(self.advertised(name)))

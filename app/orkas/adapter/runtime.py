@@ -191,12 +191,20 @@ class ConversationRuntime:
             self._recorder(),
             (lambda actor: listed(conversation_id, actor)) if listed is not None else (lambda _actor: ()),
             addressed=re.findall(r"@([a-z0-9][a-z0-9_-]*)", person),
+            default=self._bound(conversation_id),
         )
+
+    def _bound(self, conversation_id: str) -> str:
+        """Who answers a solo conversation: the named agent it is bound to, else the commander."""
+        try:
+            return self.store.get(conversation_id).agent or "commander"
+        except (NotFound, OSError):
+            return "commander"
 
     def _signal(self, conversation_id: str, *, edits: int = 0, another_answer: int = 0) -> None:
         """Something the person did outside a run (edited their message, asked for another answer)."""
         if self.hooks.after_run is not None:
-            signals = RunSignals(agent="commander", conversation=conversation_id, outcome="between")
+            signals = RunSignals(agent=self._bound(conversation_id), conversation=conversation_id, outcome="between")
             signals.edits, signals.another_answer = edits, another_answer
             self._recorder()(signals)
 

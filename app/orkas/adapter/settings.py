@@ -66,11 +66,19 @@ class Preferences:
     log_level: LogLevel = "info"  # what goes into <data>/logs (ORKAS_LOG_LEVEL overrides it)
     auto_title: bool = True  # a short model call names each new chat after its first answer
     mirror: bool = False  # the phone mirror listens on the LAN (Settings → Phone)
-    learning: bool = True  # agents reflect in the background and keep what they learn (Settings → Learning)
+    # Memory and learning are off until the person turns them on (first run offers both; Settings; orkas memory /
+    # orkas evolve enable): cross-session memory pins a profile and notes into every turn and lets the agent write
+    # them; learning lets named agents reflect on their runs and keep skills and a memo.
+    memory: bool = False
+    learning: bool = False  # agents reflect in the background and keep what they learn (Settings → Learning)
     learning_threshold: float = 0.7  # the weighted trigger a run must reach to be reflected on
+    # The model reflections use: "small" (the small, cheap model of the agent's provider), "agent" (the agent's
+    # own) or "provider/model".
+    reflection_model: str = "small"
+    offered: bool = False  # the first-run offer of memory and learning was answered (either way)
 
     def check(self) -> None:
-        for flag in ("auto_title", "mirror", "learning"):
+        for flag in ("auto_title", "mirror", "memory", "learning", "offered"):
             if not isinstance(getattr(self, flag), bool):
                 raise ConfigError(f"{flag} must be true or false, not {getattr(self, flag)!r}")
         if not isinstance(self.learning_threshold, int | float) or not 0.1 <= self.learning_threshold <= 5:
@@ -79,6 +87,10 @@ class Preferences:
             raise ConfigError(f"command_timeout must be 10 to 86400 seconds, not {self.command_timeout!r}")
         if self.embeddings not in ("bundled", "none") and not all(self.embeddings.partition("/")[::2]):
             raise ConfigError(f"embeddings must be bundled, none or provider/model, not {self.embeddings!r}")
+        if not isinstance(self.reflection_model, str) or (
+            self.reflection_model not in ("small", "agent") and not all(self.reflection_model.partition("/")[::2])
+        ):
+            raise ConfigError(f"reflection_model must be small, agent or provider/model, not {self.reflection_model!r}")
         if not isinstance(self.rerank, str) or (
             self.rerank not in ("off", "chat") and not all(self.rerank.partition("/")[::2])
         ):

@@ -61,3 +61,19 @@ class SignalLog:
                     yield RunSignals.from_json(json.loads(line))
                 except (ValueError, TypeError, KeyError):
                     continue  # a torn or foreign line: never fatal
+
+
+def learning_recorder(log: SignalLog, learning: Callable[[], bool]) -> Callable[[RunSignals], None]:
+    """Record a run's signals only while learning is on (off until the person turns it on), and only a named
+    agent's: the commander — the person's conversation with Orkas itself — never evolves, so its runs are not
+    kept. Never raises: a lost signal costs nothing."""
+
+    def record(signals: RunSignals) -> None:
+        if signals.agent == "commander" or not learning():
+            return
+        try:
+            log.record(signals)
+        except OSError as e:
+            logging.getLogger(__name__).warning("a run's signals were not recorded: %s", e.strerror or e)
+
+    return record

@@ -99,6 +99,7 @@ def build_agent(
     limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
     tools, _processes = workspace_tools(settings, policy, limits, processes)
     memory = Memory.in_folder(settings.data_dir / "memory")
+    memory_tool = memory_tool and configured.product.preferences.memory  # off until the person turns it on
     if memory_tool:
         tools.append(MemoryTool(memory))
     if knowledge is not None or past_conversations is not None:
@@ -289,9 +290,28 @@ def conversation_messages(settings: Settings, conversation_id: str) -> tuple[str
     return conversation_id, []
 
 
+def reflection_model(agent_model: str, configured: Configured) -> str:
+    """The model a reflection runs on (Settings → Learning): by default the small, cheap model of the agent's own
+    provider (its vendor's, where Orkas knows one; a local server's own model otherwise), or the agent's model,
+    or one the person named."""
+    from orkas.engine.providers.vendors import SMALL_MODELS
+
+    choice = configured.product.preferences.reflection_model
+    if choice == "agent":
+        return agent_model
+    if choice != "small":
+        return choice
+    provider, _, _model = agent_model.partition("/")
+    config = configured.product.providers.get(provider)
+    vendor = "anthropic" if config is not None and config.kind == "anthropic" else provider
+    small = SMALL_MODELS.get(vendor)
+    return f"{provider}/{small}" if small and _model else agent_model
+
+
 def evolution_for(settings: Settings) -> Evolution:
-    """Self-evolution for this install: the signals, the conversations they name, reflection with each agent's
-    own model (the default one for the commander), learned-skill lookalikes from the skills' index."""
+    """Self-evolution for this install: the signals, the conversations they name, reflection on the small model
+    of each agent's provider (Settings → Learning), learned-skill lookalikes from the skills' index. Only named
+    agents evolve: the commander — the conversation the person has with Orkas itself — never does."""
     from orkas.adapter.evolution import Evolution, agent_reflect
     from orkas.adapter.signals import SignalLog
     from orkas.engine.evolution import bundle
@@ -308,13 +328,13 @@ def evolution_for(settings: Settings) -> Evolution:
         return found
 
     def model_of(agent: str) -> str:
+        configured = load_configured(settings)
         spec = agents.load().agents.get(agent)
-        if spec is not None and spec.model:
-            return spec.model
-        _choices, default = model_choices(settings, load_configured(settings))
-        if not default:
+        _choices, default = model_choices(settings, configured)
+        own = spec.model if spec is not None and spec.model else default
+        if not own:
             raise NoProvider("no model is configured to reflect with")
-        return default
+        return reflection_model(own, configured)
 
     folder = settings.data_dir / "learned"
     folder.mkdir(parents=True, exist_ok=True)

@@ -112,6 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from orkas.cli import evolve as evolve_cli
 
             return evolve_cli.run(args, os.environ)
+        if args.command == "memory":
+            from orkas.cli import memory as memory_cli
+
+            return memory_cli.run(args, os.environ)
         if args.command == "mcp":
             from orkas.cli import mcp as mcp_cli
 
@@ -157,6 +161,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--agents", help="a group conversation: the commander with these member agents (comma-separated names)"
     )
+    run.add_argument(
+        "--agent",
+        help="bind the conversation to this named agent: it answers directly (and learns, when learning is on)",
+    )
     run.add_argument("--max-tool-loops", type=int, default=100, help="stop after this many tool rounds")
     run.add_argument("--retries", type=int, default=3, help="retries of a failed model call (default 3)")
     run.add_argument(
@@ -193,8 +201,10 @@ def _parser() -> argparse.ArgumentParser:
 
     packages_cli.add_parser(commands)
     from orkas.cli import evolve as evolve_cli
+    from orkas.cli import memory as memory_cli
 
     evolve_cli.add_parser(commands)
+    memory_cli.add_parser(commands)
     from orkas.cli import mcp as mcp_cli
 
     mcp_cli.add_parser(commands)

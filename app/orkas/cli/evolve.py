@@ -1,5 +1,7 @@
 """`orkas evolve`: self-evolution from a terminal.
 
+orkas evolve enable | disable               learning on or off (off until the person turns it on): named agents
+                                           reflect on their runs and keep skills and a memo; the commander never
 orkas evolve run [--agent NAME] [--force]   a cycle now: no 12-hour schedule, no cooldown; the dirty check
                                            and the trigger still decide (--force skips the trigger)
 orkas evolve status [--json]                per agent: last reflection, dirty, trigger score and why,
@@ -21,17 +23,24 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     evolve = commands.add_parser("evolve", help="self-evolution: reflect now, or see where each agent stands")
     sub = evolve.add_subparsers(dest="evolve_command", required=True)
     run = sub.add_parser("run", help="a reflection cycle now (the dirty check and the trigger still apply)")
-    run.add_argument("--agent", help="only this agent (the commander is 'commander')")
+    run.add_argument("--agent", help="only this named agent (the commander never evolves)")
     run.add_argument("--force", action="store_true", help="reflect even when the trigger does not fire")
     status = sub.add_parser("status", help="per agent: last reflection, dirty, trigger, learned skills")
     status.add_argument("--json", action="store_true")
+    sub.add_parser("enable", help="turn learning on: named agents reflect on their runs and keep what they learn")
+    sub.add_parser("disable", help="turn learning off (what was learned stays, unused until it is on again)")
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from orkas.adapter.evolution import outcome_json
     from orkas.app import evolution_for, settings_from_env
 
-    evolution = evolution_for(settings_from_env(env))
+    settings = settings_from_env(env)
+    if args.evolve_command in ("enable", "disable"):
+        from orkas.cli.switches import switch
+
+        return switch(settings, "learning", args.evolve_command == "enable")
+    evolution = evolution_for(settings)
     if args.evolve_command == "status":
         rows = evolution.status()
         if args.json:

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from orkas.adapter.permission_rules import RuleStore
+from orkas.adapter.run_signals import RunWatch
+from orkas.adapter.signals import SignalLog, learning_recorder
 from orkas.adapter.usage import LedgerBudget, UsageLedger
 from orkas.app import (
     GitWorktrees,
@@ -157,9 +159,18 @@ async def run_group(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         }
         _print({"actor": "group", **start})
     end: TurnEnd | None = None
+    learning = configured.product.preferences.learning
+    watch = RunWatch(  # self-evolution: each member's run counted, as the app counts them
+        conversation,
+        args.prompt,
+        learning_recorder(SignalLog(settings.data_dir / "signals"), lambda: learning),
+        addressed=[name for name in group.members if f"@{name}" in args.prompt],
+    )
     try:
         async for item in group.send(args.prompt, signal=stop, permissions=permissions, budget=budget):
             show(item)
+            if item.actor != "group":
+                watch.see(item.event, item.actor)
             if isinstance(item.event, PermissionRequest):
                 permissions.answer(item.event.id, await _prompt(item.event))
             if isinstance(item.event, TurnEnd):

@@ -35,8 +35,10 @@ from orkas.engine.evolution.signals import Observer, RunSignals
 
 if TYPE_CHECKING:
     from orkas.adapter.skill_roots import SkillRegistry
+    from orkas.app import Configured
     from orkas.engine.memory.embedders import Embedder
     from orkas.engine.memory.kb import KnowledgeBase
+    from orkas.team.agents import AgentSpec
 
 EXIT_OK, EXIT_FAILED, EXIT_ABORTED = 0, 1, 130
 log = logging.getLogger(__name__)
@@ -53,6 +55,8 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if args.context_window is not None and args.context_window < 1024:
         raise ConfigError("--context-window must be at least 1024 tokens")
     settings = settings_from_env(env)
+    if getattr(args, "agent", None) and args.agents:
+        raise ConfigError("--agent binds a conversation to one agent; --agents makes a group: use one of them")
     if args.agents or _group_session(settings, args.session):
         from orkas.cli.group import run_group  # the team layer loads only for a group
 
@@ -61,20 +65,24 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     for problem in configured.problems:
         print(f"orkas: {problem}", file=sys.stderr)
     knowledge, past = _knowledge(settings)
+    spec = _bound_agent(settings, args.agent)
     agent = build_agent(
         settings,
         workspace=args.workspace,
-        model=args.model,
+        model=args.model or (spec.model if spec is not None else None),
         max_tool_loops=args.max_tool_loops,
         retries=args.retries,
         context_window=args.context_window,
         configured=configured,
         knowledge=knowledge,
         past_conversations=past,
-        skills=(access := skill_access(_skills(settings), None)),
-        learned="commander",
+        only_tools=spec.tools if spec is not None else None,
+        note=spec.prompt.strip() if spec is not None else "",
+        skills=(access := skill_access(_skills(settings), *((spec.name, spec.skills) if spec else (None,)))),
+        learned=spec.name if spec is not None else "commander",
         connectors=(hub := connector_hub(settings, configured)),
     )
+    actor = spec.name if spec is not None else "commander"
     advertised = access.catalog.advertised(args.context_window or lookup(agent.config.model).context_window)
     store = SessionStore(sessions_dir(data_dir(env.get("ORKAS_HOME"))))
     if args.session:
@@ -109,7 +117,7 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         per_day=budgets.per_day,
     )
     last: Event | None = None
-    observer = Observer("commander", session.id, args.prompt, advertised)  # self-evolution: this run, counted
+    observer = Observer(actor, session.id, args.prompt, advertised)  # self-evolution: this run, counted
     try:
         async for event in agent.run(args.prompt, session=session, signal=stop, permissions=permissions, budget=budget):
             printer.show(event)
@@ -124,7 +132,7 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         await agent.providers.aclose()
         await hub.close()  # local servers end with the run
         if last is not None:
-            _record(settings, observer.finish())
+            _record(settings, configured, observer.finish())
     log.info("run: session %s ended (%s) after %.0f ms", session.id, type(last).__name__, since_start() * 1000)
     if isinstance(last, Done):
         return EXIT_OK
@@ -173,13 +181,29 @@ def _summary(report: dict[str, object]) -> str:
     return ", ".join(parts) or "reordered tool results"
 
 
-def _record(settings: Settings, signals: RunSignals) -> None:
-    from orkas.adapter.signals import SignalLog
+def _record(settings: Settings, configured: Configured, signals: RunSignals) -> None:
+    from orkas.adapter.signals import SignalLog, learning_recorder
 
-    try:
-        SignalLog(settings.data_dir / "signals").record(signals)
-    except OSError as e:  # a lost signal costs nothing; say why once in the log
-        log.warning("this run's signals were not recorded: %s", e.strerror or e)
+    learning = configured.product.preferences.learning
+    learning_recorder(SignalLog(settings.data_dir / "signals"), lambda: learning)(signals)
+
+
+def _bound_agent(settings: Settings, name: str | None) -> AgentSpec | None:
+    """`--agent NAME`: the named agent answers this conversation directly (and learns from it, when learning is
+    on). Raises `ConfigError` for an agent that does not exist, is broken, or is an outside CLI."""
+    if not name:
+        return None
+    from orkas.team.agents import AgentStore
+
+    loaded = AgentStore(settings.data_dir / "agents").load()
+    if name in loaded.problems:
+        raise ConfigError(f"agent {name!r} cannot be used: {loaded.problems[name]}")
+    spec = loaded.agents.get(name)
+    if spec is None:
+        raise ConfigError(f"no agent {name!r}; agents: {', '.join(loaded.agents) or 'none'} (orkas agents add …)")
+    if spec.backend:
+        raise ConfigError(f"{name} is an outside agent ({spec.backend}): use it as a member (--agents {name})")
+    return spec
 
 
 def _group_session(settings: Settings, session_id: str | None) -> bool:

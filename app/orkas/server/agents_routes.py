@@ -19,6 +19,8 @@ class Members(Protocol):
 
     def set_members(self, conversation_id: str, names: list[str]) -> dict[str, Any]: ...
 
+    def is_group(self, conversation_id: str) -> bool: ...
+
 
 class AgentBody(BaseModel):
     name: str = Field(min_length=1, max_length=32)

@@ -46,6 +46,7 @@ class Change(BaseModel):
     instructions: str | None = Field(default=None, max_length=20_000)
     temperature: float | None = Field(default=None, ge=0, le=2)
     reasoning: Literal["off", "low", "medium", "high"] | None = None
+    agent: str | None = Field(default=None, max_length=64)  # "": Orkas itself
 
 
 class Send(BaseModel):
@@ -69,6 +70,18 @@ class Answer(BaseModel):
 
 class Folder(BaseModel):
     path: str = Field(min_length=1, max_length=4096)
+
+
+def _bindable(services: Services | None, conversation_id: str, name: str) -> None:
+    """A conversation may be bound to a named agent of Orkas's own (not an outside CLI), and never a group."""
+    agents = services.agents.load().agents if services is not None and services.agents is not None else {}
+    spec = agents.get(name)
+    if spec is None:
+        raise ConfigError(f"no agent {name!r}; agents: {', '.join(agents) or 'none'} (Settings → Agents)")
+    if spec.backend:
+        raise ConfigError(f"{name} is an outside agent ({spec.backend}): it answers in a group conversation")
+    if services is not None and services.members is not None and services.members.is_group(conversation_id):
+        raise ConfigError("a group conversation has members already: mention one with @name instead")
 
 
 def _message_view(message: Any) -> dict[str, Any]:
@@ -195,6 +208,10 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
             tuned = {name: getattr(body, name) for name in body.model_fields_set & TUNABLE}
             if tuned.get("reasoning", "off") is None:
                 raise ConfigError("reasoning must be off, low, medium or high")
+            if tuned.get("agent"):
+                _bindable(services, conversation_id, str(tuned["agent"]))
+            elif "agent" in tuned:
+                tuned["agent"] = ""
             if tuned:
                 changed = conversations.tune(conversation_id, tuned)
         return asdict(changed)

@@ -73,8 +73,11 @@ class PreferencesChange(BaseModel):
     command_timeout: int | None = Field(default=None, ge=10, le=86_400)
     log_level: str | None = None
     auto_title: bool | None = None
+    memory: bool | None = None
     learning: bool | None = None
     learning_threshold: float | None = Field(default=None, ge=0.1, le=5)
+    reflection_model: str | None = Field(default=None, max_length=300)
+    offered: bool | None = None
     clear_default_model: bool = False
 
 

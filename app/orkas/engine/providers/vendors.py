@@ -73,6 +73,15 @@ DEFAULT_MODELS: dict[str, str] = {
 }
 
 
+# Each vendor's small, cheap model: what background work (reflection) runs on unless the person chose another.
+SMALL_MODELS: dict[str, str] = {
+    "anthropic": "claude-haiku-4-5",
+    "openai": "gpt-5-mini",
+    "deepseek": "deepseek-chat",
+    "openrouter": "anthropic/claude-haiku-4.5",
+}
+
+
 def create_provider(spec: ProviderSpec) -> Provider:
     if spec.api == "anthropic-messages":
         # Its SDK takes a second or two to import: built on first use, imported in the background now.

@@ -257,7 +257,7 @@ def bwrap_argv(layout: Layout, *, cwd: Path, network: bool, program: Sequence[st
         args += ["--ro-bind", "/dev/null", str(masked)]
     if layout.git is not None:
         args += ["--ro-bind", str(layout.git.real), GIT_INSIDE]
-        for name in layout.git.names:
-            args += ["--ro-bind", str(layout.git.script), str(name)]
+        for git_path in layout.git.names:
+            args += ["--ro-bind", str(layout.git.script), str(git_path)]
     args += ["--chdir", str(cwd), "--", *program]
     return args
