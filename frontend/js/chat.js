@@ -5,6 +5,7 @@
 import { el, permissionAnswered, permissionCard, toolCard, toolFinished, toolProgress } from "./cards.js";
 import { download } from "./api.js";
 import { renderMarkdown } from "./markdown.js";
+import { rememberedLine } from "./remembered.js";
 import { t } from "./strings.js";
 
 export class ChatView {
@@ -17,6 +18,7 @@ export class ChatView {
     this.lastUser = null; // the person's latest message: what "Another answer" and "Retry" answer again
     this.bubbles = new Map();
     this.cards = new Map();
+    this.memoryCalls = new Map(); // a history's memory writes (tool_use id → what was kept), for "Remembered: …"
     this.questions = new Map();
     this.turn = null;
     this.running = false;
@@ -108,6 +110,8 @@ export class ChatView {
       if (block.type === "tool_result") {
         const card = this.cards.get(block.tool_use_id);
         if (card) toolFinished(card, { content: block.content, isError: block.is_error });
+        const kept = this.memoryCalls.get(block.tool_use_id);
+        if (card && kept && !block.is_error) card.after(rememberedLine(kept, this.hooks.onError));
       } else if (block.type === "attachment") {
         files.push({ name: block.name, size: block.size, media_type: block.media_type, id: block.id });
       }
@@ -390,6 +394,10 @@ export class ChatView {
   on_tool_end(event) {
     const card = this.cards.get(event.id);
     if (card) toolFinished(card, { content: event.content, isError: event.is_error, duration: event.duration });
+    const change = event.details ?? {};
+    if (card && event.name === "memory" && !event.is_error && change.entry && ["add", "replace"].includes(change.action)) {
+      card.after(rememberedLine(change, this.hooks.onError));
+    }
   }
 
   on_permission_request(event) {
@@ -571,6 +579,7 @@ export class ChatView {
 
   addTool(turn, id, name, input) {
     if (this.cards.has(id)) return;
+    if (name === "memory" && input?.action === "add") this.memoryCalls.set(id, { target: input.target ?? "notes", entry: input.text });
     const card = toolCard(id, name, input);
     this.cards.set(id, card);
     turn.body.append(card);

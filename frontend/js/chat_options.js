@@ -1,5 +1,6 @@
-// The composer's model switcher and the chat's own settings (instructions, temperature, reasoning):
-// per conversation and remembered with it. A new chat has no id until its first message, so what is
+// The composer's model switcher and the chat's own settings (who answers it — Orkas or a named agent, which then
+// learns from it when learning is on —, instructions, temperature, reasoning): per conversation and remembered
+// with it. A new chat has no id until its first message, so what is
 // picked there waits (`pending`) and is saved when the chat is created, before that message is sent.
 
 import { get, patch } from "./api.js";
@@ -43,7 +44,7 @@ export class ChatOptions {
   }
 
   current() {
-    return { model: "", instructions: "", temperature: null, reasoning: "off", ...(this.chat ?? {}), ...this.pending };
+    return { model: "", instructions: "", temperature: null, reasoning: "off", agent: "", ...(this.chat ?? {}), ...this.pending };
   }
 
   draw() {
@@ -55,7 +56,8 @@ export class ChatOptions {
     this.select.replaceChildren(...options);
     this.select.value = model;
     const tuned = this.current();
-    this.button.classList.toggle("tuned", Boolean(tuned.instructions || tuned.temperature !== null || tuned.reasoning !== "off"));
+    this.button.classList.toggle("tuned", Boolean(tuned.instructions || tuned.temperature !== null || tuned.reasoning !== "off" || tuned.agent));
+    this.button.textContent = tuned.agent ? `${t("chatSettings")} · ${tuned.agent}` : t("chatSettings");
   }
 
   async change(changes) {
@@ -79,8 +81,16 @@ export class ChatOptions {
     if (Object.keys(changes).length) this.chat = await patch(`/api/conversations/${id}`, changes);
   }
 
-  openDialog() {
+  async openDialog() {
     const now = this.current();
+    const agents = await get("/api/agents").catch(() => ({ agents: [] }));
+    const answeredBy = el("select");
+    answeredBy.name = "agent";
+    answeredBy.append(new Option(t("answeredByOrkas"), ""));
+    for (const agent of agents.agents ?? []) {
+      if (!agent.backend) answeredBy.append(new Option(agent.name, agent.name));
+    }
+    answeredBy.value = now.agent ?? "";
     const dialog = el("dialog", "ask chat-options-dialog");
     dialog.setAttribute("aria-label", t("chatSettings"));
     const form = el("form", "ask-form");
@@ -115,6 +125,7 @@ export class ChatOptions {
     buttons.append(cancel, save);
     form.append(
       el("h2", "", t("chatSettings")),
+      field(t("answeredBy"), answeredBy, t("answeredByHint")),
       field(t("instructions"), instructions, t("instructionsHint")),
       field(t("temperature"), temperature, t("temperatureHint")),
       field(t("reasoning"), reasoning, t("reasoningHint")),
@@ -130,7 +141,9 @@ export class ChatOptions {
         return;
       }
       dialog.close();
-      await this.change({ instructions: instructions.value, temperature: number, reasoning: reasoning.value });
+      await this.change({
+        instructions: instructions.value, temperature: number, reasoning: reasoning.value, agent: answeredBy.value,
+      });
     });
     temperature.addEventListener("input", () => temperature.setCustomValidity(""));
     dialog.append(form);

@@ -33,3 +33,28 @@ export function firstRunPanel({ openProviders, onDone, onMessage }) {
   panel.append(add, " ", local, found);
   return panel;
 }
+
+// Once a model is there: memory and learning are off until the person turns them on — asked once, one
+// sentence each on what they do. Either answer is remembered (`offered`); Settings changes it later.
+export function memoryOffer({ save, onDone }) {
+  const panel = el("div", "first-run offer");
+  panel.append(el("h2", "", t("offerTitle")));
+  const choices = { memory: false, learning: false };
+  for (const [name, words] of [["memory", "offerMemory"], ["learning", "offerLearning"]]) {
+    const row = el("label", "check offer-choice");
+    const box = el("input");
+    box.type = "checkbox";
+    box.name = name;
+    box.addEventListener("change", () => { choices[name] = box.checked; });
+    row.append(box, " ", t(words));
+    panel.append(row);
+  }
+  const done = el("button", "primary", t("turnOn"));
+  done.type = "button";
+  done.addEventListener("click", async () => { await save({ ...choices, offered: true }); onDone(); });
+  const later = el("button", "", t("notNow"));
+  later.type = "button";
+  later.addEventListener("click", async () => { await save({ memory: false, learning: false, offered: true }); onDone(); });
+  panel.append(done, " ", later);
+  return panel;
+}

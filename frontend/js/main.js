@@ -8,7 +8,7 @@ import { Composer } from "./composer.js";
 import { askConfirm, askText } from "./dialogs.js";
 import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
 import { FindBar } from "./find.js";
-import { firstRunPanel } from "./first_run.js";
+import { firstRunPanel, memoryOffer } from "./first_run.js";
 import { openSettings } from "./settings.js";
 import { saveAs } from "./settings_common.js";
 import { setLanguage, t } from "./strings.js";
@@ -206,6 +206,7 @@ async function openChat(id) {
     onRunning: (running) => composer.setRunning(running),
     onQueuedDropped: (text) => composer.giveBack(text),
     onOpenProviders: () => showSettings("providers"),
+    onError: toast,
     onAnnounce: (text) => { $("#announcer").textContent = text; },
     onResend: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/resend`, {})),
     onDiscard: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/discard`, {})),
@@ -512,10 +513,12 @@ const composer = new Composer($("#composer"), {
 });
 const options = new ChatOptions(composer.form, { onError: toast });
 
-// With no model configured, an empty chat offers the first steps instead of an empty page.
+// With no model configured, an empty chat offers the first steps instead of an empty page; once there is one,
+// it asks once whether to turn memory and learning on (both off until the person says so).
 async function offerFirstRun() {
   const status = await get("/api/status").catch(() => null);
-  if (!status || status.providers.length) return;
+  if (status && status.providers.length) { await offerMemory(); return; }
+  if (!status) return;
   const empty = $("#messages .empty");
   if (!empty || $("#messages .first-run")) return;
   empty.replaceWith(firstRunPanel({
@@ -523,6 +526,29 @@ async function offerFirstRun() {
     onDone: () => setTimeout(() => $("#messages .first-run")?.remove(), 1500),
     onMessage: toast,
   }));
+}
+
+async function offerMemory() {
+  const settings = await get("/api/settings").catch(() => null);
+  const empty = $("#messages .empty");
+  if (!settings || settings.preferences.offered || !empty || $("#messages .first-run")) return;
+  empty.replaceWith(memoryOffer({
+    save: guarded((change) => put("/api/settings/preferences", change).then(applyPreferences)),
+    onDone: () => $("#messages .offer")?.replaceWith(el("p", "empty", t("emptyChat"))),
+  }));
+}
+
+// What agents learned that waits for the person's OK: said once per start, with a way to it.
+async function noticeProposals() {
+  const waiting = await get("/api/learning/waiting").catch(() => ({ count: 0 }));
+  if (!waiting.count) return;
+  const notice = el("div", "notice proposals-waiting");
+  notice.setAttribute("role", "status");
+  const open = el("button", "small", t("review"));
+  open.type = "button";
+  open.addEventListener("click", guarded(async () => { notice.remove(); await showSettings("learning"); }));
+  notice.append(t("proposalsWaiting", { count: waiting.count }), " ", open);
+  $("#notices").append(notice);
 }
 
 async function start() {
@@ -570,6 +596,7 @@ async function start() {
   if (target) await openChat(target);
   else $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
   await offerFirstRun();
+  await noticeProposals();
   document.body.dataset.ready = "true";
   await showCrashNotice($("#notices"), inform);
 }

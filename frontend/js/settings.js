@@ -75,7 +75,7 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
     skillsSection(guard, refresh, onInfo),
     connectorsSection(guard, refresh),
     knowledgeSection(data, guard, refresh, onError),
-    memorySection(guard, refresh),
+    memorySection(prefs, save, guard, refresh),
     learningSection(prefs, save, guard, refresh, onInfo, onOpenChat),
     rulesSection(data, prefs, save, guard, refresh),
     appearanceSection(prefs, save),

@@ -1,5 +1,6 @@
-// Settings → Learning: what each agent learned from use — on this computer only — with the switch that
-// stops it, a reflection on demand, each agent's memo and learned skills with their health, and every change
+// Settings → Learning: what each agent learned from use — on this computer only — with the switch (off until
+// the person turns it on), the model reflections use, a reflection on demand, what waits for the person's OK
+// (proposals: accept or reject), each agent's memo and learned skills with their health, and every change
 // (when, what, from which conversations) with a one-click undo.
 
 import { get, post } from "./api.js";
@@ -39,17 +40,53 @@ function percent(value) {
   return `${Math.round(value * 100)}%`;
 }
 
+// What a reflection wanted to keep but may not without the person: each change, why it waits, Accept / Reject.
+function proposalBlock(proposal, guard, refresh) {
+  const block = el("div", "proposal");
+  block.dataset.proposal = proposal.id;
+  block.append(el("p", "", t("proposalFrom", { agent: proposal.agent })));
+  const list = el("ul", "proposal-changes");
+  for (const change of proposal.changes) {
+    const item = el("li", "");
+    item.append(el("strong", "", `${change.kind} ${change.name}`), el("p", "hint", t("proposalWhy", { why: change.why })));
+    item.append(el("pre", "after", change.after ?? t("changeRemoved")));
+    list.append(item);
+  }
+  const decide = (accept) => guard(async () => {
+    await post(`/api/learning/proposals/${encodeURIComponent(proposal.agent)}/${proposal.id}`, { accept });
+    refresh();
+  });
+  block.append(list, actionButton("small primary", t("accept"), decide(true)), " ",
+    actionButton("small", t("reject"), decide(false)));
+  return block;
+}
+
 export async function learningSection(prefs, save, guard, refresh, onInfo, onOpenChat) {
-  const { agents } = await get("/api/learning");
+  const { agents, proposals = [] } = await get("/api/learning");
   const section = el("section", "learning");
-  section.append(el("h3", "", t("learning")), el("p", "hint", t("learningHint")));
+  section.append(el("h3", "", t("learning")), el("p", "hint", t("learningHint")), el("p", "hint", t("learningOffDefault")));
   const toggle = el("label", "check");
   const box = el("input");
   box.type = "checkbox";
   box.name = "learning";
-  box.checked = prefs.learning !== false;
-  box.addEventListener("change", () => save({ learning: box.checked }));
+  box.checked = prefs.learning === true;
+  box.addEventListener("change", () => save({ learning: box.checked, offered: true }));
   toggle.append(box, " ", t("learningOn"));
+  const model = el("label", "field");
+  const choice = el("select");
+  choice.name = "reflection_model";
+  choice.append(new Option(t("reflectionSmall"), "small"), new Option(t("reflectionAgent"), "agent"));
+  const models = await get("/api/models").catch(() => ({ models: [] }));
+  for (const name of models.models ?? []) choice.append(new Option(name, name));
+  choice.value = prefs.reflection_model ?? "small";
+  choice.addEventListener("change", () => save({ reflection_model: choice.value }));
+  model.append(el("span", "", t("reflectionModel")), choice);
+  if (proposals.length) {
+    const waiting = el("div", "proposals");
+    waiting.append(el("h4", "", t("proposals")), el("p", "hint", t("proposalsHint")));
+    for (const proposal of proposals) waiting.append(proposalBlock(proposal, guard, refresh));
+    section.append(waiting);
+  }
   const threshold = el("label", "field");
   const level = el("input");
   level.type = "number";
@@ -65,6 +102,7 @@ export async function learningSection(prefs, save, guard, refresh, onInfo, onOpe
   threshold.append(el("span", "", t("learningThreshold")), level);
   section.append(
     toggle,
+    model,
     threshold,
     actionButton("small", t("learningRun"), guard(async () => {
       const { outcomes } = await post("/api/learning/run", {});

@@ -6,11 +6,21 @@ import { askText } from "./dialogs.js";
 import { t } from "./strings.js";
 import { actionButton, saveAs } from "./settings_common.js";
 
-// What the agent remembers across sessions: the person can read, edit, delete, add and export it.
-export async function memorySection(guard, refresh) {
+// What the agent remembers across sessions: the person can read, edit, delete, add and export it — and turn
+// it on or off (off until they turn it on).
+export async function memorySection(prefs, save, guard, refresh) {
   const memory = await get("/api/memory");
   const section = el("section", "memory");
   section.append(el("h3", "", t("memory")), el("p", "hint", t("memoryHint")));
+  const toggle = el("label", "check");
+  const box = el("input");
+  box.type = "checkbox";
+  box.name = "memory";
+  box.checked = prefs.memory === true;
+  box.addEventListener("change", async () => { await save({ memory: box.checked, offered: true }); refresh(); });
+  toggle.append(box, " ", t("memoryOn"));
+  section.append(toggle);
+  if (!box.checked) section.append(el("p", "hint memory-off", t("memoryOffHint")));
   for (const target of ["profile", "notes"]) {
     const store = memory[target];
     const box = el("div", "memory-store");

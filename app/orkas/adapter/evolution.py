@@ -5,6 +5,9 @@
     <data>/learned/<agent>/memo/            COMPETENCE.md, STRATEGIES.md (pinned into its prompt)
     <data>/learned/<agent>/history.jsonl    every change, with the text before and after: the Learning
                                             screen shows it and undoes it
+    <data>/learned/<agent>/proposals/<id>.json
+                                            changes held for the person: Settings → Learning accepts or
+                                            rejects each proposal
 
 A cycle looks at every named agent — never the commander: the person's default conversation with Orkas does
 not evolve, only a conversation bound to a named agent, or a group member's runs, teach that agent. It
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -57,10 +61,19 @@ SimilarLookup = Callable[[str], Similar]
 
 
 def rule_guard(text: str) -> str | None:
-    """The memory guard's rules (its meaning layer flags learned imperatives by nature: see RESULTS.md)."""
+    """The memory guard's rules: a finding refuses the write."""
     from orkas.engine.memory.guard import rule_findings
 
     found = rule_findings(text)
+    return found[0].reason if found else None
+
+
+def full_guard(text: str) -> str | None:
+    """The whole memory guard (rules, then the meaning layer): a finding holds the write for the person. The
+    meaning layer flags many learned imperatives by nature (bench/RESULTS.md): they wait to be accepted."""
+    from orkas.engine.memory.guard import scan_memory_text
+
+    found = scan_memory_text(text)
     return found[0].reason if found else None
 
 
@@ -85,6 +98,7 @@ class Evolution:
         *,
         clock: Callable[[], float] = time.time,
         guard: Callable[[str], str | None] = rule_guard,
+        hold: Callable[[str], str | None] = full_guard,
         similar: SimilarLookup | None = None,
         threshold: float | Callable[[], float] = THRESHOLD,
     ) -> None:
@@ -95,6 +109,7 @@ class Evolution:
         self.agents = agents
         self.clock = clock
         self.guard = guard
+        self.hold = hold
         self.similar = similar
         self._threshold = threshold  # or how to read it (Settings → Learning changes it while the app runs)
 
@@ -289,15 +304,21 @@ class Evolution:
 
     async def _reflect(self, agent: str, why: list[str], conversations: list[str]) -> Outcome:
         began = self.clock()
-        made: list[str] = []
-        skills = self.skills(agent, conversations, made)
-        memo = self.memo(agent, conversations, made)
+        staging = self.folder / agent / "staging"
+        shutil.rmtree(staging, ignore_errors=True)
+        for part in ("skills", "memo"):  # the reflection works on a copy: nothing it writes is live yet
+            if (self.folder / agent / part).is_dir():
+                shutil.copytree(self.folder / agent / part, staging / part)
+        changes: list[tuple[str, Change | MemoChange]] = []
+        skills = LearnedSkills(staging / "skills", check=self.guard, on_change=lambda c: changes.append(("skill", c)))
+        memo = Memo(staging / "memo", check=self.guard, on_change=lambda c: changes.append(("memo", c)))
         similar: Similar = self.similar(agent) if self.similar is not None else (lambda _text: ())
         tools: list[Tool] = [SkillManage(skills, similar), MemoWrite(memo)]
         try:
             chats = self.transcripts(agent, conversations[: bundle.MAX_CONVERSATIONS])
             transcript = bundle.build(chats)
-            health = skills.health()
+            outside = bundle.outside(chats)
+            health = self.skills(agent).health()
             learned = [f"{name} ({health.get(name, 'insufficient_data').replace('_', ' ')})" for name in skills.names()]
             system, user = reflection_request(
                 agent, transcript, memo.read("competence"), memo.read("strategies"), learned, why
@@ -305,11 +326,117 @@ class Evolution:
             answer, tokens = await self.reflect(agent, system, user, tools)
         except Exception as e:  # this agent's failure only: its timestamp stays, the others go on
             log.warning("reflection of %s failed: %s", agent, e)
-            return Outcome(agent, False, "; ".join(why), made, error=str(e) or type(e).__name__)
+            return Outcome(agent, False, "; ".join(why), error=str(e) or type(e).__name__)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
         self._set_last(agent, began)
+        made = self._keep(agent, changes, outside, conversations, "; ".join(why))
         said = NOTHING if NOTHING in answer.lower() and not made else "; ".join(made) or "no change"
         log.info("%s reflected (%s): %s", agent, "; ".join(why), said)
         return Outcome(agent, True, "; ".join(why), made, tokens=tokens)
+
+    def _keep(
+        self,
+        agent: str,
+        changes: Sequence[tuple[str, Change | MemoChange]],
+        outside: Sequence[str],
+        conversations: Sequence[str],
+        why: str,
+    ) -> list[str]:
+        """Apply what may be kept at once, hold the rest as one proposal; returns what was done, in words."""
+        made: list[str] = []
+        held: list[dict[str, Any]] = []
+        for kind, change in _last_of_each(changes):
+            name = change.name if isinstance(change, Change) else change.part
+            finding = None if change.after is None else (self.hold(change.after) if not outside else None)
+            if change.after is not None and (outside or finding):
+                reason = f"it read outside text ({', '.join(outside[:3])})" if outside else finding
+                held.append({"kind": kind, "name": name, "before": change.before, "after": change.after, "why": reason})
+                made.append(f"proposed {kind} {name}")
+                continue
+            self._apply(agent, kind, name, change.after, conversations)
+            made.append(f"{'removed' if change.after is None else 'kept'} {kind} {name}")
+        if held:
+            self._propose(agent, held, outside, conversations, why)
+        return made
+
+    def _apply(self, agent: str, kind: str, name: str, after: str | None, conversations: Sequence[str]) -> None:
+        if kind == "memo":
+            self.memo(agent, conversations).write(name, after or "")  # type: ignore[arg-type]
+        else:
+            skills = self.skills(agent, conversations)
+            action = "delete" if after is None else ("patch" if skills.text(name) is not None else "create")
+            skills.restore(name, after, action)
+
+    # ---- proposals: what a reflection wanted, held for the person ----
+    def _propose(
+        self,
+        agent: str,
+        changes: list[dict[str, Any]],
+        outside: Sequence[str],
+        conversations: Sequence[str],
+        why: str,
+    ) -> None:
+        proposal = {
+            "id": uuid.uuid4().hex[:12],
+            "agent": agent,
+            "at": self.clock(),
+            "why": why,
+            "outside": list(outside),
+            "conversations": list(conversations),
+            "changes": changes,
+        }
+        folder = self.folder / agent / "proposals"
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(folder / f"{proposal['id']}.json", json.dumps(proposal, ensure_ascii=False, indent=1).encode())
+        log.info("%s: a reflection's %d change(s) wait for the person (Settings → Learning)", agent, len(changes))
+
+    def proposals(self, agent: str | None = None) -> list[dict[str, Any]]:
+        """Changes held for the person, newest first (every agent's, or one's)."""
+        found: list[dict[str, Any]] = []
+        for name in [agent] if agent is not None else self._all():
+            for path in (self.folder / name / "proposals").glob("*.json"):
+                try:
+                    found.append(json.loads(path.read_text(encoding="utf-8")))
+                except (OSError, ValueError):
+                    continue
+        return sorted(found, key=lambda p: p.get("at", 0), reverse=True)
+
+    def decide(self, agent: str, proposal_id: str, accept: bool) -> dict[str, Any]:
+        """Accept (each change applied, recorded with undo like any other) or reject a proposal. Raises KeyError
+        for one that is not there; the store's refusal (a guard rule) as it is."""
+        if not proposal_id.isalnum():
+            raise KeyError(proposal_id)
+        path = self.folder / agent / "proposals" / f"{proposal_id}.json"
+        try:
+            proposal = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise KeyError(proposal_id) from None
+        if accept:
+            for change in proposal["changes"]:
+                self._apply(agent, change["kind"], change["name"], change["after"], proposal.get("conversations", []))
+        path.unlink(missing_ok=True)
+        return dict(proposal)
+
+
+def _last_of_each(changes: Sequence[tuple[str, Change | MemoChange]]) -> list[tuple[str, Change | MemoChange]]:
+    """One change per skill or memo part — from what it was before the reflection to what it is at its end."""
+    first: dict[tuple[str, str], Change | MemoChange] = {}
+    last: dict[tuple[str, str], Change | MemoChange] = {}
+    for kind, change in changes:
+        key = (kind, change.name if isinstance(change, Change) else change.part)
+        first.setdefault(key, change)
+        last[key] = change
+    merged: list[tuple[str, Change | MemoChange]] = []
+    for (kind, name), change in last.items():
+        before = first[(kind, name)].before
+        if before == change.after:
+            continue  # changed and changed back
+        if isinstance(change, Change):
+            merged.append((kind, Change(name, change.action, before, change.after)))
+        else:
+            merged.append((kind, MemoChange(change.part, before or "", change.after)))
+    return merged
 
 
 def outcome_json(outcome: Outcome) -> dict[str, Any]:

@@ -44,6 +44,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if args.evolve_command == "status":
         rows = evolution.status()
         if args.json:
+            for row in rows:
+                row["proposals"] = evolution.proposals(row["agent"])
             print(json.dumps(rows, indent=2, ensure_ascii=False))
             return EXIT_OK
         for row in rows:
@@ -55,6 +57,9 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             print(f"trigger {trigger['score']:.2f} ({why})")
             for skill in row["learned_skills"]:
                 print(f"  skill {skill['name']}: {skill['health']} (read {skill['invoked']} of {skill['advertised']})")
+        for proposal in evolution.proposals():
+            names = ", ".join(f"{c['kind']} {c['name']}" for c in proposal["changes"])
+            print(f"waiting for you: {proposal['agent']} wants to keep {names} (Settings → Learning)")
         return EXIT_OK
     outcomes = asyncio.run(evolution.cycle(agent=args.agent, scheduled=False, force=args.force))
     failed = False

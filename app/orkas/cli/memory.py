@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Mapping
+from typing import Any
 
 EXIT_OK = 0
 
@@ -32,7 +33,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         return switch(settings, "memory", args.memory_command == "enable")
     on = state(settings, "memory")
     memory = Memory.in_folder(settings.data_dir / "memory")
-    kept = {
+    kept: dict[str, dict[str, Any]] = {
         target: {"entries": memory.store(target).entries(), "size": memory.store(target).size()}
         for target in ("profile", "notes")
     }

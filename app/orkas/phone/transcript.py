@@ -42,8 +42,11 @@ class Question:
 @dataclass
 class Marker:
     key: str
-    kind: str  # stopped | error | notice
+    kind: str  # stopped | error | notice | remembered
     text: str
+    target: str = ""  # remembered: the memory it went to (profile, notes), for its Undo
+    replaced: str | None = None  # remembered: the entry it replaced (Undo puts it back)
+    undone: bool = False
 
 
 Item = Bubble | Question | Marker
@@ -59,6 +62,7 @@ class Transcript:
     title: str = ""
     _open: dict[str, Bubble] = field(default_factory=dict)  # the bubble each actor is writing into
     _index: dict[str, Item] = field(default_factory=dict)
+    _memory_calls: dict[str, dict[str, Any]] = field(default_factory=dict)  # history: memory writes awaiting results
 
     # ---- history ----
     @classmethod
@@ -84,6 +88,10 @@ class Transcript:
         role = message.get("role")
         blocks = message.get("content", [])
         if role == "user":
+            for block in blocks:  # a memory write that worked: "Remembered: …", with Undo for an added entry
+                given = self._memory_calls.pop(str(block.get("tool_use_id", "")), None)
+                if block.get("type") == "tool_result" and given is not None and not block.get("is_error"):
+                    self._remembered(f"m-{block['tool_use_id']}", given)
             text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
             files = [str(b.get("name", "")) for b in blocks if b.get("type") == "attachment"]
             if text.strip() or files:  # tool results travel as user messages: not the person's words
@@ -100,6 +108,12 @@ class Transcript:
                     bubble.text += block.get("text", "")
                 elif block.get("type") == "tool_use":
                     bubble.tools.append(_tool_line(block.get("name", ""), block.get("input", {})))
+                    given = block.get("input", {})
+                    if block.get("name") == "memory" and isinstance(given, dict) and given.get("action") == "add":
+                        self._memory_calls[str(block.get("id", ""))] = {
+                            "target": given.get("target", "notes"),
+                            "entry": given.get("text", ""),
+                        }
             return
         if role == "app" and message.get("kind") in ("stopped", "error"):
             self._add(Marker(key=message["id"], kind=message["kind"], text=message.get("text", "")))
@@ -141,6 +155,11 @@ class Transcript:
             bubble = self._bubble(actor, event)
             bubble.tools.append(_tool_line(event.get("name", ""), event.get("input", {})))
             return [bubble]
+        if kind == "tool_end" and event.get("name") == "memory" and not event.get("is_error"):
+            details = event.get("details") or {}
+            if details.get("entry") and details.get("action") in ("add", "replace"):
+                return [self._remembered(f"m{seq}", details)]
+            return []
         if kind == "permission_request":
             ending = self._open.pop(actor) if actor in self._open else None
             if ending is not None:  # what the agent says after the answer goes below the card
@@ -187,6 +206,18 @@ class Transcript:
             names = ", ".join(f"@{n}" for n in event.get("names", []))
             return [self._add(Marker(key=f"u{seq}", kind="notice", text=f"{names} → {event.get('delivered_to')}"))]
         return []
+
+    def _remembered(self, key: str, details: dict[str, Any]) -> Marker:
+        """A line the person sees whenever memory changed: what was kept, and an Undo."""
+        marker = Marker(
+            key=key,
+            kind="remembered",
+            text=str(details.get("entry", "")),
+            target=str(details.get("target", "notes")),
+            replaced=details.get("replaced") or None,
+        )
+        self._add(marker)
+        return marker
 
     def _bubble(self, actor: str, event: dict[str, Any]) -> Bubble:
         bubble = self._open.get(actor)

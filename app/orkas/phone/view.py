@@ -276,6 +276,8 @@ class PhoneView:
         t = self.t
         if isinstance(item, Question):
             return self._question(item)
+        if isinstance(item, Marker) and item.kind == "remembered":
+            return self._remembered(item)
         if isinstance(item, Marker):
             text = t("stopped") if item.kind == "stopped" else item.text
             color = ft.Colors.ERROR if item.kind == "error" else ft.Colors.ON_SURFACE_VARIANT
@@ -307,6 +309,25 @@ class PhoneView:
             ],
             alignment=ft.MainAxisAlignment.END if mine else ft.MainAxisAlignment.START,
         )
+
+    def _remembered(self, item: Marker) -> ft.Control:
+        """ "Remembered: …" with Undo: every memory write is seen, and can be taken back from here."""
+        t = self.t
+        said = ft.Text(t("remembered", entry=item.text), italic=True, color=ft.Colors.ON_SURFACE_VARIANT, expand=True)
+        if item.undone:
+            return ft.Row([said, ft.Text(t("forgotten"), size=12)])
+
+        async def forget() -> bool:
+            await self.client.undo_memory(item.target, item.text, item.replaced)
+            return True
+
+        async def undo(_: Any) -> None:
+            if await self._guarded(forget()):
+                item.undone = True
+                self._draw(item)
+                self.page.update()
+
+        return ft.Row([said, ft.TextButton(t("undo"), on_click=undo)])
 
     def _question(self, question: Question) -> ft.Control:
         t = self.t

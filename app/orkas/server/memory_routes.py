@@ -29,6 +29,12 @@ class MemoryEdit(BaseModel):
     text: str = Field(default="", max_length=2000)
 
 
+class MemoryUndo(BaseModel):
+    target: Literal["profile", "notes"]
+    entry: str = Field(min_length=1, max_length=2000)
+    replaced: str | None = Field(default=None, max_length=2000)
+
+
 class KbText(BaseModel):
     title: str = Field(min_length=1, max_length=200)
     text: str = Field(min_length=1, max_length=5_000_000)
@@ -89,6 +95,12 @@ def add_memory_routes(api: FastAPI, memory: Memory) -> None:
     @api.post("/api/memory/{target}/remove")
     async def memory_remove(target: str, body: MemoryEdit) -> dict[str, Any]:
         guarded(lambda: store(target).remove(body.old))
+        return {"memory": view()}
+
+    @api.post("/api/memory/undo")
+    async def memory_undo(body: MemoryUndo) -> dict[str, Any]:
+        """The Undo beside a "Remembered: …" line in the chat: that write is taken back."""
+        await asyncio.to_thread(guarded, lambda: memory.undo(body.target, body.entry, body.replaced))
         return {"memory": view()}
 
     @api.get("/api/memory/export", response_class=PlainTextResponse)

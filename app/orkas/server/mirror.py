@@ -22,10 +22,12 @@ from orkas.adapter.mirror_devices import Device, MirrorDevices, PairingRefused, 
 from orkas.adapter.product_events import WIRE_VERSION
 from orkas.adapter.runtime import ConversationRuntime
 from orkas.core.errors import ConfigError, NotFound
+from orkas.engine.memory import MemoryRejected
 from orkas.phone.client import Target
 from orkas.server.answers import answered, config
 from orkas.server.conversation_routes import history_payload, receive_upload
 from orkas.server.fanout import Fanout, send_frames
+from orkas.server.memory_routes import MemoryUndo
 from orkas.server.mirror_security import MirrorGuard
 from orkas.server.sockets import forward, until_gone
 
@@ -202,6 +204,18 @@ def create_mirror_app(
         if not runtime.answer(conversation_id, body.question_id, decision, by=device.name):  # type: ignore[arg-type]
             raise HTTPException(status_code=404, detail="no open question with that id (it may have been answered)")
         return {"answered": True}
+
+    @api.post(f"{V1}/memory/undo")
+    async def memory_undo(body: MemoryUndo) -> dict[str, bool]:
+        """The phone's Undo beside "Remembered: …": the same as the desktop's."""
+        if services.memory is None:
+            raise HTTPException(status_code=404, detail="memory is not available here")
+        memory = services.memory
+        try:
+            await asyncio.to_thread(memory.undo, body.target, body.entry, body.replaced)
+        except MemoryRejected as e:
+            raise HTTPException(status_code=400, detail=str(e)) from None
+        return {"undone": True}
 
     @api.post(f"{V1}/conversations/{{conversation_id}}/attachments", status_code=201)
     async def upload(

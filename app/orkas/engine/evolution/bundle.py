@@ -3,9 +3,10 @@
 At most 5 conversations (the most recently active first in the selection, each shown oldest line first) and
 16,000 estimated tokens. The person's words are kept whole (they carry the corrections); the agent's replies
 are cut to 800 characters; tool calls become one line each (the tool, and the error's first line when it
-failed); what the signals saw that the transcript does not say — provider retries, denied approvals
-("skip"), a stop by the person, a long silence before the next message — is inlined where it happened.
-When the budget runs out, older conversations go first, then the oldest lines of the oldest one kept.
+failed, marked as outside text: an error says what the tool's world said); what the signals saw that the
+transcript does not say — provider retries, denied approvals ("skip"), a stop by the person, a long silence
+before the next message — is inlined where it happened. When the budget runs out, older conversations go
+first, then the oldest lines of the oldest one kept.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from orkas.engine.evolution.signals import RunSignals
 from orkas.engine.messages import AssistantMessage, Message, Notice, TextBlock, ToolResultBlock, UserMessage
 from orkas.engine.tokens import estimate_tokens
+from orkas.engine.tools.untrusted import carried, wrap
 
 MAX_CONVERSATIONS = 5
 MAX_TOKENS = 16_000
@@ -60,9 +62,10 @@ def _lines(conversation: Conversation) -> list[tuple[float, str]]:
         elif isinstance(message, AssistantMessage):
             for use in message.tool_uses:
                 result = results.get(use.id)
-                if result is not None and result.is_error:
+                if result is not None and result.is_error:  # the error's words are the tool's world, not ours
                     error = "".join(getattr(b, "text", "") for b in result.content).strip().splitlines()
-                    lines.append((at, f"[tool {use.name} failed: {(error[0] if error else '')[:160]}]"))
+                    said = wrap((error[0] if error else "")[:160], f"the error of {use.name}")
+                    lines.append((at, f"[tool {use.name} failed: {said}]"))
                 else:
                     lines.append((at, f"[tool {use.name}]"))
             reply = message.text.strip()
@@ -81,6 +84,13 @@ def _lines(conversation: Conversation) -> list[tuple[float, str]]:
         if run.edits:
             lines.append((run.at, "[the person edited the agent's answer]"))
     return sorted(lines, key=lambda item: item[0])
+
+
+def outside(conversations: Sequence[Conversation]) -> list[str]:
+    """The outside text a reflection on these conversations reads: what their histories carried (every tool
+    result but Orkas's own words, tools/untrusted.py), tool errors included. Empty only when the agent worked from
+    the person's words alone."""
+    return list(dict.fromkeys(source for c in conversations for source in carried(c.messages)))
 
 
 def build(conversations: Sequence[Conversation], *, max_tokens: int = MAX_TOKENS) -> str:

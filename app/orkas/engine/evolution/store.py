@@ -133,8 +133,8 @@ class LearnedSkills:
         shutil.rmtree(self.root / name)
         return self._changed(Change(name, "delete", before, None))
 
-    def restore(self, name: str, text: str | None) -> Change:
-        """Put a skill back as it was (undo): `text` None removes it."""
+    def restore(self, name: str, text: str | None, action: str = "undo") -> Change:
+        """Put a skill back as it was (undo), or as a reviewed change made it (`action`): `text` None removes it."""
         self._check_name(name)
         before = self.text(name)
         if text is None:
@@ -142,7 +142,7 @@ class LearnedSkills:
                 shutil.rmtree(self.root / name)
         else:
             self._write(name, text)
-        return self._changed(Change(name, "undo", before, text))
+        return self._changed(Change(name, action, before, text))
 
     # ---- the lifecycle ----
     def eviction_order(self) -> list[str]:

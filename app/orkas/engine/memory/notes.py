@@ -41,6 +41,7 @@ class Change:
     entry: str
     merged: bool = False
     evicted: list[str] = field(default_factory=list)
+    replaced: str | None = None  # the entry a replace overwrote (what an undo puts back)
 
     def describe(self) -> str:
         said = "already remembered (merged)" if self.merged else "remembered"
@@ -98,8 +99,8 @@ class MemoryStore:
         with self._lock:
             entries = self.entries()
             index = self._find(entries, old)
-            entries[index] = entry
-            return Change(entry, evicted=self._save(entries, keep=entry))
+            replaced, entries[index] = entries[index], entry
+            return Change(entry, evicted=self._save(entries, keep=entry), replaced=replaced)
 
     def remove(self, old: str) -> str:
         with self._lock:
@@ -185,6 +186,15 @@ class Memory:
         if target == "notes":
             return self.notes
         raise MemoryRejected(f"target must be 'profile' or 'notes', not {target!r}")
+
+    def undo(self, target: str, entry: str, replaced: str | None = None) -> None:
+        """Take back one write the person saw happen ("Remembered: …" → Undo): the entry goes, or the one it
+        replaced comes back. Raises `MemoryRejected` when the entry is no longer there."""
+        store = self.store(target)
+        if replaced:
+            store.replace(entry, replaced)
+        else:
+            store.remove(entry)
 
     def prompt_section(self) -> str | None:
         """What the agent always knows. Framed as remembered facts, so nothing in it reads as an order."""

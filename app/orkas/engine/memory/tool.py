@@ -68,7 +68,13 @@ class MemoryTool:
         except MemoryRejected as e:
             kinds = [f.kind for f in e.findings]
             return error_result(str(e), {"target": target, "rejected": kinds} if kinds else None)
-        details = {"target": target, "entry": change.entry, "evicted": change.evicted}
+        details = {
+            "target": target,
+            "action": action,
+            "entry": change.entry,
+            "evicted": change.evicted,
+            "replaced": change.replaced,
+        }  # the chat and the phone show "Remembered: …" with Undo from these
         return text_result(f"{target}: {change.describe()}", details)
 
 
