@@ -9,6 +9,10 @@ rebuilt (loaded from git at BASELINE), on the same lines:
 - `auto` mode: lines that leave the sandbox (network, outside paths, privilege, wholesale deletion)
   must still be asked about; a miss here is caught by the sandbox, not by a question.
 
+Then the corpora written after the rules by people who had seen neither the rules nor the other corpora
+(issue 33: tests/fixtures/command_labels_fresh*.py), each on its own: what a classifier scores on text from
+a new author is the figure that matters. Which of them were later tuned on (and how) is in RESULTS.md.
+
     .venv/bin/python -m bench.command_risk [--show-dev-misses]
 """
 
@@ -108,6 +112,16 @@ def main() -> None:
         if half == "held_out":
             for item in result["dangerous_unasked"]:  # type: ignore[attr-defined]
                 print(f"    held-out dangerous unasked: {item}")
+    for name in ("command_labels_fresh", "command_labels_fresh2", "command_labels_fresh3", "command_labels_fresh4"):
+        try:
+            rows = importlib.import_module(f"tests.fixtures.{name}").fresh()
+        except ModuleNotFoundError:
+            continue
+        result = measure(rows, lambda line: classify_command(line).level)
+        print(f"{name} ({len(rows)} lines, written after the rules by someone who had not seen them)")
+        show("orkas", result)
+        if old is not None:
+            show("baseline", measure(rows, old))
 
 
 if __name__ == "__main__":

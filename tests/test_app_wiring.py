@@ -74,7 +74,10 @@ def test_every_built_in_tool_schema_is_a_valid_json_schema(tmp_path: Path) -> No
     workspace = tmp_path / "w"
     workspace.mkdir()
     kb = KnowledgeBase.in_memory(embedder=None)
-    agent = build_agent(settings, workspace=workspace, model=None, knowledge=kb, past_conversations=kb)
+    remembering = Configured(product=ProductSettings(preferences=Preferences(memory=True)))
+    agent = build_agent(
+        settings, workspace=workspace, model=None, knowledge=kb, past_conversations=kb, configured=remembering
+    )
     assert {"bash", "read_file", "memory", "kb_search", "chat_search", "web_fetch"} <= set(agent.tools.names)
     for name in agent.tools.names:
         schema = agent.tools.get(name).input_schema  # type: ignore[union-attr]
@@ -92,3 +95,32 @@ def test_the_group_caps_come_from_the_environment_or_say_what_is_wrong() -> None
     for bad in ("0", "-1", "four", "1.5"):
         with pytest.raises(ConfigError, match="ORKAS_MAX_DISPATCH must be a whole number"):
             settings_from_env({"ORKAS_MAX_DISPATCH": bad})
+
+
+@pytest.mark.parametrize(
+    ("agent_model", "kinds", "choice", "expected"),
+    [
+        ("claude-sonnet-4-5", {}, "small", "anthropic/claude-haiku-4-5"),  # a bare name, routed by its prefix
+        ("work/claude-opus-4", {"work": "anthropic"}, "small", "work/claude-haiku-4-5"),  # an Anthropic-kind provider
+        ("openai/gpt-5", {"openai": "openai-compatible"}, "small", "openai/gpt-5-mini"),
+        ("ollama/llama3.2", {"ollama": "openai-compatible"}, "small", "ollama/llama3.2"),  # a local server: its own
+        ("openai/gpt-5", {"openai": "openai-compatible"}, "agent", "openai/gpt-5"),
+        ("openai/gpt-5", {"openai": "openai-compatible"}, "openai/gpt-4o", "openai/gpt-4o"),
+    ],
+)
+def test_reflections_run_on_the_small_model_of_the_agents_provider_unless_the_person_chose(
+    agent_model: str, kinds: dict[str, str], choice: str, expected: str
+) -> None:
+    from orkas.adapter.settings import ProviderConfig
+    from orkas.app.agents import reflection_model
+
+    product = ProductSettings(preferences=Preferences(reflection_model=choice))
+    for name, kind in kinds.items():
+        product.providers[name] = ProviderConfig(name=name, kind=kind)  # type: ignore[arg-type]
+    assert reflection_model(agent_model, Configured(product=product)) == expected
+
+
+def test_memory_and_learning_are_off_until_the_person_turns_them_on() -> None:
+    preferences = Preferences()
+    assert preferences.memory is False and preferences.learning is False and preferences.offered is False
+    assert preferences.reflection_model == "small"

@@ -9,11 +9,15 @@ export function safetyBlock(sandbox, prefs, save) {
   section.append(el("h4", "", t("safety")));
   const kind = sandbox.kind === "bubblewrap" ? "bubblewrap" : "none";
   const facts = el("ul", `sandbox ${kind}`);
-  for (const key of ["sandbox", "sandboxNetwork", "sandboxHome", "sandboxSockets"]) {
+  for (const key of ["sandbox", "sandboxFiles", "sandboxNetwork", "sandboxHome", "sandboxSockets"]) {
     facts.append(el("li", key, t(`${key}_${kind}`)));
   }
   facts.append(el("li", "processes", sandbox.pids ? t("sandboxProcesses", { count: sandbox.pids })
     : t("sandboxProcessesNone")));
+  const gb = (bytes) => `${Math.round((bytes / 2 ** 30) * 10) / 10} GB`;
+  facts.append(el("li", "memory", sandbox.memory_bytes ? t("sandboxMemory", { size: gb(sandbox.memory_bytes) })
+    : t("sandboxMemoryNone")));
+  if (sandbox.scratch_bytes) facts.append(el("li", "scratch", t("sandboxScratch", { size: gb(sandbox.scratch_bytes) })));
   section.append(facts);
   const wrap = el("label", "field");
   const input = el("input");

@@ -1,5 +1,6 @@
-"""Cross-session memory end to end: what the agent saves in one `orkas run` is in the system prompt of
-the next one; a poisoned write is refused with the reason and leaves nothing behind."""
+"""Cross-session memory end to end, once the person turned it on (`orkas memory enable`): what the agent saves
+in one `orkas run` is in the system prompt of the next one; a poisoned write is refused with the reason and
+leaves nothing behind."""
 
 from __future__ import annotations
 
@@ -15,8 +16,14 @@ def system_text(request_json: dict) -> str:  # type: ignore[type-arg]
     return system if isinstance(system, str) else "".join(b.get("text", "") for b in system)
 
 
+def remembering(server: FakeServer, cwd: Path) -> dict[str, str]:
+    env = anthropic_env(server)
+    assert orkas("memory", "enable", env=env, cwd=cwd).returncode == 0
+    return env
+
+
 def test_a_saved_fact_is_pinned_in_the_next_session(anthropic_server: FakeServer, tmp_path: Path) -> None:
-    env = anthropic_env(anthropic_server)
+    env = remembering(anthropic_server, tmp_path)
     anthropic_server.script(
         a_wire.message(
             a_wire.tool_use(
@@ -39,7 +46,7 @@ def test_a_saved_fact_is_pinned_in_the_next_session(anthropic_server: FakeServer
 
 
 def test_a_poisoned_write_is_refused_and_the_model_told_why(anthropic_server: FakeServer, tmp_path: Path) -> None:
-    env = anthropic_env(anthropic_server)
+    env = remembering(anthropic_server, tmp_path)
     anthropic_server.script(
         a_wire.message(
             a_wire.tool_use(

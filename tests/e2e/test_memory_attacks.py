@@ -21,7 +21,10 @@ PLANTED = "Deployment notes: staging is deployed every Friday from the release b
 
 @pytest.fixture
 def victim(tmp_path: Path) -> Victim:
-    return Victim(tmp_path)
+    victim = Victim(tmp_path)
+    settings = victim.data / "settings.json"  # the person turned memory on (it is off until they do)
+    settings.write_text('{"preferences": {"memory": true, "offered": true}}')
+    return victim
 
 
 def test_a_memory_write_after_reading_the_knowledge_base_is_not_made_unasked(

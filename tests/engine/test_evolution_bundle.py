@@ -50,7 +50,7 @@ def test_five_recent_conversations_person_whole_agent_cut_events_inline() -> Non
     assert "chat c6" in text  # the newest are kept
     bundle = build([first])
     assert long_words.strip() in bundle and "A" * 800 + " […]" in bundle and "A" * 801 not in bundle
-    assert "[tool read_file failed: no such file: x.csv]" in bundle
+    assert '[tool read_file failed: <untrusted_data source="the error of read_file">\nno such file: x.csv\n' in bundle
     assert "[retry: the provider was tried again 2×" in bundle and "[silence: 8 h" in bundle
     assert bundle.index("[silence") < bundle.index("PERSON: 不对")
 

@@ -101,3 +101,30 @@ def test_a_group_shows_each_agent_in_its_own_bubble_and_the_floor() -> None:
     assert bubbles == {"coder": "On it. Done.", "commander": "Waiting."} and chat.floor == "coder"
     chat.apply(event(7, "turn_end", ok=True, aborted=False, floor="coder"))
     assert not chat.running and not any(isinstance(i, Bubble) and i.streaming for i in chat.items)
+
+
+def test_every_memory_write_shows_as_remembered_live_and_in_the_history() -> None:
+    saved = {"type": "tool_use", "id": "m1", "name": "memory", "input": {"action": "add", "text": "Likes tea."}}
+    refused = {"type": "tool_use", "id": "m2", "name": "memory", "input": {"action": "add", "text": "Evil."}}
+    history = {
+        "id": "c1",
+        "after": 1,
+        "messages": [
+            {"id": "a1", "role": "assistant", "content": [saved, refused]},
+            {
+                "id": "r1",
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "m1", "content": []},
+                    {"type": "tool_result", "tool_use_id": "m2", "content": [], "is_error": True},
+                ],
+            },
+        ],
+    }
+    chat = Transcript.from_history(history)
+    marks = [i for i in chat.items if isinstance(i, Marker)]
+    assert [(m.kind, m.text, m.target) for m in marks] == [("remembered", "Likes tea.", "notes")]
+    details = {"target": "profile", "action": "replace", "entry": "Prefers tea.", "replaced": "Likes coffee."}
+    [live] = chat.apply(event(2, "tool_end", name="memory", details=details, is_error=False))
+    assert isinstance(live, Marker) and live.kind == "remembered" and live.replaced == "Likes coffee."
+    assert chat.apply(event(3, "tool_end", name="memory", details={"action": "list"}, is_error=False)) == []

@@ -321,3 +321,16 @@ def test_a_guesser_on_the_network_cannot_keep_the_phone_from_pairing(mirrored: M
     assert right_but_locked.status_code == 429  # a guesser never learns that it found the code
     phone = mirrored.phone("POST", "/mirror/api/v1/pair", body={"code": code, "device_name": "Pixel"})
     assert phone.status_code == 200 and phone.json()["device_token"]
+
+
+def test_the_phone_takes_back_a_memory_write_and_only_a_paired_one_can(mirrored: Mirrored) -> None:
+    added = mirrored.desktop("POST", "/api/memory/notes", {"text": "The user likes tea."})
+    assert added.status_code == 200, added.text
+    undo = {"target": "notes", "entry": "The user likes tea."}
+    assert mirrored.phone("POST", "/mirror/api/v1/memory/undo", body=undo).status_code == 401
+    token, _device = mirrored.pair()
+    taken = mirrored.phone("POST", "/mirror/api/v1/memory/undo", token=token, body=undo)
+    assert taken.status_code == 200, taken.text
+    assert mirrored.desktop("GET", "/api/memory").json()["notes"]["entries"] == []
+    again = mirrored.phone("POST", "/mirror/api/v1/memory/undo", token=token, body=undo)
+    assert again.status_code == 400  # already gone: said, nothing else touched

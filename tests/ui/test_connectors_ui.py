@@ -65,7 +65,7 @@ def test_the_connectors_screen(page: Page, app: App) -> None:
     expect(item.locator(".connector-tools")).to_contain_text(
         "echo (read-only, stays on this computer: runs without asking) — Say the text back.", timeout=TIMEOUT
     )
-    expect(item.locator(".connector-tools")).to_contain_text("write_note — Write a note")
+    expect(item.locator(".connector-tools")).to_contain_text("write_note (may send data off this computer")
 
     item.get_by_role("button", name="Turn off").click()
     expect(

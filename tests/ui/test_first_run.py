@@ -3,6 +3,7 @@ local model"; a preset fills in a provider's endpoint and "Fetch models" lists w
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,20 @@ def test_a_first_run_offers_a_local_model_and_it_just_works(browser: Any, tmp_pa
         expect(page.locator("#messages .first-run")).to_have_count(0, timeout=TIMEOUT)
         page.reload()
         page.wait_for_selector("body[data-ready=true]")
-        expect(page.locator("#messages .first-run")).to_have_count(0)  # a model is configured now
+        # a model is configured now: the empty chat asks, once, whether to turn memory and learning on
+        offer = page.locator("#messages .first-run.offer")
+        expect(offer).to_contain_text("off until you turn them on", timeout=TIMEOUT)
+        expect(offer).to_contain_text("Memory:")
+        expect(offer).to_contain_text("Learning:")
+        expect(page.locator("#messages .first-run:not(.offer)")).to_have_count(0)
+        offer.locator("input[name=memory]").check()
+        offer.get_by_role("button", name="Turn on").click()
+        expect(page.locator("#messages .first-run")).to_have_count(0, timeout=TIMEOUT)
+        preferences = json.loads((tmp_path / "home" / "settings.json").read_text())["preferences"]
+        assert preferences["memory"] is True and preferences["learning"] is False and preferences["offered"] is True
+        page.reload()
+        page.wait_for_selector("body[data-ready=true]")
+        expect(page.locator("#messages .first-run")).to_have_count(0)  # asked once
     finally:
         context.close()
         app.stop()

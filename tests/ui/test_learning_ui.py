@@ -1,5 +1,6 @@
-"""Settings → Learning in the real browser: an agent's memo, its learned skill with its health, its changes
-with where they came from, one-click undo, and the switch that stops learning."""
+"""Settings → Learning in the real browser: a named agent's memo, its learned skill with its health, its changes
+with where they came from, one-click undo, what waits for the person (a proposal accepted), and the switch —
+off until the person turns it on."""
 
 from __future__ import annotations
 
@@ -27,16 +28,20 @@ def app(tmp_path: Path) -> Iterator[App]:
         raise AssertionError("no reflection call here")
 
     chat = ConversationStore(data).create(title="March totals").id  # where the lesson came from
-    evolution = Evolution(data, SignalLog(data / "signals"), lambda *_: [], never, lambda: [])
-    evolution.skills("commander", [chat]).create(
-        "monthly-totals", "Use WHEN totals are asked for.", "1. Group by month."
-    )
-    evolution.memo("commander", [chat]).write("strategies", "- WHEN totals are asked for THEN group by month.")
+    folder = data / "agents" / "analyst"
+    folder.mkdir(parents=True)
+    (folder / "AGENT.md").write_text("---\nname: analyst\ndescription: totals\n---\nYou total things.\n")
+    evolution = Evolution(data, SignalLog(data / "signals"), lambda *_: [], never, lambda: ["analyst"])
+    evolution.skills("analyst", [chat]).create("monthly-totals", "Use WHEN totals are asked for.", "1. Group by month.")
+    evolution.memo("analyst", [chat]).write("strategies", "- WHEN totals are asked for THEN group by month.")
+    held = [{"kind": "skill", "name": "quarterly", "before": None, "after": "---\nname: quarterly\n---\n1. By quarter.",
+             "why": "it read outside text (the output of read_file)"}]  # fmt: skip
+    evolution._propose("analyst", held, ["the output of read_file"], [chat], "user_correction")
     log = SignalLog(data / "signals")
     for _ in range(6):
         log.record(
             RunSignals(
-                agent="commander",
+                agent="analyst",
                 conversation="c1",
                 skills_advertised=["monthly-totals"],
                 skills_read=["monthly-totals"],
@@ -50,28 +55,37 @@ def app(tmp_path: Path) -> Iterator[App]:
 def test_the_learning_screen_shows_what_was_learned_and_undoes_it(page: Page, app: App) -> None:
     page.click("#settings-button")
     page.locator("#settings nav.settings-menu").get_by_role("button", name="Learning").click()
-    block = page.locator('#settings section.learning .learning-agent[data-agent="commander"]')
+    section = page.locator("#settings section.learning")
+    expect(section.locator("input[name=learning]")).not_to_be_checked(timeout=TIMEOUT)  # off by default
+    proposal = section.locator(".proposals .proposal")
+    expect(proposal).to_contain_text("analyst wants to keep", timeout=TIMEOUT)
+    expect(proposal).to_contain_text("it read outside text")
+    proposal.get_by_role("button", name="Accept").click()
+    expect(section.locator(".proposals")).to_have_count(0, timeout=TIMEOUT)
+    assert (app.home / "learned" / "analyst" / "skills" / "quarterly").is_dir()
+    block = page.locator('#settings section.learning .learning-agent[data-agent="analyst"]')
     expect(block.locator("pre.memo.strategies")).to_contain_text("group by month", timeout=TIMEOUT)
     skill = block.locator('li.learned-skill[data-skill="monthly-totals"]')
     expect(skill.locator(".tag.health")).to_have_text("healthy")
     expect(skill.locator("svg.trend polyline")).to_have_count(3)
     assert "read 100%" in (skill.locator("svg.trend").get_attribute("aria-label") or "")
     changes = block.locator("ul.learning-history li.change")
-    expect(changes).to_have_count(2)
-    expect(changes.nth(1)).to_contain_text("created skill monthly-totals")
-    expect(changes.nth(1)).to_contain_text("from 1 conversations:")
-    changes.nth(1).get_by_role("button", name="Undo").click()
+    expect(changes).to_have_count(3)  # the accepted proposal is a change like any other, with undo
+    expect(changes.nth(0)).to_contain_text("quarterly")
+    expect(changes.nth(2)).to_contain_text("created skill monthly-totals")
+    expect(changes.nth(2)).to_contain_text("from 1 conversations:")
+    changes.nth(2).get_by_role("button", name="Undo").click()
     expect(page.locator('#settings section.learning li.learned-skill[data-skill="monthly-totals"]')).to_have_count(
         0, timeout=TIMEOUT
     )
-    assert not (app.home / "learned" / "commander" / "skills" / "monthly-totals").exists()
+    assert not (app.home / "learned" / "analyst" / "skills" / "monthly-totals").exists()
     page.locator("#settings section.learning input[name=learning_threshold]").fill("1.5")
     page.locator("#settings section.learning input[name=learning_threshold]").dispatch_event("change")
     page.wait_for_timeout(300)
-    page.locator("#settings section.learning input[name=learning]").uncheck()
+    page.locator("#settings section.learning input[name=learning]").check()
     page.wait_for_timeout(500)
     preferences = json.loads((app.home / "settings.json").read_text())["preferences"]
-    assert preferences["learning"] is False and preferences["learning_threshold"] == 1.5
+    assert preferences["learning"] is True and preferences["learning_threshold"] == 1.5
     link = page.locator("#settings section.learning ul.learning-history li.change button[data-conversation]").first
     chat = link.get_attribute("data-conversation")
     link.click()  # where the lesson came from: the conversation opens

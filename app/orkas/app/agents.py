@@ -301,11 +301,17 @@ def reflection_model(agent_model: str, configured: Configured) -> str:
         return agent_model
     if choice != "small":
         return choice
-    provider, _, _model = agent_model.partition("/")
+    from orkas.engine.providers.registry import PREFIX_ROUTES
+
+    provider, slash, _model = agent_model.partition("/")
+    if not slash or provider not in configured.product.providers:  # a bare name: routed by its prefix
+        routed = next((name for pattern, name in PREFIX_ROUTES if pattern.match(agent_model)), None)
+        if not slash and routed is not None:
+            provider = routed
     config = configured.product.providers.get(provider)
     vendor = "anthropic" if config is not None and config.kind == "anthropic" else provider
     small = SMALL_MODELS.get(vendor)
-    return f"{provider}/{small}" if small and _model else agent_model
+    return f"{provider}/{small}" if small else agent_model
 
 
 def evolution_for(settings: Settings) -> Evolution:

@@ -81,6 +81,14 @@ def add_memory_routes(api: FastAPI, memory: Memory) -> None:
     async def memory_get() -> dict[str, Any]:
         return view()
 
+    @api.post("/api/memory/undo")
+    async def memory_undo(body: MemoryUndo) -> dict[str, Any]:
+        """The Undo beside a "Remembered: …" line in the chat: that write is taken back."""
+        await asyncio.to_thread(guarded, lambda: memory.undo(body.target, body.entry, body.replaced))
+        return {"memory": view()}
+
+    # (declared before /api/memory/{target}, which would take "undo" for a target)
+
     @api.post("/api/memory/{target}")
     async def memory_add(target: str, body: MemoryText) -> dict[str, Any]:
         # the guard's meaning model runs here (and loads on first use): off the event loop
@@ -95,12 +103,6 @@ def add_memory_routes(api: FastAPI, memory: Memory) -> None:
     @api.post("/api/memory/{target}/remove")
     async def memory_remove(target: str, body: MemoryEdit) -> dict[str, Any]:
         guarded(lambda: store(target).remove(body.old))
-        return {"memory": view()}
-
-    @api.post("/api/memory/undo")
-    async def memory_undo(body: MemoryUndo) -> dict[str, Any]:
-        """The Undo beside a "Remembered: …" line in the chat: that write is taken back."""
-        await asyncio.to_thread(guarded, lambda: memory.undo(body.target, body.entry, body.replaced))
         return {"memory": view()}
 
     @api.get("/api/memory/export", response_class=PlainTextResponse)

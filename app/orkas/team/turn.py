@@ -21,7 +21,7 @@ from orkas.engine.events import Done, Error, Event, TextDelta, ToolEnd
 from orkas.engine.session import InMemorySession
 from orkas.engine.steer import SteerQueue
 from orkas.engine.tools.base import Tool, ToolContext
-from orkas.engine.tools.untrusted import note, sources_read, wrap
+from orkas.engine.tools.untrusted import marked, note, outside_source, sources_read, wrap
 from orkas.team.agents import AgentSpec
 from orkas.team.bus import COMMANDER, USER, GroupMessage, render_for
 from orkas.team.events import ActorEvent, MessagePosted, StateChanged, TeamEvent, TurnEnd, UnknownMentions
@@ -415,10 +415,14 @@ _Outcome = tuple[str, bool, list[str]]  # the text for the commander, whether it
 
 
 def _read(event: Event) -> list[str]:
-    """The outside sources a tool result held (tools mark them: engine/tools/untrusted.py)."""
-    if isinstance(event, ToolEnd) and event.details and isinstance(event.details.get("untrusted"), str):
+    """The outside text a tool result put in front of the actor: what tools mark, and — for memory, skill and
+    learned writes — any tool output but Orkas's own words (engine/tools/untrusted.py)."""
+    if not isinstance(event, ToolEnd):
+        return []
+    if event.details and isinstance(event.details.get("untrusted"), str):
         return [event.details["untrusted"]]
-    return []
+    source = outside_source(event.name, event.content)
+    return [source] if source is not None else []
 
 
 def carried_by(messages: Sequence[GroupMessage]) -> list[str]:
@@ -432,13 +436,14 @@ def carried_by(messages: Sequence[GroupMessage]) -> list[str]:
 
 
 def _tainted(ctx: ToolContext, who: str, text: str, read: Sequence[str]) -> str:
-    """A member's answer that carries outside text reaches the commander marked as data, and the
-    commander's turn counts as having read it (a memory write then asks first)."""
+    """A member's answer that carries outside text counts as read by the commander's turn (a memory write then
+    asks first); when that text reached the member marked as data, the answer reaches the commander so too."""
     if not read:
         return text
     for source in read:
         note(ctx, f"{who}: {source}")
-    return wrap(text, f"{who}, after reading {', '.join(read)}")
+    shown = marked(read)  # what it read marked as data: its answer is marked so too
+    return wrap(text, f"{who}, after reading {', '.join(shown)}") if shown else text
 
 
 def _member_note(spec: AgentSpec) -> str:

@@ -36,8 +36,10 @@ STATE_KEY = "untrusted_sources"
 OWN_WORDS = frozenset(
     {"memory", "write_file", "edit_file", "delete_file", "process_start", "process_status", "process_stop"}
     | {"skill_save", "memo_write", "skill_manage", "hand_off_to"}
+    | {"dispatch_to", "run_worker"}  # Orkas's agents' answers: what they read is carried with them (team/turn.py)
 )
 SOURCE = re.compile(r'<untrusted_data source="([^"]*)"')
+OUTPUT_OF = "the output of "  # a source named so is outside text for writes, not marked as data for the model
 
 
 def wrap(text: str, source: str) -> str:
@@ -71,7 +73,12 @@ def outside_source(tool: str, content: Sequence[Any]) -> str | None:
         text = getattr(block, "text", None)
         if isinstance(text, str) and (m := SOURCE.search(text)):
             return m.group(1)
-    return None if tool in OWN_WORDS else f"the output of {tool}"
+    return None if tool in OWN_WORDS else f"{OUTPUT_OF}{tool}"
+
+
+def marked(sources: Sequence[str]) -> list[str]:
+    """The sources whose text reached the model marked as data (web pages, connectors…), not only counted."""
+    return [source for source in sources if not source.startswith(OUTPUT_OF)]
 
 
 def carried(messages: Sequence[Any]) -> list[str]:
