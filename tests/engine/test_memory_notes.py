@@ -4,6 +4,7 @@ memory tool, and the pinned prompt section."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -152,7 +153,7 @@ class ReadsAFile:
 
     name = "read_file"
     description = "Read a file."
-    input_schema = {"type": "object", "properties": {"path": {"type": "string"}}}
+    input_schema: ClassVar[dict[str, object]] = {"type": "object", "properties": {"path": {"type": "string"}}}
     read_only = True
 
     async def execute(self, input: object, ctx: ToolContext) -> object:
