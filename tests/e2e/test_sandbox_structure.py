@@ -174,3 +174,25 @@ def test_destruction_of_a_computed_target_asks_even_in_auto(
     assert "not run" in tool_results(anthropic_server)["toolu_0"]
     assert sorted(p.name for p in victim.workspace.iterdir()) == before
     assert (victim.workspace / "notes.md").read_text() == "# notes\n"
+
+
+@pytest.mark.parametrize("mode", ["ask", "auto"])
+def test_the_file_tools_ask_before_a_secret_and_a_search_never_reads_one(
+    mode: str, anthropic_server: FakeServer, victim: Victim
+) -> None:
+    (victim.workspace / ".env").write_text(f"STRIPE_KEY={SECRET}\n")
+    (victim.workspace / "config").mkdir()
+    (victim.workspace / "config" / "credentials.json").write_text(f'{{"token": "{SECRET}"}}\n')
+    calls = [
+        ("read_file", {"path": ".env"}),
+        ("read_file", {"path": "config/credentials.json"}),
+        ("grep_files", {"pattern": "KEY|token"}),
+        ("grep_files", {"pattern": "KEY", "path": ".env"}),
+        ("read_file", {"path": "notes.md"}),
+    ]
+    script_tool_calls(anthropic_server, calls)
+    assert victim.run(anthropic_server, "--mode", mode).returncode == 0
+    shown = tool_results(anthropic_server)
+    assert "not read" in shown["toolu_0"] and "not read" in shown["toolu_1"] and "not read" in shown["toolu_3"]
+    assert "may hold secrets" in shown["toolu_2"] and "notes" in shown["toolu_4"]
+    assert SECRET not in "".join(shown.values())

@@ -20,8 +20,10 @@ from typing import Any, BinaryIO
 
 import pathspec
 
+from orkas.engine.consent import Ask
 from orkas.engine.messages import ImageBlock, TextBlock
 from orkas.engine.sandbox import PathDenied, PathPolicy
+from orkas.engine.sandbox.verdict import is_secret
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 from orkas.engine.tools.documents import MAX_DOCUMENT_BYTES, DocumentError, document_kind, extract_text
 from orkas.engine.tools.textstream import BinaryFile, Page, read_page
@@ -67,6 +69,27 @@ def _document(policy: PathPolicy, path: Path) -> str:
     return extract_text(path.name, data)
 
 
+async def secrets_asked(ctx: ToolContext, path: Path, tool: str) -> ToolResult | None:
+    """A file named like a secret (.env, a key, credentials): its text would go to the model, and so off this
+    computer — the person is asked, in every mode, and sees which file. None when it may be read."""
+    if not is_secret(path.name):
+        return None
+    shown = str(path.relative_to(ctx.workspace)) if ctx.workspace in path.parents else path.name
+    ask = Ask(
+        tool=tool,
+        level="dangerous",
+        categories=("secrets",),
+        preview=f"read {shown}",
+        key=f"{tool}:secret:{shown}",
+    )
+    if await ctx.ask(ask):
+        return None
+    return error_result(
+        f"not read: {shown} may hold passwords or keys, and reading it needs the user's approval, which was not given",
+        details={"level": "dangerous", "categories": ["secrets"]},
+    )
+
+
 class ReadFile(FileTool):
     name = "read_file"
     description = (
@@ -94,6 +117,9 @@ class ReadFile(FileTool):
             return path
         if path.is_dir():
             return error_result(f"{input['path']!r} is a folder; use list_files")
+        refused = await secrets_asked(ctx, path, self.name)
+        if refused is not None:
+            return refused
         if "char_start" in input and "start_line" in input:
             return error_result("give either a line range or a character range, not both")
         return await asyncio.to_thread(self._read, path, input, ctx)
@@ -388,7 +414,13 @@ class GrepFiles(FileTool):
         if isinstance(root, ToolResult):
             return root
         policy = self.policy(ctx)
+        if root.is_file():
+            refused = await secrets_asked(ctx, root, self.name)
+            if refused is not None:
+                return refused
         files = [root] if root.is_file() else list(_walk(root, policy))
+        secret = [f for f in files if f != root and is_secret(f.name)]  # a search never reads them silently
+        files = [f for f in files if f not in secret]
         glob = input.get("glob")
         if glob:
             files = [
@@ -398,6 +430,7 @@ class GrepFiles(FileTool):
                 or fnmatch.fnmatch(str(f.relative_to(root) if root.is_dir() else f.name), glob)
             ]
         search = _Grep(policy, root, regex, int(input.get("context", 0)), input.get("mode", "content"))
+        search.skipped += [f"{f.relative_to(root)} (may hold secrets: read_file asks for it)" for f in secret]
         result = await asyncio.to_thread(search.run, files)
         return _outside_marked(ctx, policy, root, result, "grep_files")
 
