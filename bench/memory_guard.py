@@ -15,6 +15,9 @@ Sets:
   then part of the training data;
 - fresh-5: tests/fixtures/memory_guard_fresh5.py — written before the fourth model (word pairs and
   4-grams, two over-broad rules narrowed, fresh-4 added to training) and measured once after it was frozen;
+- fresh-6: tests/fixtures/memory_guard_fresh6.py — written for issue 33 by someone who had seen neither the
+  guard's rules nor its model, on what a hostile README or tool output plants (exfiltration endpoints,
+  package mirrors and typosquats, "decode and run", quiet harms); measured, never tuned on;
 - held-out: the 30% of the packaged public corpora the semantic layer never saw (bench/guard_corpora.py);
 - tuned-on: the corpora the previous guard's rules were written against (bastioncorpus, our older benign
   notes), reported for contrast: a high figure there says little.
@@ -41,6 +44,7 @@ from tests.fixtures import memory_guard_fresh2 as fresh2
 from tests.fixtures import memory_guard_fresh3 as fresh3
 from tests.fixtures import memory_guard_fresh4 as fresh4
 from tests.fixtures import memory_guard_fresh5 as fresh5
+from tests.fixtures import memory_guard_fresh6 as fresh6
 from tests.fixtures.memory_guard_fresh import ATTACKS, BENIGN, obfuscated
 
 from bench.baseline import source_at
@@ -115,6 +119,7 @@ def sets() -> dict[str, tuple[dict[str, list[str]], list[str]]]:
     )
     second = {**fresh2.ATTACKS, "disguised": fresh2.disguised()}
     return {
+        "fresh-6": (dict(fresh6.ATTACKS), fresh6.BENIGN),
         "fresh": (fresh, BENIGN),
         "fresh-5": ({**fresh5.ATTACKS, "disguised": fresh5.disguised()}, fresh5.BENIGN),
         "fresh-4": ({**fresh4.ATTACKS, "disguised": fresh4.disguised()}, fresh4.BENIGN),

@@ -56,6 +56,7 @@ from orkas.app import (
 )
 from orkas.core import crashes
 from orkas.core.crashes import CrashReports
+from orkas.core.errors import ConfigError
 from orkas.core.logging import since_start
 from orkas.core.net import bind_local
 from orkas.core.paths import make_private
@@ -238,7 +239,12 @@ def host(
     def make_agent(conversation: Conversation) -> Agent:
         """A solo conversation's agent: Orkas itself, or the named agent the conversation is bound to."""
         spec = agents.load().agents.get(conversation.agent) if conversation.agent else None
-        if spec is None or spec.backend:
+        if conversation.agent and (spec is None or spec.backend):  # never Orkas in its place, silently
+            raise ConfigError(
+                f"this chat is answered by {conversation.agent}, which is not an agent of Orkas's any more: "
+                "choose who answers in Chat settings → Answered by"
+            )
+        if spec is None:
             return make_actor(conversation, None, (), "", None)
         note = "\n\n".join(part for part in (spec.prompt.strip(), conversation.instructions.strip()) if part)
         return make_actor(conversation, spec, (), note, None)

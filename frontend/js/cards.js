@@ -115,7 +115,8 @@ export function permissionCard(conversationId, event) {
     button.addEventListener("click", () => answer(option));
     choices.append(button);
   }
-  card.append(choices, el("p", "keys", t("permissionKeys")));
+  // The keys this card answers to: only its own choices (a question that cannot be remembered has two).
+  card.append(choices, el("p", "keys", options.length === ORDER.length ? t("permissionKeys") : t("permissionKeysOnce")));
   card.addEventListener("keydown", (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey || e.isComposing) return;
     const onCard = e.target === card;

@@ -395,7 +395,8 @@ export class ChatView {
     const card = this.cards.get(event.id);
     if (card) toolFinished(card, { content: event.content, isError: event.is_error, duration: event.duration });
     const change = event.details ?? {};
-    if (card && event.name === "memory" && !event.is_error && change.entry && ["add", "replace"].includes(change.action)) {
+    const kept = change.entry && ["add", "replace"].includes(change.action);
+    if (card && event.name === "memory" && !event.is_error && (kept || (change.action === "remove" && change.removed))) {
       card.after(rememberedLine(change, this.hooks.onError));
     }
   }

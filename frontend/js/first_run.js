@@ -35,26 +35,27 @@ export function firstRunPanel({ openProviders, onDone, onMessage }) {
 }
 
 // Once a model is there: memory and learning are off until the person turns them on — asked once, one
-// sentence each on what they do. Either answer is remembered (`offered`); Settings changes it later.
+// sentence each on what they do, each with its own button (nothing turns on without a click on it). Any answer
+// is remembered (`offered`); Settings changes it later.
 export function memoryOffer({ save, onDone }) {
   const panel = el("div", "first-run offer");
   panel.append(el("h2", "", t("offerTitle")));
-  const choices = { memory: false, learning: false };
-  for (const [name, words] of [["memory", "offerMemory"], ["learning", "offerLearning"]]) {
-    const row = el("label", "check offer-choice");
-    const box = el("input");
-    box.type = "checkbox";
-    box.name = name;
-    box.addEventListener("change", () => { choices[name] = box.checked; });
-    row.append(box, " ", t(words));
+  for (const [name, words, done] of [["memory", "offerMemory", "offerMemoryOn"], ["learning", "offerLearning", "offerLearningOn"]]) {
+    const row = el("p", `offer-choice ${name}`);
+    const on = el("button", "small", t("turnOn"));
+    on.type = "button";
+    on.name = name;
+    on.addEventListener("click", async () => {
+      on.disabled = true;
+      await save({ [name]: true, offered: true });
+      on.replaceWith(el("strong", "offer-done", t(done)));
+    });
+    row.append(el("span", "", t(words)), " ", on);
     panel.append(row);
   }
-  const done = el("button", "primary", t("turnOn"));
-  done.type = "button";
-  done.addEventListener("click", async () => { await save({ ...choices, offered: true }); onDone(); });
-  const later = el("button", "", t("notNow"));
-  later.type = "button";
-  later.addEventListener("click", async () => { await save({ memory: false, learning: false, offered: true }); onDone(); });
-  panel.append(done, " ", later);
+  const close = el("button", "", t("offerClose"));
+  close.type = "button";
+  close.addEventListener("click", async () => { await save({ offered: true }); onDone(); });
+  panel.append(close);
   return panel;
 }

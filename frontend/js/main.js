@@ -9,6 +9,7 @@ import { askConfirm, askText } from "./dialogs.js";
 import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
 import { FindBar } from "./find.js";
 import { firstRunPanel, memoryOffer } from "./first_run.js";
+import { reconcileRemembered } from "./remembered.js";
 import { openSettings } from "./settings.js";
 import { saveAs } from "./settings_common.js";
 import { setLanguage, t } from "./strings.js";
@@ -230,6 +231,7 @@ async function openChat(id) {
   state.group = Boolean(history.group);
   if (history.group) view.renderGroupHistory(history.group, history.unsent ?? []);
   else view.renderHistory(history.messages, history.unsent ?? [], history.versions ?? []);
+  reconcileRemembered($("#messages")).catch(() => {}); // an entry already taken back offers no Undo
   showMembers(id).catch((error) => toast(error.message));
   showTotal(id).catch(() => {});
   composer.setRunning(history.running);

@@ -64,13 +64,14 @@ function proposalBlock(proposal, guard, refresh) {
 export async function learningSection(prefs, save, guard, refresh, onInfo, onOpenChat) {
   const { agents, proposals = [] } = await get("/api/learning");
   const section = el("section", "learning");
-  section.append(el("h3", "", t("learning")), el("p", "hint", t("learningHint")), el("p", "hint", t("learningOffDefault")));
+  section.append(el("h3", "", t("learning")), el("p", "hint", t("learningHint")));
+  if (prefs.learning !== true) section.append(el("p", "hint learning-off", t("learningOffDefault")));
   const toggle = el("label", "check");
   const box = el("input");
   box.type = "checkbox";
   box.name = "learning";
   box.checked = prefs.learning === true;
-  box.addEventListener("change", () => save({ learning: box.checked, offered: true }));
+  box.addEventListener("change", async () => { await save({ learning: box.checked, offered: true }); refresh(); });
   toggle.append(box, " ", t("learningOn"));
   const model = el("label", "field");
   const choice = el("select");

@@ -46,11 +46,12 @@ def test_a_first_run_offers_a_local_model_and_it_just_works(browser: Any, tmp_pa
         expect(offer).to_contain_text("Memory:")
         expect(offer).to_contain_text("Learning:")
         expect(page.locator("#messages .first-run:not(.offer)")).to_have_count(0)
-        offer.locator("input[name=memory]").check()
-        offer.get_by_role("button", name="Turn on").click()
-        expect(page.locator("#messages .first-run")).to_have_count(0, timeout=TIMEOUT)
+        offer.locator("button[name=memory]").click()  # each its own button: nothing turns on without its click
+        expect(offer.locator(".memory .offer-done")).to_have_text("Memory is on.", timeout=TIMEOUT)
         preferences = json.loads((tmp_path / "home" / "settings.json").read_text())["preferences"]
         assert preferences["memory"] is True and preferences["learning"] is False and preferences["offered"] is True
+        offer.get_by_role("button", name="Done").click()
+        expect(page.locator("#messages .first-run")).to_have_count(0, timeout=TIMEOUT)
         page.reload()
         page.wait_for_selector("body[data-ready=true]")
         expect(page.locator("#messages .first-run")).to_have_count(0)  # asked once

@@ -319,7 +319,8 @@ def _status() -> int:
         print("sandbox:       bubblewrap: every command is confined")
     else:
         print("sandbox:       NONE: commands are not confined here, so every command that is not a known read asks,")
-        print("               even in auto mode (on Linux: install bubblewrap)")
+        why = "ORKAS_SANDBOX=off turned it off" if not settings.confine else "on Linux: install bubblewrap"
+        print(f"               even in auto mode ({why})")
     print(f"  files:       {report.files}")
     print(f"  network:     {report.network}")
     print(f"  home:        {report.home}")

@@ -42,5 +42,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         return EXIT_OK
     print(SAID["memory"][0 if on else 1])
     for target, found in kept.items():
-        print(f"{target}: {len(found['entries'])} entries, {found['size']} characters")
+        count = len(found["entries"])
+        print(f"{target}: {count} {'entry' if count == 1 else 'entries'}, {found['size']} characters")
+        for entry in found["entries"]:
+            print(f"  - {entry}")
     return EXIT_OK

@@ -25,6 +25,7 @@ from orkas.app import (
     skill_registry,
 )
 from orkas.core.errors import ConfigError, OrkasError
+from orkas.core.fsutil import atomic_write
 from orkas.core.logging import since_start
 from orkas.core.paths import data_dir, sessions_dir
 from orkas.engine.abort import AbortSignal
@@ -55,8 +56,12 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if args.context_window is not None and args.context_window < 1024:
         raise ConfigError("--context-window must be at least 1024 tokens")
     settings = settings_from_env(env)
-    if getattr(args, "agent", None) and args.agents:
+    if args.agent is not None and args.agents is not None:
         raise ConfigError("--agent binds a conversation to one agent; --agents makes a group: use one of them")
+    if args.agent is not None and "," in args.agent:
+        raise ConfigError(f"--agent names one agent; for a group of {args.agent!r} use --agents")
+    if args.agents is not None and not [n for n in args.agents.split(",") if n.strip()]:
+        raise ConfigError("--agents needs at least one agent's name (orkas agents list)")
     if args.agents or _group_session(settings, args.session):
         from orkas.cli.group import run_group  # the team layer loads only for a group
 
@@ -65,6 +70,10 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     for problem in configured.problems:
         print(f"orkas: {problem}", file=sys.stderr)
     knowledge, past = _knowledge(settings)
+    sessions = SessionStore(sessions_dir(settings.data_dir))
+    bound_to = sessions.path(args.session).with_suffix(".agent") if args.session else None  # ConfigError: bad id
+    if args.agent is None and bound_to is not None and bound_to.is_file():
+        args.agent = bound_to.read_text().strip()  # a session continues with the agent it was bound to
     spec = _bound_agent(settings, args.agent)
     agent = build_agent(
         settings,
@@ -93,6 +102,10 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         session = store.create()
         if not args.json:
             print(f"orkas: session {session.id} (continue it with --session {session.id})", file=sys.stderr)
+    if spec is not None:  # remembered with the session: `--session ID` goes on with the same agent
+        atomic_write(store.root / f"{session.id}.agent", spec.name.encode())
+        if not args.json:
+            print(f"orkas: {spec.name} answers (and learns, when learning is on)", file=sys.stderr)
     stop = AbortSignal()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -191,8 +204,10 @@ def _record(settings: Settings, configured: Configured, signals: RunSignals) -> 
 def _bound_agent(settings: Settings, name: str | None) -> AgentSpec | None:
     """`--agent NAME`: the named agent answers this conversation directly (and learns from it, when learning is
     on). Raises `ConfigError` for an agent that does not exist, is broken, or is an outside CLI."""
-    if not name:
+    if name is None:
         return None
+    if not name.strip():
+        raise ConfigError("--agent needs an agent's name (orkas agents list)")
     from orkas.team.agents import AgentStore
 
     loaded = AgentStore(settings.data_dir / "agents").load()

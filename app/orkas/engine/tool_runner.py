@@ -196,7 +196,7 @@ class ToolRunner:
     ) -> ToolEnd:
         content = result.content
         self.ends_turn = self.ends_turn or result.ends_turn
-        source = outside_source(call.name, content)
+        source = outside_source(call.name, content, result.is_error)
         if source is not None:  # the model has now read it: memory and skill writes ask while it can see it
             note_in(self.state, source)
         if call.id in notes:

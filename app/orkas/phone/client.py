@@ -93,8 +93,9 @@ class MirrorClient:
         body = {"question_id": question, "decision": decision}
         await self._call("POST", f"/conversations/{quote(conversation)}/answers", json=body)
 
-    async def undo_memory(self, target: str, entry: str, replaced: str | None) -> None:
-        await self._call("POST", "/memory/undo", json={"target": target, "entry": entry, "replaced": replaced})
+    async def undo_memory(self, target: str, entry: str, replaced: str | None, removed: bool = False) -> None:
+        body = {"target": target, "entry": entry, "replaced": replaced, "removed": removed}
+        await self._call("POST", "/memory/undo", json=body)
 
     async def upload(self, conversation: str, name: str, data: bytes) -> dict[str, Any]:
         found: dict[str, Any] = await self._call(

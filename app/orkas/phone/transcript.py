@@ -46,6 +46,7 @@ class Marker:
     text: str
     target: str = ""  # remembered: the memory it went to (profile, notes), for its Undo
     replaced: str | None = None  # remembered: the entry it replaced (Undo puts it back)
+    removed: bool = False  # remembered: a removal ("Forgot: …"; Undo keeps it again)
     undone: bool = False
 
 
@@ -159,6 +160,8 @@ class Transcript:
             details = event.get("details") or {}
             if details.get("entry") and details.get("action") in ("add", "replace"):
                 return [self._remembered(f"m{seq}", details)]
+            if details.get("action") == "remove" and details.get("removed"):
+                return [self._remembered(f"m{seq}", {**details, "entry": details["removed"], "removed": True})]
             return []
         if kind == "permission_request":
             ending = self._open.pop(actor) if actor in self._open else None
@@ -215,6 +218,7 @@ class Transcript:
             text=str(details.get("entry", "")),
             target=str(details.get("target", "notes")),
             replaced=details.get("replaced") or None,
+            removed=details.get("removed") is True,
         )
         self._add(marker)
         return marker

@@ -313,12 +313,13 @@ class PhoneView:
     def _remembered(self, item: Marker) -> ft.Control:
         """ "Remembered: …" with Undo: every memory write is seen, and can be taken back from here."""
         t = self.t
-        said = ft.Text(t("remembered", entry=item.text), italic=True, color=ft.Colors.ON_SURFACE_VARIANT, expand=True)
+        words = t("forgot", entry=item.text) if item.removed else t("remembered", entry=item.text)
+        said = ft.Text(words, italic=True, color=ft.Colors.ON_SURFACE_VARIANT, expand=True)
         if item.undone:
             return ft.Row([said, ft.Text(t("forgotten"), size=12)])
 
         async def forget() -> bool:
-            await self.client.undo_memory(item.target, item.text, item.replaced)
+            await self.client.undo_memory(item.target, item.text, item.replaced, item.removed)
             return True
 
         async def undo(_: Any) -> None:

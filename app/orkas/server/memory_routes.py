@@ -33,6 +33,7 @@ class MemoryUndo(BaseModel):
     target: Literal["profile", "notes"]
     entry: str = Field(min_length=1, max_length=2000)
     replaced: str | None = Field(default=None, max_length=2000)
+    removed: bool = False  # the change was a removal: Undo keeps the entry again
 
 
 class KbText(BaseModel):
@@ -84,7 +85,9 @@ def add_memory_routes(api: FastAPI, memory: Memory) -> None:
     @api.post("/api/memory/undo")
     async def memory_undo(body: MemoryUndo) -> dict[str, Any]:
         """The Undo beside a "Remembered: …" line in the chat: that write is taken back."""
-        await asyncio.to_thread(guarded, lambda: memory.undo(body.target, body.entry, body.replaced))
+        await asyncio.to_thread(
+            guarded, lambda: memory.undo(body.target, body.entry, body.replaced, removed=body.removed)
+        )
         return {"memory": view()}
 
     # (declared before /api/memory/{target}, which would take "undo" for a target)

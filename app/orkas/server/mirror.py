@@ -212,7 +212,7 @@ def create_mirror_app(
             raise HTTPException(status_code=404, detail="memory is not available here")
         memory = services.memory
         try:
-            await asyncio.to_thread(memory.undo, body.target, body.entry, body.replaced)
+            await asyncio.to_thread(lambda: memory.undo(body.target, body.entry, body.replaced, removed=body.removed))
         except MemoryRejected as e:
             raise HTTPException(status_code=400, detail=str(e)) from None
         return {"undone": True}

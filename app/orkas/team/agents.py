@@ -29,7 +29,7 @@ from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
-RESERVED = frozenset({"user", "commander", "all", "everyone", "worker"})  # actors of the bus, not agents
+RESERVED = frozenset({"user", "commander", "all", "everyone", "worker", "orkas"})  # the bus's actors, Orkas itself
 FILE = "AGENT.md"
 MAX_PROMPT = 64 * 1024
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from orkas.adapter.conversations import Conversation
 from orkas.adapter.product_events import ProductEvent
-from orkas.core.errors import NotFound
+from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
@@ -97,6 +97,12 @@ class GroupRunner:
         folder = self.folder(conversation_id)
         if not names and not self.is_group(conversation_id):
             return self.members(conversation_id)  # nothing to do: it stays one agent
+        bound = _bound_agent(folder)
+        if names and bound and not self.is_group(conversation_id):
+            raise ConfigError(
+                f"this chat is answered by {bound}: set Chat settings → Answered by to Orkas before adding members "
+                "(a group is hosted by Orkas, which hands work to its members)"
+            )
         migrated = ensure_group_layout(folder)
         store = self._state(conversation_id)
         store.set_members(names, self.agents.load().agents)  # ConfigError for an agent that does not exist
@@ -166,3 +172,14 @@ class GroupRunner:
 
 def _task(task: Any) -> dict[str, Any]:
     return {name: getattr(task, name) for name in ("id", "owner", "goal", "status", "created", "result")}
+
+
+def _bound_agent(folder: Path) -> str:
+    """The named agent a one-agent conversation is bound to ("" when none), from its metadata."""
+    import json
+
+    try:
+        meta = json.loads((folder / "meta.json").read_text())
+    except (OSError, ValueError):
+        return ""
+    return str(meta.get("agent") or "") if isinstance(meta, dict) else ""

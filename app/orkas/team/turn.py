@@ -421,7 +421,7 @@ def _read(event: Event) -> list[str]:
         return []
     if event.details and isinstance(event.details.get("untrusted"), str):
         return [event.details["untrusted"]]
-    source = outside_source(event.name, event.content)
+    source = outside_source(event.name, event.content, event.is_error)
     return [source] if source is not None else []
 
 

@@ -187,11 +187,14 @@ class Memory:
             return self.notes
         raise MemoryRejected(f"target must be 'profile' or 'notes', not {target!r}")
 
-    def undo(self, target: str, entry: str, replaced: str | None = None) -> None:
-        """Take back one write the person saw happen ("Remembered: …" → Undo): the entry goes, or the one it
-        replaced comes back. Raises `MemoryRejected` when the entry is no longer there."""
+    def undo(self, target: str, entry: str, replaced: str | None = None, *, removed: bool = False) -> None:
+        """Take back one change the person saw happen ("Remembered: …" / "Forgot: …" → Undo): the entry goes, the
+        one it replaced comes back, or a removed one is kept again (through the guard, like any write). Raises
+        `MemoryRejected` when the entry is no longer there (or the guard refuses it)."""
         store = self.store(target)
-        if replaced:
+        if removed:
+            store.add(entry)
+        elif replaced:
             store.replace(entry, replaced)
         else:
             store.remove(entry)

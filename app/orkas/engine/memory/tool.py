@@ -59,7 +59,8 @@ class MemoryTool:
                 return text_result(f"{store.title} ({store.size()}/{store.max_chars} characters):\n{listing}")
             if action == "remove":
                 removed = store.remove(_need(input, "old"))
-                return text_result(f"removed from {target}: {removed}", {"target": target, "removed": removed})
+                details = {"target": target, "action": "remove", "removed": removed}  # "Forgot: …" with Undo
+                return text_result(f"removed from {target}: {removed}", details)
             if action == "replace":
                 old, text = _need(input, "old"), _need(input, "text")
                 change = await asyncio.to_thread(store.replace, old, text)  # the guard's model: off the loop

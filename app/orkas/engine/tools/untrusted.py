@@ -38,6 +38,8 @@ OWN_WORDS = frozenset(
     | {"skill_save", "memo_write", "skill_manage", "hand_off_to"}
     | {"dispatch_to", "run_worker"}  # Orkas's agents' answers: what they read is carried with them (team/turn.py)
 )
+# File tools whose errors are Orkas's own sentences (a command's or a server's errors quote their world).
+OWN_ERRORS = frozenset({"read_file", "stat_file", "list_files", "search_files", "grep_files"})
 SOURCE = re.compile(r'<untrusted_data source="([^"]*)"')
 OUTPUT_OF = "the output of "  # a source named so is outside text for writes, not marked as data for the model
 
@@ -67,13 +69,16 @@ def note_in(state: dict[str, Any], source: str) -> None:
         sources.append(source)
 
 
-def outside_source(tool: str, content: Sequence[Any]) -> str | None:
-    """What outside text one tool result puts in front of the model (None for Orkas's own words)."""
+def outside_source(tool: str, content: Sequence[Any], is_error: bool = False) -> str | None:
+    """What outside text one tool result puts in front of the model (None for Orkas's own words: the results of
+    OWN_WORDS tools, and a file tool's refusal — "no such file" — which quotes nothing from the file)."""
     for block in content:
         text = getattr(block, "text", None)
         if isinstance(text, str) and (m := SOURCE.search(text)):
             return m.group(1)
-    return None if tool in OWN_WORDS else f"{OUTPUT_OF}{tool}"
+    if tool in OWN_WORDS or (is_error and tool in OWN_ERRORS):
+        return None
+    return f"{OUTPUT_OF}{tool}"
 
 
 def marked(sources: Sequence[str]) -> list[str]:
@@ -98,7 +103,7 @@ def carried(messages: Sequence[Any]) -> list[str]:
             if kind == "ToolUseBlock":
                 names[block.id] = block.name
             elif kind == "ToolResultBlock":
-                source = outside_source(names.get(block.tool_use_id, "a tool"), block.content)
+                source = outside_source(names.get(block.tool_use_id, "a tool"), block.content, block.is_error)
                 if source is not None:
                     found.append(source)
     return list(dict.fromkeys(found))
