@@ -33,6 +33,8 @@ from bench.baseline import source_at
 from orkas.engine.sandbox.risk import classify_command
 
 BASELINE = "34874a1"  # main before the rebuild
+BEFORE_33 = "7b37dbb"  # main before issue 33 (round 3): its whole classifier, side by side
+CLASSIFIER = ("calls", "known", "programs", "risk", "rules_files", "rules_tools", "rules_wrappers", "shell", "verdict")
 NOT_READS = frozenset("WPHNOXD")
 DANGEROUS = frozenset("HNOXD")
 
@@ -53,6 +55,22 @@ def baseline_classifier() -> Callable[[str], str] | None:
     if spec is None:
         return None
     module = importlib.import_module("oldrisk.risk")
+    return lambda line: str(module.classify_command(line).level)
+
+
+def classifier_at(revision: str) -> Callable[[str], str] | None:
+    """The whole classifier package at `revision` (its modules, from git, under another name)."""
+    folder = Path(tempfile.mkdtemp(prefix="orkas-risk-at-"))
+    package = folder / f"risk_{revision}"
+    package.mkdir()
+    for name in (*CLASSIFIER, "confine"):
+        text = source_at(revision, f"app/orkas/engine/sandbox/{name}.py")
+        if text is None:
+            return None
+        (package / f"{name}.py").write_text(text.replace("orkas.engine.sandbox", package.name))
+    (package / "__init__.py").write_text("")
+    sys.path.insert(0, str(folder))
+    module = importlib.import_module(f"{package.name}.risk")
     return lambda line: str(module.classify_command(line).level)
 
 
@@ -95,6 +113,7 @@ def main() -> None:
     halves = split()
     print(f"command risk — {time.strftime('%Y-%m-%d')} on {platform.machine()} {platform.node()}")
     old = baseline_classifier()
+    before = classifier_at(BEFORE_33)
     for half in ("dev", "held_out"):
         rows = halves[half]
         print(f"{half} ({len(rows)} lines)")
@@ -102,6 +121,8 @@ def main() -> None:
         result = measure(rows, lambda line: classify_command(line).level)
         per_line = (time.perf_counter() - started) / len(rows) * 1e6
         show("orkas", result)
+        if before is not None:
+            show("before 33", measure(rows, before))
         if old is not None:
             show("baseline", measure(rows, old))
         print(f"  {per_line:.0f} µs per line")
@@ -120,6 +141,8 @@ def main() -> None:
         result = measure(rows, lambda line: classify_command(line).level)
         print(f"{name} ({len(rows)} lines, written after the rules by someone who had not seen them)")
         show("orkas", result)
+        if before is not None:
+            show("before 33", measure(rows, before))
         if old is not None:
             show("baseline", measure(rows, old))
 

@@ -122,6 +122,8 @@ def _permissions(call: Call) -> None:
 
 def _tee(call: Call) -> None:
     for target in _targets(call, frozenset({"--output-error"})):
+        if computed(target, call.ctx):
+            call.verdict.add("destructive", "tee empties files decided at run time (they may be every file)")
         call.write(target)
 
 
@@ -268,6 +270,8 @@ def _zip(call: Call) -> None:
         call.read_all(paths[1:])
         if call.has("-m", "--move"):
             for path in paths[1:]:
+                if path.text in WHOLESALE or computed(path, call.ctx):
+                    call.verdict.add("destructive", f"zip -m deletes {path.text} once archived")
                 call.write(path, deletes=True)
 
 
@@ -294,6 +298,9 @@ def _seven_zip(call: Call) -> None:
 
 
 def _rsync(call: Call) -> None:
+    if call.has("-n", "--dry-run"):  # only says what it would do
+        call.read_all([w for w in call.positionals() if ":" not in w.text])
+        return
     if call.option_values("-e", "--rsh") or call.option_values("--rsync-path"):
         call.code("rsync runs the program given to -e/--rsync-path")
     paths = _targets(call, frozenset({"-e", "--rsh", "--rsync-path", "-f", "--filter", "--exclude", "--include"}))
@@ -333,6 +340,8 @@ def _sed(call: Call) -> None:
         if not sandboxed:
             _sed_script(call, script)
     for path in paths:
+        if in_place and computed(path, call.ctx):
+            call.verdict.add("destructive", "sed -i rewrites files decided at run time (they may be every file)")
         call.write(path) if in_place else call.read(path)
 
 
@@ -561,6 +570,7 @@ HANDLERS: dict[str, Callable[[Call], None]] = {
     "split": _writes_positionals(frozenset({"-l", "-b", "-n", "-a", "-C", "--additional-suffix"})),
     "csplit": _writes_positionals(frozenset({"-f", "-b", "-n"})),
     "sponge": _writes_positionals(),
+    "tree": _output_option("-o", reads=True),
     "sort": _output_option("-o", "--output"),
     "iconv": _output_option("-o", "--output"),
     "shuf": _output_option("-o", "--output"),

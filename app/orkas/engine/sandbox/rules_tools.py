@@ -328,6 +328,8 @@ def _package_tool(call: Call) -> None:
         return
     if sub in reads or (name == "npm" and words in (["version"], ["-v"])):
         return
+    if name == "npm" and sub == "pkg" and len(positional) > 1 and positional[1] == "get":
+        return  # prints a field of package.json
     if name in ("npm", "pnpm", "yarn", "bun") and sub in ("view", "info", "outdated", "search", "audit", "doctor"):
         call.network(f"{name} {sub} asks the registry")
     elif sub in RUN_SUBCOMMANDS or (name == "yarn" and sub and sub not in INSTALL_WORDS):
@@ -508,8 +510,8 @@ def _service_manager(call: Call) -> None:
         call.verdict.add("privilege", f"{call.name} changes the machine's settings")
         return
     elif call.name == "crontab":
-        if call.has("-l"):
-            return
+        call.verdict.add("outside_workspace", "crontab reads or changes your own schedule, outside the workspace")
+        return
     call.verdict.add("process_control", f"{call.name} changes the machine's services or schedules")
 
 
@@ -683,7 +685,37 @@ def _enable(call: Call) -> None:
         call.code("enable changes which program a command name runs")
 
 
+def _rustc(call: Call) -> None:
+    if not any(w.startswith("--print") for w in call.words):
+        call.program("rustc compiles (and build scripts may run)")
+
+
+def _cmake(call: Call) -> None:
+    """`cmake -N` (view mode, with -L to list the cache) reads a build folder; anything else configures or builds."""
+    if not call.has("-N"):
+        call.program("cmake configures or builds the project (its scripts run)")
+
+
+def _xmllint(call: Call) -> None:
+    if call.has("--shell", "--xinclude") or call.option_values("--catalogs"):
+        call.program("xmllint runs its shell or follows includes")
+    for value in call.option_values("-o", "--output"):
+        call.write(Word(value))
+    values = frozenset({"--xpath", "--output", "-o", "--schema", "--relaxng", "--dtdvalid", "--encode", "--path"})
+    call.read_all(call.positionals(skip_values=values))
+
+
+def _plutil(call: Call) -> None:
+    if any(w in ("-convert", "-replace", "-insert", "-remove", "-extract", "-o") for w in call.words):
+        call.verdict.add("writes", "plutil changes or writes a property list")
+    call.read_all(call.positionals())
+
+
 HANDLERS: dict[str, Callable[[Call], None]] = {
+    "rustc": _rustc,
+    "cmake": _cmake,
+    "xmllint": _xmllint,
+    "plutil": _plutil,
     "git": _git,
     **dict.fromkeys(READ_SUBCOMMANDS, _package_tool),
     "pip3": lambda call: _package_tool(

@@ -210,7 +210,14 @@ def _find(call: Call) -> None:
     roots = call.args[:first_expression] or [Word(".")]
     for root in roots:
         call.read(root)
-    filtered = any(w in known.FIND_FILTERS for w in words)
+    # A test that narrows what is found: not negated (`! -name .` keeps everything but one), and not computed
+    # (`-name "${1:-*}"` may be everything).
+    filtered = any(
+        w in known.FIND_FILTERS
+        and words[i - 1] not in ("!", "-not")
+        and not (i + 1 < len(call.args) and computed(call.args[i + 1], call.ctx))
+        for i, w in enumerate(words)
+    )
     i = first_expression
     while i < len(call.args):
         word = words[i]
@@ -303,9 +310,13 @@ def _shell(call: Call) -> None:
         call.code(f"{call.name} runs the commands it reads from its input")
 
 
+# The option that makes an interpreter only check a file's syntax (it runs nothing). Not perl: `perl -c`
+# runs BEGIN blocks and every `use`. Any other option (-r, --require, -d) could load code first.
+SYNTAX_CHECK = {"ruby": "-c", "php": "-l", "node": "--check"}
 # Inline code that deletes or empties files: its target is whatever the code computes, the workspace included.
 DELETES = re.compile(
-    r"rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|unlinkSync|os\.remove|os\.unlink|\.unlink\(|truncate\(|FileUtils\.rm|"
+    r"rmtree|remove_tree|rm_rf|rm_r\b|rmSync|rmdirSync|unlinkSync|os\.remove|os\.unlink|\.unlink\(|truncate\(|"
+    r"FileUtils\.rm|rmdir\(|unlink\s+glob|"
     r"remove_dir_all|remove_file|File\.delete|Files\.delete|unlink\s*\("
 )
 
@@ -336,6 +347,10 @@ def _interpreter(call: Call) -> None:
             return
     if call.command.piped_into and not call.positionals():
         call.code(f"pipes text into {name} to run it as a program")
+        return
+    check = SYNTAX_CHECK.get(name.rstrip("0123456789."))
+    if check and [w for w in call.words if w.startswith("-")] == [check]:
+        call.read_all(call.positionals())  # only parsed, never run
         return
     inline = call.option_values("-c", "-e", "-E", "--eval", "-r")
     if any(DELETES.search(code) for code in inline):

@@ -63,12 +63,14 @@ SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/", "/dev/fd/", "/dev/shm/", "/proc/self/"
 SECRET_NAME = re.compile(
     r"^(\.env(\..+)?|\.envrc|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.htpasswd|htpasswd|credentials"
     r"|credentials\.(json|ya?ml|toml|ini|csv)|secrets?\.(json|ya?ml|toml|ini|env|txt)|service[-_]?account.*\.json"
-    r"|id_(rsa|dsa|ecdsa|ed25519)(_[\w-]+)?|.+\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx|tfvars|age)"
+    r"|id_(rsa|dsa|ecdsa|ed25519)(_[\w-]+)?|.+\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx|tfvars|age|tfstate)"
+    r"|.+\.tfstate\.backup"
     r"|(.*[-_.])?(service[-_]?account|credentials?|secrets?|private[-_]?key|api[-_]?keys?)([-_.].*)?"
     r"\.(json|ya?ml|toml|ini|txt|env|conf|cfg|properties|csv|xml))$",
     re.IGNORECASE,
 )
-NOT_SECRET = re.compile(r"\.(example|sample|template|dist|defaults?|schema|md|pub)$|\.env\.(test|ci)$", re.IGNORECASE)
+NOT_SECRET = re.compile(r"\.(example|sample|template|dist|defaults?|schema|md|pub)$", re.IGNORECASE)
+SECRET_FOLDER = re.compile(r"(^|/)(secrets?|credentials|private|\.secrets)/", re.IGNORECASE)  # k8s/secrets/db.yaml
 
 
 def is_secret(path: str) -> bool:
@@ -80,6 +82,8 @@ def is_secret(path: str) -> bool:
     name = path.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
     if NOT_SECRET.search(name):
         return False
+    if SECRET_FOLDER.search(path.rsplit(":", 1)[-1]) and not name.endswith((".md", ".txt")):
+        return True
     if any(c in name for c in "*?["):  # a glob: does some name it matches look like a secret?
         for filler in ("", "x", "rsa"):
             candidate = re.sub(r"[*?]|\[[^\]]*\]", filler, name)
