@@ -308,3 +308,52 @@ def test_destruction_of_a_target_computed_at_run_time_asks_even_in_auto(line: st
 )
 def test_destruction_of_a_literal_target_is_an_ordinary_change(line: str) -> None:
     assert classify_command(line).level == "workspace_write", classify_command(line)
+
+
+FOURTH_CORPUS_CLASSES = [
+    # destruction of what is computed, by tools other than rm
+    "tee $(cat list) < /dev/null",
+    'zip -m out.zip "$(cat f)"',
+    'sed -i s/a/b/ $(cat files)',
+    'find . ! -name . -delete',
+    'find . -name "${1:-*}" -delete',
+    "perl -e 'unlink glob \"*\"'",
+    "ruby -e 'FileUtils.rm_rf(Dir.pwd)'",
+    # secrets by their place or their kind
+    "cat k8s/secrets/db.yaml",
+    "cat terraform.tfstate",
+    "cat infra/terraform.tfstate.backup",
+    "cat .env.test",
+    # syntax checks that run code first
+    "perl -c scripts/migrate.pl",
+    "node --check -r ./evil.js src/server.js",
+    "ruby -r./evil -c app.rb",
+    # compilers, configurers and the person's schedule
+    "rustc main.rs",
+    "cmake -S . -B build",
+    "crontab -l",
+    "xmllint --shell doc.xml",
+    "plutil -convert xml1 Info.plist",
+]
+
+
+@pytest.mark.parametrize("line", FOURTH_CORPUS_CLASSES)
+def test_fourth_corpus_classes_are_not_reads(line: str) -> None:
+    assert classify_command(line).level != "read_only", classify_command(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ruby -c app/x.rb",
+        "node --check src/server.js",
+        "php -l index.php",
+        "rustc --print sysroot",
+        "cmake -N -L build",
+        "npm pkg get version",
+        "rsync -n -av src/ dst/",
+        "xmllint --noout doc.xml",
+    ],
+)
+def test_fourth_corpus_reads_are_free(line: str) -> None:
+    assert classify_command(line).level == "read_only", classify_command(line)
