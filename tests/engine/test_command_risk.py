@@ -314,8 +314,8 @@ FOURTH_CORPUS_CLASSES = [
     # destruction of what is computed, by tools other than rm
     "tee $(cat list) < /dev/null",
     'zip -m out.zip "$(cat f)"',
-    'sed -i s/a/b/ $(cat files)',
-    'find . ! -name . -delete',
+    "sed -i s/a/b/ $(cat files)",
+    "find . ! -name . -delete",
     'find . -name "${1:-*}" -delete',
     "perl -e 'unlink glob \"*\"'",
     "ruby -e 'FileUtils.rm_rf(Dir.pwd)'",

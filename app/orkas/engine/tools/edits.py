@@ -13,9 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from orkas.core.fsutil import make_folders_for_person
 from orkas.engine.consent import Ask
-from orkas.engine.sandbox import PathDenied
+from orkas.engine.sandbox import PathDenied, pinned
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 from orkas.engine.tools.workspace import (
     PATH_ONLY_SCHEMA,
@@ -70,16 +69,14 @@ class WriteFile(FileTool):
                 if now.sha256 != seen.sha256:
                     return _stale(self.shown(ctx, path), text.decode("utf-8", errors="replace"), "")
             data = input["content"].encode()
-            await asyncio.to_thread(_create_and_write, path, data)
-            record(ctx, path, data)
+            try:
+                written = await asyncio.to_thread(write_atomic, self.policy(ctx), path, data)
+            except PathDenied as e:
+                return error_result(f"access denied: {e.reason} ({input['path']!r})")
+            record(ctx, path, data, written)
         return text_result(
             f"wrote {self.shown(ctx, path)} ({len(data)} bytes)", details={"path": str(path), "bytes": len(data)}
         )
-
-
-def _create_and_write(path: Path, data: bytes) -> None:
-    make_folders_for_person(path.parent)
-    write_atomic(path, data)
 
 
 class EditFile(FileTool):
@@ -132,8 +129,11 @@ class EditFile(FileTool):
                 )
             updated = text.replace(old, new) if input.get("replace_all") else text.replace(old, new, 1)
             data = updated.encode()
-            await asyncio.to_thread(write_atomic, path, data)
-            record(ctx, path, data)
+            try:
+                written = await asyncio.to_thread(write_atomic, self.policy(ctx), path, data)
+            except PathDenied as e:
+                return error_result(f"access denied: {e.reason} ({input['path']!r})")
+            record(ctx, path, data, written)
         replaced = count if input.get("replace_all") else 1
         return text_result(
             f"edited {shown}: {replaced} replacement(s)", details={"path": str(path), "replaced": replaced}
@@ -206,9 +206,16 @@ class DeleteFile(FileTool):
             )
         if not await ctx.ask(ask):
             return error_result(f"not allowed: the user did not approve deleting {raw!r}")
-        if path.is_dir():
-            path.rmdir()
-        else:
-            path.unlink()
+        try:
+            if inside:
+                await asyncio.to_thread(pinned.remove, policy, path)
+            elif path.is_dir():
+                path.rmdir()
+            else:
+                path.unlink()
+        except PathDenied as e:
+            return error_result(f"access denied: {e.reason} ({raw!r})")
+        except OSError as e:
+            return error_result(f"could not delete {raw!r}: {e.strerror or e}")
         baselines(ctx).pop(str(path), None)
         return text_result(f"deleted {self.shown(ctx, path)}", details={"path": str(path)})

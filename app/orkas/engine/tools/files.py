@@ -22,7 +22,7 @@ import pathspec
 
 from orkas.engine.consent import Ask
 from orkas.engine.messages import ImageBlock, TextBlock
-from orkas.engine.sandbox import PathDenied, PathPolicy
+from orkas.engine.sandbox import PathDenied, PathPolicy, pinned
 from orkas.engine.sandbox.verdict import is_secret
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 from orkas.engine.tools.documents import MAX_DOCUMENT_BYTES, DocumentError, document_kind, extract_text
@@ -293,17 +293,20 @@ class ListFiles(FileTool):
         root = self.folder(ctx, input.get("path", "."))
         if isinstance(root, ToolResult):
             return root
-        return await asyncio.to_thread(_list, root, bool(input.get("recursive", False)))
+        try:
+            return await asyncio.to_thread(_list, self.policy(ctx), root, bool(input.get("recursive", False)))
+        except PathDenied as e:
+            return error_result(f"access denied: {e.reason}")
 
 
-def _list(root: Path, recursive: bool) -> ToolResult:
+def _list(policy: PathPolicy, root: Path, recursive: bool) -> ToolResult:
     entries: list[str] = []
     truncated = False
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, dirnames, filenames in pinned.walk(policy, root):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         rel = Path(dirpath).relative_to(root)
         for name in [f"{d}/" for d in dirnames] + sorted(filenames):
-            entries.append(str(rel / name) if rel != Path(".") else name)
+            entries.append(f"{rel.as_posix()}/{name}" if rel != Path(".") else name)
             if len(entries) >= MAX_ENTRIES:
                 truncated = True
                 break
@@ -326,12 +329,13 @@ def _ignore_spec(policy: PathPolicy | None, root: Path) -> pathspec.PathSpec[Any
     return pathspec.PathSpec.from_lines("gitignore", patterns)
 
 
-def _walk(root: Path, policy: PathPolicy | None = None) -> Iterator[Path]:
+def _walk(root: Path, policy: PathPolicy) -> Iterator[Path]:
     """Files under `root`, skipping dependency folders and what .gitignore ignores, capped. Symlinked folders
-    are not followed; symlinked files are yielded, and whoever opens them goes through the policy."""
+    are not followed (not even one swapped in during the walk); symlinked files are yielded, and whoever
+    opens them goes through the policy."""
     spec = _ignore_spec(policy, root)
     seen = 0
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, dirnames, filenames in pinned.walk(policy, root):
         rel_dir = Path(dirpath).relative_to(root)
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not spec.match_file(str(rel_dir / d) + "/"))
         for name in sorted(filenames):
@@ -361,7 +365,10 @@ class SearchFiles(FileTool):
         root = self.folder(ctx, input.get("path", "."))
         if isinstance(root, ToolResult):
             return root
-        return await asyncio.to_thread(_search, root, input["pattern"], self.policy(ctx))
+        try:
+            return await asyncio.to_thread(_search, root, input["pattern"], self.policy(ctx))
+        except PathDenied as e:
+            return error_result(f"access denied: {e.reason}")
 
 
 def _search(root: Path, pattern: str, policy: PathPolicy) -> ToolResult:
@@ -418,7 +425,10 @@ class GrepFiles(FileTool):
             refused = await secrets_asked(ctx, root, self.name)
             if refused is not None:
                 return refused
-        files = [root] if root.is_file() else list(_walk(root, policy))
+        try:
+            files = [root] if root.is_file() else list(_walk(root, policy))
+        except PathDenied as e:
+            return error_result(f"access denied: {e.reason}")
         secret = [f for f in files if f != root and is_secret(f.name)]  # a search never reads them silently
         files = [f for f in files if f not in secret]
         glob = input.get("glob")

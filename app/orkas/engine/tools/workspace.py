@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orkas.core.fsutil import atomic_write, person_umask
-from orkas.engine.sandbox import PathDenied, PathPolicy
+from orkas.core.fsutil import person_umask
+from orkas.engine.sandbox import PathDenied, PathPolicy, pinned
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result
 
 _LOCKS: dict[str, asyncio.Lock] = {}
@@ -54,8 +54,8 @@ def baselines(ctx: ToolContext) -> dict[str, Baseline]:
     return found
 
 
-def record(ctx: ToolContext, path: Path, data: bytes) -> Baseline:
-    info = path.stat()
+def record(ctx: ToolContext, path: Path, data: bytes, info: os.stat_result | None = None) -> Baseline:
+    info = info or path.stat()
     return record_digest(ctx, path, sha256(data), info)
 
 
@@ -118,7 +118,7 @@ class FileTool:
             return str(path)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace a file through the one atomic-write path, keeping its permissions."""
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~person_umask()
-    atomic_write(path, data, mode=mode)
+def write_atomic(policy: PathPolicy, path: Path, data: bytes) -> os.stat_result:
+    """Replace (or create) a file the policy allowed, keeping its permissions: through its folder pinned
+    from the workspace root, so a folder swapped for a link meanwhile cannot send the write elsewhere."""
+    return pinned.write_file(policy, path, data, default_mode=0o666 & ~person_umask())
