@@ -433,6 +433,19 @@ def _hostile_repository(folder: Path) -> None:
     git("config", "filter.clean.process", f"sh -c '{marker}' process")
     git("config", "diff.conv.textconv", f"sh -c '{marker}; cat \"$1\"' textconv")
     git("config", "diff.external", f"sh -c '{marker}' external")
+    # the red team's next settings: any section's program, by the setting's name
+    git("config", "tar.evil.command", f"sh -c '{marker}' tar")
+    git("config", "help.format", "web")
+    (folder / "htmldocs").mkdir(exist_ok=True)
+    (folder / "htmldocs" / "git-log.html").write_text("<html></html>")
+    git("config", "help.htmlPath", str(folder / "htmldocs"))
+    git("config", "web.browser", "evil")
+    git("config", "browser.evil.cmd", f"sh -c '{marker}' browser")
+    git("config", "man.viewer", "evilman")
+    git("config", "man.evilman.cmd", f"sh -c '{marker}' man")
+    git("config", "pager.log", f"sh -c '{marker}; cat' pager")
+    git("config", "alias.st", f"!sh -c '{marker}' alias")
+    git("config", "Diff.Upper.TextConv", f"sh -c '{marker}; cat \"$1\"' upper")
     (folder / "a.txt").write_text("one\ntwo\n")
     os.utime(folder / "a.txt", (1_600_000_000, 1_600_000_000))  # an old stat makes status run the filter
 
@@ -445,7 +458,9 @@ async def test_git_reads_nobody_approved_run_none_of_the_repositorys_programs(ho
     run = executor(home)
     reads = await run.run(
         "git status --short; git diff; git log -p -1 | tail -2; /usr/bin/git diff --stat; "
-        "/usr/lib/git-core/git status --short; git -C vendor/lib diff; cd vendor/lib && git diff --no-ext-diff"
+        "/usr/lib/git-core/git status --short; git -C vendor/lib diff; (cd vendor/lib && git diff --no-ext-diff); "
+        "git archive --format=evil HEAD | head -c 0; git help log; git log --help; git help -m log; "
+        "git help -w log; git -p log -1; git st; git -C vendor/lib archive --format=evil HEAD | head -c 0"
     )
     assert "RAN-" not in reads.output, reads.output
     assert "+two" in reads.output and "M a.txt" in reads.output  # and git still reads

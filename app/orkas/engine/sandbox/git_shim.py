@@ -7,9 +7,10 @@ each changed file `git status` looks at, `diff.<x>.textconv` on each file `git d
 judged a read), a small script stands in for git: it bound read-only over each git binary the command
 could call, and execs the real one (bound at GIT_INSIDE) with every such setting overridden through git's
 command-line configuration (`GIT_CONFIG_COUNT`), which outranks the repository's own and reaches every git
-that one starts. The drivers are found by asking the real git which `diff.*`, `filter.*` and `merge.*`
-programs this repository's configuration names (reading configuration runs nothing). A textconv becomes
-`cat` (the diff shows the file as it is), the others nothing.
+that one starts. The rest are found by asking the real git which settings of this repository's configuration
+(its includes too) name a program, by the setting's name whatever its section (PROGRAMS; reading configuration
+runs nothing), and which aliases run a shell (`!…`). A textconv becomes `cat` (the diff shows the file as it
+is), a `pager.<cmd>` false, the others nothing.
 
 The command is read-only anyway (confine.py): this keeps a downloaded repository from running its code
 even there, where it could only have read what the model can already read.
@@ -43,25 +44,34 @@ for word in "$@"; do
     esac
     count=$((count + 1))
 done
-drivers() {
-    keep=$1; shift; total=$#; i=0
+settings() {
+    keep=$1; pattern=$2; shift 2; total=$#; i=0
     while [ "$i" -lt "$total" ]; do
         word=$1; shift; i=$((i + 1))
         if [ "$i" -le "$keep" ]; then set -- "$@" "$word"; fi
     done
-    "$real" "$@" config --name-only --get-regexp \
-        '^(diff|filter|merge)\..*\.(textconv|command|clean|smudge|process|driver)$' 2>/dev/null
+    "$real" "$@" config --get-regexp "$pattern" 2>/dev/null
 }
 saved=$IFS
 IFS='
 '
-for key in $(drivers "$count" "$@"); do
+for line in $(settings "$count" '__PROGRAMS__' "$@"); do
+    key=${line%% *}
     case "$key" in
         *.textconv) put "$key" cat ;;
+        pager.*) put "$key" false ;;
         *) put "$key" "" ;;
     esac
 done
+for line in $(settings "$count" '^alias[.]' "$@"); do
+    key=${line%% *}
+    case "${line#* }" in
+        !*) put "$key" "" ;;
+    esac
+done
 IFS=$saved
+# Again: the last value of a key wins, and the listing above saw these too.
+__FIXED__
 export GIT_CONFIG_COUNT=$n
 exec "$real" "$@"
 """
@@ -86,6 +96,18 @@ FIXED: tuple[tuple[str, str], ...] = (
     ("log.showSignature", "false"),
     ("credential.helper", ""),
     ("protocol.allow", "never"),
+    ("help.format", "man"),
+    ("help.autocorrect", "0"),
+)
+
+# Every setting, in any section, whose value git runs as a program: by the variable's name (git lists keys
+# with the section and the variable in lower case), so `tar.<format>.command`, `browser.<tool>.cmd`,
+# `man.<tool>.cmd`, `web.browser`, `credential.<url>.helper` are caught with the drivers and whatever
+# comes next under one of these names; the `path` of a man viewer, a browser or a tool; each `pager.<cmd>`.
+PROGRAMS = (
+    r"^[^.]+([.].+)?[.](textconv|command|cmd|clean|smudge|process|driver|program|helper|viewer|browser|tool|"
+    r"editor|pager|sshcommand|askpass|fsmonitor|hookspath|receivepack|uploadpack|packobjectshook|gitproxy|"
+    r"alternaterefscommand|difffilter)$|^(man|browser|mergetool|difftool)[.].+[.]path$|^pager[.]"
 )
 
 
@@ -101,7 +123,7 @@ def fixed_environment() -> dict[str, str]:
 def script() -> str:
     """The shim's text: FIXED, then the drivers the repository names, then the real git."""
     lines = "\n".join(f"put {key} {shlex.quote(value)}" for key, value in FIXED)
-    return SCRIPT.replace("__REAL__", GIT_INSIDE).replace("__FIXED__", lines)
+    return SCRIPT.replace("__REAL__", GIT_INSIDE).replace("__FIXED__", lines).replace("__PROGRAMS__", PROGRAMS)
 
 
 def git_shim(folder: Path, path_env: str) -> GitShim | None:
