@@ -5,6 +5,7 @@ about even in `auto`. Each attack is a family: variants beside the one that was 
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -250,3 +251,83 @@ def test_a_folder_swapped_for_a_link_never_sends_a_file_tool_out_of_the_workspac
     assert not [p for p in new_in_data if p.name in ("connectors.json", "profile.md") or "pwn" in p.name]
     listed = "".join(text for key, text in tool_results(anthropic_server).items())
     assert ".bash_history" not in listed and "vault.key" not in listed
+
+
+SECRET_READS = [
+    # globs, character classes, loops, recursive reads: spellings no rule names
+    "cat .e*",
+    "cat .en?",
+    "cat .[e]nv",
+    "head -n 100 .[!.]*",
+    "grep -r KEY .",
+    "grep -rh SECRET config",
+    "tail -n +1 *",
+    "head -n 5 *",
+    "ls -A | xargs cat",
+    "find . -type f -not -path './.git/*' -exec cat {} +",
+    "for f in .*; do cat $f; done",
+    "cat config/*",
+    "awk 1 config/.e*",
+    "git grep --no-index KEY",
+    "cat innocent.txt",  # a hard link to .env made earlier
+    # a .env committed to git comes back through the history
+    "git log -p",
+    "git show HEAD",
+    "git grep SECRET",
+    "git archive --format=tar HEAD | tar -xOf - .env",
+    "git archive --format=tar HEAD | strings",
+]
+
+
+@pytest.fixture
+def secrets_in_the_workspace(victim: Victim) -> Victim:
+    workspace = victim.workspace
+    (workspace / ".env").write_text(f"STRIPE_KEY={SECRET}\n")
+    (workspace / "config").mkdir()
+    (workspace / "config" / ".env.production").write_text(f"DB_PASSWORD={SECRET}\n")
+    (workspace / "config" / "credentials.json").write_text(f'{{"token": "{SECRET}"}}\n')
+    key = f"-----BEGIN PRIVATE KEY-----\n{SECRET}\n-----END PRIVATE KEY-----\n"
+    (workspace / "config" / "deploy.pem").write_text(key)
+    os.link(workspace / ".env", workspace / "innocent.txt")
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+        subprocess.run(["git", "-C", str(workspace), "add", "-A"], check=True)
+        subprocess.run(
+            ["git", "-C", str(workspace), "-c", "user.name=A", "-c", "user.email=a@b", "commit", "-qm", "x"],
+            check=True,
+        )
+    return victim
+
+
+@needs_bwrap
+@pytest.mark.parametrize("mode", ["ask", "plan", "auto"])
+def test_no_spelling_of_a_read_brings_the_persons_secrets_to_the_model(
+    mode: str, anthropic_server: FakeServer, secrets_in_the_workspace: Victim
+) -> None:
+    """Red team attacks 55–75: every one of these ran unasked and returned the .env or the key. Now the files
+    look empty (unreadable) to a command nobody approved with "secrets" on its card, and their values are cut
+    from its output wherever they appear."""
+    calls: list[tuple[str, dict[str, Any]]] = [("bash", {"command": line}) for line in SECRET_READS]
+    calls += [("read_file", {"path": "innocent.txt"}), ("grep_files", {"pattern": "KEY|SECRET"})]
+    script_tool_calls(anthropic_server, calls)
+    assert secrets_in_the_workspace.run(anthropic_server, "--mode", mode).returncode == 0
+    shown = tool_results(anthropic_server)
+    assert len(shown) == len(calls)
+    leaked = {key: text for key, text in shown.items() if SECRET in text or "7d41c0ffee" in text}
+    assert leaked == {}
+    assert "hidden: a value from" in shown[f"toolu_{SECRET_READS.index('git log -p')}"]
+    assert "# notes" in shown[f"toolu_{SECRET_READS.index('head -n 5 *')}"]  # what is not secret still reads
+
+
+@needs_bwrap
+def test_a_command_approved_with_secrets_on_its_card_reads_them(
+    anthropic_server: FakeServer, secrets_in_the_workspace: Victim
+) -> None:
+    victim = secrets_in_the_workspace
+    (victim.data / "settings.json").write_text('{"permission_rules": []}')
+    rules = victim.data / "permission-rules.json"
+    script_tool_calls(anthropic_server, [("bash", {"command": "cat .e*", "secrets": True})])
+    result = victim.run(anthropic_server, "--mode", "auto")
+    assert result.returncode == 0
+    assert "not run" in tool_results(anthropic_server)["toolu_0"]  # asked even in auto; nobody answered
+    assert not rules.exists() or SECRET not in rules.read_text()

@@ -466,3 +466,49 @@ async def test_git_reads_nobody_approved_run_none_of_the_repositorys_programs(ho
     assert "+two" in reads.output and "M a.txt" in reads.output  # and git still reads
     approved = await run.run("git status --short", writable=True)
     assert "RAN-fsmonitor" in approved.output  # an approved command is the person's: git behaves as configured
+
+
+KEY = "sk_live_7d41c0ffeeAbc"
+
+
+@needs_bwrap
+async def test_secret_files_look_unreadable_and_their_values_leave_the_output(home: Path) -> None:
+    ws = home / "ws"
+    (ws / ".env").write_text(f"STRIPE_KEY={KEY}\nNODE_ENV=production\n")
+    (ws / "keys").mkdir()
+    private = f"-----BEGIN PRIVATE KEY-----\nMIIEv{KEY}QIBADAN\n-----END PRIVATE KEY-----\n"
+    (ws / "keys" / "server.key").write_text(private)
+    (ws / "keys" / "ca.pem").write_text("-----BEGIN CERTIFICATE-----\nMIIBpublicpublic0123\n-----END CERTIFICATE-----")
+    (ws / "notes.md").write_text(f"the key is {KEY} (pasted by mistake)\n")
+    run = executor(home)
+    result = await run.run("cat .e* keys/*; grep -r STRIPE . ; cat notes.md")
+    assert KEY not in result.output, result.output
+    assert "Permission denied" in result.output and "MIIBpublicpublic0123" in result.output  # a certificate reads
+    assert "the key is [hidden: a value from .env]" in result.output
+    assert set(result.hidden) == {".env", "server.key"}
+    assert "production" not in result.output or "NODE_ENV" in result.output  # plain words are not secrets
+    approved = await run.run("cat .env", secrets=True)
+    assert KEY in approved.output and approved.hidden == ()
+
+
+@needs_bwrap
+async def test_a_secret_made_after_the_last_command_is_hidden_from_the_next(home: Path) -> None:
+    ws = home / "ws"
+    run = executor(home)
+    assert (await run.run("ls")).hidden == ()
+    (ws / "sub").mkdir()
+    (ws / "sub" / ".env.local").write_text(f"TOKEN={KEY}\n")
+    os.link(ws / "sub" / ".env.local", ws / "readme.txt")  # another name for it
+    result = await run.run("cat sub/.env.local readme.txt")
+    assert KEY not in result.output and set(result.hidden) == {".env.local", "readme.txt"}
+
+
+@needs_bwrap
+async def test_a_background_process_log_is_shown_without_the_values(home: Path, tmp_path: Path) -> None:
+    (home / "ws" / ".env").write_text(f"STRIPE_KEY={KEY}\n")
+    (home / "ws" / "leak.txt").write_text(f"{KEY}\n")
+    background = await executor(home).start("cat leak.txt", log_path=tmp_path / "p.log")
+    await background.process.wait()
+    await background.stop()
+    assert KEY in (tmp_path / "p.log").read_text()  # the log is the person's, whole
+    assert background.hidden.redact((tmp_path / "p.log").read_text()).strip() == "[hidden: a value from .env]"

@@ -51,7 +51,7 @@ async def call(tool: Tool, input: dict[str, Any], context: ToolContext) -> ToolR
     """As the tool runner calls a tool: an exception becomes an error result (the race makes some)."""
     try:
         return await tool.execute(input, context)
-    except OSError as e:
+    except Exception as e:  # the runner turns any exception into an error result
         return error_result(f"tool failed: {e}")
 
 

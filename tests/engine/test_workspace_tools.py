@@ -332,6 +332,29 @@ async def test_bash_runs_reads_at_once_and_asks_for_the_rest(ws: Path, executor:
     assert outside.is_error and "access denied" in body(outside)
 
 
+async def test_secrets_are_read_only_with_the_word_on_the_card(ws: Path, executor: Executor) -> None:
+    (ws / ".env").write_text("STRIPE_KEY=sk_live_0123456789abc\n")
+    asked: list[Ask] = []
+
+    async def yes(ask: Ask) -> bool:
+        asked.append(ask)
+        return True
+
+    bash = Bash(executor)
+    glob = await bash.execute({"command": "cat .e*"}, ctx(ws))  # a read nobody is asked about
+    assert "sk_live_0123456789abc" not in body(glob) and "[hidden: a value from .env]" in body(glob)
+    approved = await bash.execute(
+        {"command": "cat .e*", "secrets": True},
+        ToolContext(workspace=ws, signal=AbortSignal(), tool_use_id="t", ask=yes),
+    )
+    assert (
+        asked[-1].level == "dangerous"
+        and "secrets" in asked[-1].categories
+        and (asked[-1].key or "").endswith("+secrets")
+    )
+    assert "sk_live_0123456789abc" in body(approved)
+
+
 async def test_background_processes(ws: Path, executor: Executor, home: Path) -> None:
     manager = ProcessManager(executor, home / "logs")
     start = await ProcessStart(manager).execute({"command": "echo ready; exec sleep 30"}, ctx(ws))

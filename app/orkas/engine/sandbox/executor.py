@@ -46,6 +46,7 @@ from orkas.engine.sandbox.git_shim import fixed_environment, git_shim
 from orkas.engine.sandbox.limits import Limits, ProcessLimiter, prune_spills
 from orkas.engine.sandbox.links import planted_names
 from orkas.engine.sandbox.paths import PathPolicy
+from orkas.engine.sandbox.secret_files import SECRETS, Secrets
 
 SAFE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "HOME", "TMPDIR")
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -186,6 +187,7 @@ class ExecResult:
     confined: Confinement
     network: bool = False
     writable: bool = True  # could the command change the workspace (approved, or nothing confined it)?
+    hidden: tuple[str, ...] = ()  # names of the secret files it was shown as empty
 
 
 @dataclass(slots=True)
@@ -254,6 +256,7 @@ class Background:
     process: asyncio.subprocess.Process
     log_path: Path
     network: bool
+    hidden: Secrets = field(default_factory=Secrets)  # what its log must not show (see secret_files.py)
     _pump: asyncio.Task[None] | None = None
 
     @property
@@ -386,7 +389,14 @@ class Executor:
         env.update(extra or {})
         return env
 
-    def layout(self, *, writable: bool = False) -> Layout:
+    def hidden(self, *, secrets: bool = False, unconfined: bool = False) -> Secrets:
+        """The secret files a command must not see (and whose values leave its output), unless the person
+        approved it with "secrets" on the card. Looks at the file system: call it off the event loop."""
+        if secrets or unconfined:
+            return Secrets()
+        return SECRETS.find(self.policy.roots)
+
+    def layout(self, *, writable: bool = False, hidden: Secrets | None = None) -> Layout:
         """What a command sees. Prepares Orkas's own folders (the provided files, the caches): call it off the
         event loop."""
         provided_dir = self.sandbox_dir / "provided"
@@ -399,7 +409,8 @@ class Executor:
             caches=cache_folders(self.caches_dir) if writable else {},
             masked=tuple(
                 planted_names([*self.policy.roots, *self.policy.readable], self.policy.home, self.policy.secrets)
-            ),
+            )
+            + (hidden.files if hidden is not None else ()),
             readable=self.policy.readable,
             git=None if writable else git_shim(provided_dir, self.system_path),
             scratch=self.limits.scratch,
@@ -415,11 +426,12 @@ class Executor:
         unconfined: bool = False,
         writable: bool = False,
         group: Sequence[Path] = (),
+        hidden: Secrets | None = None,
     ) -> list[str]:
         shell = shutil.which("bash") or "/bin/sh"
         program = [shell, "-c", command]
         if self.confined == "bubblewrap" and not unconfined:
-            layout = self.layout(writable=writable)
+            layout = self.layout(writable=writable, hidden=hidden)
             program = bwrap_argv(layout, cwd=cwd, network=network, program=program, sized=bubblewrap_sizes_tmpfs())
             if network:  # the host's abstract unix sockets (X11, D-Bus) come with its network: scope them out
                 program = [*landlock_prefix(), *program]
@@ -435,20 +447,30 @@ class Executor:
         network: bool = False,
         unconfined: bool = False,
         writable: bool = False,
+        secrets: bool = False,
     ) -> ExecResult:
         """Run `command` to completion (or its timeout, capped by the limits). `writable=True` only when the
         person approved the command (or `auto` mode let a confined change through): otherwise the workspace is
         read-only for it. `network=True` only when the person approved network for this command,
-        `unconfined=True` only when they approved running it outside the sandbox. Raises `PathDenied` for a cwd
-        outside the policy."""
+        `unconfined=True` only when they approved running it outside the sandbox, `secrets=True` only when they
+        approved it with "secrets" on the card (else the workspace's secret files look empty and their values
+        are cut from the output). Raises `PathDenied` for a cwd outside the policy."""
         workdir = self.policy.check(cwd or self.policy.workspace, write=False)
         limit = self.limits.timeout(timeout)
         group = self.pids.new_group()
         started = time.perf_counter()
         try:
             # Building the argv looks at the file system (provided files, caches, planted links): off the event loop.
+            hidden = await asyncio.to_thread(self.hidden, secrets=secrets, unconfined=unconfined)
             argv = await asyncio.to_thread(
-                self.argv, command, workdir, network=network, unconfined=unconfined, writable=writable, group=group
+                self.argv,
+                command,
+                workdir,
+                network=network,
+                unconfined=unconfined,
+                writable=writable,
+                group=group,
+                hidden=hidden,
             )
             process = await _spawn(argv, workdir, self.environment(env, workdir, writable=writable or unconfined))
             capture = _Capture(
@@ -470,7 +492,10 @@ class Executor:
             self.pids.kill_group(group)
             self.pids.remove_group(group)
         output, truncated = capture.finish()
+        output = hidden.redact(output)
         if truncated:
+            if hidden.values:
+                await asyncio.to_thread(_redact_file, capture.spill_path, hidden)
             prune_spills(self.spill_dir, self.limits)
         return ExecResult(
             exit_code=None if timed_out else process.returncode,
@@ -482,6 +507,7 @@ class Executor:
             duration=time.perf_counter() - started,
             confined="none" if unconfined else self.confined,
             network=network or unconfined or self.confined == "none",
+            hidden=tuple(path.name for path in hidden.files),
         )
 
     async def _read(self, process: asyncio.subprocess.Process, capture: _Capture) -> None:
@@ -501,22 +527,32 @@ class Executor:
         network: bool = False,
         unconfined: bool = False,
         writable: bool = False,
+        secrets: bool = False,
     ) -> Background:
         """Start `command` in the background; its latest output (up to LOG_LIMIT bytes) goes to `log_path`.
-        `writable`, `network` and `unconfined` as for `run`."""
+        `writable`, `network`, `unconfined` and `secrets` as for `run`; whoever shows the log redacts it with
+        the returned process's `hidden`."""
         workdir = self.policy.check(cwd or self.policy.workspace, write=False)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         group = self.pids.new_group()
         try:
             # Building the argv looks at the file system (provided files, caches, planted links): off the event loop.
+            hidden = await asyncio.to_thread(self.hidden, secrets=secrets, unconfined=unconfined)
             argv = await asyncio.to_thread(
-                self.argv, command, workdir, network=network, unconfined=unconfined, writable=writable, group=group
+                self.argv,
+                command,
+                workdir,
+                network=network,
+                unconfined=unconfined,
+                writable=writable,
+                group=group,
+                hidden=hidden,
             )
             process = await _spawn(argv, workdir, self.environment(env, workdir, writable=writable or unconfined))
         except BaseException:
             self.pids.remove_group(group)
             raise
-        background = Background(process=process, log_path=log_path, network=network)
+        background = Background(process=process, log_path=log_path, network=network, hidden=hidden)
         background._pump = asyncio.create_task(self._pump(process, log_path, group))
         return background
 
@@ -530,9 +566,11 @@ class Executor:
         network: bool = False,
         unconfined: bool = False,
         writable: bool = False,
+        secrets: bool = False,
     ) -> Piped:
         """Start `argv` with pipes on its stdin and stdout, for a program that speaks a protocol over them.
-        Same environment, process group, limits and confinement rules as `run`."""
+        Same environment, process group, limits and confinement rules as `run` (its secret files hidden unless
+        `secrets`)."""
         workdir = self.policy.check(cwd or self.policy.workspace, write=False)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         group = self.pids.new_group()
@@ -542,6 +580,7 @@ class Executor:
             self.pids.remove_group(group)
 
         try:
+            hidden = await asyncio.to_thread(self.hidden, secrets=secrets, unconfined=unconfined)
             program = await asyncio.to_thread(
                 self.argv,
                 shlex.join(argv),
@@ -550,6 +589,7 @@ class Executor:
                 unconfined=unconfined,
                 writable=writable,
                 group=group,
+                hidden=hidden,
             )
             log = await asyncio.to_thread(log_path.open, "ab")
             try:
@@ -591,6 +631,17 @@ class Executor:
         finally:
             await asyncio.to_thread(self.pids.kill_group, group)
             await asyncio.to_thread(self.pids.remove_group, group)
+
+
+def _redact_file(path: Path, hidden: Secrets) -> None:
+    """The spilled output, its secret values cut as in what the model was shown."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    redacted = hidden.redact(text)
+    if redacted != text:
+        path.write_text(redacted, encoding="utf-8")
 
 
 def _keep_tail(path: Path, size: int) -> None:

@@ -23,6 +23,7 @@ import pathspec
 from orkas.engine.consent import Ask
 from orkas.engine.messages import ImageBlock, TextBlock
 from orkas.engine.sandbox import PathDenied, PathPolicy, pinned
+from orkas.engine.sandbox.secret_files import SECRETS
 from orkas.engine.sandbox.verdict import is_secret
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 from orkas.engine.tools.documents import MAX_DOCUMENT_BYTES, DocumentError, document_kind, extract_text
@@ -69,10 +70,16 @@ def _document(policy: PathPolicy, path: Path) -> str:
     return extract_text(path.name, data)
 
 
-async def secrets_asked(ctx: ToolContext, path: Path, tool: str) -> ToolResult | None:
-    """A file named like a secret (.env, a key, credentials): its text would go to the model, and so off this
-    computer — the person is asked, in every mode, and sees which file. None when it may be read."""
-    if not is_secret(path.name):
+def hidden_files(policy: PathPolicy) -> frozenset[Path]:
+    """The workspace's secret files and their other names (hard links made under innocent names)."""
+    return frozenset(SECRETS.find(policy.roots).files)
+
+
+async def secrets_asked(ctx: ToolContext, path: Path, tool: str, policy: PathPolicy) -> ToolResult | None:
+    """A file named like a secret (.env, a key, credentials), or another name of one: its text would go to the
+    model, and so off this computer — the person is asked, in every mode, and sees which file. None when it may
+    be read."""
+    if not is_secret(path.name) and path not in await asyncio.to_thread(hidden_files, policy):
         return None
     shown = str(path.relative_to(ctx.workspace)) if ctx.workspace in path.parents else path.name
     ask = Ask(
@@ -117,7 +124,7 @@ class ReadFile(FileTool):
             return path
         if path.is_dir():
             return error_result(f"{input['path']!r} is a folder; use list_files")
-        refused = await secrets_asked(ctx, path, self.name)
+        refused = await secrets_asked(ctx, path, self.name, self.policy(ctx))
         if refused is not None:
             return refused
         if "char_start" in input and "start_line" in input:
@@ -422,14 +429,15 @@ class GrepFiles(FileTool):
             return root
         policy = self.policy(ctx)
         if root.is_file():
-            refused = await secrets_asked(ctx, root, self.name)
+            refused = await secrets_asked(ctx, root, self.name, policy)
             if refused is not None:
                 return refused
         try:
             files = [root] if root.is_file() else list(_walk(root, policy))
         except PathDenied as e:
             return error_result(f"access denied: {e.reason}")
-        secret = [f for f in files if f != root and is_secret(f.name)]  # a search never reads them silently
+        hidden = await asyncio.to_thread(hidden_files, policy)
+        secret = [f for f in files if f != root and (is_secret(f.name) or f in hidden)]  # never read silently
         files = [f for f in files if f not in secret]
         glob = input.get("glob")
         if glob:

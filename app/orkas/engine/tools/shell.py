@@ -41,9 +41,12 @@ class Approved:
     network: bool = False
     unconfined: bool = False
     writable: bool = False
+    secrets: bool = False  # the person saw "secrets" on the card: the workspace's secret files are not hidden
 
 
-def assess(executor: Executor, command: str, *, wants_network: bool = False) -> tuple[Ask, CommandRisk]:
+def assess(
+    executor: Executor, command: str, *, wants_network: bool = False, wants_secrets: bool = False
+) -> tuple[Ask, CommandRisk]:
     """The question a command raises, given the sandbox in force and what the model asked for."""
     policy = executor.policy
     risk = classify_command(
@@ -59,11 +62,16 @@ def assess(executor: Executor, command: str, *, wants_network: bool = False) -> 
         level = "dangerous"
         if "network" not in categories:
             categories.insert(0, "network")
+    if wants_secrets and "secrets" not in categories:
+        level = "dangerous"  # asked in every mode, as a command naming a secret is
+        categories.append("secrets")
     if executor.confined == "none" and level != "read_only":
         level = "dangerous"  # nothing would catch a misjudged command: ask before anything but a known read
         categories.append("unconfined")
     key = (
-        f"bash:{risk.signature}" + (" +network" if wants_network and not risk.network else "")
+        f"bash:{risk.signature}"
+        + (" +network" if wants_network and not risk.network else "")
+        + (" +secrets" if wants_secrets else "")
         if risk.signature
         else None
     )
@@ -71,15 +79,19 @@ def assess(executor: Executor, command: str, *, wants_network: bool = False) -> 
     return ask, risk
 
 
-async def _approve(ctx: ToolContext, executor: Executor, command: str, wants_network: bool) -> Approved | ToolResult:
+async def _approve(
+    ctx: ToolContext, executor: Executor, command: str, input: Mapping[str, Any]
+) -> Approved | ToolResult:
     """What the command may do, or the refusal the model reads."""
-    ask, risk = assess(executor, command, wants_network=wants_network)
+    wants_network, wants_secrets = bool(input.get("network")), bool(input.get("secrets"))
+    ask, risk = assess(executor, command, wants_network=wants_network, wants_secrets=wants_secrets)
     if not await ctx.ask(ask):
         return _refusal(ask, risk)
     return Approved(
         network=ask.effect in ("network", "unconfined"),
         unconfined=ask.effect == "unconfined",
         writable=ask.level != "read_only",
+        secrets="secrets" in ask.categories,
     )
 
 
@@ -102,6 +114,13 @@ def _refusal(ask: Ask, risk: CommandRisk) -> ToolResult:
     )
 
 
+SECRETS_PROPERTY: Mapping[str, Any] = {
+    "type": "boolean",
+    "description": (
+        "Ask the user to let this command read the workspace's secret files (.env, keys, credentials). Without "
+        "it they look empty to the command and their values are cut from its output."
+    ),
+}
 NETWORK_PROPERTY: Mapping[str, Any] = {
     "type": "boolean",
     "description": (
@@ -117,8 +136,9 @@ class Bash:
     description = (
         "Run a shell command in the workspace and get its exit code and output (long output keeps its "
         "beginning and end). Commands run in a sandbox: the workspace and granted folders, no network unless "
-        "the user approves it (set `network`), no home folder. Reads run at once; other commands may need the "
-        "user's approval. For servers and watchers use process_start instead."
+        "the user approves it (set `network`), no home folder; the workspace's secret files (.env, keys) look "
+        "empty unless the user approves reading them (set `secrets`). Reads run at once; other commands may need "
+        "the user's approval. For servers and watchers use process_start instead."
     )
 
     def __init__(self, executor: Executor) -> None:
@@ -139,6 +159,7 @@ class Bash:
                 },
                 "cwd": {"type": "string", "description": "Working folder, relative to the workspace."},
                 "network": NETWORK_PROPERTY,
+                "secrets": SECRETS_PROPERTY,
             },
             "required": ["command"],
             "additionalProperties": False,
@@ -146,7 +167,7 @@ class Bash:
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         command = input["command"]
-        approved = await _approve(ctx, self.executor, command, bool(input.get("network")))
+        approved = await _approve(ctx, self.executor, command, input)
         if isinstance(approved, ToolResult):
             return approved
         cwd = _cwd(self.executor, input.get("cwd"))
@@ -158,6 +179,7 @@ class Bash:
                 network=approved.network,
                 unconfined=approved.unconfined,
                 writable=approved.writable,
+                secrets=approved.secrets,
             )
         except PathDenied as e:
             return error_result(f"access denied: {e.reason}")
@@ -179,6 +201,7 @@ def _shown(result: ExecResult) -> ToolResult:
         "network": result.network,
         "spill_path": result.spill_path.name if result.spill_path else None,  # a name: never a data-folder path
         "writable": result.writable,
+        "hidden": list(result.hidden),  # the secret files it saw as empty
     }
     body = f"{status}\n{result.output}" if result.output else status
     return ToolResult(
@@ -227,6 +250,7 @@ class ProcessManager:
             network=approved.network,
             unconfined=approved.unconfined,
             writable=approved.writable,
+            secrets=approved.secrets,
         )
         entry = _Process(ident, command, log, process)
         self.processes[ident] = entry
@@ -250,6 +274,7 @@ class ProcessStart:
             "command": {"type": "string", "minLength": 1},
             "cwd": {"type": "string"},
             "network": NETWORK_PROPERTY,
+            "secrets": SECRETS_PROPERTY,
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -262,7 +287,7 @@ class ProcessStart:
         command = input["command"]
         if len(self.manager.running()) >= MAX_PROCESSES:
             return error_result(f"{MAX_PROCESSES} background processes are already running; stop one first")
-        approved = await _approve(ctx, self.manager.executor, command, bool(input.get("network")))
+        approved = await _approve(ctx, self.manager.executor, command, input)
         if isinstance(approved, ToolResult):
             return approved
         cwd = _cwd(self.manager.executor, input.get("cwd"))
@@ -328,7 +353,7 @@ class ProcessRead(_ProcessTool):
             return entry
         chars = int(input.get("chars", READ_CHARS))
         data = entry.log.read_bytes() if entry.log.exists() else b""
-        text = data[-chars * 4 :].decode("utf-8", errors="replace")[-chars:]
+        text = entry.process.hidden.redact(data[-chars * 4 :].decode("utf-8", errors="replace"))[-chars:]
         more = len(data) > len(text.encode())
         prefix = f"[… {len(data) - len(text.encode())} earlier bytes not shown]\n" if more else ""
         return text_result(prefix + (text or "(no output yet)"), details={"id": entry.id, "bytes": len(data)})
