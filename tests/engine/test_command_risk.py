@@ -357,3 +357,35 @@ def test_fourth_corpus_classes_are_not_reads(line: str) -> None:
 )
 def test_fourth_corpus_reads_are_free(line: str) -> None:
     assert classify_command(line).level == "read_only", classify_command(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'rm -r -f -- "$PWD"/*',
+        "rm -rf $PWD/*",
+        'rm -rf "${PWD}"/.[!.]* "${PWD}"/*',
+        "rm -rf /work/ws/*",
+        "rm -rf /work/ws",
+        "rm -rf /work/ws/.",
+        "rm -rf src/..",
+        "rm -rf ./src/../*",
+        "rm -rf $(pwd)/*",
+        "git checkout -- $PWD",
+        "chmod -R 000 $PWD/",
+        "find $PWD -delete",
+    ],
+)
+def test_the_workspace_wholesale_however_written_asks_even_in_auto(line: str) -> None:
+    from pathlib import Path
+
+    risk = classify_command(line, workspace=Path("/work/ws"), roots=(Path("/work/ws"),))
+    assert risk.level == "dangerous" and "destructive" in risk.categories, risk
+
+
+@pytest.mark.parametrize("line", ["rm -rf build/*", "rm -rf /work/ws/build", "rm -rf ./dist/", "rm -f $PWD/out.txt"])
+def test_a_folder_inside_the_workspace_is_not_the_workspace(line: str) -> None:
+    from pathlib import Path
+
+    risk = classify_command(line, workspace=Path("/work/ws"), roots=(Path("/work/ws"),))
+    assert risk.level == "workspace_write", risk

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from orkas.engine.sandbox import known
 from orkas.engine.sandbox.shell import Command, Word
@@ -14,6 +16,36 @@ WHOLESALE = frozenset(
     {".", "./", "..", "../", "*", "./*", ".*", "*.*", "/", "/*", "~", "~/", "~/*", "$HOME", "${HOME}"}
 )
 WHOLESALE |= frozenset({"$PWD", "${PWD}", ".git", "./.git", ".[!.]*", "..?*", "*/", "**", "**/*", "./**", "./**/*"})
+# Ways to write the working folder itself, and what after a folder means "everything in it".
+HERE = ("$PWD", "${PWD}", "$(pwd)", "`pwd`", "~+", "$(pwd -P)", "${PWD%/}")
+EVERYTHING_IN = ("/*", "/.*", "/.[!.]*", "/..?*", "/**", "/**/*", "/*.*", "/", "/.")
+
+
+def wholesale(word: Word, ctx: Context) -> bool:
+    """Does this path mean the whole workspace (or a folder holding it), however written: `.`, `*`, `"$PWD"/*`,
+    `$(pwd)/.`, `src/..`, the workspace's absolute path and everything in it, `~`, `/`?"""
+    text = word.text
+    if text in WHOLESALE or text.rstrip("/") in WHOLESALE:
+        return True
+    for form in HERE:
+        if text == form or text.startswith(form + "/"):
+            text = "." + text[len(form) :]
+            break
+    changed = True
+    while changed and len(text) > 1:
+        changed = False
+        for suffix in EVERYTHING_IN:
+            if text.endswith(suffix) and len(text) > len(suffix):
+                text, changed = text[: -len(suffix)], True
+    if text.startswith("~"):
+        return text in ("~", "~/")
+    normal = posixpath.normpath(text)
+    if normal in (".", "..", "/") or normal.startswith("../") or text in ("", "/"):
+        return True
+    if normal.startswith("/"):
+        path = PurePosixPath(normal)
+        return any(path == root or path in root.parents for root in (ctx.workspace, *ctx.roots) if root is not None)
+    return False
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from orkas.engine.sandbox.calls import WHOLESALE, Call, abbreviates, computed, pathish
+from orkas.engine.sandbox.calls import Call, abbreviates, computed, pathish, wholesale
 from orkas.engine.sandbox.shell import Word
 from orkas.engine.sandbox.verdict import Category
 
@@ -34,7 +34,7 @@ def _copy(call: Call) -> None:
     else:
         sources, dests = paths, [Word(".")]
     for source in sources:
-        if call.name == "mv" and source.text in WHOLESALE:
+        if call.name == "mv" and wholesale(source, call.ctx):
             call.verdict.add("destructive", f"mv {source.text} moves the whole workspace")
         elif call.name == "ln" and call.has("-s", "--symbolic"):
             far = source.text.startswith(("/", "~", "$")) and call.where(source) in (
@@ -59,7 +59,7 @@ def _remove(call: Call) -> None:
     if not targets:  # under xargs or find -exec: whatever list it is handed
         call.verdict.add("deletes", f"{call.name} removes the files it is handed")
     for target in targets:
-        if target.text in WHOLESALE or target.text.rstrip("/") in WHOLESALE:
+        if wholesale(target, call.ctx):
             call.verdict.add("destructive", f"{call.name} {target.text} deletes the workspace wholesale")
         elif computed(target, call.ctx):
             call.verdict.add(
@@ -79,7 +79,7 @@ def _truncate(call: Call) -> None:
     if not targets:  # under xargs or find -exec: whatever list it is handed, emptied
         call.verdict.add("destructive", "truncate empties every file it is handed")
     for target in targets:
-        if target.glob and (target.text.lstrip("./") in ("*", "*.*") or target.text in WHOLESALE):
+        if target.glob and (target.text.lstrip("./") in ("*", "*.*") or wholesale(target, call.ctx)):
             call.verdict.add("destructive", "truncate empties every file")
         elif computed(target, call.ctx):
             call.verdict.add("destructive", "truncate empties files decided at run time (they may be every file)")
@@ -110,11 +110,11 @@ def _permissions(call: Call) -> None:
         call.verdict.add("privilege", "chown hands files to root")
     recursive = call.has("-R", "--recursive")
     for target in targets:
-        if recursive and target.text in WHOLESALE:
+        if recursive and wholesale(target, call.ctx):
             where = call.where(target)
             category: Category = "outside_workspace" if where in ("root", "home", "outside") else "destructive"
             call.verdict.add(category, f"{call.name} -R changes every file under {target.text}")
-        elif mode in ("000", "0", "a-rwx") and target.text in WHOLESALE:
+        elif mode in ("000", "0", "a-rwx") and wholesale(target, call.ctx):
             call.verdict.add("destructive", f"{call.name} {mode} locks the workspace")
         else:
             call.write(target)
@@ -256,7 +256,7 @@ def _tar(call: Call) -> None:
         call.read_all(sources)
         if "--remove-files" in longs or any(abbreviates(w, "--remove-files") for w in words):
             for source in sources:
-                if source.text in WHOLESALE:
+                if wholesale(source, call.ctx):
                     call.verdict.add("destructive", f"tar --remove-files deletes {source.text} once archived")
                 call.write(source, deletes=True)
 
@@ -270,7 +270,7 @@ def _zip(call: Call) -> None:
         call.read_all(paths[1:])
         if call.has("-m", "--move"):
             for path in paths[1:]:
-                if path.text in WHOLESALE or computed(path, call.ctx):
+                if wholesale(path, call.ctx) or computed(path, call.ctx):
                     call.verdict.add("destructive", f"zip -m deletes {path.text} once archived")
                 call.write(path, deletes=True)
 
@@ -315,7 +315,7 @@ def _rsync(call: Call) -> None:
         if source is not dest:
             call.read(source)
     if dest is not None:
-        if call.has("--delete", "--delete-before", "--delete-after", "--delete-during") and dest.text in WHOLESALE:
+        if call.has("--delete", "--delete-before", "--delete-after", "--delete-during") and wholesale(dest, call.ctx):
             call.verdict.add("destructive", "rsync --delete into the workspace removes what the source lacks")
         call.write(dest)
     if call.has("--remove-source-files"):

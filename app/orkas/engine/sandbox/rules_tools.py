@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from orkas.engine.sandbox import arith, known
-from orkas.engine.sandbox.calls import WHOLESALE, Call, abbreviates
+from orkas.engine.sandbox.calls import Call, abbreviates, wholesale
 from orkas.engine.sandbox.shell import Word
 from orkas.engine.sandbox.verdict import is_secret, place
 
@@ -183,7 +183,7 @@ def _git_reflog(call: Call, sub: str, words: list[str]) -> None:
 def _git_discard(call: Call, sub: str, words: list[str]) -> None:
     flags = {w.split("=")[0] for w in words if w.startswith("-")}
     paths = words[words.index("--") + 1 :] if "--" in words else [w for w in words if not w.startswith("-")]
-    wholesale = any(p in WHOLESALE or p in (":/", ":/*") for p in paths)
+    everything = any(wholesale(Word(p), call.ctx) or p in (":/", ":/*") for p in paths)
     if sub == "clean":
         if not flags & {"-n", "--dry-run"}:
             call.verdict.add("destructive", "git clean deletes files that git does not track, beyond recovery")
@@ -192,7 +192,7 @@ def _git_discard(call: Call, sub: str, words: list[str]) -> None:
             call.verdict.add("destructive", "git reset --hard throws away uncommitted work")
         else:
             call.verdict.add("writes", "git reset moves the branch or unstages files")
-    elif wholesale or flags & {"-f", "--force", "--discard-changes", "--ours", "--theirs"}:
+    elif everything or flags & {"-f", "--force", "--discard-changes", "--ours", "--theirs"}:
         call.verdict.add("destructive", f"git {sub} throws away uncommitted changes")
     elif sub == "restore" or "--" in words:
         call.verdict.add("deletes", f"git {sub} replaces files with their committed version")
@@ -202,7 +202,7 @@ def _git_discard(call: Call, sub: str, words: list[str]) -> None:
 
 def _git_rm(call: Call, sub: str, words: list[str]) -> None:
     paths = [w for w in words if not w.startswith("-")]
-    if any(p in WHOLESALE for p in paths):
+    if any(wholesale(Word(p), call.ctx) for p in paths):
         call.verdict.add("destructive", "git rm . removes every file")
     else:
         call.verdict.add("deletes", "git rm removes files (they stay in the history)")

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from orkas.engine.sandbox import known
-from orkas.engine.sandbox.calls import WHOLESALE, Call, computed
+from orkas.engine.sandbox.calls import Call, computed, wholesale
 from orkas.engine.sandbox.rules_tools import python_module
 from orkas.engine.sandbox.shell import Word
 from orkas.engine.sandbox.verdict import is_secret
@@ -235,7 +235,7 @@ def _find(call: Call) -> None:
                 call.judge_words(inner)
                 deleted = {"deletes", "destructive"} & (set(call.verdict.categories) - before)
                 unknown_root = any(computed(r, call.ctx) for r in roots)
-                if deleted and (unknown_root or (not filtered and any(r.text in WHOLESALE for r in roots))):
+                if deleted and (unknown_root or (not filtered and any(wholesale(r, call.ctx) for r in roots))):
                     call.verdict.add("destructive", "find deletes everything under the folder")
             i = end + 1
             continue
@@ -244,7 +244,7 @@ def _find(call: Call) -> None:
                 call.verdict.add(
                     "destructive", "find -delete under a folder decided at run time (it may be the workspace)"
                 )
-            elif filtered or not any(r.text in WHOLESALE for r in roots):
+            elif filtered or not any(wholesale(r, call.ctx) for r in roots):
                 for root in roots:
                     call.write(root, deletes=True)
             else:
