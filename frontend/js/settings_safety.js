@@ -17,6 +17,9 @@ export function safetyBlock(sandbox, prefs, save) {
   const gb = (bytes) => `${Math.round((bytes / 2 ** 30) * 10) / 10} GB`;
   facts.append(el("li", "memory", sandbox.memory_bytes ? t("sandboxMemory", { size: gb(sandbox.memory_bytes) })
     : t("sandboxMemoryNone")));
+  if (sandbox.memory_total_bytes) {
+    facts.append(el("li", "memory-total", t("sandboxMemoryTotal", { size: gb(sandbox.memory_total_bytes) })));
+  }
   if (sandbox.scratch_bytes) facts.append(el("li", "scratch", t("sandboxScratch", { size: gb(sandbox.scratch_bytes) })));
   section.append(facts);
   const wrap = el("label", "field");

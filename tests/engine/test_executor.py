@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -275,6 +276,32 @@ async def test_memory_is_capped_per_command(home: Path) -> None:
     assert "50000000" in small.output, small.output
     assert "600000000" not in big.output, big.output
     assert run.report().memory_bytes == 256 << 20
+
+
+@needs_bwrap
+async def test_memory_is_capped_for_all_commands_together(home: Path) -> None:
+    """Red team 149: eight background commands at 4 GB each went past the machine's RAM. Two commands at 200 MB
+    each, under a total of 300 MB: both cannot hold their memory at once."""
+    run = executor(home, limits=Limits(memory=256 << 20, memory_total=300 << 20))
+    if run.pids.memory_total is None:
+        pytest.skip("no memory cgroup to cap all commands on this machine")
+    hold = (
+        'python3 -c "import os, time\n'
+        "b = bytearray(200 << 20)\n"
+        "b[::4096] = b'x' * len(b[::4096])\n"
+        "open('{me}', 'w').close()\n"
+        "deadline = time.time() + 5\n"
+        "while not os.path.exists('{other}') and time.time() < deadline: time.sleep(0.02)\n"
+        "print('held', len(b))\""
+    )
+    first, second = await asyncio.gather(
+        run.run(hold.format(me="a", other="b"), writable=True, timeout=30),
+        run.run(hold.format(me="b", other="a"), writable=True, timeout=30),
+    )
+    assert not ("held" in first.output and "held" in second.output), (first.output, second.output)
+    assert run.report().memory_total_bytes == 300 << 20
+    alone = await run.run(hold.format(me="c", other="c"), writable=True, timeout=30)
+    assert "held 209715200" in alone.output, alone.output  # one alone fits
 
 
 @needs_bwrap

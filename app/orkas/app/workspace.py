@@ -64,7 +64,7 @@ def confinement_report(settings: Settings, configured: Configured | None = None)
     limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
     kind = confinement() if settings.confine else "none"
     limiter = ProcessLimiter(limits, user_namespace=kind == "bubblewrap")
-    return describe_confinement(kind, limits, limiter.pids_method, limiter.memory_method)
+    return describe_confinement(kind, limits, limiter.pids_method, limiter.memory_method, limiter.memory_total)
 
 
 def preferred_bins(packages: Path) -> dict[Path, list[Path]]:

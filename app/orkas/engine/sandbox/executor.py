@@ -115,6 +115,7 @@ class ConfinementReport:
     files: str = ""  # what a command may write, by whether the person approved it
     memory: str = ""
     memory_bytes: int | None = None  # the cap on memory per command, when there is one
+    memory_total_bytes: int | None = None  # the cap on all commands' memory together, when there is one
     scratch_bytes: int | None = None  # the size of a command's private /tmp (confined)
 
     def as_dict(self) -> dict[str, str | int | None]:
@@ -128,6 +129,7 @@ class ConfinementReport:
             "files": self.files,
             "memory": self.memory,
             "memory_bytes": self.memory_bytes,
+            "memory_total_bytes": self.memory_total_bytes,
             "scratch_bytes": self.scratch_bytes,
         }
 
@@ -136,7 +138,9 @@ def _size(n: int) -> str:
     return f"{n / (1 << 30):g} GB" if n >= 1 << 30 else f"{n / (1 << 20):g} MB"
 
 
-def describe_confinement(kind: Confinement, limits: Limits, pids_method: str, memory_method: str) -> ConfinementReport:
+def describe_confinement(
+    kind: Confinement, limits: Limits, pids_method: str, memory_method: str, memory_total: int | None = None
+) -> ConfinementReport:
     sockets = "host sockets (Docker, ssh-agent, D-Bus, X11) are not reachable" + (
         "" if landlock.available() else ", except abstract ones (X11) for a command you let use the network"
     )
@@ -147,6 +151,8 @@ def describe_confinement(kind: Confinement, limits: Limits, pids_method: str, me
     elif memory_method == "rlimit":
         memory = f"at most {_size(limits.memory)} per process of a command"
     memory_bytes = limits.memory if memory_method != "none" else None
+    if memory_total is not None:
+        memory += f", {_size(memory_total)} for all commands together"
     if kind == "none":
         return ConfinementReport(
             kind="none",
@@ -158,6 +164,7 @@ def describe_confinement(kind: Confinement, limits: Limits, pids_method: str, me
             files="not confined: a command can write wherever you can, so every command that is not a known read asks",
             memory=memory,
             memory_bytes=memory_bytes,
+            memory_total_bytes=memory_total,
         )
     return ConfinementReport(
         kind="bubblewrap",
@@ -172,6 +179,7 @@ def describe_confinement(kind: Confinement, limits: Limits, pids_method: str, me
         ),
         memory=memory + f"; private /tmp up to {_size(limits.scratch)}, home up to {_size(limits.home)}",
         memory_bytes=memory_bytes,
+        memory_total_bytes=memory_total,
         scratch_bytes=limits.scratch,
     )
 
@@ -367,7 +375,9 @@ class Executor:
         return self._package_commands
 
     def report(self) -> ConfinementReport:
-        return describe_confinement(self.confined, self.limits, self.pids.pids_method, self.pids.memory_method)
+        return describe_confinement(
+            self.confined, self.limits, self.pids.pids_method, self.pids.memory_method, self.pids.memory_total
+        )
 
     def environment(
         self, extra: Mapping[str, str] | None = None, cwd: Path | None = None, *, writable: bool = True

@@ -27,6 +27,7 @@ from typing import Literal
 Method = Literal["cgroup", "rlimit", "none"]
 PidsMethod = Method
 _ids = itertools.count(1)
+TOTAL_PIDS_FACTOR = 4  # processes of all commands at once, in per-command caps
 GiB = 1 << 30
 MiB = 1 << 20
 
@@ -37,16 +38,34 @@ class Limits:
     default_timeout: float = 120.0
     pids: int = 512  # processes and threads per command
     memory: int = 4 * GiB  # bytes: the whole command (cgroup), and each of its processes' heap (rlimit)
+    memory_total: int | None = None  # bytes for all commands at once (cgroup); None: half the machine's RAM
     scratch: int = 1 * GiB  # bytes of the command's private /tmp (in memory)
     home: int = 512 * MiB  # bytes of the command's fresh home (in memory), caches aside
     spill_bytes: int = 64 * 1024 * 1024  # of one command's full output kept on disk
     spill_total_bytes: int = 512 * 1024 * 1024  # of all kept outputs together
     spill_days: float = 7.0  # outputs older than this are removed
 
+    def total_memory(self) -> int:
+        """What all running commands together may use: the setting, else half the machine's memory (never less
+        than one command's cap, never more than the machine has)."""
+        if self.memory_total is not None:
+            return self.memory_total
+        physical = _physical_memory()
+        if physical is None:
+            return 2 * self.memory
+        return max(min(self.memory, physical), physical // 2)
+
     def timeout(self, asked: float | None) -> float:
         """The timeout a command gets: what was asked for, never more than the configured maximum."""
         wanted = self.default_timeout if asked is None else asked
         return max(1.0, min(float(wanted), self.max_timeout))
+
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def _cgroup_parents() -> dict[str, Path]:
@@ -132,6 +151,23 @@ class ProcessLimiter:
         nproc = user_namespace and os.geteuid() != 0
         self.pids_method: Method = "cgroup" if "pids" in self._parents else ("rlimit" if nproc else "none")
         self.memory_method: Method = "cgroup" if "memory" in self._parents else ("rlimit" if linux else "none")
+        # The folder holding every command's group is capped too: eight background builds at 4 GB each must not
+        # take a 16 GB machine down. None when that cap cannot be set (no memory cgroup: only per process).
+        self.memory_total: int | None = self._cap_all("memory", limits.total_memory())
+        self._cap_all("pids", limits.pids * TOTAL_PIDS_FACTOR)
+
+    def _cap_all(self, controller: str, value: int) -> int | None:
+        parent = self._parents.get(controller)
+        if parent is None:
+            return None
+        if controller == "memory":
+            with contextlib.suppress(OSError):  # cgroup v1 before 5.x: a parent's cap must cover its children
+                (parent / "memory.use_hierarchy").write_text("1")
+        try:
+            (parent / _knob(parent, controller)).write_text(str(value))
+        except OSError:
+            return None
+        return value
 
     @property
     def method(self) -> Method:
