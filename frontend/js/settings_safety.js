@@ -9,7 +9,7 @@ export function safetyBlock(sandbox, prefs, save) {
   section.append(el("h4", "", t("safety")));
   const kind = sandbox.kind === "bubblewrap" ? "bubblewrap" : "none";
   const facts = el("ul", `sandbox ${kind}`);
-  for (const key of ["sandbox", "sandboxFiles", "sandboxNetwork", "sandboxHome", "sandboxSockets"]) {
+  for (const key of ["sandbox", "sandboxFiles", "sandboxSecrets", "sandboxNetwork", "sandboxHome", "sandboxSockets"]) {
     facts.append(el("li", key, t(`${key}_${kind}`)));
   }
   facts.append(el("li", "processes", sandbox.pids ? t("sandboxProcesses", { count: sandbox.pids })

@@ -432,6 +432,13 @@ def test_settings_say_what_confines_commands_and_set_the_longest_run(page: Page,
         expect(facts.locator("li.sandboxNetwork")).to_contain_text("off, unless you approve it")
         expect(facts.locator("li.sandboxHome")).to_contain_text("the rest of yours is not visible")
         expect(facts.locator("li.sandboxSockets")).to_contain_text("not reachable")
+        expect(facts.locator("li.sandboxFiles")).to_contain_text("read-only, the workspace included")
+        expect(facts.locator("li.sandboxSecrets")).to_contain_text("look unreadable to a command")
+        expect(facts.locator("li.memory")).to_contain_text("RAM a command may use: at most 4 GB")
+        from orkas.engine.sandbox.limits import Limits, ProcessLimiter
+
+        if ProcessLimiter(Limits(), user_namespace=True).memory_total is not None:  # a memory cgroup here
+            expect(facts.locator("li.memory-total")).to_contain_text("RAM all commands may use together")
     page.fill("input[name=command_timeout]", "90")
     page.locator("input[name=command_timeout]").press("Tab")
     for _ in range(50):
