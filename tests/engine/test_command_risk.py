@@ -389,3 +389,38 @@ def test_a_folder_inside_the_workspace_is_not_the_workspace(line: str) -> None:
 
     risk = classify_command(line, workspace=Path("/work/ws"), roots=(Path("/work/ws"),))
     assert risk.level == "workspace_write", risk
+
+
+@pytest.mark.parametrize(
+    ("line", "level"),
+    [
+        # the sixth corpus's dev half: signatures checked by gpg, drivers asked for, fetchers, signing
+        ("git cat-file --textconv HEAD:docs/spec.docx", "runs_program"),
+        ("git log --pretty=format:'%h %G? %s' -20", "runs_program"),
+        ("git log --show-signature -1", "runs_program"),
+        ("mix deps.get", "dangerous"),
+        ("swift package resolve", "dangerous"),
+        ("dotnet restore", "dangerous"),
+        ("pod install", "dangerous"),
+        ("codesign --sign 'Developer ID' build/My.app", "dangerous"),
+        ("jarsigner app.jar mykey", "dangerous"),
+        ("black src/", "workspace_write"),
+        ("gofmt -w main.go", "workspace_write"),
+        ("clang-format -i src/a.cpp", "workspace_write"),
+        ("clang -fsyntax-only -fplugin=./evil.so a.c", "runs_program"),
+        ("jar xf app.jar", "runs_program"),
+        # a cluster of flags ending in an option that takes a file (getopt reads `-uo F` as `-u -o F`)
+        ("sort -uo requirements.txt requirements.txt", "workspace_write"),
+        ("shuf -no out.txt in.txt", "workspace_write"),
+        # and what only reports
+        ("jar tf target/app.jar", "read_only"),
+        ("black --check --diff src/", "read_only"),
+        ("gofmt -l cmd internal", "read_only"),
+        ("clang-format --dry-run -Werror src/a.cpp", "read_only"),
+        ("clang -fsyntax-only -Iinclude src/parser.c", "read_only"),
+        ("javap -p -cp build/classes com.example.App", "read_only"),
+        ("sort -u names.txt", "read_only"),
+    ],
+)
+def test_sixth_corpus_classes(line: str, level: str) -> None:
+    assert classify_command(line).level == level, classify_command(line)

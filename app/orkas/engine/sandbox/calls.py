@@ -21,6 +21,14 @@ HERE = ("$PWD", "${PWD}", "$(pwd)", "`pwd`", "~+", "$(pwd -P)", "${PWD%/}")
 EVERYTHING_IN = ("/*", "/.*", "/.[!.]*", "/..?*", "/**", "/**/*", "/*.*", "/", "/.")
 
 
+def _clustered(word: str, letter: str) -> bool:
+    """Is `letter` an option inside a cluster of single-letter flags (`-uo`), not the cluster's first letter?"""
+    if not word.startswith("-") or word.startswith("--") or len(word) < 3 or word[1] == letter:
+        return False
+    at = word.find(letter, 2)
+    return at > 0 and word[1:at].isalpha()
+
+
 def wholesale(word: Word, ctx: Context) -> bool:
     """Does this path mean the whole workspace (or a folder holding it), however written: `.`, `*`, `"$PWD"/*`,
     `$(pwd)/.`, `src/..`, the workspace's absolute path and everything in it, `~`, `/`?"""
@@ -94,6 +102,13 @@ class Call:
                     found.append(word.split("=", 1)[1])
                 elif len(name) == 2 and not name.startswith("--") and word.startswith(name) and len(word) > 2:
                     found.append(word[2:])
+                elif len(name) == 2 and _clustered(word, name[1]):  # `-uo F`, `-uoF`: flags, then the option
+                    at = word.index(name[1], 1)
+                    rest = word[at + 1 :]
+                    if rest:
+                        found.append(rest)
+                    elif i + 1 < len(words):
+                        found.append(words[i + 1])
         return found
 
     def has(self, *flags: str) -> bool:

@@ -17,6 +17,7 @@ from orkas.engine.sandbox.verdict import Verdict
 READERS = frozenset(
     """
     ls dir vdir exa eza lsd cat tac head tail more most wc grep egrep fgrep rg ripgrep ag ack ugrep stat file du
+    javap
     tree cut paste join comm column nl fold fmt pr expand unexpand rev diff diff3 sdiff cmp md5sum sha1sum
     sha224sum sha256sum sha384sum sha512sum cksum sum b2sum getfacl df lsattr od hexdump
     strings base32 basenc jq gron csvlook csvstat csvcut csvgrep zcat bzcat xzcat lzcat zstdcat lz4cat zgrep
@@ -73,7 +74,7 @@ PRIVILEGE = frozenset(
 )
 CREDENTIALS = frozenset(
     "ssh scp sftp sshfs mosh autossh ssh-add ssh-agent ssh-copy-id gpg gpg2 pass gopass security keyctl secret-tool "
-    "op bw lpass age".split()
+    "op bw lpass age jarsigner apksigner signtool osslsigncode".split()
 )
 CREDENTIALS_NETWORK = frozenset("ssh scp sftp sshfs mosh autossh ssh-copy-id".split())
 PROCESS_CONTROL = frozenset(

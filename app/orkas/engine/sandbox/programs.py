@@ -33,7 +33,11 @@ def judge_program(call: Call) -> None:
     if known.only_asks_for_version(name, call.words):
         return
     handler = HANDLERS.get(name)
-    if handler is not None:
+    if name in rules_tools.FETCHES and rules_tools.fetches(call):
+        pass
+    elif name == "codesign" and call.has("-s", "--sign", "-f", "--force"):
+        call.verdict.add("credentials", "codesign signs with your keys")
+    elif handler is not None:
         handler(call)
     elif name in known.READERS:
         call.read_all([w for w in call.positionals() if pathish(w) or is_secret(w.text)] or [Word(".")])

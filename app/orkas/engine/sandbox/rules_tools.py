@@ -94,6 +94,12 @@ def _git_read(call: Call, sub: str, words: list[str]) -> None:
             call.code("git grep -O runs the given program on the matching files")
         elif word == "--ext-diff":
             call.code("git --ext-diff runs the configured diff program")
+        elif sub == "cat-file" and word in ("--textconv", "--filters"):
+            call.code(f"git cat-file {word} runs the repository's {word[2:]} programs")
+        elif word in ("--show-signature", "--verify-signatures") or (
+            word.startswith(("--pretty", "--format")) and "%G" in word
+        ):
+            call.program(f"git {sub} runs gpg to check signatures")
         elif word.startswith("--output") or abbreviates(word, "--output"):
             target = word.split("=", 1)[1] if "=" in word else (words[words.index(word) + 1 :] or [""])[0]
             call.write(Word(target))
@@ -304,6 +310,32 @@ RUN_SUBCOMMANDS = frozenset(
     "new init serve dev lint format x".split()
 )
 ALWAYS_RUNS = frozenset({"make", "gmake", "cmake", "ninja", "meson", "bazel", "gradle", "mvn", "ant", "sbt", "dotnet"})
+
+
+# Subcommands that fetch a project's dependencies, for package managers without their own rule above.
+FETCHES: dict[str, frozenset[str]] = {
+    "mix": frozenset({"deps.get", "deps.update", "hex.info", "hex.search", "local.hex", "archive.install"}),
+    "swift": frozenset({"resolve", "update"}),  # `swift package resolve`
+    "dotnet": frozenset({"restore", "add", "workload"}),
+    "pod": frozenset({"install", "update", "repo", "search", "trunk"}),
+    "carthage": frozenset({"update", "bootstrap", "checkout"}),
+    "rebar3": frozenset({"get-deps", "upgrade", "update"}),
+    "stack": frozenset({"update", "setup", "install"}),
+    "cabal": frozenset({"update", "install", "get"}),
+    "vcpkg": frozenset({"install", "update", "upgrade"}),
+    "conan": frozenset({"install", "create", "upload", "search"}),
+}
+
+
+def fetches(call: Call) -> bool:
+    """A package manager's subcommand that downloads (`mix deps.get`, `dotnet restore`, `swift package resolve`)."""
+    words = [w for w in call.words if not w.startswith("-")]
+    if call.name == "swift" and words[:1] == ["package"]:
+        words = words[1:]
+    if words and words[0] in FETCHES.get(call.name, frozenset()):
+        call.verdict.add("package_install", f"{call.name} {words[0]} downloads packages")
+        return True
+    return False
 
 
 def _package_tool(call: Call) -> None:
@@ -711,7 +743,45 @@ def _plutil(call: Call) -> None:
     call.read_all(call.positionals())
 
 
+def _formatter(*, writes_with: tuple[str, ...] = (), reads_with: tuple[str, ...] = ()) -> Callable[[Call], None]:
+    """A formatter: it reports, or rewrites the files it is given — by default (black) unless `reads_with` is
+    there, or only when `writes_with` is (gofmt -w, clang-format -i)."""
+
+    def judge(call: Call) -> None:
+        rewrites = call.has(*writes_with) if writes_with else not call.has(*reads_with)
+        files = [w for w in call.positionals() if not w.text.startswith("-")]
+        for path in files if rewrites else ():
+            call.write(path)
+        if not rewrites:
+            call.read_all(files)
+
+    return judge
+
+
+def _compiler_check(call: Call) -> None:
+    """`clang -fsyntax-only` (or gcc's) only parses: unless a plugin, a tool prefix or a config file is loaded."""
+    loads = any(w.startswith(("-fplugin", "-Xclang", "-B", "--config", "-specs", "@")) for w in call.words)
+    if "-fsyntax-only" not in call.words or loads:
+        call.program(f"{call.name} compiles (and can load plugins)")
+        return
+    call.read_all([w for w in call.positionals() if not w.text.startswith("-")])
+
+
+def _jar(call: Call) -> None:
+    mode = call.words[0] if call.words else ""
+    if mode.lstrip("-").startswith("t") or mode in ("--list",):
+        call.read_all(call.positionals()[1:] if not mode.startswith("-") else call.positionals())
+    else:
+        call.program("jar creates, extracts or changes an archive")
+
+
 HANDLERS: dict[str, Callable[[Call], None]] = {
+    "black": _formatter(reads_with=("--check", "--diff")),
+    "gofmt": _formatter(writes_with=("-w",)),
+    "clang-format": _formatter(writes_with=("-i",)),
+    "clang": _compiler_check,
+    "gcc": _compiler_check,
+    "jar": _jar,
     "rustc": _rustc,
     "cmake": _cmake,
     "xmllint": _xmllint,
