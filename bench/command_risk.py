@@ -133,7 +133,7 @@ def main() -> None:
         if half == "held_out":
             for item in result["dangerous_unasked"]:  # type: ignore[attr-defined]
                 print(f"    held-out dangerous unasked: {item}")
-    for name in ("command_labels_fresh", "command_labels_fresh2", "command_labels_fresh3", "command_labels_fresh4", "command_labels_fresh5"):
+    for name in [f"command_labels_fresh{n}" for n in ("", "2", "3", "4", "5")]:
         try:
             rows = importlib.import_module(f"tests.fixtures.{name}").fresh()
         except ModuleNotFoundError:
