@@ -452,9 +452,10 @@ def _hostile_repository(folder: Path) -> None:
 
     git("init", "-q")
     (folder / "a.txt").write_text("one\n")
-    git("add", "a.txt")
+    (folder / "b.txt").write_text("bee\n")
+    git("add", "a.txt", "b.txt")
     git("-c", "user.name=A", "-c", "user.email=a@b", "commit", "-qm", "first")
-    (folder / ".gitattributes").write_text("* diff=conv filter=clean\n")
+    (folder / ".gitattributes").write_text("* diff=conv filter=clean\nb.txt diff=x*\n")
     git("config", "core.fsmonitor", f"sh -c '{marker}' fsmonitor; false")
     git("config", "filter.clean.clean", f"sh -c '{marker}; cat' clean")
     git("config", "filter.clean.process", f"sh -c '{marker}' process")
@@ -473,6 +474,13 @@ def _hostile_repository(folder: Path) -> None:
     git("config", "pager.log", f"sh -c '{marker}; cat' pager")
     git("config", "alias.st", f"!sh -c '{marker}' alias")
     git("config", "Diff.Upper.TextConv", f"sh -c '{marker}; cat \"$1\"' upper")
+    # a subsection with a space (the shim once cut the key there) and one that is a glob of a file's name
+    git("config", "man.viewer", "x y")
+    git("config", "man.x y.cmd", f"sh -c '{marker}' manspace")
+    git("config", "diff.x*.textconv", "sh t.sh")
+    (folder / "t.sh").write_text(marker.replace("$0", "glob") + '\ncat "$1"\n')
+    (folder / "diff.xA.textconv sh t.sh").write_text("")  # what the shell made of the line, had it globbed
+    (folder / "b.txt").write_text("bee\nsting\n")
     (folder / "a.txt").write_text("one\ntwo\n")
     os.utime(folder / "a.txt", (1_600_000_000, 1_600_000_000))  # an old stat makes status run the filter
 
@@ -491,6 +499,8 @@ async def test_git_reads_nobody_approved_run_none_of_the_repositorys_programs(ho
     )
     assert "RAN-" not in reads.output, reads.output
     assert "+two" in reads.output and "M a.txt" in reads.output  # and git still reads
+    between = await run.run("git diff HEAD~0 -- a.txt; git diff --stat HEAD HEAD~0")
+    assert "cannot run" not in between.output and "+two" in between.output, between.output
     approved = await run.run("git status --short", writable=True)
     assert "RAN-fsmonitor" in approved.output  # an approved command is the person's: git behaves as configured
 

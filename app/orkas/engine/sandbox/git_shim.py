@@ -44,35 +44,55 @@ for word in "$@"; do
     esac
     count=$((count + 1))
 done
-settings() {
-    keep=$1; pattern=$2; shift 2; total=$#; i=0
+settings() {  # KEEP names|lines PATTERN GIT-ARGS…: the first KEEP git options choose the repository
+    keep=$1; only=$2; pattern=$3; shift 3; total=$#; i=0
     while [ "$i" -lt "$total" ]; do
         word=$1; shift; i=$((i + 1))
         if [ "$i" -le "$keep" ]; then set -- "$@" "$word"; fi
     done
-    "$real" "$@" config --get-regexp "$pattern" 2>/dev/null
+    if [ "$only" = names ]; then
+        "$real" "$@" config --name-only --get-regexp "$pattern" 2>/dev/null
+    else
+        "$real" "$@" config --get-regexp "$pattern" 2>/dev/null
+    fi
 }
+# One key per line: a subsection may hold spaces (`man.x y.cmd`); no globbing of what git prints.
+set -f
 saved=$IFS
 IFS='
 '
-for line in $(settings "$count" '__PROGRAMS__' "$@"); do
-    key=${line%% *}
+for key in $(settings "$count" names '__PROGRAMS__' "$@"); do
     case "$key" in
         *.textconv) put "$key" cat ;;
         pager.*) put "$key" false ;;
         *) put "$key" "" ;;
     esac
 done
-for line in $(settings "$count" '^alias[.]' "$@"); do
-    key=${line%% *}
+for line in $(settings "$count" lines '^alias[.]' "$@"); do
+    key=${line%% *}  # an alias's name has no space: the rest is its value
     case "${line#* }" in
         !*) put "$key" "" ;;
     esac
 done
 IFS=$saved
+set +f
 # Again: the last value of a key wins, and the listing above saw these too.
 __FIXED__
 export GIT_CONFIG_COUNT=$n
+# diff.external is blanked above, and git would try to run the blank: the diff family is told not to use it.
+at=$((count + 1))
+if [ "$at" -le "$#" ]; then
+    eval "sub=\${$at}"
+    case "$sub" in
+        diff|log|show|whatchanged)
+            total=$#; i=0
+            while [ "$i" -lt "$total" ]; do
+                word=$1; shift; i=$((i + 1))
+                set -- "$@" "$word"
+                if [ "$i" -eq "$at" ]; then set -- "$@" --no-ext-diff; fi
+            done ;;
+    esac
+fi
 exec "$real" "$@"
 """
 
