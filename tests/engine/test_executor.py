@@ -549,3 +549,26 @@ async def test_a_background_process_log_is_shown_without_the_values(home: Path, 
     await background.stop()
     assert KEY in (tmp_path / "p.log").read_text()  # the log is the person's, whole
     assert background.hidden.redact((tmp_path / "p.log").read_text()).strip() == "[hidden: a value from .env]"
+
+
+KEYRING = (
+    'python3 -c "import ctypes\n'
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "key = libc.syscall({nr}, b'user', b'left-for-later', b'PERSISTED', 9, -4)\n"  # add_key into @u
+    "print('add_key', key, ctypes.get_errno())\""
+)
+
+
+@needs_bwrap
+@pytest.mark.skipif(__import__("platform").machine() != "x86_64", reason="the syscall number is x86_64's")
+async def test_a_command_cannot_leave_a_key_in_the_kernel_keyring_for_the_next(home: Path) -> None:
+    """Second red team, B11: a key added to the user keyring outlived the command (the kernel's key store is
+    not namespaced), the one thing a read-only command could leave for a later one. Now add_key is refused."""
+    run = executor(home)
+    for writable in (False, True):
+        result = await run.run(KEYRING.format(nr=248), writable=writable)
+        assert "add_key -1 1" in result.output, result.output  # EPERM
+    background = await run.start(KEYRING.format(nr=248), log_path=home.parent / "bg.log")
+    await background.process.wait()
+    await background.stop()
+    assert "add_key -1 1" in (home.parent / "bg.log").read_text()

@@ -202,10 +202,20 @@ def cache_folders(folder: Path) -> dict[str, Path]:
     return made
 
 
-def bwrap_argv(layout: Layout, *, cwd: Path, network: bool, program: Sequence[str], sized: bool = True) -> list[str]:
-    """The bubblewrap command line that runs `program` under `layout`. Later mounts sit on earlier ones."""
+def bwrap_argv(
+    layout: Layout,
+    *,
+    cwd: Path,
+    network: bool,
+    program: Sequence[str],
+    sized: bool = True,
+    seccomp_fd: int | None = None,
+) -> list[str]:
+    """The bubblewrap command line that runs `program` under `layout`. Later mounts sit on earlier ones.
+    `seccomp_fd` holds the filter (seccomp.py) the command runs under."""
     args = [
         "bwrap",
+        *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
         "--die-with-parent",
         "--new-session",  # no controlling terminal to push keystrokes into
         "--unshare-user-try",

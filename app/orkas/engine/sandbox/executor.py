@@ -46,6 +46,7 @@ from orkas.engine.sandbox.git_shim import fixed_environment, git_shim
 from orkas.engine.sandbox.limits import Limits, ProcessLimiter, prune_spills
 from orkas.engine.sandbox.links import planted_names
 from orkas.engine.sandbox.paths import PathPolicy
+from orkas.engine.sandbox.seccomp import filter_fd
 from orkas.engine.sandbox.secret_files import SECRETS, Secrets
 
 SAFE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "HOME", "TMPDIR")
@@ -437,12 +438,25 @@ class Executor:
         writable: bool = False,
         group: Sequence[Path] = (),
         hidden: Secrets | None = None,
+        fds: list[int] | None = None,
     ) -> list[str]:
+        """The command line for `command`. Descriptors the child must inherit (the seccomp filter) are added to
+        `fds`: the caller passes them to the child and closes them."""
         shell = shutil.which("bash") or "/bin/sh"
         program = [shell, "-c", command]
         if self.confined == "bubblewrap" and not unconfined:
             layout = self.layout(writable=writable, hidden=hidden)
-            program = bwrap_argv(layout, cwd=cwd, network=network, program=program, sized=bubblewrap_sizes_tmpfs())
+            seccomp = filter_fd() if fds is not None else None
+            if seccomp is not None and fds is not None:
+                fds.append(seccomp)
+            program = bwrap_argv(
+                layout,
+                cwd=cwd,
+                network=network,
+                program=program,
+                sized=bubblewrap_sizes_tmpfs(),
+                seccomp_fd=seccomp,
+            )
             if network:  # the host's abstract unix sockets (X11, D-Bus) come with its network: scope them out
                 program = [*landlock_prefix(), *program]
         return [*self.pids.prefix(group), *program]
@@ -472,17 +486,24 @@ class Executor:
         try:
             # Building the argv looks at the file system (provided files, caches, planted links): off the event loop.
             hidden = await asyncio.to_thread(self.hidden, secrets=secrets, unconfined=unconfined)
-            argv = await asyncio.to_thread(
-                self.argv,
-                command,
-                workdir,
-                network=network,
-                unconfined=unconfined,
-                writable=writable,
-                group=group,
-                hidden=hidden,
-            )
-            process = await _spawn(argv, workdir, self.environment(env, workdir, writable=writable or unconfined))
+            fds: list[int] = []
+            try:
+                argv = await asyncio.to_thread(
+                    self.argv,
+                    command,
+                    workdir,
+                    network=network,
+                    unconfined=unconfined,
+                    writable=writable,
+                    group=group,
+                    hidden=hidden,
+                    fds=fds,
+                )
+                environment = self.environment(env, workdir, writable=writable or unconfined)
+                process = await _spawn(argv, workdir, environment, fds)
+            finally:
+                for fd in fds:
+                    os.close(fd)
             capture = _Capture(
                 self.output_limit,
                 self.spill_dir / f"output-{os.getpid()}-{process.pid}-{time.time_ns()}.txt",
@@ -548,17 +569,24 @@ class Executor:
         try:
             # Building the argv looks at the file system (provided files, caches, planted links): off the event loop.
             hidden = await asyncio.to_thread(self.hidden, secrets=secrets, unconfined=unconfined)
-            argv = await asyncio.to_thread(
-                self.argv,
-                command,
-                workdir,
-                network=network,
-                unconfined=unconfined,
-                writable=writable,
-                group=group,
-                hidden=hidden,
-            )
-            process = await _spawn(argv, workdir, self.environment(env, workdir, writable=writable or unconfined))
+            fds: list[int] = []
+            try:
+                argv = await asyncio.to_thread(
+                    self.argv,
+                    command,
+                    workdir,
+                    network=network,
+                    unconfined=unconfined,
+                    writable=writable,
+                    group=group,
+                    hidden=hidden,
+                    fds=fds,
+                )
+                environment = self.environment(env, workdir, writable=writable or unconfined)
+                process = await _spawn(argv, workdir, environment, fds)
+            finally:
+                for fd in fds:
+                    os.close(fd)
         except BaseException:
             self.pids.remove_group(group)
             raise
@@ -591,18 +619,20 @@ class Executor:
 
         try:
             hidden = await asyncio.to_thread(self.hidden, secrets=secrets, unconfined=unconfined)
-            program = await asyncio.to_thread(
-                self.argv,
-                shlex.join(argv),
-                workdir,
-                network=network,
-                unconfined=unconfined,
-                writable=writable,
-                group=group,
-                hidden=hidden,
-            )
+            fds: list[int] = []
             log = await asyncio.to_thread(log_path.open, "ab")
             try:
+                program = await asyncio.to_thread(
+                    self.argv,
+                    shlex.join(argv),
+                    workdir,
+                    network=network,
+                    unconfined=unconfined,
+                    writable=writable,
+                    group=group,
+                    hidden=hidden,
+                    fds=fds,
+                )
                 process = await asyncio.create_subprocess_exec(
                     *program,
                     cwd=workdir,
@@ -612,9 +642,12 @@ class Executor:
                     stderr=log,
                     start_new_session=True,
                     umask=person_umask(),
+                    pass_fds=fds,
                 )
             finally:
                 log.close()
+                for fd in fds:
+                    os.close(fd)
         except BaseException:
             cleanup()
             raise
@@ -720,8 +753,10 @@ class _Utf8:
         return str(self._decoder.decode(data, final))
 
 
-async def _spawn(argv: list[str], workdir: Path, env: Mapping[str, str]) -> asyncio.subprocess.Process:
-    """Start a command with its output on one pipe and no input."""
+async def _spawn(
+    argv: list[str], workdir: Path, env: Mapping[str, str], fds: Sequence[int] = ()
+) -> asyncio.subprocess.Process:
+    """Start a command with its output on one pipe and no input (and `fds` inherited)."""
     return await asyncio.create_subprocess_exec(
         *argv,
         cwd=workdir,
@@ -731,4 +766,5 @@ async def _spawn(argv: list[str], workdir: Path, env: Mapping[str, str]) -> asyn
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,  # its own process group: a timeout kills the whole tree
         umask=person_umask(),  # what the command creates is the person's, not Orkas's private 077
+        pass_fds=tuple(fds),
     )
