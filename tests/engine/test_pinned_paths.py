@@ -23,7 +23,7 @@ from orkas.engine.messages import TextBlock
 from orkas.engine.sandbox import PathPolicy
 from orkas.engine.tools.base import Tool, ToolContext, ToolResult, error_result
 from orkas.engine.tools.edits import DeleteFile, EditFile, WriteFile
-from orkas.engine.tools.files import GrepFiles, ListFiles, ReadFile, SearchFiles
+from orkas.engine.tools.files import GrepFiles, ListFiles, ReadFile, SearchFiles, StatFile
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="renameat2 is Linux's")
 
@@ -147,3 +147,42 @@ async def test_without_a_racer_the_tools_work_as_before(tmp_path: Path) -> None:
     assert text(listed).splitlines() == ["a/", "a/b/", "a/b/c.txt"]
     assert not (await call(DeleteFile(pol), {"path": "a/b/c.txt"}, context)).is_error
     assert not (workspace / "a/b/c.txt").exists()
+
+
+async def _no(_ask: Ask) -> bool:
+    return False
+
+
+async def test_a_swap_to_a_secret_folder_inside_the_workspace_reads_nothing_secret(tmp_path: Path) -> None:
+    """Second red team, B5: `sub/db.yaml` (a decoy) swapped with a link to `secrets/` (inside the workspace):
+    the check passed for sub/db.yaml and the open followed the link into secrets/db.yaml. Now the open walks
+    the checked folders themselves; stat_file likewise never reports on what a swapped link points to (B13)."""
+    workspace = tmp_path / "ws"
+    (workspace / "secrets").mkdir(parents=True)
+    (workspace / "secrets" / "db.yaml").write_text('password: "FOLDER_SECRET_666x"\n')
+    (workspace / "data").mkdir()
+    (workspace / "data" / "vault.key").write_text("x" * 1234)
+    swapper = (
+        "import ctypes, os\nlibc = ctypes.CDLL(None)\nos.makedirs('sub', exist_ok=True)\n"
+        "open('sub/db.yaml', 'w').write('decoy: 1\\n')\nos.symlink('secrets', 'lnk')\n"
+        "open('swapping', 'w').close()\nwhile True:\n    libc.renameat2(-100, b'sub', -100, b'lnk', 2)\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", swapper], cwd=workspace)
+    try:
+        while not (workspace / "swapping").exists():
+            assert process.poll() is None
+        pol = PathPolicy(workspace, home=tmp_path / "nobody")
+        context = ToolContext(workspace=workspace, signal=AbortSignal(), tool_use_id="t", ask=_no)
+        seen = []
+        for _ in range(ROUNDS // 2):
+            for result in await asyncio.gather(
+                call(ReadFile(pol), {"path": "sub/db.yaml"}, context),
+                call(GrepFiles(pol), {"pattern": "password", "path": "sub"}, context),
+                call(StatFile(pol), {"path": "sub/db.yaml"}, context),
+            ):
+                seen.append(text(result))
+    finally:
+        process.kill()
+        process.wait()
+    assert not [t for t in seen if "FOLDER_SECRET_666x" in t]
+    assert any("decoy" in t for t in seen)  # the reads that went ahead read the real sub/

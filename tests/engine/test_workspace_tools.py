@@ -491,8 +491,8 @@ def test_a_symlink_swapped_in_after_the_check_is_not_read(ws: Path, policy: Path
     class SwapAfterCheck(PathPolicy):
         """The real policy; the file is swapped for a symlink right after the check, before the open."""
 
-        def check(self, path: Path | str, *, write: bool) -> Path:
-            checked = super().check(path, write=write)
+        def check(self, path: Path | str, *, write: bool, resolve: bool = True) -> Path:
+            checked = super().check(path, write=write, resolve=resolve)
             target.unlink()
             os.symlink(secret, target)
             return checked

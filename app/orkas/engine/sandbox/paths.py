@@ -5,12 +5,13 @@ conversation's attachments, or a folder the user granted, and inside none of the
 credential folders, system folders, the home folder itself, and the app's own data. Checks are
 containment checks on resolved paths, component by component (so `proj-evil` is not inside `proj`).
 For writes, a file with several hard links is refused: one of its other names may live outside.
-Reads go through `open_read`: the final component is opened without following a symlink, the opened
-file is re-checked against the allowed folders (`verify_open`, so a symlink swapped in between the
-check and the open is caught), and a file that is another name (a hard link) of a protected file is
-refused (links.py). Every tool, indexer, watcher and attachment opens files this way; a folder or
-file the person picks as a source (a knowledge-base folder, a dropped file) gets a policy of its own
-(`PathPolicy.source`), so a symlink inside it cannot lead out of it.
+Reads go through `open_read`: the file is opened through its folder reached from the root without
+following a link (pinned.py) and without following one at the end, the opened file is re-checked against
+the allowed folders (`verify_open`, so a symlink swapped in between the check and the open is caught),
+and a file that is another name (a hard link) of a protected file is refused (links.py). Every tool,
+indexer, watcher and attachment opens files this way; a folder or file the person picks as a source (a
+knowledge-base folder, a dropped file) gets a policy of its own (`PathPolicy.source`), so a symlink inside
+it cannot lead out of it.
 """
 
 from __future__ import annotations
@@ -198,8 +199,10 @@ class PathPolicy:
                 raise PathDenied(raw, f"it is or contains a protected location ({protected})")
         return root
 
-    def check(self, path: Path | str, *, write: bool) -> Path:
-        """The resolved path if the policy allows it, else `PathDenied` with the reason."""
+    def check(self, path: Path | str, *, write: bool, resolve: bool = True) -> Path:
+        """The resolved path if the policy allows it, else `PathDenied` with the reason. With `resolve=False`
+        an absolute path is judged as written (the caller resolved it already: a link on the way must then
+        not be followed, and opening through `open_read` refuses one)."""
         raw = str(path)
         if not raw:
             raise PathDenied(raw, "the path is empty")
@@ -208,7 +211,7 @@ class PathPolicy:
         candidate = Path(os.path.expanduser(raw))
         if not candidate.is_absolute():
             candidate = self.workspace / candidate
-        resolved = _real(candidate)
+        resolved = _real(candidate) if resolve else Path(os.path.normpath(candidate))
         if not write and any(_inside(resolved, folder) for folder in self._readable):
             return resolved  # checked when the folder was added: nothing protected lies inside
         owned = any(_inside(resolved, own) for own in self._own)
@@ -233,10 +236,16 @@ class PathPolicy:
     def open_read(self, raw: Path | str) -> tuple[Path, BinaryIO]:
         """Check `raw` for reading and open it: no symlink followed at the end, the opened file re-checked,
         only regular files, never another name of a protected file. The caller closes the file."""
-        path = self.check(raw, write=False)
+        # An absolute path comes resolved from the caller's own check (a tool's): resolving it again here could
+        # land somewhere else if a folder on the way was swapped for a link since — somewhere that check, and
+        # the caller's secret check, never saw. So it is opened as it is, never following a link.
+        given = Path(raw)
+        resolved_by_caller = given.is_absolute() and os.path.normpath(given) == str(given)
+        inside = resolved_by_caller and any(_inside(given, root) for root in [*self._roots, *self._readable])
+        path = self.check(raw, write=False, resolve=not inside)  # outside as written: a link before the root
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
         try:
-            fd = os.open(path, flags)
+            fd = self._open_pinned(path, flags)
         except OSError as e:
             if e.errno == errno.ELOOP:
                 raise PathDenied(str(raw), "it was replaced by a symbolic link") from e
@@ -253,6 +262,17 @@ class PathPolicy:
         except BaseException:
             os.close(fd)
             raise
+
+    def _open_pinned(self, path: Path, flags: int) -> int:
+        """Open `path` through its folder reached from its root without following a link (pinned.py): a folder
+        swapped for a link after the check — even to another folder inside the workspace — is not followed."""
+        from orkas.engine.sandbox import pinned
+
+        inside = any(_inside(path.parent, root) for root in [*self._roots, *self._readable])
+        if not pinned.SUPPORTED or not inside:  # a granted file is its own root
+            return os.open(path, flags)
+        with pinned.pinned_folder(self, path.parent, write=False) as folder:
+            return os.open(path.name, flags, dir_fd=folder)
 
     def read_bytes(self, raw: Path | str, limit: int | None = None) -> bytes:
         """The file's bytes (at most `limit`), read through `open_read`."""

@@ -135,6 +135,14 @@ def remove(policy: PathPolicy, path: Path) -> None:
             os.unlink(path.name, dir_fd=folder)
 
 
+def status(policy: PathPolicy, path: Path) -> os.stat_result:
+    """`path`'s own status (not a link's target), reached through its pinned folder."""
+    if not SUPPORTED or not any(_inside(path.parent, r) for r in [*policy.roots, *policy.readable]):
+        return os.stat(path, follow_symlinks=False)
+    with pinned_folder(policy, path.parent, write=False) as folder:
+        return os.stat(path.name, dir_fd=folder, follow_symlinks=False)
+
+
 def walk(policy: PathPolicy, top: Path) -> Iterator[tuple[Path, list[str], list[str]]]:
     """`os.walk(top)` that never leaves the folders it was given: each folder is opened relative to its parent
     and checked to be the very folder listed (fwalk), so a folder swapped for a link is skipped, not followed.

@@ -13,6 +13,7 @@ import fnmatch
 import io
 import os
 import re
+import stat
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -247,10 +248,13 @@ class StatFile(FileTool):
         return await asyncio.to_thread(self._stat, self.policy(ctx), path)
 
     def _stat(self, policy: PathPolicy, path: Path) -> ToolResult:
-        info = path.stat()
+        try:
+            info = pinned.status(policy, path)  # never a link swapped in since the check
+        except PathDenied as e:
+            return error_result(f"access denied: {e.reason}")
         kind = (
             "folder"
-            if path.is_dir()
+            if stat.S_ISDIR(info.st_mode)
             else document_kind(path) or ("image" if path.suffix.lower() in IMAGE_TYPES else "file")
         )
         facts: dict[str, Any] = {
