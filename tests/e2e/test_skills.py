@@ -48,6 +48,9 @@ def by_name(app: App) -> dict[str, dict[str, Any]]:
     return {r["name"]: r for r in skills(app)["skills"] if not r["shadowed"]}
 
 
+WAIT = 20.0  # generous: the watcher's latency is a benchmark figure, not something a loaded CI machine times
+
+
 def within(seconds: float, condition: Callable[[], bool]) -> float:
     began = time.monotonic()
     while time.monotonic() - began < seconds:
@@ -59,36 +62,36 @@ def within(seconds: float, condition: Callable[[], bool]) -> float:
 
 def test_global_skills_appear_change_and_vanish_live(served: tuple[App, Path]) -> None:
     app, home = served
-    within(5, lambda: "skill-creator" in by_name(app))  # the scan runs after the server starts
+    within(WAIT, lambda: "skill-creator" in by_name(app))  # the scan runs after the server starts
     claude = home / ".claude" / "skills"  # Claude Code is installed after Orkas started
     write(claude / "haiku", "haiku", "Use when the person asks for a haiku.")
-    within(2, lambda: by_name(app).get("haiku", {}).get("tier") == "global")
+    within(WAIT, lambda: by_name(app).get("haiku", {}).get("tier") == "global")
     write(claude / "haiku", "haiku", "Use for short poems.")
-    within(2, lambda: by_name(app)["haiku"]["description"] == "Use for short poems.")
+    within(WAIT, lambda: by_name(app)["haiku"]["description"] == "Use for short poems.")
     os.rename(claude / "haiku", claude / "poem")
-    within(2, lambda: by_name(app).get("haiku", {}).get("path", "").endswith("/poem"))
+    within(WAIT, lambda: by_name(app).get("haiku", {}).get("path", "").endswith("/poem"))
     write(claude / "evil", "evil", INJECTED)
-    within(3, lambda: by_name(app).get("evil", {}).get("quarantined") is True)
+    within(WAIT, lambda: by_name(app).get("evil", {}).get("quarantined") is True)
     assert by_name(app)["evil"]["reason"]
     huge = write(home / ".codex" / "skills" / "huge", "huge", "x")
     (huge / "SKILL.md").write_text("---\nname: huge\ndescription: big\n---\n" + "x" * 300_000)
     os.symlink(claude / "poem", home / ".codex" / "skills" / "linked")
-    within(2, lambda: {"huge", "linked"} <= set(by_name(app)))
+    within(WAIT, lambda: {"huge", "linked"} <= set(by_name(app)))
     listed = by_name(app)
     assert listed["huge"]["skipped"] and "256 KB" in listed["huge"]["reason"]
     assert listed["linked"]["skipped"] and "symbolic link" in listed["linked"]["reason"]
     write(app.home / "skills" / "haiku", "haiku", "My own haiku skill.")  # custom outranks global
-    within(2, lambda: by_name(app)["haiku"]["tier"] == "custom")
+    within(WAIT, lambda: by_name(app)["haiku"]["tier"] == "custom")
     shadowed = [r for r in skills(app)["skills"] if r["shadowed"] and r["name"] == "haiku"]
     assert shadowed and shadowed[0]["shadowed_by"] == str(app.home / "skills" / "haiku")
     shutil.rmtree(claude / "poem")
-    within(2, lambda: not any(r["path"].endswith("/poem") for r in skills(app)["skills"]))
+    within(WAIT, lambda: not any(r["path"].endswith("/poem") for r in skills(app)["skills"]))
 
 
 def test_the_person_switches_a_folder_and_a_skill_off(served: tuple[App, Path]) -> None:
     app, home = served
     write(home / ".claude" / "skills" / "haiku", "haiku", "Use for haiku.")
-    within(5, lambda: "haiku" in by_name(app))
+    within(WAIT, lambda: "haiku" in by_name(app))
     headers = {"X-Orkas-Token": app.token}
     off = httpx.post(
         f"{app.base}/api/skills/folders", json={"folder": "~/.claude/skills", "action": "off"}, headers=headers
