@@ -355,6 +355,26 @@ async def test_secrets_are_read_only_with_the_word_on_the_card(ws: Path, executo
     assert "sk_live_0123456789abc" in body(approved)
 
 
+async def test_a_workspace_too_big_to_search_for_secrets_asks_before_any_command(
+    ws: Path, executor: Executor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import orkas.engine.sandbox.secret_files as module
+
+    monkeypatch.setattr(module, "BUDGET", 20)  # a million entries, made small
+    for i in range(30):
+        (ws / f"f{i}").write_text("")
+    asked: list[Ask] = []
+
+    async def no(ask: Ask) -> bool:
+        asked.append(ask)
+        return False
+
+    refused = await Bash(executor).execute(
+        {"command": "ls"}, ToolContext(workspace=ws, signal=AbortSignal(), tool_use_id="t", ask=no)
+    )
+    assert refused.is_error and asked and "secrets" in asked[-1].categories
+
+
 async def test_background_processes(ws: Path, executor: Executor, home: Path) -> None:
     manager = ProcessManager(executor, home / "logs")
     start = await ProcessStart(manager).execute({"command": "echo ready; exec sleep 30"}, ctx(ws))

@@ -404,7 +404,7 @@ class Executor:
         """The secret files a command must not see (and whose values leave its output), unless the person
         approved it with "secrets" on the card. Looks at the file system: call it off the event loop."""
         if secrets or unconfined:
-            return Secrets()
+            return Secrets(shown=True)
         return SECRETS.find(self.policy.roots)
 
     def layout(self, *, writable: bool = False, hidden: Secrets | None = None) -> Layout:

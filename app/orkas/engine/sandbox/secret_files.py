@@ -16,23 +16,28 @@ skips `.git` and dependency folders, stops at BUDGET entries, and is kept until 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from orkas.engine.sandbox.verdict import is_secret
 
-BUDGET = 100_000  # directory entries per scan
-MAX_MASKED = 400  # files shown as empty per command (each is one mount)
+BUDGET = 1_000_000  # directory entries per scan (names only: about a second)
+MAX_MASKED = 4_000  # files shown as unreadable per command (each is one mount)
 READ_LIMIT = 64 * 1024  # bytes of one secret file read for its values
 SKIP = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache"})
 SKIP |= {".ruff_cache", ".gradle", ".terraform", "site-packages", "bower_components", ".yarn", ".pnpm-store"}
 ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?[\w.\-]+\s*[=:]\s*(.+?)\s*,?\s*$")
 QUOTED = re.compile(r"""["']([^"'\s]{8,})["']""")
 PEM_LINE = re.compile(r"^[A-Za-z0-9+/=]{16,}$")
+BARE = re.compile(r"^[\w+/.~!@#$%^&*-]{8,}$")  # no = or : (an assignment is read above)
+URL_PASSWORD = re.compile(r"://[^/\s:@]+:([^@/\s]+)@")  # https://user:token@host in a remote's url
+AUTH_HEADER = re.compile(r"extraheader\s*=\s*\S+:\s*(?:basic|bearer|token)\s+(\S+)", re.IGNORECASE)
 WORDS = re.compile(r"^[A-Za-z]+([_.-][A-Za-z]+)*$")  # client_secret, Content-Type: names, not values
 PLAIN_URL = re.compile(r"^[a-z][a-z0-9+.-]*://[^@/\s]+(/\S*)?$")  # no user:password@ in it
 
@@ -42,6 +47,7 @@ class Secrets:
     files: tuple[Path, ...] = ()  # to show as empty
     values: dict[str, str] = field(default_factory=dict)  # a value → the name of the file it came from
     complete: bool = True  # False when the scan ran out of budget
+    shown: bool = False  # the person approved the command with its secrets in view: nothing is hidden
 
     def redact(self, text: str) -> str:
         """`text` with every value of these files replaced by a marker naming the file."""
@@ -75,7 +81,7 @@ def secret_values(text: str) -> list[str]:
         assigned = ASSIGNMENT.match(line)
         if assigned:
             candidates.append(assigned.group(1).strip().strip("'\""))
-        if PEM_LINE.match(line):
+        if PEM_LINE.match(line) or BARE.match(line):  # a key's body, or a token alone on its line
             candidates.append(line)
         found += [c for c in dict.fromkeys(candidates) if _looks_secret(c) and c not in found]
     return found
@@ -97,12 +103,12 @@ def _looks_secret(value: str) -> bool:
 
 @dataclass
 class _Scan:
-    folders: dict[str, int]  # each folder walked → its mtime
+    folders: dict[str, tuple[int, int]]  # each folder walked → (inode, ctime): no command can set a ctime back
     secrets: Secrets
 
 
 class SecretFiles:
-    """The secrets under a set of roots, rescanned only when a folder in them changed."""
+    """The secrets under a set of roots, rescanned when a folder in them changed (or was replaced)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -120,54 +126,146 @@ class SecretFiles:
         return scan.secrets
 
 
-def _unchanged(folders: dict[str, int]) -> bool:
+def _unchanged(folders: dict[str, tuple[int, int]]) -> bool:
     try:
-        return all(os.stat(path, follow_symlinks=False).st_mtime_ns == mtime for path, mtime in folders.items())
+        for path, seen in folders.items():
+            info = os.stat(path, follow_symlinks=False)
+            if (info.st_ino, info.st_ctime_ns) != seen:
+                return False
+        return True
     except OSError:
         return False
 
 
+def _entries(root: Path, *, skip: frozenset[str]) -> Iterator[tuple[str, int, os.DirEntry[str] | None]]:
+    """(folder, its descriptor, entry) for every entry under `root`; each folder once with entry None first.
+    Folders are opened relative to their parent without following a link, and only when their turn comes: a
+    parent's descriptor stays open until its last subfolder is opened, so a wide tree never holds many."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    stack: list[tuple[str, list[int] | None, str]] = [(str(root), None, str(root))]
+    holders: list[list[int]] = []
+
+    def release(holder: list[int]) -> None:
+        holder[1] -= 1
+        if holder[1] == 0:
+            os.close(holder[0])
+
+    try:
+        while stack:
+            folder, parent, name = stack.pop()
+            try:
+                fd = os.open(name, flags, dir_fd=parent[0]) if parent is not None else os.open(name, flags)
+            except OSError:
+                continue
+            finally:
+                if parent is not None:
+                    release(parent)
+            holder = [fd, 1]  # the descriptor, and who still needs it: this listing, then each pending subfolder
+            holders.append(holder)
+            try:
+                yield folder, fd, None
+                with os.scandir(fd) as listing:
+                    entries = list(listing)
+                for entry in entries:
+                    yield folder, fd, entry
+                    if entry.is_dir(follow_symlinks=False) and entry.name not in skip:
+                        holder[1] += 1
+                        stack.append((f"{folder}/{entry.name}", holder, entry.name))
+            except OSError:
+                continue
+            finally:
+                release(holder)
+    finally:
+        for holder in holders:
+            if holder[1] > 0:
+                holder[1] = 0
+                with contextlib.suppress(OSError):
+                    os.close(holder[0])
+
+
 def _scan(roots: tuple[Path, ...]) -> _Scan:
-    folders: dict[str, int] = {}
+    """Names only, but for the few named like secrets (stat, read): a folder of a million files costs a listing.
+    A secret with other names (hard links) is then looked for by inode everywhere, dependency folders too."""
+    folders: dict[str, tuple[int, int]] = {}
     named: list[tuple[Path, os.stat_result]] = []
-    linked: dict[tuple[int, int], list[Path]] = {}  # multiply-linked regular files by inode
-    budget = BUDGET
     values: dict[str, str] = {}
+    budget = BUDGET
     complete = True
     for root in roots:
-        if not root.is_dir():
-            continue
-        try:
-            walk = os.fwalk(root, follow_symlinks=False)
-            for folder, dirs, names, fd in walk:
-                try:
-                    folders[folder] = os.stat(fd).st_mtime_ns
-                except OSError:
-                    continue
-                dirs[:] = [d for d in dirs if d not in SKIP]
-                budget -= len(dirs) + len(names)
-                if budget < 0:
-                    complete = False
-                    break
-                for name in names:
-                    try:
-                        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
-                    except OSError:
-                        continue
-                    if not stat.S_ISREG(info.st_mode):
-                        continue
-                    path = Path(folder) / name
-                    if is_secret(str(path.relative_to(root))) and _holds_secrets(name, fd, path.name, values):
-                        named.append((path, info))
-                    if info.st_nlink > 1:
-                        linked.setdefault((info.st_dev, info.st_ino), []).append(path)
-        except OSError:
-            continue
+        prefix = len(str(root)) + 1
+        for folder, fd, entry in _entries(root, skip=SKIP):
+            if entry is None:
+                with contextlib.suppress(OSError):
+                    info = os.fstat(fd)
+                    folders[folder] = (info.st_ino, info.st_ctime_ns)
+                continue
+            budget -= 1
+            if budget < 0:
+                complete = False
+                break
+            if entry.is_dir(follow_symlinks=False) or not is_secret(f"{folder}/{entry.name}"[prefix:]):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and _holds_secrets(entry.name, fd, entry.name, values):
+                named.append((Path(folder) / entry.name, info))
+    for root in roots:
+        _repository_credentials(root, values)
     hidden = {path for path, _ in named}
-    for _path, info in named:  # the other names of a secret file
-        hidden.update(linked.get((info.st_dev, info.st_ino), []))
-    shown_empty = tuple(sorted(hidden))[:MAX_MASKED]
-    return _Scan(folders, Secrets(shown_empty, values, complete and len(hidden) <= MAX_MASKED))
+    linked = {(info.st_dev, info.st_ino) for _, info in named if info.st_nlink > 1}
+    if linked:
+        others, searched = _other_names(roots, linked)
+        hidden |= others
+        complete = complete and searched
+    found = tuple(sorted(hidden))
+    return _Scan(folders, Secrets(found[:MAX_MASKED], values, complete and len(found) <= MAX_MASKED))
+
+
+def _other_names(roots: tuple[Path, ...], inodes: set[tuple[int, int]]) -> tuple[set[Path], bool]:
+    """Every name under the roots of these files, `.git` and dependency folders included; False when the
+    search ran out of budget (some names may be missing)."""
+    found: set[Path] = set()
+    budget = BUDGET
+    for root in roots:
+        for folder, _fd, entry in _entries(root, skip=frozenset()):
+            if entry is None:
+                continue
+            budget -= 1
+            if budget < 0:
+                return found, False
+            if entry.is_file(follow_symlinks=False) and any(entry.inode() == ino for _dev, ino in inodes):
+                with contextlib.suppress(OSError):
+                    info = entry.stat(follow_symlinks=False)
+                    if (info.st_dev, info.st_ino) in inodes:
+                        found.add(Path(folder) / entry.name)
+    return found, True
+
+
+def _repository_credentials(root: Path, values: dict[str, str]) -> None:
+    """A token in the repository's own configuration (a remote's url, an auth header) is cut from output too:
+    git needs the file, so it is not hidden, but `git remote -v` must not show the token."""
+    try:
+        folder = os.open(root / ".git", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        fd = os.open("config", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
+    except OSError:
+        return
+    finally:
+        os.close(folder)
+    try:
+        text = os.read(fd, READ_LIMIT).decode("utf-8", errors="replace") if stat.S_ISREG(os.fstat(fd).st_mode) else ""
+    except OSError:
+        text = ""
+    finally:
+        os.close(fd)
+    for pattern in (URL_PASSWORD, AUTH_HEADER):
+        for match in pattern.finditer(text):
+            if len(match.group(1)) >= 6:
+                values.setdefault(match.group(1), ".git/config")
 
 
 def _holds_secrets(name: str, folder: int, shown: str, values: dict[str, str]) -> bool:

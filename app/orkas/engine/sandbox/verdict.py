@@ -61,7 +61,7 @@ SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/", "/dev/fd/", "/dev/shm/", "/proc/self/"
 
 # Files that usually hold passwords or keys, by name: reading one is asked about, not done silently.
 SECRET_NAME = re.compile(
-    r"^(\.env(\..+)?|\.envrc|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.htpasswd|htpasswd|credentials"
+    r"^(\.env([._~-].*)?|\.envrc|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.htpasswd|htpasswd|credentials"
     r"|credentials\.(json|ya?ml|toml|ini|csv)|secrets?\.(json|ya?ml|toml|ini|env|txt)|service[-_]?account.*\.json"
     r"|id_(rsa|dsa|ecdsa|ed25519)(_[\w-]+)?|.+\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx|tfvars|age|tfstate)"
     r"|.+\.tfstate\.backup"
@@ -71,6 +71,7 @@ SECRET_NAME = re.compile(
 )
 NOT_SECRET = re.compile(r"\.(example|sample|template|dist|defaults?|schema|md|pub)$", re.IGNORECASE)
 SECRET_FOLDER = re.compile(r"(^|/)(secrets?|credentials|private|\.secrets)/", re.IGNORECASE)  # k8s/secrets/db.yaml
+BACKUP = re.compile(r"(~|\.(bak|old|orig|backup|save|swp|tmp|copy|prev)\d*)$", re.IGNORECASE)  # id_rsa~, .env.bak
 
 
 def is_secret(path: str) -> bool:
@@ -80,9 +81,13 @@ def is_secret(path: str) -> bool:
     if brace is not None:
         return any(is_secret(path[: brace.start()] + part + path[brace.end() :]) for part in brace.group(1).split(","))
     name = path.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    while BACKUP.search(name) and BACKUP.sub("", name):  # a backup copy holds what the original held
+        name = BACKUP.sub("", name)
     if NOT_SECRET.search(name):
         return False
-    if SECRET_FOLDER.search(path.rsplit(":", 1)[-1]) and not name.endswith((".md", ".txt")):
+    if SECRET_FOLDER.search(path.rsplit(":", 1)[-1]) and not (
+        name.endswith(".md") or name.upper().startswith("README")
+    ):
         return True
     if any(c in name for c in "*?["):  # a glob: does some name it matches look like a secret?
         for filler in ("", "x", "rsa"):

@@ -71,6 +71,10 @@ def _document(policy: PathPolicy, path: Path) -> str:
     return extract_text(path.name, data)
 
 
+def _relative(path: Path, policy: PathPolicy) -> str:
+    return str(path.relative_to(policy.workspace)) if policy.workspace in path.parents else path.name
+
+
 def hidden_files(policy: PathPolicy) -> frozenset[Path]:
     """The workspace's secret files and their other names (hard links made under innocent names)."""
     return frozenset(SECRETS.find(policy.roots).files)
@@ -80,9 +84,9 @@ async def secrets_asked(ctx: ToolContext, path: Path, tool: str, policy: PathPol
     """A file named like a secret (.env, a key, credentials), or another name of one: its text would go to the
     model, and so off this computer — the person is asked, in every mode, and sees which file. None when it may
     be read."""
-    if not is_secret(path.name) and path not in await asyncio.to_thread(hidden_files, policy):
-        return None
     shown = str(path.relative_to(ctx.workspace)) if ctx.workspace in path.parents else path.name
+    if not is_secret(shown) and path not in await asyncio.to_thread(hidden_files, policy):  # secrets/db.yaml too
+        return None
     ask = Ask(
         tool=tool,
         level="dangerous",
@@ -441,7 +445,7 @@ class GrepFiles(FileTool):
         except PathDenied as e:
             return error_result(f"access denied: {e.reason}")
         hidden = await asyncio.to_thread(hidden_files, policy)
-        secret = [f for f in files if f != root and (is_secret(f.name) or f in hidden)]  # never read silently
+        secret = [f for f in files if f != root and (is_secret(_relative(f, policy)) or f in hidden)]
         files = [f for f in files if f not in secret]
         glob = input.get("glob")
         if glob:

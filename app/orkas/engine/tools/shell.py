@@ -14,6 +14,7 @@ question says so.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import time
 from collections.abc import Mapping
@@ -84,6 +85,8 @@ async def _approve(
 ) -> Approved | ToolResult:
     """What the command may do, or the refusal the model reads."""
     wants_network, wants_secrets = bool(input.get("network")), bool(input.get("secrets"))
+    if not wants_secrets and not (await asyncio.to_thread(executor.hidden)).complete:
+        wants_secrets = True  # too many files to find every secret in: the person decides (fails closed)
     ask, risk = assess(executor, command, wants_network=wants_network, wants_secrets=wants_secrets)
     if not await ctx.ask(ask):
         return _refusal(ask, risk)
@@ -353,7 +356,11 @@ class ProcessRead(_ProcessTool):
             return entry
         chars = int(input.get("chars", READ_CHARS))
         data = entry.log.read_bytes() if entry.log.exists() else b""
-        text = entry.process.hidden.redact(data[-chars * 4 :].decode("utf-8", errors="replace"))[-chars:]
+        window = data[-chars * 4 :].decode("utf-8", errors="replace")
+        if not entry.process.hidden.shown:  # it was started with the secrets hidden
+            fresh = await asyncio.to_thread(self.manager.executor.hidden)  # and any made since it started
+            window = fresh.redact(entry.process.hidden.redact(window))
+        text = window[-chars:]
         more = len(data) > len(text.encode())
         prefix = f"[… {len(data) - len(text.encode())} earlier bytes not shown]\n" if more else ""
         return text_result(prefix + (text or "(no output yet)"), details={"id": entry.id, "bytes": len(data)})
