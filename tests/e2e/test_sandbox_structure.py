@@ -175,6 +175,9 @@ def test_the_persons_secrets_in_the_workspace_are_asked_about_in_every_mode(
         'rm -rf "${{PWD}}"/.[!.]* "$PWD"/*',
         "rm -rf src/..",
         "perl -e 'unlink glob(\"*\")'",
+        'd=.; rm -rf "$d"/*',
+        "rm -rf ?*",
+        "find . -mindepth 1 -name '*' -delete",
     ],
 )
 def test_destruction_of_a_computed_target_asks_even_in_auto(

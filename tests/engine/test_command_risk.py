@@ -374,6 +374,14 @@ def test_fourth_corpus_reads_are_free(line: str) -> None:
         "git checkout -- $PWD",
         "chmod -R 000 $PWD/",
         "find $PWD -delete",
+        # the second red team's: a variable holding ".", globs of nothing but wildcards, a filter that keeps all
+        'd=.; rm -rf "$d"/*',
+        'd=.; rm -rf "$d"/* "$d"/.[!.]*',
+        'd=.; find "$d" -mindepth 1 -delete',
+        "rm -rf ?*",
+        "rm -rf [a-z]* .[a-z]*",
+        "find . -mindepth 1 -name '*' -delete",
+        "find . -mindepth 1 -regex '.*' -delete",
     ],
 )
 def test_the_workspace_wholesale_however_written_asks_even_in_auto(line: str) -> None:
@@ -383,7 +391,19 @@ def test_the_workspace_wholesale_however_written_asks_even_in_auto(line: str) ->
     assert risk.level == "dangerous" and "destructive" in risk.categories, risk
 
 
-@pytest.mark.parametrize("line", ["rm -rf build/*", "rm -rf /work/ws/build", "rm -rf ./dist/", "rm -f $PWD/out.txt"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "rm -rf build/*",
+        "rm -rf /work/ws/build",
+        "rm -rf ./dist/",
+        "rm -f $PWD/out.txt",
+        "rm -rf *.o",
+        "rm -f [0-9]*.log",
+        'd=build; rm -rf "$d"/*',
+        "find . -name '*.pyc' -delete",
+    ],
+)
 def test_a_folder_inside_the_workspace_is_not_the_workspace(line: str) -> None:
     from pathlib import Path
 

@@ -35,6 +35,13 @@ def wholesale(word: Word, ctx: Context) -> bool:
     text = word.text
     if text in WHOLESALE or text.rstrip("/") in WHOLESALE:
         return True
+    if word.dynamic and "$" in text:  # `d=.; rm -rf "$d"/*`: each value the variables may hold
+        values = [v for v in expand(text, ctx) if v != text]
+        if any(wholesale(Word(v, glob=word.glob), ctx) for v in values):
+            return True
+    if word.glob and not re.sub(r"\[[^\]]*\]|[*?./]", "", text.rsplit("/", 1)[-1]):
+        folder = text.rsplit("/", 1)[0] if "/" in text else "."
+        return wholesale(Word(folder or "/"), ctx)  # `?*`, `[a-z]*`, `.[a-z]*`: every name in that folder
     for form in HERE:
         if text == form or text.startswith(form + "/"):
             text = "." + text[len(form) :]

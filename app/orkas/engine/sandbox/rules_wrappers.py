@@ -216,6 +216,7 @@ def _find(call: Call) -> None:
         w in known.FIND_FILTERS
         and words[i - 1] not in ("!", "-not")
         and not (i + 1 < len(call.args) and computed(call.args[i + 1], call.ctx))
+        and not (i + 1 < len(words) and _matches_anything(words[i + 1]))  # `-name '*'` narrows nothing
         for i, w in enumerate(words)
     )
     i = first_expression
@@ -308,6 +309,11 @@ def _shell(call: Call) -> None:
         call.code(f"pipes text into {call.name} to run it as commands")
     else:
         call.code(f"{call.name} runs the commands it reads from its input")
+
+
+def _matches_anything(pattern: str) -> bool:
+    """A name or path pattern made only of wildcards (`*`, `?*`, `[a-z]*`, `.*`, `*/*`), or the regex `.*`."""
+    return pattern in (".*", "^.*$", ".+") or not re.sub(r"\[[^\]]*\]|[*?./]", "", pattern)
 
 
 # The option that makes an interpreter only check a file's syntax (it runs nothing). Not perl: `perl -c`
