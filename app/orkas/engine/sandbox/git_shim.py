@@ -9,8 +9,9 @@ could call, and execs the real one (bound at GIT_INSIDE) with every such setting
 command-line configuration (`GIT_CONFIG_COUNT`), which outranks the repository's own and reaches every git
 that one starts. The rest are found by asking the real git which settings of this repository's configuration
 (its includes too) name a program, by the setting's name whatever its section (PROGRAMS; reading configuration
-runs nothing), and which aliases run a shell (`!…`). A textconv becomes `cat` (the diff shows the file as it
-is), a `pager.<cmd>` false, the others nothing.
+runs nothing). A textconv becomes `cat` (the diff shows the file as it is), a `pager.<cmd>` false, the others
+nothing, aliases too (git never lets one stand for a built-in command, so no read needs one; an approved
+command runs git as the person configured it).
 
 The command is read-only anyway (confine.py): this keeps a downloaded repository from running its code
 even there, where it could only have read what the model can already read.
@@ -44,34 +45,25 @@ for word in "$@"; do
     esac
     count=$((count + 1))
 done
-settings() {  # KEEP names|lines PATTERN GIT-ARGS…: the first KEEP git options choose the repository
-    keep=$1; only=$2; pattern=$3; shift 3; total=$#; i=0
+settings() {  # KEEP PATTERN GIT-ARGS…: the names of the settings; the first KEEP git options choose the repository
+    keep=$1; pattern=$2; shift 2; total=$#; i=0
     while [ "$i" -lt "$total" ]; do
         word=$1; shift; i=$((i + 1))
         if [ "$i" -le "$keep" ]; then set -- "$@" "$word"; fi
     done
-    if [ "$only" = names ]; then
-        "$real" "$@" config --name-only --get-regexp "$pattern" 2>/dev/null
-    else
-        "$real" "$@" config --get-regexp "$pattern" 2>/dev/null
-    fi
+    "$real" "$@" config --name-only --get-regexp "$pattern" 2>/dev/null
 }
 # One key per line: a subsection may hold spaces (`man.x y.cmd`); no globbing of what git prints.
 set -f
 saved=$IFS
 IFS='
 '
-for key in $(settings "$count" names '__PROGRAMS__' "$@"); do
+for key in $(settings "$count" '__PROGRAMS__' "$@"); do
     case "$key" in
         *.textconv) put "$key" cat ;;
         pager.*) put "$key" false ;;
+        alias.*) put "$key" "" ;;
         *) put "$key" "" ;;
-    esac
-done
-for line in $(settings "$count" lines '^alias[.]' "$@"); do
-    key=${line%% *}  # an alias's name has no space: the rest is its value
-    case "${line#* }" in
-        !*) put "$key" "" ;;
     esac
 done
 IFS=$saved
@@ -127,7 +119,7 @@ FIXED: tuple[tuple[str, str], ...] = (
 PROGRAMS = (
     r"^[^.]+([.].+)?[.](textconv|command|cmd|clean|smudge|process|driver|program|helper|viewer|browser|tool|"
     r"editor|pager|sshcommand|askpass|fsmonitor|hookspath|receivepack|uploadpack|packobjectshook|gitproxy|"
-    r"alternaterefscommand|difffilter)$|^(man|browser|mergetool|difftool)[.].+[.]path$|^pager[.]"
+    r"alternaterefscommand|difffilter)$|^(man|browser|mergetool|difftool)[.].+[.]path$|^pager[.]|^alias[.]"
 )
 
 
