@@ -112,14 +112,15 @@ FIXED: tuple[tuple[str, str], ...] = (
     ("help.autocorrect", "0"),
 )
 
-# Every setting, in any section, whose value git runs as a program: by the variable's name (git lists keys
-# with the section and the variable in lower case), so `tar.<format>.command`, `browser.<tool>.cmd`,
-# `man.<tool>.cmd`, `web.browser`, `credential.<url>.helper` are caught with the drivers and whatever
-# comes next under one of these names; the `path` of a man viewer, a browser or a tool; each `pager.<cmd>`.
+# Every setting, in any section, whose value git runs as a program: by how the variable's name ends (git
+# lists keys with the section and the variable in lower case; gpg.ssh.defaultkeycommand ends in "command"),
+# so `tar.<format>.command`, `browser.<tool>.cmd`, `man.<tool>.cmd`, `web.browser`, `credential.<url>.helper`
+# are caught with the drivers and whatever comes next under such a name; the `path` of a man viewer, a browser
+# or a tool; each `pager.<cmd>`; every alias.
 PROGRAMS = (
-    r"^[^.]+([.].+)?[.](textconv|command|cmd|clean|smudge|process|driver|program|helper|viewer|browser|tool|"
-    r"editor|pager|sshcommand|askpass|fsmonitor|hookspath|receivepack|uploadpack|packobjectshook|gitproxy|"
-    r"alternaterefscommand|difffilter)$|^(man|browser|mergetool|difftool)[.].+[.]path$|^pager[.]|^alias[.]"
+    r"^[^.]+([.].+)?[.][a-z0-9-]*(textconv|command|cmd|clean|smudge|process|driver|program|helper|viewer|browser|"
+    r"tool|editor|pager|askpass|fsmonitor|hookspath|receivepack|uploadpack|packobjectshook|gitproxy|difffilter)$"
+    r"|^(man|browser|mergetool|difftool)[.].+[.]path$|^pager[.]|^alias[.]"
 )
 
 

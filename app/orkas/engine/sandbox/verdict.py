@@ -61,7 +61,8 @@ SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/", "/dev/fd/", "/dev/shm/", "/proc/self/"
 
 # Files that usually hold passwords or keys, by name: reading one is asked about, not done silently.
 SECRET_NAME = re.compile(
-    r"^(\.env([._~-].*)?|\.envrc|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.htpasswd|htpasswd|credentials"
+    r"^(\.env([._~ -].*)?|.+\.env|\.envrc|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.htpasswd|htpasswd|credentials"
+    r"|\.pgpass|\.my\.cnf|\.vault-token|kubeconfig|tokens?\.(txt|json)|\.dockercfg"
     r"|credentials\.(json|ya?ml|toml|ini|csv)|secrets?\.(json|ya?ml|toml|ini|env|txt)|service[-_]?account.*\.json"
     r"|id_(rsa|dsa|ecdsa|ed25519)(_[\w-]+)?|.+\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx|tfvars|age|tfstate)"
     r"|.+\.tfstate\.backup"
@@ -70,8 +71,15 @@ SECRET_NAME = re.compile(
     re.IGNORECASE,
 )
 NOT_SECRET = re.compile(r"\.(example|sample|template|dist|defaults?|schema|md|pub)$", re.IGNORECASE)
-SECRET_FOLDER = re.compile(r"(^|/)(secrets?|credentials|private|\.secrets)/", re.IGNORECASE)  # k8s/secrets/db.yaml
-BACKUP = re.compile(r"(~|\.(bak|old|orig|backup|save|swp|tmp|copy|prev)\d*)$", re.IGNORECASE)  # id_rsa~, .env.bak
+SECRET_FOLDER = re.compile(
+    r"(^|/)(secrets?|credentials|private|\.secrets)(~|[._-](bak|old|orig|backup|copy|prev)\d*)?/", re.IGNORECASE
+)
+SECRET_PATH = re.compile(r"(^|/)(\.kube/config|\.docker/config\.json|\.ssh/[^/]+|\.aws/(credentials|config))$")
+# A copy of a file holds what the file held: id_rsa~, .env.bak, ".env (copy)", "id_ed25519 (1)", "#.env#", ".#.env"
+BACKUP = re.compile(
+    r"(~|\.(bak|old|orig|backup|save|swp|tmp|copy|prev)\d*| \(?(copy|\d+)\)?| copy( \d+)?)$", re.IGNORECASE
+)
+EDITOR_COPY = re.compile(r"^(#(.+)#|\.#(.+))$")
 
 
 def is_secret(path: str) -> bool:
@@ -83,6 +91,11 @@ def is_secret(path: str) -> bool:
     name = path.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
     while BACKUP.search(name) and BACKUP.sub("", name):  # a backup copy holds what the original held
         name = BACKUP.sub("", name)
+    copy = EDITOR_COPY.match(name)
+    if copy:
+        name = copy.group(2) or copy.group(3)
+    if SECRET_PATH.search(path.rsplit(":", 1)[-1].rstrip("/")):
+        return True
     if NOT_SECRET.search(name):
         return False
     if SECRET_FOLDER.search(path.rsplit(":", 1)[-1]) and not (
