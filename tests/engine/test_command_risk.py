@@ -382,6 +382,11 @@ def test_fourth_corpus_reads_are_free(line: str) -> None:
         "rm -rf [a-z]* .[a-z]*",
         "find . -mindepth 1 -name '*' -delete",
         "find . -mindepth 1 -regex '.*' -delete",
+        # the third red team's: braces, ranges, character classes, filters by size or age only
+        "rm -rf ./{*,.[!.]*}",
+        "rm -rf {a..z}* .{a..z}*",
+        "rm -rf -- [[:alnum:]]* .[[:alnum:]]*",
+        "find . -mindepth 1 -size -100M -delete",
     ],
 )
 def test_the_workspace_wholesale_however_written_asks_even_in_auto(line: str) -> None:
@@ -402,6 +407,9 @@ def test_the_workspace_wholesale_however_written_asks_even_in_auto(line: str) ->
         "rm -f [0-9]*.log",
         'd=build; rm -rf "$d"/*',
         "find . -name '*.pyc' -delete",
+        "find . -name '*.log' -mtime +30 -delete",
+        "rm -rf src/{*,.[!.]*}",
+        "rm -f *.{o,a}",
     ],
 )
 def test_a_folder_inside_the_workspace_is_not_the_workspace(line: str) -> None:

@@ -572,3 +572,32 @@ async def test_a_command_cannot_leave_a_key_in_the_kernel_keyring_for_the_next(h
     await background.process.wait()
     await background.stop()
     assert "add_key -1 1" in (home.parent / "bg.log").read_text()
+
+
+@needs_bwrap
+async def test_a_secret_moved_into_a_dependency_folder_is_still_hidden(home: Path) -> None:
+    """Third red team: `mv config node_modules/pkg/` in an approved (auto) command, then an unasked read of
+    node_modules/pkg/config/.env* printed it: dependency folders were not searched."""
+    ws = home / "ws"
+    (ws / "config").mkdir()
+    (ws / "config" / ".env.production").write_text(f"DB_PASS={KEY}\n")
+    (ws / "node_modules" / "pkg").mkdir(parents=True)
+    run = executor(home)
+    moved = await run.run("mv config node_modules/pkg/ && echo moved", writable=True)
+    assert "moved" in moved.output
+    read = await run.run("cat node_modules/pkg/config/.e* | base64; tar c node_modules | base64 -w0 | head -c 9")
+    assert KEY not in read.output and "Permission denied" in read.output
+    import base64 as b64
+
+    assert b64.b64encode(KEY.encode()).decode()[:12] not in read.output
+
+
+@needs_bwrap
+async def test_thousands_of_planted_secret_names_neither_stop_commands_nor_uncover_the_real_one(home: Path) -> None:
+    ws = home / "ws"
+    (ws / ".a").mkdir()
+    for i in range(3000):
+        (ws / ".a" / f"k{i}.pem").write_text("")
+    (ws / "id_ed25519").write_text(f"{KEY}\n")
+    result = await executor(home).run("cat .e* i* | base64; ls .a | wc -l; echo ran")
+    assert "ran" in result.output and KEY not in result.output, result.output

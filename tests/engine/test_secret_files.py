@@ -36,6 +36,10 @@ def test_the_scan_follows_changes_and_never_follows_links(tmp_path: Path) -> Non
     (ws / "node_modules" / "x").mkdir(parents=True)
     (ws / "node_modules" / "x" / ".env").write_text("K=vendoredValue123\n")
     scans = SecretFiles()
+    vendored = ws / "node_modules" / "x" / ".env"  # a secret moved into a dependency folder is still one
+    assert scans.find((ws,)).files == (vendored,)
+    vendored.unlink()
+    scans.touched((ws,))  # a command or a file tool wrote: dependency folders are looked at again
     assert scans.find((ws,)).files == ()
     (ws / "deep" / "er").mkdir(parents=True)
     (ws / "deep" / "er" / "id_ed25519").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n")
@@ -44,6 +48,17 @@ def test_the_scan_follows_changes_and_never_follows_links(tmp_path: Path) -> Non
     assert found.redact("x b3BlbnNzaC1rZXktdjEAAAAA y") == "x [hidden: a value from id_ed25519] y"
     (ws / "deep" / "er" / "id_ed25519").unlink()
     assert scans.find((ws,)).files == ()
+
+
+def test_a_folder_of_many_secrets_is_hidden_whole(tmp_path: Path) -> None:
+    """Third red team: 3,000 planted .pem files made bubblewrap refuse every command (too many arguments)."""
+    ws = tmp_path / "ws"
+    (ws / ".a").mkdir(parents=True)
+    for i in range(3000):
+        (ws / ".a" / f"k{i}.pem").write_text("")
+    (ws / "id_ed25519").write_text("PRIVKEY_SECRET_444\n")
+    found = SecretFiles().find((ws,))
+    assert found.folders == (ws / ".a",) and found.files == (ws / "id_ed25519",) and found.complete
 
 
 def test_a_folder_put_back_with_its_old_times_is_still_seen_to_have_changed(tmp_path: Path) -> None:

@@ -29,6 +29,11 @@ def _clustered(word: str, letter: str) -> bool:
     return at > 0 and word[1:at].isalpha()
 
 
+def only_wildcards(pattern: str) -> bool:
+    """A name pattern made only of wildcards (`*`, `?*`, `[a-z]*`, `[[:alnum:]]*`, `.*`): it names everything."""
+    return not re.sub(r"\[(\[:\w+:\]|[^\]])*\]|[*?./]", "", pattern)
+
+
 def wholesale(word: Word, ctx: Context) -> bool:
     """Does this path mean the whole workspace (or a folder holding it), however written: `.`, `*`, `"$PWD"/*`,
     `$(pwd)/.`, `src/..`, the workspace's absolute path and everything in it, `~`, `/`?"""
@@ -39,7 +44,15 @@ def wholesale(word: Word, ctx: Context) -> bool:
         values = [v for v in expand(text, ctx) if v != text]
         if any(wholesale(Word(v, glob=word.glob), ctx) for v in values):
             return True
-    if word.glob and not re.sub(r"\[[^\]]*\]|[*?./]", "", text.rsplit("/", 1)[-1]):
+    brace = re.search(r"\{([^{}]*)\}", text)
+    if brace is not None:  # `./{*,.[!.]*}`, `{a..z}*`: each alternative, and a range of letters is all of them
+        parts = brace.group(1).split(",")
+        if re.fullmatch(r"\w\.\.\w", brace.group(1)) and text[brace.end() :].startswith(("*", "?")):
+            parts = ["*"]
+        return any(
+            wholesale(Word(text[: brace.start()] + part + text[brace.end() :], glob=True), ctx) for part in parts
+        )
+    if word.glob and only_wildcards(text.rsplit("/", 1)[-1]):
         folder = text.rsplit("/", 1)[0] if "/" in text else "."
         return wholesale(Word(folder or "/"), ctx)  # `?*`, `[a-z]*`, `.[a-z]*`: every name in that folder
     for form in HERE:

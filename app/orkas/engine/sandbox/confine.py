@@ -126,6 +126,7 @@ class Layout:
     provided: Mapping[str, Path] = field(default_factory=dict)  # home-relative name → a file Orkas wrote, read-only
     caches: Mapping[str, Path] = field(default_factory=dict)  # home-relative path → a cache folder (writable runs)
     masked: tuple[Path, ...] = ()  # names in the roots of protected files (hard links): shown as empty
+    masked_folders: tuple[Path, ...] = ()  # folders of many secrets, shown empty (secret_files.py)
     readable: tuple[Path, ...] = ()  # read-only: the folders of the skills the agent may use
     git: GitShim | None = None  # stands in for git (runs nobody approved)
     scratch: int = 1 << 30  # bytes of /tmp
@@ -265,6 +266,8 @@ def bwrap_argv(
             args += ["--ro-bind", str(folder), str(folder)]
     for masked in layout.masked:
         args += ["--ro-bind", "/dev/null", str(masked)]
+    for folder in layout.masked_folders:
+        args += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     if layout.git is not None:
         args += ["--ro-bind", str(layout.git.real), GIT_INSIDE]
         for git_path in layout.git.names:

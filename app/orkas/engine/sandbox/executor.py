@@ -422,6 +422,7 @@ class Executor:
                 planted_names([*self.policy.roots, *self.policy.readable], self.policy.home, self.policy.secrets)
             )
             + (hidden.files if hidden is not None else ()),
+            masked_folders=hidden.folders if hidden is not None else (),
             readable=self.policy.readable,
             git=None if writable else git_shim(provided_dir, self.system_path),
             scratch=self.limits.scratch,
@@ -483,6 +484,9 @@ class Executor:
         limit = self.limits.timeout(timeout)
         group = self.pids.new_group()
         started = time.perf_counter()
+        writes = writable or unconfined or self.confined == "none"
+        if writes:
+            SECRETS.writing(self.policy.roots, +1)  # what it writes is looked at before the next command
         try:
             # Building the argv looks at the file system (provided files, caches, planted links): off the event loop.
             hidden = await asyncio.to_thread(self.hidden, secrets=secrets, unconfined=unconfined)
@@ -522,6 +526,8 @@ class Executor:
         finally:
             self.pids.kill_group(group)
             self.pids.remove_group(group)
+            if writes:
+                SECRETS.writing(self.policy.roots, -1)
         output, truncated = capture.finish()
         output = hidden.redact(output)
         if truncated:
@@ -591,7 +597,10 @@ class Executor:
             self.pids.remove_group(group)
             raise
         background = Background(process=process, log_path=log_path, network=network, hidden=hidden)
-        background._pump = asyncio.create_task(self._pump(process, log_path, group))
+        writes = writable or unconfined or self.confined == "none"
+        if writes:
+            SECRETS.writing(self.policy.roots, +1)  # until it ends, every folder is looked at before a command
+        background._pump = asyncio.create_task(self._pump(process, log_path, group, writes=writes))
         return background
 
     async def open_pipes(
@@ -655,7 +664,9 @@ class Executor:
             await asyncio.to_thread(_keep_tail, log_path, LOG_LIMIT)
         return Piped(process=process, log_path=log_path, _cleanup=cleanup)
 
-    async def _pump(self, process: asyncio.subprocess.Process, log_path: Path, group: list[Path]) -> None:
+    async def _pump(
+        self, process: asyncio.subprocess.Process, log_path: Path, group: list[Path], *, writes: bool = False
+    ) -> None:
         """Copy a background process's output to its log, keeping only the latest LOG_LIMIT bytes."""
         assert process.stdout is not None
         try:
@@ -672,6 +683,8 @@ class Executor:
                 log.close()
             await process.wait()
         finally:
+            if writes:
+                SECRETS.writing(self.policy.roots, -1)
             await asyncio.to_thread(self.pids.kill_group, group)
             await asyncio.to_thread(self.pids.remove_group, group)
 

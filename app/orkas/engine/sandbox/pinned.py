@@ -104,6 +104,7 @@ def write_file(policy: PathPolicy, path: Path, data: bytes, *, default_mode: int
                 os.fsync(handle.fileno())
                 written = os.fstat(handle.fileno())
             os.rename(temp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+            _touched(policy)
         except BaseException:
             try:
                 os.unlink(temp, dir_fd=folder)
@@ -112,6 +113,13 @@ def write_file(policy: PathPolicy, path: Path, data: bytes, *, default_mode: int
             raise
         os.fsync(folder)
         return written
+
+
+def _touched(policy: PathPolicy) -> None:
+    """A file tool wrote: the secret scan looks at every folder before the next command."""
+    from orkas.engine.sandbox.secret_files import SECRETS
+
+    SECRETS.touched(policy.roots)
 
 
 def _write_by_name(path: Path, data: bytes, default_mode: int) -> None:
@@ -133,6 +141,7 @@ def remove(policy: PathPolicy, path: Path) -> None:
             os.rmdir(path.name, dir_fd=folder)
         else:
             os.unlink(path.name, dir_fd=folder)
+    _touched(policy)
 
 
 def status(policy: PathPolicy, path: Path) -> os.stat_result:

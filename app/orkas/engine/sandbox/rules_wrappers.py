@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from orkas.engine.sandbox import known
-from orkas.engine.sandbox.calls import Call, computed, wholesale
+from orkas.engine.sandbox.calls import Call, computed, only_wildcards, wholesale
 from orkas.engine.sandbox.rules_tools import python_module
 from orkas.engine.sandbox.shell import Word
 from orkas.engine.sandbox.verdict import is_secret
@@ -212,8 +212,9 @@ def _find(call: Call) -> None:
         call.read(root)
     # A test that narrows what is found: not negated (`! -name .` keeps everything but one), and not computed
     # (`-name "${1:-*}"` may be everything).
+    # Narrowed by name or path, not by size or age (`-size -100M`, `-mtime -9999` keep nearly everything).
     filtered = any(
-        w in known.FIND_FILTERS
+        w in NAME_FILTERS
         and words[i - 1] not in ("!", "-not")
         and not (i + 1 < len(call.args) and computed(call.args[i + 1], call.ctx))
         and not (i + 1 < len(words) and _matches_anything(words[i + 1]))  # `-name '*'` narrows nothing
@@ -311,9 +312,12 @@ def _shell(call: Call) -> None:
         call.code(f"{call.name} runs the commands it reads from its input")
 
 
+NAME_FILTERS = frozenset("-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname".split())
+
+
 def _matches_anything(pattern: str) -> bool:
     """A name or path pattern made only of wildcards (`*`, `?*`, `[a-z]*`, `.*`, `*/*`), or the regex `.*`."""
-    return pattern in (".*", "^.*$", ".+") or not re.sub(r"\[[^\]]*\]|[*?./]", "", pattern)
+    return pattern in (".*", "^.*$", ".+") or only_wildcards(pattern)
 
 
 # The option that makes an interpreter only check a file's syntax (it runs nothing). Not perl: `perl -c`

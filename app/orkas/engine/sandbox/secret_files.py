@@ -10,8 +10,9 @@ command's output wherever it appears (a `.env` committed to git comes back throu
 Which files: names that say they hold keys or passwords (`verdict.is_secret`: `.env*`, `id_rsa`, `*.pem`,
 `credentials.json`, files in a `secrets/` folder…) and every other name (hard link) of one of them. The scan
 walks the roots with folder descriptors and never follows a link (the sandbox can write the workspace); it
-skips `.git` and dependency folders, stops at BUDGET entries, and is kept until a folder it walked changes
-(its mtime): adding, removing or renaming a file changes its folder's.
+searches dependency folders and `.git` too (checked for changes less often), stops at BUDGET entries (then
+every command asks), and is kept until a folder it walked changes (its inode or ctime: adding, removing or
+renaming a file changes its folder's, and no command can set a ctime back).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import re
 import stat
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,10 +30,13 @@ from pathlib import Path
 from orkas.engine.sandbox.verdict import is_secret
 
 BUDGET = 1_000_000  # directory entries per scan (names only: about a second)
-MAX_MASKED = 4_000  # files shown as unreadable per command (each is one mount)
+MAX_MASKED = 2_000  # mounts that hide secrets per command (three bubblewrap arguments each; it takes ~9,000)
+MANY_IN_ONE_FOLDER = 16  # secrets in one folder from which the folder is hidden whole
+MAX_PATH = 3_500  # longer paths bubblewrap cannot mount over
+HEAVY_TTL = 30.0  # seconds between checks of the dependency folders when nothing wrote
 READ_LIMIT = 64 * 1024  # bytes of one secret file read for its values
-SKIP = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache"})
-SKIP |= {".ruff_cache", ".gradle", ".terraform", "site-packages", "bower_components", ".yarn", ".pnpm-store"}
+HEAVY = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache"})
+HEAVY |= {".ruff_cache", ".gradle", ".terraform", "site-packages", "bower_components", ".yarn", ".pnpm-store"}
 ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?[\w.\-]+\s*[=:]\s*(.+?)\s*,?\s*$")
 QUOTED = re.compile(r"""["']([^"'\s]{8,})["']""")
 PEM_LINE = re.compile(r"^[A-Za-z0-9+/=]{16,}$")
@@ -44,7 +49,8 @@ PLAIN_URL = re.compile(r"^[a-z][a-z0-9+.-]*://[^@/\s]+(/\S*)?$")  # no user:pass
 
 @dataclass(frozen=True, slots=True)
 class Secrets:
-    files: tuple[Path, ...] = ()  # to show as empty
+    files: tuple[Path, ...] = ()  # to show as unreadable
+    folders: tuple[Path, ...] = ()  # to show as empty: a folder holding many secrets is hidden whole
     values: dict[str, str] = field(default_factory=dict)  # a value → the name of the file it came from
     complete: bool = True  # False when the scan ran out of budget
     shown: bool = False  # the person approved the command with its secrets in view: nothing is hidden
@@ -104,26 +110,53 @@ def _looks_secret(value: str) -> bool:
 @dataclass
 class _Scan:
     folders: dict[str, tuple[int, int]]  # each folder walked → (inode, ctime): no command can set a ctime back
+    heavy: dict[str, tuple[int, int]]  # the same, inside dependency and tool folders (node_modules, .git…)
     secrets: Secrets
+    checked: float = field(default_factory=time.monotonic)  # when `heavy` was last checked
 
 
 class SecretFiles:
-    """The secrets under a set of roots, rescanned when a folder in them changed (or was replaced)."""
+    """The secrets under a set of roots, rescanned when a folder in them changed (or was replaced).
+
+    Every folder is searched, dependency folders too (a secret moved into node_modules is still a secret), but
+    checking thousands of dependency folders before every command would cost more than the command: they are
+    checked when something could have written there — a writable command ran or is running, a file tool wrote
+    (`touched`) — and at least every HEAVY_TTL seconds; the others before every command."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._scans: dict[tuple[str, ...], _Scan] = {}
+        self._dirty: set[tuple[str, ...]] = set()
+        self._writers: dict[tuple[str, ...], int] = {}
 
     def find(self, roots: tuple[Path, ...]) -> Secrets:
         key = tuple(str(r) for r in roots)
         with self._lock:
             known = self._scans.get(key)
+            full = key in self._dirty or self._writers.get(key, 0) > 0
+            self._dirty.discard(key)
         if known is not None and _unchanged(known.folders):
-            return known.secrets
+            if not (full or time.monotonic() - known.checked > HEAVY_TTL):
+                return known.secrets
+            if _unchanged(known.heavy):
+                known.checked = time.monotonic()
+                return known.secrets
         scan = _scan(roots)
         with self._lock:
             self._scans[key] = scan
         return scan.secrets
+
+    def touched(self, roots: tuple[Path, ...]) -> None:
+        """Something may have written under these roots: check every folder next time."""
+        with self._lock:
+            self._dirty.add(tuple(str(r) for r in roots))
+
+    def writing(self, roots: tuple[Path, ...], delta: int) -> None:
+        """A writable command under these roots started (+1) or ended (-1): while one runs, check every folder."""
+        key = tuple(str(r) for r in roots)
+        with self._lock:
+            self._writers[key] = max(0, self._writers.get(key, 0) + delta)
+            self._dirty.add(key)
 
 
 def _unchanged(folders: dict[str, tuple[int, int]]) -> bool:
@@ -185,19 +218,21 @@ def _entries(root: Path, *, skip: frozenset[str]) -> Iterator[tuple[str, int, os
 
 def _scan(roots: tuple[Path, ...]) -> _Scan:
     """Names only, but for the few named like secrets (stat, read): a folder of a million files costs a listing.
-    A secret with other names (hard links) is then looked for by inode everywhere, dependency folders too."""
+    A secret with other names (hard links) is then looked for by inode everywhere."""
     folders: dict[str, tuple[int, int]] = {}
+    heavy: dict[str, tuple[int, int]] = {}
     named: list[tuple[Path, os.stat_result]] = []
     values: dict[str, str] = {}
     budget = BUDGET
     complete = True
     for root in roots:
         prefix = len(str(root)) + 1
-        for folder, fd, entry in _entries(root, skip=SKIP):
+        for folder, fd, entry in _entries(root, skip=frozenset()):
             if entry is None:
                 with contextlib.suppress(OSError):
                     info = os.fstat(fd)
-                    folders[folder] = (info.st_ino, info.st_ctime_ns)
+                    inside = set(folder[prefix:].split("/")) & HEAVY
+                    (heavy if inside else folders)[folder] = (info.st_ino, info.st_ctime_ns)
                 continue
             budget -= 1
             if budget < 0:
@@ -219,8 +254,25 @@ def _scan(roots: tuple[Path, ...]) -> _Scan:
         others, searched = _other_names(roots, linked)
         hidden |= others
         complete = complete and searched
-    found = tuple(sorted(hidden))
-    return _Scan(folders, Secrets(found[:MAX_MASKED], values, complete and len(found) <= MAX_MASKED))
+    files, whole, fits = _masks(hidden)
+    return _Scan(folders, heavy, Secrets(files, whole, values, complete and fits))
+
+
+def _masks(hidden: set[Path]) -> tuple[tuple[Path, ...], tuple[Path, ...], bool]:
+    """The mounts that hide these files: one per file, or one per folder holding many (bubblewrap takes at most
+    ~9,000 arguments, and a path it cannot create). False when they do not fit (the caller fails closed)."""
+    by_folder: dict[Path, list[Path]] = {}
+    for path in hidden:
+        by_folder.setdefault(path.parent, []).append(path)
+    files: list[Path] = []
+    whole: list[Path] = []
+    for folder, inside in sorted(by_folder.items()):
+        if len(inside) >= MANY_IN_ONE_FOLDER:
+            whole.append(folder)
+        else:
+            files += sorted(inside)
+    fits = len(files) + len(whole) <= MAX_MASKED and all(len(str(p)) < MAX_PATH for p in [*files, *whole])
+    return tuple(files), tuple(whole), fits
 
 
 def _other_names(roots: tuple[Path, ...], inodes: set[tuple[int, int]]) -> tuple[set[Path], bool]:
