@@ -11,7 +11,7 @@ import pytest
 from orkas.adapter.attachments import AttachmentStore
 from orkas.adapter.conversations import ConversationStore
 from orkas.adapter.settings import Preferences, ProductSettings, SettingsStore
-from orkas.app import Configured, build_agent, protected_data, settings_from_env
+from orkas.app import AgentProfile, Configured, build_agent, protected_data, settings_from_env
 from orkas.engine.sandbox import PathDenied, PathPolicy
 
 
@@ -31,7 +31,7 @@ def test_an_agent_works_in_a_default_workspace_and_reads_attachments_not_secrets
     (data / "settings.json").write_text("{}")
     folder = AttachmentStore(data).folder(chat.id)
     own = (*ConversationStore(data).own(chat), folder)
-    agent = build_agent(settings, workspace=chat.workspace_path, model=None, granted=[folder], own=own)
+    agent = build_agent(settings, AgentProfile(chat.workspace_path, granted=[folder], own=own))
     assert agent.workspace == chat.workspace_path.resolve()
     policy = PathPolicy(chat.workspace, granted=[folder], protected=protected_data(data), own=own)
     assert policy.check(attachment.path, write=False) == Path(attachment.path).resolve()
@@ -56,7 +56,7 @@ def test_the_preferred_default_model_is_used(tmp_path: Path) -> None:
     workspace = tmp_path / "w"
     workspace.mkdir()
     configured = Configured(product=ProductSettings(preferences=Preferences(default_model="anthropic/claude-opus-4")))
-    agent = build_agent(settings, workspace=workspace, model=None, configured=configured)
+    agent = build_agent(settings, AgentProfile(workspace, configured=configured))
     assert agent.config.model == "anthropic/claude-opus-4"
     SettingsStore(data / "settings.json").save(configured.product)
     assert json.loads((data / "settings.json").read_text())["preferences"]["default_model"] == "anthropic/claude-opus-4"
@@ -75,9 +75,7 @@ def test_every_built_in_tool_schema_is_a_valid_json_schema(tmp_path: Path) -> No
     workspace.mkdir()
     kb = KnowledgeBase.in_memory(embedder=None)
     remembering = Configured(product=ProductSettings(preferences=Preferences(memory=True)))
-    agent = build_agent(
-        settings, workspace=workspace, model=None, knowledge=kb, past_conversations=kb, configured=remembering
-    )
+    agent = build_agent(settings, AgentProfile(workspace, knowledge=kb, past_conversations=kb, configured=remembering))
     assert {"bash", "read_file", "memory", "kb_search", "chat_search", "web_fetch"} <= set(agent.tools.names)
     for name in agent.tools.names:
         schema = agent.tools.get(name).input_schema  # type: ignore[union-attr]

@@ -13,63 +13,47 @@ import socket
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import uvicorn
 
-from orkas.adapter.attachments import AttachmentStore
 from orkas.adapter.connector_hub import ConnectorHub
-from orkas.adapter.conversations import Conversation, ConversationStore
+from orkas.adapter.conversations import Conversation
 from orkas.adapter.evolution import INTERVAL, Evolution
 from orkas.adapter.knowledge import KnowledgeService
 from orkas.adapter.mirror_devices import MirrorDevices
-from orkas.adapter.permission_rules import RuleStore
 from orkas.adapter.preferences import change_preferences
-from orkas.adapter.processes import ConversationProcesses
-from orkas.adapter.runtime import ConversationRuntime, Hooks
+from orkas.adapter.runtime import ConversationRuntime
 from orkas.adapter.settings import SettingsStore
-from orkas.adapter.signals import SignalLog, learning_recorder
 from orkas.adapter.skill_index import SkillIndex
 from orkas.adapter.skill_roots import SkillRegistry
 from orkas.adapter.skill_watch import SkillWatcher, watch
-from orkas.adapter.usage import LedgerBudget, UsageLedger
 from orkas.adapter.vault import Vault, choose_key_source
 from orkas.app import (
-    GitWorktrees,
     Settings,
-    build_agent,
     check_provider,
     confinement_report,
-    connector_hub,
     embedder_for,
     evolution_for,
-    external_member,
     load_configured,
     model_choices,
     package_store,
     protected_data,
-    skill_access,
     skill_registry,
     suggest_title,
     title_text,
 )
+from orkas.app.assembly import Assembly, Knowledge
 from orkas.core import crashes
 from orkas.core.crashes import CrashReports
-from orkas.core.errors import ConfigError
 from orkas.core.logging import since_start
 from orkas.core.net import bind_local
 from orkas.core.paths import make_private
 from orkas.core.redact import remember_secret
 from orkas.diagnose import save_diagnostics
-from orkas.engine.budget import Budget
 from orkas.engine.catalog import lookup
-from orkas.engine.consent import Permissions
 from orkas.engine.memory import Memory
 from orkas.engine.messages import Message
-from orkas.engine.providers.base import REASONING
-from orkas.engine.runner import Agent
-from orkas.engine.tools.base import Tool
 from orkas.phone.client import Target
 from orkas.server.app import Services, create_app
 from orkas.server.connections import server_config
@@ -77,8 +61,6 @@ from orkas.server.mirror import create_mirror_app
 from orkas.server.mirror_routes import MirrorControl
 from orkas.server.mirror_security import MirrorGuard
 from orkas.server.mirror_server import MirrorServer
-from orkas.team.agents import AgentSpec, AgentStore
-from orkas.team.conversations import GroupRunner
 
 log = logging.getLogger(__name__)
 
@@ -199,21 +181,22 @@ def host(
     `mirror` (host, port) turns the phone mirror on there; otherwise Settings → Phone decides (where
     `settings.mirror_host` / `mirror_port` say)."""
     make_private(settings.data_dir)
-    store = ConversationStore(settings.data_dir)
     knowledge = KnowledgeService(
         settings.data_dir / "kb", lambda: embedder_for(settings), lambda: protected_data(settings.data_dir)
     )
-    attachments = AttachmentStore(settings.data_dir)
-    settings_store = SettingsStore(settings.data_dir / "settings.json")
-    rules = RuleStore(settings.data_dir / "permission_rules.json")
-    ledger = UsageLedger(settings.data_dir / "usage.jsonl")
-    processes = ConversationProcesses(settings.data_dir / "processes")
     skills = skill_registry(settings, scan=False)
-    evolution = evolution_for(settings)
-    connectors = connector_hub(settings)
-    advertised: dict[tuple[str, str], list[str]] = {}  # (conversation, actor) → the skills its last prompt listed
     skill_index = SkillIndex(skills, knowledge)
     skills.meaning = skill_index.search
+    assembly = Assembly(
+        settings,
+        # the first turn: the knowledge base loads while the model answers (once); opened by the first search
+        knowledge=Knowledge(lambda: knowledge.kb, lambda: knowledge.chats, knowledge.warm),
+        skills=skills,
+        after_actor=skill_index.kick,  # the skills are indexed in it (only what changed)
+    )
+    store, ledger, rules = assembly.store, assembly.ledger, assembly.rules
+    settings_store = SettingsStore(settings.data_dir / "settings.json")
+    evolution = evolution_for(settings)
 
     def similar(agent: str) -> Callable[[str], list[str]]:
         """Before a reflection creates a skill: its learned skills much like it, by the skills' index (opened
@@ -236,96 +219,6 @@ def host(
     if rules.problem:
         problems.append(rules.problem)
 
-    def make_agent(conversation: Conversation) -> Agent:
-        """A solo conversation's agent: Orkas itself, or the named agent the conversation is bound to."""
-        spec = agents.load().agents.get(conversation.agent) if conversation.agent else None
-        if conversation.agent and (spec is None or spec.backend):  # never Orkas in its place, silently
-            raise ConfigError(
-                f"this chat is answered by {conversation.agent}, which is not an agent of Orkas's any more: "
-                "choose who answers in Chat settings → Answered by"
-            )
-        if spec is None:
-            return make_actor(conversation, None, (), "", None)
-        note = "\n\n".join(part for part in (spec.prompt.strip(), conversation.instructions.strip()) if part)
-        return make_actor(conversation, spec, (), note, None)
-
-    def make_actor(
-        conversation: Conversation, spec: AgentSpec | None, tools: Sequence[Tool], note: str, folder: Path | None
-    ) -> Agent:
-        """The agent for one actor of a conversation: the conversation's own (spec None, no extra tools),
-        its commander (the team's tools), a member (its own model and allow-list) or a worker."""
-        configured = load_configured(settings)  # every run sees what the settings screen just changed
-        knowledge.warm()  # the first turn: the knowledge base loads while the model answers (once)
-        skill_index.kick()  # then the skills are indexed in it (only what changed)
-        granted: list[str | Path] = [*conversation.granted, attachments.folder(conversation.id)]
-        own = (*store.own(conversation), attachments.folder(conversation.id))
-        attachments.folder(conversation.id).mkdir(parents=True, exist_ok=True)
-        worker = spec is None and bool(note) and not tools  # an anonymous worker: only its task
-        access = None if worker else skill_access(skills, spec.name if spec else None, spec.skills if spec else None)
-        if access is not None:  # what its prompt's index offers, for the signals of its run
-            window = lookup(spec.model if spec is not None and spec.model else conversation.model or "").context_window
-            advertised[(conversation.id, spec.name if spec else "commander")] = access.catalog.advertised(window)
-        if spec is not None and spec.backend:  # an external agent CLI, with its bridge back to Orkas
-            return external_member(  # type: ignore[return-value]
-                settings,
-                spec,
-                workspace=folder or conversation.workspace_path,
-                granted=granted,
-                own=own,
-                knowledge=lambda: knowledge.kb,
-                past_conversations=lambda: knowledge.chats,
-                skills=access,
-                connectors=connectors,
-            )
-        if spec is None and not worker and conversation.instructions.strip():  # the person's, for this chat
-            note = "\n\n".join(part for part in (note, conversation.instructions.strip()) if part)
-        return build_agent(
-            settings,
-            workspace=folder or conversation.workspace_path,
-            model=spec.model if spec is not None and spec.model else conversation.model or None,
-            temperature=conversation.temperature,
-            reasoning=next((r for r in REASONING if r == conversation.reasoning), "off"),
-            configured=configured,
-            granted=granted,
-            own=own,
-            knowledge=None if worker else (lambda: knowledge.kb),  # opened by the first search (a thread)
-            past_conversations=None if worker else (lambda: knowledge.chats),
-            processes=processes.manager(conversation.id),
-            extra_tools=tools,
-            only_tools=spec.tools if spec is not None else None,
-            note=note,
-            memory_tool=not worker,
-            skills=access,
-            learned=None if worker else (spec.name if spec else "commander"),
-            connectors=None if worker else connectors,
-        )
-
-    agents = AgentStore(settings.data_dir / "agents", search_path=settings.process_env.get("PATH", ""))
-    groups = GroupRunner(
-        store.root,
-        agents,
-        make_actor,
-        lambda conversation: GitWorktrees(settings, conversation.workspace_path),
-        dispatch_cap=settings.max_dispatch,
-        model_calls=settings.max_model_calls,
-    )
-
-    def prepare_run(conversation: Conversation) -> tuple[Permissions, Budget | None]:
-        product = load_configured(settings).product
-        workspace = conversation.workspace_path
-        permissions = Permissions(
-            workspace=workspace,
-            mode=product.preferences.mode,
-            can_ask=True,
-            rules=rules.for_workspace(workspace),
-            on_rule_added=rules.add,
-        )
-        budgets = product.budgets
-        budget = LedgerBudget(
-            ledger, conversation=conversation.id, per_conversation=budgets.per_conversation, per_day=budgets.per_day
-        )
-        return permissions, budget
-
     async def test_provider(name: str) -> list[dict[str, Any]]:
         configured = load_configured(settings)
         return await check_provider(configured.product, configured.vault, name)
@@ -338,7 +231,7 @@ def host(
     services = Services(
         settings=settings_store,
         vault=lambda: _vault(settings),
-        attachments=attachments,
+        attachments=assembly.attachments,
         protected=lambda: tuple(protected_data(settings.data_dir)),
         test_provider=test_provider,
         detect_local=detect_local,
@@ -348,15 +241,15 @@ def host(
         crashes=crashes.reports() or CrashReports(settings.data_dir / "crashes", process="server"),
         diagnostics=lambda: save_diagnostics(settings),
         diagnostics_folder=settings.data_dir / "diagnostics",
-        agents=agents,
-        members=groups,
+        agents=assembly.agents,
+        members=assembly.groups,
         usage=ledger,
         rules=rules,
         models=lambda: model_choices(settings, load_configured(settings)),
         skills=skills,
         packages=package_store(settings),
         evolution=evolution,
-        connectors=connectors,
+        connectors=assembly.connectors,
     )
     devices = MirrorDevices(settings.data_dir / "mirror")
 
@@ -387,12 +280,7 @@ def host(
         configured = await asyncio.to_thread(load_configured, settings)
         product = configured.product
         model = conversation.model or model_choices(settings, configured)[1]
-        budget = LedgerBudget(
-            ledger,
-            conversation=conversation.id,
-            per_conversation=product.budgets.per_conversation,
-            per_day=product.budgets.per_day,
-        )
+        budget = assembly.budget(conversation.id)
         if not product.preferences.auto_title or not model or budget.blocked():
             return None
         end = await suggest_title(settings, configured, model, prompt, answer)
@@ -401,16 +289,10 @@ def host(
         budget.record(provider=end.message.provider, model=end.message.model, usage=end.usage, cost=cost)
         return title_text(end)
 
-    signal_log = SignalLog(settings.data_dir / "signals")
-    hooks = Hooks(
-        after_turn=index,
-        after_delete=knowledge.forget_conversation,
-        after_restore=index,
-        make_title=make_title,
-        after_run=learning_recorder(signal_log, lambda: load_configured(settings).product.preferences.learning),
-        advertised=lambda conversation_id, actor: advertised.get((conversation_id, actor), ()),
+    hooks = assembly.hooks(
+        after_turn=index, after_delete=knowledge.forget_conversation, after_restore=index, make_title=make_title
     )
-    runtime = ConversationRuntime(store, make_agent, prepare_run, hooks, processes, groups)
+    runtime = assembly.runtime(hooks)
 
     def provider_names() -> list[str]:  # read at each ask: the settings screen adds and removes them
         configured = load_configured(settings)
@@ -435,6 +317,6 @@ def host(
         skills=skills,
         evolution=evolution,
         evolve_settle=settings.evolve_settle,
-        learning=lambda: load_configured(settings).product.preferences.learning,
-        connectors=connectors,
+        learning=assembly.learning,
+        connectors=assembly.connectors,
     )

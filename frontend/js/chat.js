@@ -182,6 +182,11 @@ export class ChatView {
     if (this.turn === commander) this.turn = null;
   }
 
+  on_group_start(event) {
+    // A group turn begins (from this window, the phone or `orkas run`): who holds the floor as it starts.
+    this.hooks.onFloor?.(event.floor);
+  }
+
   on_state_changed(event) {
     this.hooks.onFloor?.(event.floor);
   }

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orkas.adapter.sessions import SessionStore, parse
+from orkas.adapter.sessions import PersistentSession, load, parse
+from orkas.adapter.transcript import LoadReport
 from orkas.engine.events import Done
 from orkas.engine.providers.base import ProviderSpec
 from orkas.engine.providers.openai_compat import OpenAICompatProvider
@@ -71,7 +72,7 @@ class CrashLab:
         (self.workspace / "a.txt").write_text("alpha\n" * 50)
         (self.workspace / "b.txt").write_text("bravo\n" * 50)
         self.env = {**env, "ORKAS_HOME": str(root / "home"), "OPENAI_BASE_URL": server.url + "/v1"}
-        self.store = SessionStore(root / "home" / "sessions")
+        self.store = Transcripts(root / "home" / "conversations")
         self.sessions: list[str] = []
 
     def measure_run(self) -> tuple[float, float]:
@@ -98,7 +99,7 @@ class CrashLab:
         ]
         if self.sessions and rng.random() < 0.5:
             args += ["--session", rng.choice(self.sessions)]
-        before = set(self.store.root.glob("*.jsonl")) if self.store.root.exists() else set()
+        before = self.store.ids()
         proc = subprocess.Popen(args, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
@@ -115,10 +116,10 @@ class CrashLab:
             outcome.truncated_at = rng.randrange(0, size + 1) if size else 0
             with path.open("r+b") as f:
                 f.truncate(outcome.truncated_at)
-        self._check(path, outcome)
+        self._check(session_id, path, outcome)
         return outcome
 
-    def _check(self, path: Path, outcome: Outcome) -> None:
+    def _check(self, session_id: str, path: Path, outcome: Outcome) -> None:
         raw = path.read_bytes()
         complete = raw.count(b"\n")
         _messages, parsed, _skipped = parse(raw)
@@ -126,7 +127,7 @@ class CrashLab:
             outcome.problems.append(f"corrupt lines besides the last: {parsed.corrupt_lines}")
         outcome.lost_bytes = parsed.torn_tail_bytes
         try:
-            session, report = self.store.open(path.stem)
+            session, report = self.store.open(session_id)
         except Exception as e:  # the point of the test: loading must never fail
             outcome.problems.append(f"load failed: {type(e).__name__}: {e}")
             return
@@ -167,14 +168,30 @@ class CrashLab:
 def _session_from(out: bytes) -> str | None:
     first = out.split(b"\n", 1)[0]
     try:
-        return str(json.loads(first)["session_id"])
+        return str(json.loads(first)["conversation"])
     except (ValueError, KeyError):
         return None
 
 
-def _new_session(store: SessionStore, before: set[Path]) -> str | None:
-    created = set(store.root.glob("*.jsonl")) - before if store.root.exists() else set()
-    return next(iter(created)).stem if created else None
+def _new_session(store: Transcripts, before: set[str]) -> str | None:
+    created = store.ids() - before
+    return next(iter(created)) if created else None
+
+
+class Transcripts:
+    """Where `orkas run` keeps each conversation's transcript: `<data>/conversations/<id>/messages.jsonl`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def ids(self) -> set[str]:
+        return {p.parent.name for p in self.root.glob("*/messages.jsonl")} if self.root.exists() else set()
+
+    def path(self, session_id: str) -> Path:
+        return self.root / session_id / "messages.jsonl"
+
+    def open(self, session_id: str) -> tuple[PersistentSession, LoadReport]:
+        return load(self.path(session_id))
 
 
 def _continued(args: list[str]) -> str | None:

@@ -76,12 +76,20 @@ def test_json_prints_one_event_per_line(anthropic_server: FakeServer, tmp_path: 
     events = [json.loads(line) for line in result.stdout.splitlines()]
     kinds = [e["type"] for e in events]
     collapsed = [k for i, k in enumerate(kinds) if k != "text_delta" or kinds[i - 1] != "text_delta"]
-    assert collapsed == ["run_start", "usage", "tool_start", "tool_end", "text_delta", "usage", "done"]
+    assert collapsed == [
+        "user_message", "run_start", "usage", "tool_start", "tool_end", "text_delta", "usage", "done", "idle"
+    ]  # fmt: skip
     assert "".join(e["text"] for e in events if e["type"] == "text_delta") == "Empty."
-    assert len(events[0]["session_id"]) == 32 and events[0]["model"] == "anthropic/claude-sonnet-4-5"
-    assert events[3]["content"][0]["type"] == "text" and events[3]["is_error"] is False
-    assert events[-1]["text"] == "Empty." and events[-1]["tool_loops"] == 1
-    assert events[-1]["usage"]["input_tokens"] == 20
+    # The wire the window's socket carries: its version, a number per event, the conversation on every line.
+    conversation = events[0]["conversation"]
+    assert len(conversation) == 32 and {e["conversation"] for e in events} == {conversation}
+    assert {e["v"] for e in events} == {2} and [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events[0]["text"] == "list"
+    assert events[1]["session_id"] == conversation and events[1]["model"] == "anthropic/claude-sonnet-4-5"
+    assert events[4]["content"][0]["type"] == "text" and events[4]["is_error"] is False
+    done = events[-2]
+    assert done["text"] == "Empty." and done["tool_loops"] == 1
+    assert done["usage"]["input_tokens"] == 20
 
 
 def test_bad_key_is_one_clear_line_and_exit_1(anthropic_server: FakeServer, tmp_path: Path) -> None:
@@ -140,16 +148,16 @@ def test_ctrl_c_stops_the_run(anthropic_server: FakeServer, tmp_path: Path) -> N
         text=True,
     )
     assert proc.stdout is not None
-    first = proc.stdout.readline()
-    assert json.loads(first)["type"] == "run_start"
+    assert json.loads(proc.stdout.readline())["type"] == "user_message"
+    assert json.loads(proc.stdout.readline())["type"] == "run_start"
     deadline = time.monotonic() + 10
     while not anthropic_server.requests and time.monotonic() < deadline:
         time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=10)  # a deadline, not a timing claim
     assert proc.returncode == 130, err
-    last = json.loads(out.strip().splitlines()[-1])
-    assert last["type"] == "error" and last["kind"] == "aborted"
+    *_, last, idle = (json.loads(line) for line in out.strip().splitlines())
+    assert last["type"] == "error" and last["kind"] == "aborted" and idle["type"] == "idle"
 
 
 def test_unknown_model_is_one_clear_line(anthropic_server: FakeServer, tmp_path: Path) -> None:
@@ -166,7 +174,7 @@ def test_continue_a_session(anthropic_server: FakeServer, tmp_path: Path) -> Non
     anthropic_server.script(a_wire.reply_text("First answer."), a_wire.reply_text("Second answer."))
     env = anthropic_env(anthropic_server)
     first = orkas("run", "first question", "--json", env=env, cwd=tmp_path)
-    session_id = json.loads(first.stdout.splitlines()[0])["session_id"]
+    session_id = json.loads(first.stdout.splitlines()[0])["conversation"]
     second = orkas("run", "follow-up", "--session", session_id, env=env, cwd=tmp_path)
     assert second.returncode == 0, second.stderr
     assert second.stdout == "Second answer.\n"
@@ -243,3 +251,41 @@ def test_status_says_what_is_configured(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert "providers:     openai" in result.stdout and "sandbox:" in result.stdout
     assert "k\n" not in result.stdout  # never a key
+
+
+def test_a_command_line_conversation_is_the_window_s_and_an_older_session_continues(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    """`orkas run` drives the same conversations as the window: what it starts is listed there (titled by its
+    first words, in its workspace), and a session an older version kept in `<data>/sessions/` goes on."""
+    import asyncio
+
+    from orkas.adapter.conversations import ConversationStore
+    from orkas.adapter.sessions import SessionStore
+    from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
+
+    anthropic_server.script(a_wire.reply_text("Hello there."), a_wire.reply_text("Still here."))
+    env = anthropic_env(anthropic_server)
+    data = Path(env["ORKAS_HOME"])
+    ran = orkas("run", "say hello", "--json", env=env, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    conversation = json.loads(ran.stdout.splitlines()[0])["conversation"]
+    [listed] = ConversationStore(data).recent()
+    assert listed.id == conversation and listed.title == "say hello" and listed.workspace == str(tmp_path.resolve())
+
+    old = SessionStore(data / "sessions").create()
+    said = (
+        UserMessage(content=(TextBlock(text="remember 42"),)),
+        AssistantMessage(content=(TextBlock(text="ok"),), provider="anthropic", model="m"),
+    )
+    for message in said:
+        asyncio.run(old.append(message))
+    old.close()
+    (data / "sessions" / f"{old.id}.agent").unlink(missing_ok=True)
+    again = orkas("run", "what number?", "--session", old.id, env=env, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == "Still here.\n"
+    sent = anthropic_server.requests[-1].json["messages"]
+    assert [m["content"][0]["text"] for m in sent] == ["remember 42", "ok", "what number?"]
+    assert {c.id for c in ConversationStore(data).recent()} == {conversation, old.id}
+    assert not (data / "sessions" / f"{old.id}.jsonl").exists()  # moved, not copied

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from orkas.app import external_member, settings_from_env
+from orkas.app import AgentProfile, external_member, settings_from_env
 from orkas.engine.abort import AbortSignal
 from orkas.engine.events import Error
 from orkas.engine.session import InMemorySession
@@ -73,17 +73,17 @@ def test_a_claude_style_cli_answers_as_a_member_through_the_bridge(
                   str(tmp_path / "ws"), env=env, cwd=tmp_path, timeout=120)  # fmt: skip
     assert first.returncode == 0, first.stderr
     events = lines(first.stdout)
-    said = "".join(e.get("text", "") for e in events if e["actor"] == "helper" and e["type"] == "text_delta")
+    said = "".join(e.get("text", "") for e in events if e.get("actor") == "helper" and e["type"] == "text_delta")
     assert "got: " in said and "please look around" in said
     assert "orkas_call_connector_tool" in said and "orkas_handoff_to_commander" in said
     assert "kb_search" not in said  # no knowledge base yet: its tools are not offered
     assert "orkas_read_skill OK" in said and "Sort them." in said, said
     assert "orkas_call_connector_tool ERROR" in said and "did not allow helper to use test" in said
     assert "all done" in said
-    used = [e["name"] for e in events if e["actor"] == "helper" and e["type"] == "tool_start"]
+    used = [e["name"] for e in events if e.get("actor") == "helper" and e["type"] == "tool_start"]
     assert used == ["orkas_read_skill", "orkas_call_connector_tool"]  # each bridge call shows in the bubble
-    assert any(e["type"] == "done" and e["actor"] == "helper" for e in events)
-    session = next(e["session_id"] for e in events if e["type"] == "group_start")
+    assert any(e["type"] == "done" and e.get("actor") == "helper" for e in events)
+    session = next(e["conversation"] for e in events if e["type"] == "group_start")
     again = orkas("run", "@helper and again", "--session", session, "--json", "--workspace", str(tmp_path / "ws"),
                   env=env, cwd=tmp_path, timeout=120)  # fmt: skip
     assert again.returncode == 0, again.stderr
@@ -100,7 +100,7 @@ def test_a_missing_cli_is_said_in_the_bubble(anthropic_server: FakeServer, tmp_p
     add_agent(data, "ghost", "/no/such/claude")
     result = orkas("run", "@ghost hello", "--agents", "ghost", "--json", "--workspace", str(tmp_path / "ws"),
                    env=env, cwd=tmp_path)  # fmt: skip
-    errors = [e for e in lines(result.stdout) if e["actor"] == "ghost" and e["type"] == "error"]
+    errors = [e for e in lines(result.stdout) if e.get("actor") == "ghost" and e["type"] == "error"]
     assert errors and "the claude CLI was not found (/no/such/claude)" in errors[0]["message"]
 
 
@@ -109,7 +109,7 @@ async def test_stop_ends_the_cli_and_its_tree(tmp_path: Path) -> None:
     settings = settings_from_env({"ORKAS_HOME": str(tmp_path / "data"), "PATH": os.environ["PATH"]})
     (tmp_path / "ws").mkdir()
     spec = AgentSpec(name="slowpoke", description="d", prompt="p", backend="claude", cli=str(cli))
-    agent = external_member(settings, spec, workspace=tmp_path / "ws")
+    agent = external_member(settings, spec, AgentProfile(workspace=tmp_path / "ws"))
     stop = AbortSignal()
     began = None
     events = []
@@ -161,9 +161,9 @@ def test_the_real_claude_code_uses_the_bridge(tmp_path: Path) -> None:
                        env=env, cwd=tmp_path, timeout=180)  # fmt: skip
         assert result.returncode == 0, result.stderr
         events = lines(result.stdout)
-        said = "".join(e.get("text", "") for e in events if e["actor"] == "coder" and e["type"] == "text_delta")
+        said = "".join(e.get("text", "") for e in events if e.get("actor") == "coder" and e["type"] == "text_delta")
         assert "SKILLS SEEN" in said and "tidy" in said, said
-        assert [e["name"] for e in events if e["actor"] == "coder" and e["type"] == "tool_start"] == [
+        assert [e["name"] for e in events if e.get("actor") == "coder" and e["type"] == "tool_start"] == [
             "orkas_list_skills"
         ]
     finally:

@@ -118,9 +118,10 @@ def test_a_group_run_dispatches_in_parallel_and_continues_with_its_members(
     )
     assert ran.returncode == 0, ran.stderr
     lines = [json.loads(line) for line in ran.stdout.splitlines()]
-    assert all("actor" in line for line in lines)
-    start = lines[0]
-    assert start["type"] == "group_start" and start["members"] == ["coder", "critic"]
+    assert lines[0]["type"] == "user_message" and lines[-1]["type"] == "idle"  # the window's own wire
+    assert all(line["actor"] for line in lines[1:-1])  # each event says whose it is (the group's own: "group")
+    start = lines[1]
+    assert start["type"] == "group_start" and start["members"] == ["coder", "critic"] and start["actor"] == "group"
     deltas: dict[str, str] = defaultdict(str)
     for line in lines:
         if line["type"] == "text_delta":
@@ -132,7 +133,7 @@ def test_a_group_run_dispatches_in_parallel_and_continues_with_its_members(
     }
     posted = [(line["message"]["from"], line["message"]["text"]) for line in lines if line["type"] == "group_message"]
     assert posted[0] == ("user", "build add and review it") and posted[-1] == ("commander", "Both are done.")
-    assert lines[-1]["type"] == "turn_end" and lines[-1]["ok"] is True
+    assert lines[-2]["type"] == "turn_end" and lines[-2]["ok"] is True
     coder_saw = json.dumps(router.seen["coder"][0]["messages"])
     assert "write add()" in coder_saw and "build add and review it" not in coder_saw  # only its slice
 
@@ -140,7 +141,7 @@ def test_a_group_run_dispatches_in_parallel_and_continues_with_its_members(
         "run",
         "thanks",
         "--session",
-        start["session_id"],
+        start["conversation"],
         "--json",
         "--model",
         "anthropic/claude-test",
@@ -149,7 +150,7 @@ def test_a_group_run_dispatches_in_parallel_and_continues_with_its_members(
     )
     assert again.returncode == 0, again.stderr
     resumed = [json.loads(line) for line in again.stdout.splitlines()]
-    assert resumed[0]["members"] == ["coder", "critic"]
+    assert resumed[1]["members"] == ["coder", "critic"]
     commander_saw = json.dumps(router.seen["commander"][-1]["messages"])
     assert "Asking both." in commander_saw and "thanks" in commander_saw  # its transcript continues
     anthropic_server.verify()
@@ -180,7 +181,7 @@ def test_killed_mid_dispatch_the_conversation_loads_and_continues(anthropic_serv
     )
     try:
         assert process.stdout is not None
-        session_id = json.loads(process.stdout.readline())["session_id"]
+        session_id = json.loads(process.stdout.readline())["conversation"]
         bus = home / "conversations" / session_id / "messages.jsonl"
         deadline = time.monotonic() + 30
         while not (bus.exists() and '"dispatch"' in bus.read_text()) and time.monotonic() < deadline:

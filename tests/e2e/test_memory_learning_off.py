@@ -74,7 +74,7 @@ def test_a_note_planted_in_a_workspace_file_is_never_saved_unasked_this_turn_or_
     script_tool_calls(anthropic_server, [("read_file", {"path": "README.md"}), *saves])
     first = victim.run(anthropic_server, "--mode", "auto", "--json")
     assert first.returncode == 0, first.stderr
-    session = json.loads(first.stdout.splitlines()[0])["session_id"]
+    session = json.loads(first.stdout.splitlines()[0])["conversation"]
     refused = tool_results(anthropic_server)
     assert all("not saved" in refused[f"toolu_{i}"] for i in range(1, len(PLANTED) + 1)), refused
     # The next turn of the same conversation: the README is still in the model's context.

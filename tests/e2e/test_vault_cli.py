@@ -49,7 +49,7 @@ def test_a_passphrase_guards_the_key_file_and_a_run_unlocks_it(anthropic_server:
     anthropic_server.script(a_wire.reply_text("answered with the vaulted key"))
     ran = orkas("run", "hi", "--json", env=unlocked_env)
     assert ran.returncode == 0, ran.stderr
-    assert json.loads(ran.stdout.splitlines()[-1])["text"] == "answered with the vaulted key"
+    assert json.loads(ran.stdout.splitlines()[-2])["text"] == "answered with the vaulted key"
     sent = anthropic_server.requests[-1].headers
     assert KEY in (sent.get("x-api-key", ""), sent.get("authorization", "").removeprefix("Bearer ")), sent
     assert PASSPHRASE not in ran.stdout + ran.stderr

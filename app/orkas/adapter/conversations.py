@@ -92,6 +92,32 @@ class ConversationStore:
         self._save(conversation)
         return conversation
 
+    def adopt(
+        self, conversation_id: str, workspace: Path, *, legacy: Path | None = None, agent: str = ""
+    ) -> Conversation:
+        """Make a conversation of a folder an older `orkas run` left without metadata (a group's bus and state),
+        or of an older command-line session's transcript (`legacy`, moved in). Its title is its first words."""
+        folder = self._folder(conversation_id)
+        if not workspace.is_dir():
+            raise ConfigError(f"workspace {str(workspace)!r} is not a folder")
+        folder.mkdir(parents=True, exist_ok=True)
+        if legacy is not None and not (folder / "messages.jsonl").exists():
+            shutil.move(str(legacy), str(folder / "messages.jsonl"))
+        now = self._now()
+        conversation = Conversation(conversation_id, "", now, now, str(workspace.resolve()), agent=agent)
+        self._save(conversation)
+        return conversation
+
+    def place(self, conversation_id: str, workspace: Path) -> Conversation:
+        """Run the conversation in another folder from now on (a command run from elsewhere)."""
+        conversation = self.get(conversation_id)
+        if not workspace.is_dir():
+            raise ConfigError(f"workspace {str(workspace)!r} is not a folder")
+        if Path(conversation.workspace) != workspace.resolve():
+            conversation.workspace = str(workspace.resolve())
+            self._save(conversation)
+        return conversation
+
     def get(self, conversation_id: str) -> Conversation:
         meta = self._folder(conversation_id) / "meta.json"
         if not meta.exists():
@@ -238,8 +264,10 @@ class ConversationStore:
         path = self.transcript_path(conversation_id)
         if not path.exists():
             self.get(conversation_id)  # raises for an unknown id
-            return PersistentSession(path), None
-        return load(path, write_back=write_back)
+            return PersistentSession(path, name=conversation_id), None
+        session, report = load(path, write_back=write_back)
+        session.name = conversation_id
+        return session, report
 
     def transcript_path(self, conversation_id: str) -> Path:
         """The agent's transcript: `messages.jsonl`, or the commander's once the conversation is a group

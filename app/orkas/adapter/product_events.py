@@ -129,6 +129,15 @@ class MessagePosted:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GroupStart:
+    """A group turn begins: who is in the group, and who holds the floor."""
+
+    members: tuple[str, ...]
+    floor: str
+    type: Literal["group_start"] = "group_start"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StateChanged:
     """Who holds the floor now (and how many tasks are open)."""
 
@@ -167,6 +176,7 @@ ProductOnly = (
     | Idle
     | HistoryChanged
     | TitleChanged
+    | GroupStart
     | MessagePosted
     | StateChanged
     | UnknownMentions

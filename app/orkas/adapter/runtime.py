@@ -24,6 +24,7 @@ from orkas.adapter.event_log import EventLog
 from orkas.adapter.processes import ConversationProcesses
 from orkas.adapter.product_events import (
     AttachmentShown,
+    GroupStart,
     HistoryChanged,
     Idle,
     MessageNotSent,
@@ -106,6 +107,8 @@ class Groups(Protocol):
     def history(self, conversation_id: str, limit: int | None = None) -> list[dict[str, Any]]: ...
 
     def size(self, conversation_id: str) -> int: ...
+
+    def members(self, conversation_id: str) -> dict[str, Any]: ...
 
     def as_messages(self, conversation_id: str) -> list[Message]: ...
 
@@ -589,6 +592,9 @@ class ConversationRuntime:
         try:
             self.publish(conversation.id, _message_shown(message, files=files))
             while True:
+                group = await asyncio.to_thread(groups.members, conversation.id)
+                start = GroupStart(members=tuple(group["members"]), floor=group["floor"])
+                self.publish(conversation.id, start, "group")
                 self._watch(conversation.id, _text(message))
                 await groups.run(
                     conversation,
@@ -622,6 +628,12 @@ class ConversationRuntime:
             self.active.pop(conversation.id, None)
             self.watching.pop(conversation.id, None)
             self.publish(conversation.id, Idle())
+
+    async def settle(self) -> None:
+        """Wait for what follows the runs (titles, learning signals) to be written: a command about to exit
+        keeps them."""
+        if self.naming:
+            await asyncio.wait(set(self.naming), timeout=30)
 
     async def shutdown(self) -> None:
         """The app is exiting: stop every run and every background process."""

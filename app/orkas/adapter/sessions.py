@@ -31,8 +31,11 @@ SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 class PersistentSession:
     """A session whose every message is on disk before `append` returns."""
 
-    def __init__(self, path: Path, messages: Sequence[Message] = ()) -> None:
+    def __init__(self, path: Path, messages: Sequence[Message] = (), *, name: str = "") -> None:
+        """`name`: the id a run reports (`run_start`'s session_id): the conversation's, where the file is one of
+        its transcripts; else the file's own name."""
         self.path = path
+        self.name = name
         self._messages: list[Message] = list(messages)
         self._lock = asyncio.Lock()
         self._fd: int | None = None
@@ -40,7 +43,7 @@ class PersistentSession:
 
     @property
     def id(self) -> str:
-        return self.path.stem
+        return self.name or self.path.stem
 
     def messages(self) -> Sequence[Message]:
         return self._messages

@@ -3,14 +3,24 @@
     config.py      settings, the vault, providers and their registry, the embedder, the app's own short calls
     workspace.py   a workspace's tools and its one executor; the folders an agent may use
     extensions.py  skills from every root, installed packages, connectors
-    agents.py      Orkas's agents and external members, assembled; worktrees, past conversations, evolution
+    agents.py      an agent from its profile (Orkas's own, or an external CLI); worktrees, past conversations, evolution
+    assembly.py    the one assembly every entry point drives: who runs each part of a conversation, with what
 
 Callers import from `orkas.app`; the parts stay free to move between these modules.
 """
 
 from __future__ import annotations
 
-from orkas.app.agents import GitWorktrees, build_agent, conversation_messages, evolution_for, external_member, reranker
+from orkas.app.agents import (
+    AgentProfile,
+    GitWorktrees,
+    RunLimits,
+    build_agent,
+    conversation_messages,
+    evolution_for,
+    external_member,
+    reranker,
+)
 from orkas.app.config import (
     ENV_KEYS,
     KEYLESS,
@@ -38,8 +48,10 @@ __all__ = [
     "KEYLESS",
     "KNOWN_DATA",
     "TITLE_PROMPT",
+    "AgentProfile",
     "Configured",
     "GitWorktrees",
+    "RunLimits",
     "Settings",
     "SkillAccess",
     "agent_policy",

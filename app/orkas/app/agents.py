@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,34 +53,89 @@ def reranker(registry: ProviderRegistry, configured: Configured, chat_model: str
     return ModelReranker(provider, model_id)
 
 
-def build_agent(
-    settings: Settings,
-    *,
-    workspace: Path,
-    model: str | None,
-    max_tool_loops: int = 100,
-    retries: int = 3,
-    context_window: int | None = None,
-    configured: Configured | None = None,
-    granted: Sequence[str | Path] = (),
-    own: Sequence[Path] = (),
-    knowledge: KnowledgeBase | Callable[[], KnowledgeBase] | None = None,  # or what opens it, on first use
-    past_conversations: KnowledgeBase | Callable[[], KnowledgeBase] | None = None,
-    processes: ProcessManager | None = None,
-    extra_tools: Sequence[Tool] = (),
-    only_tools: Sequence[str] | None = None,
-    note: str = "",
-    memory_tool: bool = True,
-    temperature: float | None = None,
-    reasoning: Reasoning = "off",
-    skills: SkillAccess | None = None,
-    learned: str | None = None,
-    connectors: ConnectorHub | None = None,
-) -> Agent:
-    """Raises `ConfigError` when no provider or model can serve the run. A group's actors add their own
-    tools (`extra_tools`), keep to an allow-list (`only_tools`) and get their instructions (`note`); a named
-    agent (`learned`: its name, the commander's is "commander") gets its self-understanding memo pinned."""
-    configured = configured or Configured()
+@dataclass(frozen=True, slots=True)
+class RunLimits:
+    """How far one run may go: tool rounds, retries of a failed model call, and a context window to assume
+    (None: the model's own)."""
+
+    max_tool_loops: int = 100
+    retries: int = 3
+    context_window: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentProfile:
+    """Everything one agent is given, in one typed place (assembly.py fills it for every role). A group's
+    actors add their own tools (`extra_tools`), keep to an allow-list (`only_tools`) and get their
+    instructions (`note`); a named agent (`learned`: its name, the commander's is "commander") gets its
+    self-understanding memo pinned; the knowledge openers are called on first search."""
+
+    workspace: Path
+    model: str | None = None
+    limits: RunLimits = field(default_factory=RunLimits)
+    configured: Configured | None = None
+    temperature: float | None = None
+    reasoning: Reasoning = "off"
+    granted: Sequence[str | Path] = ()
+    own: Sequence[Path] = ()
+    knowledge: KnowledgeBase | Callable[[], KnowledgeBase] | None = None
+    past_conversations: KnowledgeBase | Callable[[], KnowledgeBase] | None = None
+    processes: ProcessManager | None = None
+    extra_tools: Sequence[Tool] = ()
+    only_tools: Sequence[str] | None = None
+    note: str = ""
+    memory_tool: bool = True
+    skills: SkillAccess | None = None
+    learned: str | None = None
+    connectors: ConnectorHub | None = None
+
+
+def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
+    """Orkas's own agent as the profile says. Raises `ConfigError` when no provider or model can serve the run."""
+    configured = profile.configured or Configured()
+    chosen = _model(settings, configured, profile.model)
+    if not profile.workspace.is_dir():
+        raise ConfigError(f"workspace {str(profile.workspace)!r} is not a folder")
+    registry = build_registry(settings, configured)
+    registry.resolve(chosen)  # fail before anything runs
+    policy = agent_policy(settings, profile.workspace, profile.granted, profile.own, profile.skills)
+    limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
+    tools, _processes = workspace_tools(settings, policy, limits, profile.processes)
+    memory = Memory.in_folder(settings.data_dir / "memory")
+    remembers = profile.memory_tool and configured.product.preferences.memory  # off until the person turns it on
+    if remembers:
+        tools.append(MemoryTool(memory))
+    tools = _allowed_tools(profile, [*tools, *_capability_tools(profile, registry, configured, chosen)])
+    hooks: tuple[Callable[[], str | None], ...] = (memory.prompt_section,) if remembers else ()
+    skills = profile.skills
+    if skills is not None and len(skills.catalog):
+        window = profile.limits.context_window or lookup(chosen).context_window
+        index = skills.catalog.index(window)  # built once per turn: the prompt stays byte-stable within it
+        hooks = (*hooks, lambda: index)
+    if profile.learned is not None:  # what this agent's reflections taught it (engine/evolution/memo.py), each turn
+        from orkas.engine.evolution.memo import Memo
+
+        hooks = (*hooks, Memo(settings.data_dir / "learned" / profile.learned / "memo").prompt_section)
+    note = profile.note
+    if note:
+        hooks = (lambda: note, *hooks)
+    return Agent(
+        providers=registry,
+        config=RunConfig(
+            model=chosen,
+            max_tool_loops=profile.limits.max_tool_loops,
+            retry=RetryPolicy(max_retries=profile.limits.retries),
+            context_window=profile.limits.context_window,
+            temperature=profile.temperature,
+            reasoning=profile.reasoning,
+        ),
+        workspace=policy.workspace,
+        tools=tools,
+        system_prompt=SystemPrompt(hooks=hooks),  # read at the start of every turn
+    )
+
+
+def _model(settings: Settings, configured: Configured, model: str | None) -> str:
     entries = configured.product.entries
     if not settings.providers and not entries:
         raise NoProvider(
@@ -91,23 +147,26 @@ def build_agent(
     chosen = model or settings.model_override or preferred or first_entry or settings.default_model
     if not chosen:
         raise ConfigError("no model given: pass --model provider/model or set ORKAS_MODEL")
-    if not workspace.is_dir():
-        raise ConfigError(f"workspace {str(workspace)!r} is not a folder")
-    registry = build_registry(settings, configured)
-    registry.resolve(chosen)  # fail before anything runs
-    policy = agent_policy(settings, workspace, granted, own, skills)
-    limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
-    tools, _processes = workspace_tools(settings, policy, limits, processes)
-    memory = Memory.in_folder(settings.data_dir / "memory")
-    memory_tool = memory_tool and configured.product.preferences.memory  # off until the person turns it on
-    if memory_tool:
-        tools.append(MemoryTool(memory))
-    if knowledge is not None or past_conversations is not None:
+    return chosen
+
+
+def _capability_tools(
+    profile: AgentProfile, registry: ProviderRegistry, configured: Configured, chosen: str
+) -> list[Tool]:
+    """The tools beyond the workspace's: knowledge, skills, connectors, the team's; then the allow-list."""
+    tools: list[Tool] = []
+    knowledge, past, skills, connectors = (
+        profile.knowledge,
+        profile.past_conversations,
+        profile.skills,
+        profile.connectors,
+    )
+    if knowledge is not None or past is not None:
         from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
     if knowledge is not None:
         tools += [KbSearch(knowledge, reranker(registry, configured, chosen)), KbRead(knowledge), KbList(knowledge)]
-    if past_conversations is not None:
-        tools.append(ChatSearch(past_conversations))
+    if past is not None:
+        tools.append(ChatSearch(past))
     if skills is not None:
         from orkas.engine.skills import SkillRead, SkillSave, SkillSearch
 
@@ -119,56 +178,26 @@ def build_agent(
         from orkas.engine.tools.connectors import connector_tools
 
         tools += connector_tools(connectors)
-    if connectors is not None and learned == "commander":  # the agent the person talks to may propose one
+    if connectors is not None and profile.learned == "commander":  # the agent the person talks to may propose one
         from orkas.adapter.connector_tool import AddConnector
 
         tools.append(AddConnector(connectors.connectors))
-    tools += list(extra_tools)
-    if only_tools is not None:
-        unknown = sorted(set(only_tools) - {t.name for t in tools})
-        if unknown:
-            raise ConfigError(f"unknown tools {', '.join(unknown)}; tools: {', '.join(sorted(t.name for t in tools))}")
-        kept = set(only_tools) | {e.name for e in extra_tools} | {"skill_search", "skill_read"}  # its skills: read-only
-        tools = [t for t in tools if t.name in kept]
-    hooks: tuple[Callable[[], str | None], ...] = (memory.prompt_section,) if memory_tool else ()
-    if skills is not None and len(skills.catalog):
-        window = context_window or lookup(chosen).context_window
-        index = skills.catalog.index(window)  # built once per turn: the prompt stays byte-stable within it
-        hooks = (*hooks, lambda: index)
-    if learned is not None:  # what this agent's reflections taught it (engine/evolution/memo.py), read each turn
-        from orkas.engine.evolution.memo import Memo
-
-        hooks = (*hooks, Memo(settings.data_dir / "learned" / learned / "memo").prompt_section)
-    if note:
-        hooks = (lambda: note, *hooks)
-    return Agent(
-        providers=registry,
-        config=RunConfig(
-            model=chosen,
-            max_tool_loops=max_tool_loops,
-            retry=RetryPolicy(max_retries=retries),
-            context_window=context_window,
-            temperature=temperature,
-            reasoning=reasoning,
-        ),
-        workspace=policy.workspace,
-        tools=tools,
-        system_prompt=SystemPrompt(hooks=hooks),  # read at the start of every turn
-    )
+    return tools + list(profile.extra_tools)
 
 
-def external_member(
-    settings: Settings,
-    spec: AgentSpec,
-    *,
-    workspace: Path,
-    granted: Sequence[str | Path] = (),
-    own: Sequence[Path] = (),
-    knowledge: KnowledgeBase | Callable[[], KnowledgeBase] | None = None,
-    past_conversations: KnowledgeBase | Callable[[], KnowledgeBase] | None = None,
-    skills: SkillAccess | None = None,
-    connectors: ConnectorHub | None = None,
-) -> ExternalAgent:
+def _allowed_tools(profile: AgentProfile, tools: list[Tool]) -> list[Tool]:
+    """A named agent's allow-list (`tools:` in its AGENT.md), with what its role always has: the team's tools
+    and reading its skills. A name that is no tool is a `ConfigError`."""
+    if profile.only_tools is None:
+        return tools
+    unknown = sorted(set(profile.only_tools) - {t.name for t in tools})
+    if unknown:
+        raise ConfigError(f"unknown tools {', '.join(unknown)}; tools: {', '.join(sorted(t.name for t in tools))}")
+    kept = set(profile.only_tools) | {e.name for e in profile.extra_tools} | {"skill_search", "skill_read"}
+    return [t for t in tools if t.name in kept]
+
+
+def external_member(settings: Settings, spec: AgentSpec, profile: AgentProfile) -> ExternalAgent:
     """A member run by an external agent CLI (`backend:` in its AGENT.md), with the bridge back to Orkas: the
     skills it may use, the knowledge base, past chats, the person's connectors, and the hand-back."""
     from orkas.adapter.bridge import CAPABILITIES, BridgeGrants
@@ -177,7 +206,8 @@ def external_member(
     from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
 
     backend = next(b for b in BACKENDS if b == spec.backend)
-    policy = agent_policy(settings, workspace, granted, own, skills)
+    knowledge, past_conversations, skills = profile.knowledge, profile.past_conversations, profile.skills
+    policy = agent_policy(settings, profile.workspace, profile.granted, profile.own, skills)
     executor = sandbox(settings, policy)
     parts = BridgeParts(
         workspace=policy.workspace,
@@ -186,7 +216,7 @@ def external_member(
         knowledge=[KbSearch(knowledge), KbRead(knowledge), KbList(knowledge)] if knowledge is not None else (),
         chat_search=ChatSearch(past_conversations) if past_conversations is not None else None,
         read_conversation=lambda ident: conversation_messages(settings, ident),
-        connectors=connectors,
+        connectors=profile.connectors,
         grants=BridgeGrants(settings.data_dir / "bridge-permissions.json"),
     )
     return ExternalAgent(
@@ -256,8 +286,9 @@ def conversation_messages(settings: Settings, conversation_id: str) -> tuple[str
 
     if not conversation_id.replace("-", "").isalnum():
         return conversation_id, []
-    group = settings.data_dir / "conversations" / conversation_id / "messages.jsonl"
-    if group.exists():  # a group: the bus, each line with who said it
+    folder = settings.data_dir / "conversations" / conversation_id
+    group = folder / "messages.jsonl"
+    if (folder / "state.json").exists() and group.exists():  # a group: the bus, each line with who said it
         messages: list[Any] = []
         for m in Bus(group).messages:
             if not m.text.strip() or m.dispatch:

@@ -1,24 +1,25 @@
-"""How `orkas run` shows events: plain text for people, JSON lines for programs."""
+"""How `orkas run` shows a conversation's events: JSON lines for programs, plain text for people.
+
+Both read the wire (adapter/product_events.py's `to_wire`): the JSON printer writes each event exactly as the
+window's socket carries it; the text printer streams a one-agent answer, prints a group's bubbles as
+`name: text`, and says tool calls, retries and problems on stderr.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import TextIO
+from collections.abc import Mapping
+from typing import Any, TextIO
 
-from orkas.engine.events import Done, Error, Event, Retry, TextDelta, ToolEnd, ToolStart, event_dict
-from orkas.engine.messages import TextBlock
-
-
-def event_json(event: Event) -> str:
-    return json.dumps(event_dict(event), ensure_ascii=False)
+Wire = Mapping[str, Any]
 
 
 class JsonPrinter:
     def __init__(self, out: TextIO) -> None:
         self.out = out
 
-    def show(self, event: Event) -> None:
-        self.out.write(event_json(event) + "\n")
+    def show(self, event: Wire) -> None:
+        self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
         self.out.flush()
 
 
@@ -29,38 +30,67 @@ class TextPrinter:
         self.mid_line = False
         self.inputs: dict[str, str] = {}
 
-    def show(self, event: Event) -> None:
-        if isinstance(event, TextDelta):
-            self.out.write(event.text)
-            self.out.flush()
-            self.mid_line = not event.text.endswith("\n")
-        elif isinstance(event, ToolStart):
-            self.inputs[event.id] = json.dumps(dict(event.input), ensure_ascii=False)[:160]
-        elif isinstance(event, ToolEnd):
-            self._line(f"• {event.name} {self.inputs.pop(event.id, '')} {_brief(event)}")
-        elif isinstance(event, Retry):
-            self._line(f"… retrying in {event.wait:.1f}s (attempt {event.attempt}): {event.reason}")
-        elif isinstance(event, Done):
-            if self.mid_line:
-                self.out.write("\n")
-            if event.stop_reason == "max_tool_loops":
-                self._line(f"(stopped: the limit of {event.tool_loops} tool rounds was reached)")
-        elif isinstance(event, Error):
-            if self.mid_line:
-                self.out.write("\n")
-            prefix = "stopped" if event.aborted else "error"
-            print(f"orkas: {prefix}: {event.message}", file=self.err, flush=True)
+    def show(self, event: Wire) -> None:
+        kind, actor = event["type"], event.get("actor")
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is not None:
+            handler(event, f"[{actor}] " if actor else "")
 
-    def _line(self, text: str) -> None:
+    def _on_text_delta(self, event: Wire, who: str) -> None:
+        if who:  # a group's text is printed as its bubble, once posted
+            return
+        self.out.write(event["text"])
+        self.out.flush()
+        self.mid_line = not event["text"].endswith("\n")
+
+    def _on_tool_start(self, event: Wire, who: str) -> None:
+        self.inputs[event["id"]] = event.get("summary") or json.dumps(event["input"], ensure_ascii=False)[:160]
+
+    def _on_tool_end(self, event: Wire, who: str) -> None:
+        status = "error" if event["is_error"] else "ok"
+        first = next((b.get("text", "") for b in event["content"] if b.get("type") == "text"), "")
+        said = first.strip().splitlines()[0][:120] if first.strip() else "(no text)"
+        shown = self.inputs.pop(event["id"], "")
+        self._line(f"• {who}{event['name']} {shown} → {status} in {event['duration'] * 1000:.0f} ms: {said}")
+
+    def _on_retry(self, event: Wire, who: str) -> None:
+        self._line(f"… {who}retrying in {event['wait']:.1f}s (attempt {event['attempt']}): {event['reason']}")
+
+    def _on_done(self, event: Wire, who: str) -> None:
+        self._end_line()
+        if event["stop_reason"] == "max_tool_loops":
+            self._line(f"({who}stopped: the limit of {event['tool_loops']} tool rounds was reached)")
+
+    def _on_error(self, event: Wire, who: str) -> None:
+        self._end_line()
+        prefix = "stopped" if event["kind"] == "aborted" else "error"
+        print(f"orkas: {who}{prefix}: {event['message']}", file=self.err, flush=True)
+
+    def _on_group_message(self, event: Wire, who: str) -> None:
+        message = event["message"]
+        if message["from"] == "user":
+            return
+        if message.get("dispatch") is not None:
+            self._line(f"• {message['from']} → {', '.join(message['to'])}: {message['dispatch']}")
+        elif message.get("text"):
+            print(f"{message['from']}: {message['text']}\n", file=self.out, flush=True)
+
+    def _on_unknown_mentions(self, event: Wire, who: str) -> None:
+        names = ", ".join(f"@{n}" for n in event["names"])
+        self._line(f"orkas: nobody here is called {names}; sent to {event['delivered_to']}")
+
+    def _on_warning(self, event: Wire, who: str) -> None:
+        self._line(f"orkas: {who}{event['message']}")
+
+    def _on_provider_fallback(self, event: Wire, who: str) -> None:
+        self._line(f"orkas: {who}{event['message']}")
+
+    def _end_line(self) -> None:
         if self.mid_line:
             self.out.write("\n")
             self.out.flush()
             self.mid_line = False
+
+    def _line(self, text: str) -> None:
+        self._end_line()
         print(text, file=self.err, flush=True)
-
-
-def _brief(event: ToolEnd) -> str:
-    first = next((b.text for b in event.content if isinstance(b, TextBlock)), "")
-    summary = first.strip().splitlines()[0][:120] if first.strip() else "(no text)"
-    status = "error" if event.is_error else "ok"
-    return f"→ {status} in {event.duration * 1000:.0f} ms: {summary}"

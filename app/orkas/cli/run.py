@@ -1,156 +1,186 @@
-"""`orkas run`: one prompt through the agent, on a new or a continued session."""
+"""`orkas run`: one message through a conversation — the same runtime the window and the phone drive.
+
+A new conversation, or one continued with `--session ID` (its id; a chat made in the window works too). The
+conversation runs as one agent (Orkas, or the named agent `--agent NAME` binds it to) or as a group (`--agents
+a,b`: the commander with those members). The command is a headless view of the conversation: it subscribes to
+its event stream and prints the wire — `--json` prints every event exactly as the window's socket carries it
+(`v`, `seq`, `conversation`, `type`, `actor` in a group), one per line; text mode streams the answer (a group's
+bubbles as `name: text`) and says tool calls on stderr. It asks on the terminal when a tool needs consent.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import logging
-import re
 import signal
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from orkas.adapter.permission_rules import RuleStore
-from orkas.adapter.sessions import SessionStore
-from orkas.adapter.usage import LedgerBudget, UsageLedger
-from orkas.app import (
-    Settings,
-    build_agent,
-    connector_hub,
-    embedder_for,
-    load_configured,
-    settings_from_env,
-    skill_access,
-    skill_registry,
-)
-from orkas.core.errors import ConfigError, OrkasError
-from orkas.core.fsutil import atomic_write
+from orkas.app import Settings, embedder_for, load_configured, settings_from_env, skill_registry
+from orkas.app.agents import RunLimits
+from orkas.app.assembly import Assembly, Knowledge
+from orkas.core.errors import ConfigError, NotFound, OrkasError
 from orkas.core.logging import since_start
-from orkas.core.paths import data_dir, sessions_dir
-from orkas.engine.abort import AbortSignal
-from orkas.engine.catalog import lookup
-from orkas.engine.consent import Decision, Permissions
-from orkas.engine.events import Done, Error, Event, PermissionRequest
-from orkas.engine.evolution.signals import Observer, RunSignals
+from orkas.core.paths import sessions_dir
+from orkas.engine.consent import Decision
 
 if TYPE_CHECKING:
+    from orkas.adapter.conversations import Conversation
+    from orkas.adapter.runtime import ConversationRuntime
     from orkas.adapter.skill_roots import SkillRegistry
-    from orkas.app import Configured
     from orkas.engine.memory.embedders import Embedder
     from orkas.engine.memory.kb import KnowledgeBase
     from orkas.team.agents import AgentSpec
 
-EXIT_OK, EXIT_FAILED, EXIT_ABORTED = 0, 1, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ABORTED = 0, 1, 2, 130
 log = logging.getLogger(__name__)
-GROUP_ID = re.compile(r"^[0-9a-f]{8,64}$")
 
 
-async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from orkas.cli.output import JsonPrinter, TextPrinter
-
+def _check(args: argparse.Namespace) -> None:
     if args.max_tool_loops < 1:
         raise ConfigError("--max-tool-loops must be at least 1")
     if args.retries < 0:
         raise ConfigError("--retries must not be negative")
     if args.context_window is not None and args.context_window < 1024:
         raise ConfigError("--context-window must be at least 1024 tokens")
-    settings = settings_from_env(env)
     if args.agent is not None and args.agents is not None:
         raise ConfigError("--agent binds a conversation to one agent; --agents makes a group: use one of them")
     if args.agent is not None and "," in args.agent:
         raise ConfigError(f"--agent names one agent; for a group of {args.agent!r} use --agents")
     if args.agents is not None and not [n for n in args.agents.split(",") if n.strip()]:
         raise ConfigError("--agents needs at least one agent's name (orkas agents list)")
-    if args.agents or _group_session(settings, args.session):
-        from orkas.cli.group import run_group  # the team layer loads only for a group
 
-        return await run_group(args, env)
+
+async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    from orkas.cli.output import JsonPrinter, TextPrinter
+
+    _check(args)
+    settings = settings_from_env(env)
     configured = load_configured(settings)
     for problem in configured.problems:
         print(f"orkas: {problem}", file=sys.stderr)
-    knowledge, past = _knowledge(settings)
-    sessions = SessionStore(sessions_dir(settings.data_dir))
-    bound_to = sessions.path(args.session).with_suffix(".agent") if args.session else None  # ConfigError: bad id
-    if args.agent is None and bound_to is not None and bound_to.is_file():
-        args.agent = bound_to.read_text().strip()  # a session continues with the agent it was bound to
-    spec = _bound_agent(settings, args.agent)
-    agent = build_agent(
-        settings,
-        workspace=args.workspace,
-        model=args.model or (spec.model if spec is not None else None),
-        max_tool_loops=args.max_tool_loops,
-        retries=args.retries,
-        context_window=args.context_window,
-        configured=configured,
-        knowledge=knowledge,
-        past_conversations=past,
-        only_tools=spec.tools if spec is not None else None,
-        note=spec.prompt.strip() if spec is not None else "",
-        skills=(access := skill_access(_skills(settings), *((spec.name, spec.skills) if spec else (None,)))),
-        learned=spec.name if spec is not None else "commander",
-        connectors=(hub := connector_hub(settings, configured)),
+    limits = RunLimits(args.max_tool_loops, args.retries, args.context_window)
+    assembly = Assembly(
+        settings, knowledge=_knowledge(settings), skills=_skills(settings), limits=limits, model=args.model
     )
-    actor = spec.name if spec is not None else "commander"
-    advertised = access.catalog.advertised(args.context_window or lookup(agent.config.model).context_window)
-    store = SessionStore(sessions_dir(data_dir(env.get("ORKAS_HOME"))))
-    if args.session:
-        session, report = store.open(args.session)
-        if report.changed:
-            print(f"orkas: repaired session {session.id}: {_summary(report.as_dict())}", file=sys.stderr)
-    else:
-        session = store.create()
+    if assembly.rules.problem:
+        print(f"orkas: {assembly.rules.problem}", file=sys.stderr)
+    try:
+        conversation = _conversation(assembly, args)
+        await _prepare(assembly, conversation, args)
+        interactive = sys.stdin.isatty() and not args.json
+        runtime = assembly.runtime(mode=args.mode, can_ask=interactive)
+        printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, sys.stderr)
+        return await _drive(runtime, conversation, args.prompt, printer)
+    finally:
+        await assembly.close()  # local MCP servers end with the command
+
+
+def _conversation(assembly: Assembly, args: argparse.Namespace) -> Conversation:
+    """The conversation this command continues (`--session ID`), or a new one in the workspace."""
+    store = assembly.store
+    workspace: Path = args.workspace
+    if not args.session:
+        conversation = store.create(workspace=workspace)
         if not args.json:
-            print(f"orkas: session {session.id} (continue it with --session {session.id})", file=sys.stderr)
-    if spec is not None:  # remembered with the session: `--session ID` goes on with the same agent
-        atomic_write(store.root / f"{session.id}.agent", spec.name.encode())
-        if not args.json:
-            print(f"orkas: {spec.name} answers (and learns, when learning is on)", file=sys.stderr)
-    stop = AbortSignal()
+            print(f"orkas: session {conversation.id} (continue it with --session {conversation.id})", file=sys.stderr)
+        return conversation
+    try:
+        conversation = store.place(args.session, workspace)
+    except NotFound:
+        conversation = _adopt(assembly, args.session, workspace)
+    session, report = store.session(conversation.id)  # repaired now, and said so
+    session.close()
+    if report is not None and report.changed:
+        print(f"orkas: repaired session {conversation.id}: {_summary(report.as_dict())}", file=sys.stderr)
+    return conversation
+
+
+def _adopt(assembly: Assembly, session_id: str, workspace: Path) -> Conversation:
+    """A session an older `orkas run` kept elsewhere: a group's folder without metadata, or a transcript in
+    `<data>/sessions/` (moved into the conversations, with the agent it was bound to)."""
+    folder = assembly.store.root / session_id
+    legacy = sessions_dir(assembly.settings.data_dir) / f"{session_id}.jsonl"
+    if (folder / "state.json").exists():
+        return assembly.store.adopt(session_id, workspace)
+    if legacy.exists() and not folder.exists():
+        bound = legacy.with_suffix(".agent")
+        agent = bound.read_text().strip() if bound.is_file() else ""
+        conversation = assembly.store.adopt(session_id, workspace, legacy=legacy, agent=agent)
+        bound.unlink(missing_ok=True)
+        return conversation
+    raise ConfigError(f"no session {session_id!r} (orkas run without --session starts one)")
+
+
+async def _prepare(assembly: Assembly, conversation: Conversation, args: argparse.Namespace) -> None:
+    """Bind the agent or set the members the command names, and say a configuration mistake (no provider, a bad
+    model, an unknown agent) before anything is sent."""
+    if args.agent is not None:
+        spec = _bound_agent(assembly, args.agent)
+        conversation = assembly.store.tune(conversation.id, {"agent": spec.name})
+    wanted = [n.strip() for n in (args.agents or "").split(",") if n.strip()]
+    if wanted:
+        _known(assembly, wanted)
+        assembly.groups.set_members(conversation.id, wanted)
+    if assembly.groups.is_group(conversation.id):
+        assembly.groups.check(conversation)
+        return
+    agent = assembly.conversation_agent(conversation)
+    await agent.providers.aclose()
+    if conversation.agent and not args.json:
+        print(f"orkas: {conversation.agent} answers (and learns, when learning is on)", file=sys.stderr)
+
+
+async def _drive(runtime: ConversationRuntime, conversation: Conversation, prompt: str, printer: Any) -> int:
+    """Send the message and print the conversation's events until its run is idle again."""
+    after = runtime.snapshot(conversation.id).after
+    backlog, queue = runtime.subscribe(conversation.id, after)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.abort, "stopped by the user")
-    printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, sys.stderr)
-    interactive = sys.stdin.isatty() and not args.json
-    rules = RuleStore(data_dir(env.get("ORKAS_HOME")) / "permission_rules.json")
-    permissions = Permissions(
-        workspace=agent.workspace,
-        mode=args.mode,
-        can_ask=interactive,
-        rules=rules.for_workspace(agent.workspace),
-        on_rule_added=rules.add,
-    )
-    if rules.problem:
-        print(f"orkas: {rules.problem}", file=sys.stderr)
-    budgets = configured.product.budgets
-    budget = LedgerBudget(
-        UsageLedger(settings.data_dir / "usage.jsonl"),
-        conversation=session.id,
-        per_conversation=budgets.per_conversation,
-        per_day=budgets.per_day,
-    )
-    last: Event | None = None
-    observer = Observer(actor, session.id, args.prompt, advertised)  # self-evolution: this run, counted
+        loop.add_signal_handler(sig, runtime.stop, conversation.id)
+    last: dict[str, Any] | None = None
     try:
-        async for event in agent.run(args.prompt, session=session, signal=stop, permissions=permissions, budget=budget):
+        runtime.send(conversation.id, prompt)
+        for event in backlog:
             printer.show(event)
-            observer.see(event)
+        while True:
+            event = await queue.get()
             if last is None:
-                log.info("run: session %s started after %.0f ms", session.id, since_start() * 1000)
-            last = event
-            if isinstance(event, PermissionRequest):
-                permissions.answer(event.id, await _prompt(event))
+                log.info("run: conversation %s started after %.0f ms", conversation.id, since_start() * 1000)
+            printer.show(event)
+            kind = event["type"]
+            if kind == "permission_request":
+                runtime.answer(conversation.id, event["id"], await _prompt(event))
+            if kind in ("done", "error", "turn_end", "message_not_sent"):
+                last = event
+            if kind == "idle":
+                break
     finally:
-        session.close()
-        await agent.providers.aclose()
-        await hub.close()  # local servers end with the run
-        if last is not None:
-            _record(settings, configured, observer.finish())
-    log.info("run: session %s ended (%s) after %.0f ms", session.id, type(last).__name__, since_start() * 1000)
-    if isinstance(last, Done):
+        runtime.unsubscribe(conversation.id, queue)
+        await runtime.settle()  # each run's learning signals written before the command ends
+        await runtime.shutdown()
+    log.info(
+        "run: conversation %s ended (%s) after %.0f ms", conversation.id, last and last["type"], since_start() * 1000
+    )
+    return _exit_code(last)
+
+
+def _exit_code(last: dict[str, Any] | None) -> int:
+    if last is None:
+        return EXIT_FAILED
+    kind = last["type"]
+    if kind == "done" or (kind == "turn_end" and last["ok"]):
         return EXIT_OK
-    if isinstance(last, Error) and last.aborted:
+    if last.get("aborted") or (kind == "error" and last.get("kind") == "aborted"):
         return EXIT_ABORTED
+    if kind == "turn_end" and last.get("message"):
+        print(f"orkas: {last['message']}", file=sys.stderr)
+    if kind == "message_not_sent":
+        print(f"orkas: {last['reason']}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_FAILED
 
 
@@ -163,20 +193,21 @@ EFFECTS = {
 }
 
 
-async def _prompt(event: PermissionRequest) -> Decision:
+async def _prompt(event: Mapping[str, Any]) -> Decision:
     """Ask on the terminal; anything but a clear yes is a no."""
-    categories = ", ".join(event.categories) or "changes files"
-    effect = f"  ({EFFECTS[event.effect]})\n" if event.effect in EFFECTS else ""
+    categories = ", ".join(event["categories"]) or "changes files"
+    effect = f"  ({EFFECTS[event['effect']]})\n" if event.get("effect") in EFFECTS else ""
     choices = "allow [o]nce, for this [r]un, [a]lways in this workspace, or [d]eny? "
-    if "always" not in event.options:
+    if "always" not in event["options"]:
         choices = "allow [o]nce or [d]eny? "
-    question = f"\n{event.tool} wants to run ({categories}):\n  {event.preview}\n{effect}{choices}"
+    who = f"[{event['actor']}] " if event.get("actor") else ""
+    question = f"\n{who}{event['tool']} wants to run ({categories}):\n  {event['preview']}\n{effect}{choices}"
     try:
         reply = await asyncio.to_thread(input, question)
     except EOFError:
         return "deny"
     decision = ANSWERS.get(reply.strip().lower()[:1], "deny")
-    return decision if decision in event.options else "deny"
+    return decision if decision in event["options"] else "deny"
 
 
 def _summary(report: dict[str, object]) -> str:
@@ -194,23 +225,12 @@ def _summary(report: dict[str, object]) -> str:
     return ", ".join(parts) or "reordered tool results"
 
 
-def _record(settings: Settings, configured: Configured, signals: RunSignals) -> None:
-    from orkas.adapter.signals import SignalLog, learning_recorder
-
-    learning = configured.product.preferences.learning
-    learning_recorder(SignalLog(settings.data_dir / "signals"), lambda: learning)(signals)
-
-
-def _bound_agent(settings: Settings, name: str | None) -> AgentSpec | None:
+def _bound_agent(assembly: Assembly, name: str) -> AgentSpec:
     """`--agent NAME`: the named agent answers this conversation directly (and learns from it, when learning is
     on). Raises `ConfigError` for an agent that does not exist, is broken, or is an outside CLI."""
-    if name is None:
-        return None
     if not name.strip():
         raise ConfigError("--agent needs an agent's name (orkas agents list)")
-    from orkas.team.agents import AgentStore
-
-    loaded = AgentStore(settings.data_dir / "agents").load()
+    loaded = assembly.agents.load()
     if name in loaded.problems:
         raise ConfigError(f"agent {name!r} cannot be used: {loaded.problems[name]}")
     spec = loaded.agents.get(name)
@@ -221,11 +241,13 @@ def _bound_agent(settings: Settings, name: str | None) -> AgentSpec | None:
     return spec
 
 
-def _group_session(settings: Settings, session_id: str | None) -> bool:
-    """Is `session_id` a group conversation (`orkas run --agents` made it)?"""
-    if not session_id or not GROUP_ID.match(session_id):
-        return False
-    return (settings.data_dir / "conversations" / session_id / "state.json").exists()
+def _known(assembly: Assembly, names: list[str]) -> None:
+    loaded = assembly.agents.load()
+    for name in names:
+        if name in loaded.problems:
+            raise ConfigError(f"agent {name!r} cannot be used: {loaded.problems[name]}")
+        if name not in loaded.agents:
+            raise ConfigError(f"no agent {name!r}; agents: {', '.join(loaded.agents) or 'none'} (orkas agents add …)")
 
 
 def _skills(settings: Settings) -> SkillRegistry:
@@ -245,12 +267,12 @@ def _skills(settings: Settings) -> SkillRegistry:
     return registry
 
 
-def _knowledge(settings: Settings) -> tuple[KnowledgeBase | None, KnowledgeBase | None]:
+def _knowledge(settings: Settings) -> Knowledge:
     """The knowledge bases the app built, if any (opened only when they exist: no model load otherwise)."""
     folder = settings.data_dir / "kb"
     documents, conversations = folder / "documents" / "kb.sqlite", folder / "conversations" / "kb.sqlite"
     if not documents.exists() and not conversations.exists():
-        return None, None
+        return Knowledge()
     from orkas.engine.memory.kb import KnowledgeBase
 
     try:
@@ -258,7 +280,14 @@ def _knowledge(settings: Settings) -> tuple[KnowledgeBase | None, KnowledgeBase 
     except (OSError, ValueError, OrkasError) as e:
         print(f"orkas: meaning search is off ({e}); keyword search still works", file=sys.stderr)
         embedder = None
-    return (
-        KnowledgeBase.open(documents.parent, embedder=embedder) if documents.exists() else None,
-        KnowledgeBase.open(conversations.parent, embedder=embedder) if conversations.exists() else None,
-    )
+    opened: dict[Path, KnowledgeBase] = {}
+
+    def opener(path: Path) -> Any:
+        def open_it() -> KnowledgeBase:
+            if path not in opened:
+                opened[path] = KnowledgeBase.open(path, embedder=embedder)
+            return opened[path]
+
+        return open_it if (path / "kb.sqlite").exists() else None
+
+    return Knowledge(opener(documents.parent), opener(conversations.parent))

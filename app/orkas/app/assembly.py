@@ -1,0 +1,268 @@
+"""One assembly for every entry point: what an agent of this install gets, decided in one place.
+
+The window, the phone and `orkas run` all drive a `ConversationRuntime`; this module builds it. `actor` answers
+"which agent runs this part of this conversation" for every role — the conversation's own agent (Orkas, or the
+named agent it is bound to), a group's commander and members, an anonymous worker, an external agent CLI — from
+one typed `AgentProfile`; `run_policy` gives a run its permissions and budget. What differs between entry points
+is said once, in `Assembly`'s arguments: where the knowledge base comes from (the app's live service, or the
+bases already on disk for a one-shot command), who can answer a question, and the run limits a command gave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from orkas.adapter.attachments import AttachmentStore
+from orkas.adapter.conversations import Conversation, ConversationStore
+from orkas.adapter.permission_rules import RuleStore
+from orkas.adapter.processes import ConversationProcesses
+from orkas.adapter.runtime import ConversationRuntime, Hooks
+from orkas.adapter.signals import SignalLog, learning_recorder
+from orkas.adapter.usage import LedgerBudget, UsageLedger
+from orkas.app.agents import AgentProfile, GitWorktrees, RunLimits, build_agent, external_member
+from orkas.app.config import Configured, Settings, load_configured
+from orkas.app.extensions import SkillAccess, connector_hub, skill_access, skill_registry
+from orkas.core.errors import ConfigError
+from orkas.engine.catalog import lookup
+from orkas.engine.consent import Mode, Permissions
+from orkas.engine.providers.base import REASONING
+from orkas.engine.runner import Agent
+from orkas.engine.tools.base import Tool
+from orkas.team.agents import AgentSpec, AgentStore
+from orkas.team.conversations import GroupRunner
+
+if TYPE_CHECKING:
+    from orkas.adapter.connector_hub import ConnectorHub
+    from orkas.adapter.skill_roots import SkillRegistry
+    from orkas.engine.memory.kb import KnowledgeBase
+
+Role = Literal["solo", "commander", "member", "worker", "external"]
+Opener = Callable[[], "KnowledgeBase"]
+COMMANDER = "commander"
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """Where an agent's knowledge-base tools read from: openers (called on first search) for the person's
+    documents and past conversations, or None where there is nothing to search. `warm` starts loading the
+    base while the model answers its first turn (the app); a one-shot command never pays for that."""
+
+    documents: Opener | None = None
+    conversations: Opener | None = None
+    warm: Callable[[], object] = lambda: None
+
+
+def role_of(spec: AgentSpec | None, tools: Sequence[Tool], note: str, *, solo: bool = False) -> Role:
+    """The one rule for who an actor is: a named agent with a CLI backend is external; a named agent is a member
+    (or the conversation's own, when it answers alone); no spec with the team's tools is the commander; no spec,
+    no tools and a task is an anonymous worker, which gets only its task."""
+    if spec is not None:
+        return "external" if spec.backend else ("solo" if solo else "member")
+    if tools:
+        return "commander"
+    return "worker" if note else "solo"
+
+
+class Assembly:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        knowledge: Knowledge | None = None,
+        skills: SkillRegistry | None = None,
+        connectors: ConnectorHub | None = None,
+        limits: RunLimits | None = None,
+        model: str | None = None,
+        after_actor: Callable[[], None] = lambda: None,
+    ) -> None:
+        """`model` wins over the conversation's and a bound agent's for the conversation's own agent and the
+        commander (a command's --model); members keep theirs. `after_actor` runs after each actor is built
+        (the app brings its skills' index up to date)."""
+        data = settings.data_dir
+        self.settings = settings
+        self.store = ConversationStore(data)
+        self.attachments = AttachmentStore(data)
+        self.rules = RuleStore(data / "permission_rules.json")
+        self.ledger = UsageLedger(data / "usage.jsonl")
+        self.processes = ConversationProcesses(data / "processes")
+        self.agents = AgentStore(data / "agents", search_path=settings.process_env.get("PATH", ""))
+        self.skills = skills if skills is not None else skill_registry(settings, scan=False)
+        self.connectors = connectors if connectors is not None else connector_hub(settings)
+        self.knowledge = knowledge or Knowledge()
+        self.limits = limits or RunLimits()
+        self.model = model
+        self.after_actor = after_actor
+        self.signals = SignalLog(data / "signals")
+        self.advertised: dict[tuple[str, str], list[str]] = {}  # (conversation, actor) → skills its prompt listed
+        self.groups = GroupRunner(
+            self.store.root,
+            self.agents,
+            self.actor,
+            lambda conversation: GitWorktrees(settings, conversation.workspace_path),
+            dispatch_cap=settings.max_dispatch,
+            model_calls=settings.max_model_calls,
+        )
+
+    # ---- who runs ----
+    def bound(self, conversation: Conversation) -> AgentSpec | None:
+        """The named agent a conversation is bound to (None: Orkas itself answers). Never Orkas in its place,
+        silently: a binding to an agent that is gone, broken or an outside CLI is a `ConfigError`."""
+        if not conversation.agent:
+            return None
+        loaded = self.agents.load()
+        spec = loaded.agents.get(conversation.agent)
+        if spec is None or spec.backend:
+            why = loaded.problems.get(conversation.agent)
+            raise ConfigError(
+                f"this chat is answered by {conversation.agent}, which "
+                + (f"cannot be used: {why}" if why else "is not an agent of Orkas's any more")
+                + ": choose who answers in Chat settings → Answered by (orkas run --agent NAME)"
+            )
+        return spec
+
+    def conversation_agent(self, conversation: Conversation) -> Agent:
+        """The agent that answers a one-agent conversation: Orkas, or the named agent it is bound to."""
+        spec = self.bound(conversation)
+        return self.actor(conversation, spec, (), spec.prompt.strip() if spec is not None else "", None, solo=True)
+
+    def actor(
+        self,
+        conversation: Conversation,
+        spec: AgentSpec | None,
+        tools: Sequence[Tool],
+        note: str,
+        folder: Path | None,
+        *,
+        solo: bool = False,
+    ) -> Agent:
+        """The agent for one actor of a conversation. Raises `ConfigError` when no provider or model can serve it."""
+        role = role_of(spec, tools, note, solo=solo)
+        configured = load_configured(self.settings)  # every run sees what the settings screen just changed
+        self.knowledge.warm()
+        name = spec.name if spec is not None else COMMANDER
+        access = None if role == "worker" else skill_access(self.skills, spec.name if spec else None, _allowed(spec))
+        self.after_actor()
+        if role == "external":
+            assert spec is not None
+            return external_member(  # type: ignore[return-value]
+                self.settings, spec, self._profile(conversation, role, spec, tools, note, folder, access, configured)
+            )
+        profile = self._profile(conversation, role, spec, tools, note, folder, access, configured)
+        agent = build_agent(self.settings, profile)
+        if access is not None:  # what its prompt's index offers, for the signals of its run
+            window = self.limits.context_window or lookup(agent.config.model).context_window
+            self.advertised[(conversation.id, name)] = access.catalog.advertised(window)
+        return agent
+
+    def _profile(
+        self,
+        conversation: Conversation,
+        role: Role,
+        spec: AgentSpec | None,
+        tools: Sequence[Tool],
+        note: str,
+        folder: Path | None,
+        access: SkillAccess | None,
+        configured: Configured,
+    ) -> AgentProfile:
+        granted: list[str | Path] = [*conversation.granted, self.attachments.folder(conversation.id)]
+        own = (*self.store.own(conversation), self.attachments.folder(conversation.id))
+        self.attachments.folder(conversation.id).mkdir(parents=True, exist_ok=True)
+        worker = role == "worker"
+        if role in ("solo", "commander") and conversation.instructions.strip():  # the person's, for this chat
+            note = "\n\n".join(part for part in (note, conversation.instructions.strip()) if part)
+        member_model = spec.model if spec is not None and spec.model else None
+        if role in ("member", "external"):
+            model = member_model or self.model or conversation.model or None
+        else:
+            model = self.model or member_model or conversation.model or None
+        return AgentProfile(
+            workspace=folder or conversation.workspace_path,
+            model=model,
+            limits=self.limits,
+            configured=configured,
+            temperature=conversation.temperature,
+            reasoning=next((r for r in REASONING if r == conversation.reasoning), "off"),
+            granted=granted,
+            own=own,
+            knowledge=None if worker else self.knowledge.documents,
+            past_conversations=None if worker else self.knowledge.conversations,
+            processes=self.processes.manager(conversation.id),
+            extra_tools=tools,
+            only_tools=spec.tools if spec is not None else None,
+            note=note,
+            memory_tool=not worker,
+            skills=access,
+            learned=None if worker else (spec.name if spec is not None else COMMANDER),
+            connectors=None if worker else self.connectors,
+        )
+
+    # ---- how a run may act ----
+    def run_policy(
+        self, conversation: Conversation, mode: Mode | None = None, can_ask: bool = True
+    ) -> tuple[Permissions, LedgerBudget]:
+        """A run's permissions (the mode given, else the person's; the rules saved for its workspace) and its
+        budget (the person's limits, counted in the usage ledger)."""
+        product = load_configured(self.settings).product
+        workspace = conversation.workspace_path
+        permissions = Permissions(
+            workspace=workspace,
+            mode=mode or product.preferences.mode,
+            can_ask=can_ask,
+            rules=self.rules.for_workspace(workspace),
+            on_rule_added=self.rules.add,
+        )
+        return permissions, self.budget(conversation.id)
+
+    def budget(self, conversation_id: str) -> LedgerBudget:
+        limits = load_configured(self.settings).product.budgets
+        return LedgerBudget(
+            self.ledger, conversation=conversation_id, per_conversation=limits.per_conversation, per_day=limits.per_day
+        )
+
+    # ---- the runtime every entry point drives ----
+    def learning(self) -> bool:
+        return load_configured(self.settings).product.preferences.learning
+
+    def hooks(self, **more: object) -> Hooks:
+        """What follows every run wherever it started: each named agent's run counted for learning (when it is
+        on), with the skills its prompt offered. `more` adds the app's own (indexing, titles)."""
+        return Hooks(
+            after_run=learning_recorder(self.signals, self.learning),
+            advertised=lambda conversation_id, actor: self.advertised.get((conversation_id, actor), ()),
+            **more,  # type: ignore[arg-type]
+        )
+
+    def runtime(
+        self, hooks: Hooks | None = None, *, mode: Mode | None = None, can_ask: bool = True
+    ) -> ConversationRuntime:
+        return ConversationRuntime(
+            self.store,
+            self.conversation_agent,
+            lambda conversation: self.run_policy(conversation, mode, can_ask),
+            hooks or self.hooks(),
+            self.processes,
+            self.groups,
+        )
+
+    async def close(self) -> None:
+        await self.connectors.close()  # local MCP servers end with the app or the command
+
+
+def _allowed(spec: AgentSpec | None) -> Sequence[str] | None:
+    return spec.skills if spec is not None else None
+
+
+def addressed(text: str) -> list[str]:
+    """The agents a message names (`@name`)."""
+    return re.findall(r"@([a-z0-9][a-z0-9_-]*)", text)
+
+
+async def settle(tasks: set[asyncio.Task[None]]) -> None:
+    if tasks:
+        await asyncio.wait(tasks, timeout=10)
