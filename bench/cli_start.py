@@ -85,17 +85,18 @@ def measure(app: Path, url: str, runs: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--baseline", default=BASELINE, help=f"the git revision to compare with (default {BASELINE})")
     args = parser.parse_args()
     server, url = start_server()
     try:
         machine = f"{platform.machine()} {os.cpu_count()} cores"
         print(f"cli start — {time.strftime('%Y-%m-%d')} on {machine}, {args.runs} runs")
         now = measure(ROOT / "app", url, args.runs)
-        old_app = unpack(BASELINE)
+        old_app = unpack(args.baseline)
         before = measure(old_app, url, args.runs) if old_app is not None else None
         print(f"  {'':24} {'run_start':>10} {'first text':>11}")
         if before is not None:
-            print(f"  {'before (' + BASELINE + ')':24} {before[0]:9.2f}s {before[1]:10.2f}s")
+            print(f"  {'before (' + args.baseline + ')':24} {before[0]:9.2f}s {before[1]:10.2f}s")
         print(f"  {'now':24} {now[0]:9.2f}s {now[1]:10.2f}s")
         if before is not None:
             print(f"  {'ratio now/before':24} {now[0] / before[0]:9.2f}x {now[1] / before[1]:10.2f}x")

@@ -11,16 +11,6 @@ export function el(tag, className, text) {
   return node;
 }
 
-// The one argument that says what a call is about, shortened.
-export function summarize(name, input) {
-  const keys = ["path", "command", "pattern", "query", "url", "file", "name"];
-  for (const key of keys) {
-    if (typeof input?.[key] === "string") return shorten(input[key], 90);
-  }
-  const first = Object.values(input ?? {}).find((v) => typeof v === "string");
-  return first ? shorten(first, 90) : "";
-}
-
 export function shorten(text, limit) {
   const flat = String(text).replace(/\s+/g, " ").trim();
   return flat.length > limit ? flat.slice(0, limit - 1) + "…" : flat;
@@ -30,14 +20,15 @@ function resultText(content) {
   return (content ?? []).map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
 }
 
-export function toolCard(id, name, input) {
+// `summary`: the call in one line, as the tool itself wrote it on its tool_start (never guessed here).
+export function toolCard(id, name, input, summary) {
   const card = el("details", "tool-card running");
   card.dataset.toolId = id;
   const head = el("summary", "tool-head");
   const status = el("span", "tool-status", "");
   status.setAttribute("aria-label", t("running"));
   const row = el("div", "tool-row");
-  row.append(status, el("span", "tool-name", name), el("span", "tool-arg", summarize(name, input)),
+  row.append(status, el("span", "tool-name", name), el("span", "tool-arg", summary ?? ""),
     el("span", "tool-time", ""));
   head.append(row);
   const body = el("div", "tool-body");

@@ -134,7 +134,7 @@ export class ChatView {
     for (const block of message.content) {
       if (block.type === "text" && block.text) this.segment(turn).raw += block.text, this.paint(turn.segment);
       else if (block.type === "thinking" && block.text) this.thinking(turn).append(block.text);
-      else if (block.type === "tool_use") this.addTool(turn, block.id, block.name, block.input);
+      else if (block.type === "tool_use") this.addTool(turn, block.id, block.name, block.input, block.summary);
       if (block.type === "tool_use") turn.segment = null;
     }
     if (message.partial) turn.el.classList.add("partial");
@@ -386,7 +386,7 @@ export class ChatView {
 
   on_tool_start(event) {
     const turn = this.turn ?? this.newTurn();
-    this.addTool(turn, event.id, event.name, event.input);
+    this.addTool(turn, event.id, event.name, event.input, event.summary);
     turn.segment = null;
     turn.thinking = null;
   }
@@ -583,10 +583,10 @@ export class ChatView {
     return turn.thinking;
   }
 
-  addTool(turn, id, name, input) {
+  addTool(turn, id, name, input, summary) {
     if (this.cards.has(id)) return;
     if (name === "memory" && input?.action === "add") this.memoryCalls.set(id, { target: input.target ?? "notes", entry: input.text });
-    const card = toolCard(id, name, input);
+    const card = toolCard(id, name, input, summary);
     this.cards.set(id, card);
     turn.body.append(card);
   }

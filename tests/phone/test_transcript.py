@@ -24,7 +24,7 @@ HISTORY = {
             "role": "assistant",
             "content": [
                 {"type": "text", "text": "Looking."},
-                {"type": "tool_use", "id": "t", "name": "bash", "input": {"command": "ls"}},
+                {"type": "tool_use", "id": "t", "name": "bash", "input": {"command": "ls"}, "summary": "ls"},
             ],
         },
         {"id": "r1", "role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": []}]},

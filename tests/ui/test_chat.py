@@ -84,6 +84,7 @@ def test_a_tool_card_appears_runs_and_completes(page: Page, app: App, anthropic_
     card = page.locator(".tool-card")
     expect(card).to_have_class(re.compile(r"\bok\b"), timeout=TIMEOUT)
     expect(card.locator(".tool-name")).to_have_text("list_files")
+    expect(card.locator(".tool-arg")).to_have_text(".")  # the tool's own one-line summary
     expect(card.locator(".tool-time")).to_have_text(re.compile(r"\d+(\.\d)? (ms|s)"))
     expect(page.locator(".msg.assistant .markdown").last).to_have_text("The folder is empty.", timeout=TIMEOUT)
     card.locator("summary").click()

@@ -31,6 +31,7 @@ from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Ask, Decision, Permissions
 from orkas.engine.events import Done, Error, Event, RunStart, TextDelta, ToolEnd, ToolStart, permission_request
 from orkas.engine.messages import AssistantMessage, TextBlock, Usage, UserMessage
+from orkas.engine.tools.base import summarize
 
 if TYPE_CHECKING:
     from orkas.engine.sandbox.executor import Executor
@@ -246,7 +247,7 @@ class ExternalAgent:
             async def call(params: Mapping[str, Any]) -> Reply:  # each bridge call shows in the bubble
                 ident, began = f"bridge-{run_tag}-{next(calls)}", time.perf_counter()
                 current.set(ident)
-                events.put_nowait(ToolStart(id=ident, name=method, input=dict(params)))
+                events.put_nowait(ToolStart(id=ident, name=method, input=dict(params), summary=summarize(None, params)))
                 reply = await handler(params)
                 events.put_nowait(
                     ToolEnd(

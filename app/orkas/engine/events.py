@@ -46,6 +46,7 @@ class ToolStart:
     id: str
     name: str
     input: Mapping[str, Any]
+    summary: str = ""  # the call in one line, from the tool itself (tools/base.py `summarize`): no view guesses
     type: Literal["tool_start"] = "tool_start"
 
 

@@ -35,7 +35,7 @@ from orkas.engine.loop_guard import LoopGuard
 from orkas.engine.messages import TextBlock, ToolResultBlock, ToolUseBlock
 from orkas.engine.providers.base import INVALID_INPUT_KEY
 from orkas.engine.run_config import MAX_PARALLEL
-from orkas.engine.tools.base import Tool, ToolContext, ToolResult, ToolSet, error_result
+from orkas.engine.tools.base import Tool, ToolContext, ToolResult, ToolSet, error_result, summarize
 from orkas.engine.tools.untrusted import note_in, outside_source
 
 log = logging.getLogger(__name__)
@@ -130,8 +130,8 @@ class ToolRunner:
         pending: dict[str, tuple[ToolUseBlock, asyncio.Task[ToolResult], float]] = {}
         limit = asyncio.Semaphore(self.max_parallel)
         for call in calls:
-            yield ToolStart(id=call.id, name=call.name, input=call.input)
             tool = self.tools.get(call.name)
+            yield ToolStart(id=call.id, name=call.name, input=call.input, summary=summarize(tool, call.input))
             problem = self._check(call, tool, truncated)
             if problem is not None or tool is None:
                 yield self._finish(call, problem or error_result("unknown tool"), time.perf_counter(), done, notes)

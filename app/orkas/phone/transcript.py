@@ -108,7 +108,7 @@ class Transcript:
                 if block.get("type") == "text":
                     bubble.text += block.get("text", "")
                 elif block.get("type") == "tool_use":
-                    bubble.tools.append(_tool_line(block.get("name", ""), block.get("input", {})))
+                    bubble.tools.append(_tool_line(block.get("name", ""), block.get("summary", "")))
                     given = block.get("input", {})
                     if block.get("name") == "memory" and isinstance(given, dict) and given.get("action") == "add":
                         self._memory_calls[str(block.get("id", ""))] = {
@@ -127,7 +127,7 @@ class Transcript:
         who = USER if sender == USER else sender
         files = [str(a.get("name", "")) for a in record.get("attachments", [])]
         bubble = Bubble(key=record["id"], who=who, text=record.get("text", ""), files=files)
-        bubble.tools = [_tool_line(p.get("name", ""), p.get("input", {})) for p in record.get("process", [])]
+        bubble.tools = [_tool_line(p.get("tool", ""), "") for p in record.get("process", []) if p.get("tool")]
         bubble.failed = record.get("failure") or ""
         self._add(bubble)
 
@@ -154,7 +154,7 @@ class Transcript:
             return [bubble]
         if kind == "tool_start":
             bubble = self._bubble(actor, event)
-            bubble.tools.append(_tool_line(event.get("name", ""), event.get("input", {})))
+            bubble.tools.append(_tool_line(event.get("name", ""), event.get("summary", "")))
             return [bubble]
         if kind == "tool_end" and event.get("name") == "memory" and not event.get("is_error"):
             details = event.get("details") or {}
@@ -244,10 +244,6 @@ class Transcript:
         return [q for q in self.items if isinstance(q, Question) and not q.decision]
 
 
-def _tool_line(name: str, given: Any) -> str:
-    """A tool call in one line: its name and the input a person recognises (the command, the path)."""
-    if isinstance(given, dict):
-        for key in ("command", "path", "file_path", "pattern", "query", "url"):
-            if isinstance(given.get(key), str):
-                return f"{name}: {given[key][:TOOL_LINE]}"
-    return name
+def _tool_line(name: str, summary: str) -> str:
+    """A tool call in one line: its name and the summary the tool itself gave (the command, the path)."""
+    return f"{name}: {summary[:TOOL_LINE]}" if summary else name

@@ -23,6 +23,7 @@ from orkas.core.errors import ConfigError
 from orkas.engine.catalog import lookup
 from orkas.engine.codec import encode
 from orkas.engine.messages import AssistantMessage
+from orkas.engine.tools.base import summarize
 from orkas.engine.turn import CONTINUE_NOTE
 from orkas.server.answers import answered, config
 from orkas.server.sockets import forward
@@ -91,6 +92,8 @@ def _message_view(message: Any) -> dict[str, Any]:
     for block in data.get("content", []):
         if isinstance(block, dict) and block.get("type") == "image":
             block.pop("data", None)
+        if isinstance(block, dict) and block.get("type") == "tool_use":  # its one line, as the live tool_start's
+            block["summary"] = summarize(None, block.get("input") or {})
     if isinstance(message, AssistantMessage):
         price = lookup(message.model).price
         data["cost"] = price.cost(message.usage) if price is not None else None

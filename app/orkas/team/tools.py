@@ -73,6 +73,9 @@ class DispatchTo:
     )
     input_schema: Mapping[str, Any] = field(default_factory=lambda: _to_member("the task, self-contained"))
 
+    def summarize(self, input: Mapping[str, Any]) -> str:
+        return f"→ {input.get('to', '?')}: {input.get('message', '')}"
+
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         if problem := _required(input, "to", "message"):
             return error_result(f"{problem}. {self.team.members_line()}")

@@ -46,6 +46,10 @@ class MemoryTool:
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
 
+    def summarize(self, input: Mapping[str, Any]) -> str:
+        said = input.get("text") or input.get("old") or ""
+        return f"{input.get('action', '')} {input.get('target', 'notes')}" + (f": {said}" if said else "")
+
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         action = input["action"]
         target = input.get("target", "notes")

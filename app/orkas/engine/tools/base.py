@@ -76,6 +76,26 @@ class Tool(Protocol):
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult: ...
 
 
+SUMMARY_CHARS = 90
+
+
+def summarize(tool: Tool | None, input: Mapping[str, Any]) -> str:
+    """A call in one line, as every view shows it (the window's card, the phone, `orkas run`): the tool's own
+    `summarize(input)` where it has one, else the first string argument its schema requires (the command, the
+    path, the query), else the first string given. Whitespace flattened, cut to SUMMARY_CHARS."""
+    own = getattr(tool, "summarize", None)
+    text = own(input) if callable(own) else None
+    if text is None:
+        schema = tool.input_schema if tool is not None else {}
+        properties = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
+        required = [k for k in schema.get("required", ()) if properties.get(k, {}).get("type") == "string"]
+        keys = [*required, *(k for k, v in properties.items() if v.get("type") == "string")]
+        text = next((input[k] for k in keys if isinstance(input.get(k), str)), None)
+        text = text or next((v for v in input.values() if isinstance(v, str)), "")
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= SUMMARY_CHARS else flat[: SUMMARY_CHARS - 1] + "…"
+
+
 class ToolSet:
     """The tools of a run, by name, each schema checked and compiled once, when that tool is first
     called (jsonschema takes ~0.1 s to import: a run should show it started before paying for it;
