@@ -128,3 +128,54 @@ def test_every_memory_write_shows_as_remembered_live_and_in_the_history() -> Non
     [live] = chat.apply(event(2, "tool_end", name="memory", details=details, is_error=False))
     assert isinstance(live, Marker) and live.kind == "remembered" and live.replaced == "Likes coffee."
     assert chat.apply(event(3, "tool_end", name="memory", details={"action": "list"}, is_error=False)) == []
+
+
+def test_every_wire_type_is_drawn_or_left_to_the_desktop_on_purpose() -> None:
+    """A new product event fails here until the phone draws it (or says why it does not), as the desktop's
+    own check does for chat.js."""
+    import re
+    from pathlib import Path
+
+    from orkas.adapter.product_events import wire_types
+    from orkas.phone import transcript
+
+    source = Path(transcript.__file__).read_text(encoding="utf-8")
+    drawn = set(re.findall(r"def _on_(\w+)\(", source))
+    ignored = set(transcript.IGNORED)
+    types = wire_types()
+    assert not types - drawn - ignored, f"the phone neither draws nor ignores {sorted(types - drawn - ignored)}"
+    assert not (drawn | ignored) - types, f"the phone handles events nobody sends: {sorted((drawn | ignored) - types)}"
+    assert not drawn & ignored
+    assert all(reason.strip() for reason in transcript.IGNORED.values())
+
+
+def test_what_a_turn_can_say_beside_its_answer_reaches_the_phone() -> None:
+    chat = Transcript.from_history({**HISTORY, "messages": [], "after": 0})
+    said = [
+        event(1, "message_queued", message_id="q1", text="and the tests"),
+        event(2, "retry", attempt=1, reason="overloaded", wait=1.0),
+        event(3, "compaction", method="summary", tokens_before=9, tokens_after=3, messages_before=9, messages_after=3),
+        event(4, "loop_warning", name="bash", count=3, stop_at=5),
+        event(5, "warning", message="the model ignored an image"),
+        event(6, "provider_fallback", reason="auth", failed="a/x", using="b/y", message="Moved to b/y."),
+        event(7, "queued_dropped", message_ids=["q1"]),
+        event(8, "message_not_sent", message_id="m2", text="hi", kind="no_provider", reason="no provider yet"),
+        event(9, "user_message", message_id="q1", text="and the tests"),
+    ]
+    for e in said:
+        chat.apply(e)
+    queued = [i for i in chat.items if isinstance(i, Bubble)]
+    assert [b.text for b in queued] == ["and the tests"]  # drawn once, when queued
+    markers = [(m.kind, m.phrase, m.text) for m in chat.items if isinstance(m, Marker)]
+    assert markers == [
+        ("notice", "retrying", "overloaded"),
+        ("notice", "compacted", ""),
+        ("notice", "repeating", ""),
+        ("notice", "", "the model ignored an image"),
+        ("notice", "", "Moved to b/y."),
+        ("notice", "queuedDropped", ""),
+        ("error", "notSent", "no provider yet"),
+    ]
+    assert not chat.stale
+    chat.apply(event(10, "history_changed"))
+    assert chat.stale  # an edit elsewhere: the view reads the history again

@@ -48,9 +48,22 @@ class Marker:
     replaced: str | None = None  # remembered: the entry it replaced (Undo puts it back)
     removed: bool = False  # remembered: a removal ("Forgot: …"; Undo keeps it again)
     undone: bool = False
+    phrase: str = ""  # a string of the phone's (strings.py) the view says in the person's language, with `args`
+    args: dict[str, Any] = field(default_factory=dict)
 
 
 Item = Bubble | Question | Marker
+
+# What the phone leaves to the desktop on purpose (every other wire type has an `_on_<type>` below).
+IGNORED = {
+    "run_start": "a bubble opens with the first words",
+    "thinking_delta": "the phone shows answers; the reasoning stays on the desktop",
+    "tool_progress": "the call's line is shown; its progress is the desktop's detail",
+    "usage": "costs are shown on the desktop",
+    "steer_applied": "the message was drawn when it was queued",
+    "queued_applied": "the queued bubbles already show the words",
+    "unsent_discarded": "the not-sent line stays as a record of what happened",
+}
 
 
 @dataclass
@@ -61,6 +74,7 @@ class Transcript:
     running: bool = False
     floor: str = ""
     title: str = ""
+    stale: bool = False  # the history changed (an edit, another answer): the view reads it again
     _open: dict[str, Bubble] = field(default_factory=dict)  # the bubble each actor is writing into
     _index: dict[str, Item] = field(default_factory=dict)
     _memory_calls: dict[str, dict[str, Any]] = field(default_factory=dict)  # history: memory writes awaiting results
@@ -133,82 +147,150 @@ class Transcript:
 
     # ---- live ----
     def apply(self, event: dict[str, Any]) -> list[Item]:
-        """Apply one product event; the items it changed (new ones included), for the view to redraw."""
+        """Apply one product event; the items it changed (new ones included), for the view to redraw. Each type
+        the wire carries has an `_on_<type>` here or is in IGNORED, with why (tests/phone checks both)."""
         seq = event.get("seq")
         if isinstance(seq, int):
             if seq <= self.after:
                 return []  # already drawn (catch-up overlaps what the history held)
             self.after = seq
-        kind = event.get("type")
+        handler = getattr(self, f"_on_{event.get('type')}", None)
+        if handler is None:
+            return []
         actor = event.get("actor") or ASSISTANT
-        if actor == "group":
-            actor = ASSISTANT
-        if kind == "user_message":
-            self.running = True
-            files = [str(a.get("name", "")) for a in event.get("attachments", [])]
-            self._open.clear()
-            return [self._add(Bubble(key=event["message_id"], who=USER, text=event.get("text", ""), files=files))]
-        if kind == "text_delta":
-            bubble = self._bubble(actor, event)
-            bubble.text += event.get("text", "")
-            return [bubble]
-        if kind == "tool_start":
-            bubble = self._bubble(actor, event)
-            bubble.tools.append(_tool_line(event.get("name", ""), event.get("summary", "")))
-            return [bubble]
-        if kind == "tool_end" and event.get("name") == "memory" and not event.get("is_error"):
-            details = event.get("details") or {}
-            if details.get("entry") and details.get("action") in ("add", "replace"):
-                return [self._remembered(f"m{seq}", details)]
-            if details.get("action") == "remove" and details.get("removed"):
-                return [self._remembered(f"m{seq}", {**details, "entry": details["removed"], "removed": True})]
+        changed: list[Item] = handler(event, ASSISTANT if actor == "group" else actor, seq)
+        return changed
+
+    def _on_user_message(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        self.running = True
+        files = [str(a.get("name", "")) for a in event.get("attachments", [])]
+        self._open.clear()
+        if event.get("message_id") in self._index:  # a queued message becoming the turn's: drawn already
             return []
-        if kind == "permission_request":
-            ending = self._open.pop(actor) if actor in self._open else None
-            if ending is not None:  # what the agent says after the answer goes below the card
-                ending.streaming = False
-            question = Question(
-                key=event["id"],
-                conversation=self.conversation,
-                tool=event.get("tool", ""),
-                preview=event.get("preview", ""),
-                level=event.get("level", ""),
-            )
-            return [*([ending] if ending else []), self._add(question)]
-        if kind == "permission_answered":
-            found = self._index.get(event.get("question_id", ""))
-            if isinstance(found, Question):
-                found.decision, found.by = event.get("decision", ""), event.get("by", "")
-                return [found]
-            return []
-        if kind == "error" and event.get("kind") == "aborted":
-            return [*self._close_all(), self._add(Marker(key=f"s{seq}", kind="stopped", text=""))]
-        if kind in ("done", "error"):
-            ending = self._open.pop(actor) if actor in self._open else None
-            changed: list[Item] = []
-            if ending is not None:
-                ending.streaming = False
-                if kind == "error":
-                    ending.failed = event.get("message", "")
-                changed.append(ending)
-            elif kind == "error":
-                changed.append(self._add(Marker(key=f"e{seq}", kind="error", text=event.get("message", ""))))
-            return changed
-        if kind in ("turn_end", "idle"):
-            self.running = False
-            if event.get("floor"):
-                self.floor = str(event["floor"])
-            return self._close_all()
-        if kind == "state_changed":
-            self.floor = str(event.get("floor", ""))
-            return []
-        if kind == "title_changed":
-            self.title = str(event.get("title", ""))
-            return []
-        if kind == "unknown_mentions":
-            names = ", ".join(f"@{n}" for n in event.get("names", []))
-            return [self._add(Marker(key=f"u{seq}", kind="notice", text=f"{names} → {event.get('delivered_to')}"))]
+        return [self._add(Bubble(key=event["message_id"], who=USER, text=event.get("text", ""), files=files))]
+
+    def _on_message_queued(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        files = [str(a.get("name", "")) for a in event.get("attachments", [])]
+        return [self._add(Bubble(key=event["message_id"], who=USER, text=event.get("text", ""), files=files))]
+
+    def _on_queued_dropped(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        return [self._add(Marker(key=f"q{seq}", kind="notice", text="", phrase="queuedDropped"))]
+
+    def _on_message_not_sent(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        reason = str(event.get("reason", ""))
+        self.running = False
+        return [self._add(Marker(key=f"n{seq}", kind="error", text=reason, phrase="notSent", args={"reason": reason}))]
+
+    def _on_history_changed(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        self.stale = True  # an edit or another answer: the view reads the history again
         return []
+
+    def _on_text_delta(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        bubble = self._bubble(actor, event)
+        bubble.text += event.get("text", "")
+        return [bubble]
+
+    def _on_tool_start(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        bubble = self._bubble(actor, event)
+        bubble.tools.append(_tool_line(event.get("name", ""), event.get("summary", "")))
+        return [bubble]
+
+    def _on_tool_end(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        if event.get("name") != "memory" or event.get("is_error"):
+            return []  # the call's line is drawn; its result is the desktop's to show
+        details = event.get("details") or {}
+        if details.get("entry") and details.get("action") in ("add", "replace"):
+            return [self._remembered(f"m{seq}", details)]
+        if details.get("action") == "remove" and details.get("removed"):
+            return [self._remembered(f"m{seq}", {**details, "entry": details["removed"], "removed": True})]
+        return []
+
+    def _on_permission_request(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        ending = self._open.pop(actor) if actor in self._open else None
+        if ending is not None:  # what the agent says after the answer goes below the card
+            ending.streaming = False
+        question = Question(
+            key=event["id"],
+            conversation=self.conversation,
+            tool=event.get("tool", ""),
+            preview=event.get("preview", ""),
+            level=event.get("level", ""),
+        )
+        return [*([ending] if ending else []), self._add(question)]
+
+    def _on_permission_answered(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        found = self._index.get(event.get("question_id", ""))
+        if isinstance(found, Question):
+            found.decision, found.by = event.get("decision", ""), event.get("by", "")
+            return [found]
+        return []
+
+    def _on_done(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        ending = self._open.pop(actor) if actor in self._open else None
+        if ending is None:
+            return []
+        ending.streaming = False
+        return [ending]
+
+    def _on_error(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        if event.get("kind") == "aborted":
+            return [*self._close_all(), self._add(Marker(key=f"s{seq}", kind="stopped", text=""))]
+        ending = self._open.pop(actor) if actor in self._open else None
+        if ending is None:
+            return [self._add(Marker(key=f"e{seq}", kind="error", text=event.get("message", "")))]
+        ending.streaming = False
+        ending.failed = event.get("message", "")
+        return [ending]
+
+    def _on_idle(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        self.running = False
+        return self._close_all()
+
+    def _on_turn_end(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        self.floor = str(event.get("floor") or self.floor)
+        return self._on_idle(event, actor, seq)
+
+    def _on_group_start(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        self.floor = str(event.get("floor") or self.floor)
+        return []
+
+    def _on_state_changed(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        self.floor = str(event.get("floor", ""))
+        return []
+
+    def _on_group_message(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        message = event.get("message") or {}
+        if not message.get("dispatch"):
+            return []  # the words streamed in live already, in the agent's own bubble
+        to = ", ".join(message.get("to", []))
+        return [self._add(Marker(key=str(message.get("id") or f"d{seq}"), kind="notice", text=f"→ {to}"))]
+
+    def _on_title_changed(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        self.title = str(event.get("title", ""))
+        return []
+
+    def _on_unknown_mentions(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        names = ", ".join(f"@{n}" for n in event.get("names", []))
+        return [self._add(Marker(key=f"u{seq}", kind="notice", text=f"{names} → {event.get('delivered_to')}"))]
+
+    def _on_retry(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        reason = str(event.get("reason", ""))
+        return [
+            self._add(Marker(key=f"r{seq}", kind="notice", text=reason, phrase="retrying", args={"reason": reason}))
+        ]
+
+    def _on_compaction(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        return [self._add(Marker(key=f"c{seq}", kind="notice", text="", phrase="compacted"))]
+
+    def _on_loop_warning(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        args = {"name": str(event.get("name", "")), "count": int(event.get("count", 0))}
+        return [self._add(Marker(key=f"l{seq}", kind="notice", text="", phrase="repeating", args=args))]
+
+    def _on_warning(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        return [self._add(Marker(key=f"w{seq}", kind="notice", text=str(event.get("message", ""))))]
+
+    def _on_provider_fallback(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        return [self._add(Marker(key=f"f{seq}", kind="notice", text=str(event.get("message", ""))))]
 
     def _remembered(self, key: str, details: dict[str, Any]) -> Marker:
         """A line the person sees whenever memory changed: what was kept, and an Undo."""

@@ -242,6 +242,9 @@ class PhoneView:
                     return
                 for item in chat.apply(event):
                     self.dirty[item.key] = item
+                if chat.stale:  # an edit or another answer elsewhere: draw the history again
+                    await self.reload_chat()
+                    return
                 self._schedule()
         except Unpaired:
             await self._unpaired()
@@ -279,7 +282,7 @@ class PhoneView:
         if isinstance(item, Marker) and item.kind == "remembered":
             return self._remembered(item)
         if isinstance(item, Marker):
-            text = t("stopped") if item.kind == "stopped" else item.text
+            text = t("stopped") if item.kind == "stopped" else t(item.phrase, **item.args) if item.phrase else item.text
             color = ft.Colors.ERROR if item.kind == "error" else ft.Colors.ON_SURFACE_VARIANT
             return ft.Text(text, italic=True, color=color, text_align=ft.TextAlign.CENTER)
         mine = item.who == USER
