@@ -701,7 +701,9 @@ export class ChatView {
       row.append(retry);
     }
     if (["auth", "billing", "not_found", "budget"].includes(detail.cause) || ["auth", "budget"].includes(detail.error)) {
-      const settings = this.action(t("openSettings"), "open-settings", () => this.hooks.onOpenProviders?.());
+      const budget = detail.cause === "budget" || detail.error === "budget"; // the limits live in Settings → Usage
+      const open = budget ? () => this.hooks.onOpenUsage?.() : () => this.hooks.onOpenProviders?.();
+      const settings = this.action(t("openSettings"), "open-settings", open);
       settings.textContent = t("openSettings");
       row.append(settings);
     }

@@ -207,6 +207,7 @@ async function openChat(id) {
     onRunning: (running) => composer.setRunning(running),
     onQueuedDropped: (text) => composer.giveBack(text),
     onOpenProviders: () => showSettings("providers"),
+    onOpenUsage: () => showSettings("usage"),
     onError: toast,
     onAnnounce: (text) => { $("#announcer").textContent = text; },
     onResend: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/resend`, {})),

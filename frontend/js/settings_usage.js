@@ -2,8 +2,9 @@
 // per model — from the usage ledger. Drawn as SVG with createElementNS (no chart library); each chart
 // has a table beside it with the same figures, which is also what a screen reader reads.
 
-import { get } from "./api.js";
+import { get, put } from "./api.js";
 import { el } from "./cards.js";
+import { actionButton } from "./settings_common.js";
 import { t } from "./strings.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -21,6 +22,7 @@ export async function usageSection() {
   const usage = await get("/api/usage?days=30");
   const section = el("section", "usage");
   section.append(el("h3", "", t("usage")));
+  section.append(await limitsForm());
   const total = usage.total;
   if (!total.calls) {
     section.append(el("p", "hint", t("usageNone")));
@@ -53,6 +55,44 @@ export async function usageSection() {
   }
   section.append(table);
   return section;
+}
+
+// The spending limits every run keeps to — in this window, on the phone and in `orkas run` — and today's spend.
+async function limitsForm() {
+  const budget = await get("/api/budget");
+  const form = el("div", "usage-limits");
+  form.append(el("h4", "", t("usageLimits")));
+  const field = (name, label, value) => {
+    const wrap = el("label", "field");
+    const input = el("input");
+    input.type = "number";
+    input.min = "0";
+    input.step = "0.01";
+    input.name = name;
+    input.value = value ?? "";
+    input.placeholder = t("limitNone");
+    wrap.append(el("span", "", label), input);
+    return [wrap, input];
+  };
+  const [dayField, day] = field("per_day", t("limitPerDay"), budget.per_day);
+  const [chatField, chat] = field("per_conversation", t("limitPerConversation"), budget.per_conversation);
+  const said = el("p", "hint limits-status", t("spentToday", { cost: money(budget.spent_today ?? 0) }));
+  said.setAttribute("role", "status");
+  const amount = (input) => (input.value.trim() === "" ? null : Number(input.value));
+  const save = actionButton("save-limits", t("save"), async () => {
+    try {
+      const saved = await put("/api/budget", { per_day: amount(day), per_conversation: amount(chat) });
+      day.value = saved.per_day ?? "";
+      chat.value = saved.per_conversation ?? "";
+      said.textContent = t("limitsSaved");
+      said.classList.remove("error");
+    } catch (error) {
+      said.textContent = error.message;
+      said.classList.add("error");
+    }
+  });
+  form.append(el("p", "hint", t("limitsHint")), dayField, chatField, save, said);
+  return form;
 }
 
 function dayChart(days, measure, label) {

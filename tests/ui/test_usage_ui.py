@@ -8,6 +8,7 @@ import time
 
 from playwright.sync_api import Page, expect
 
+from tests.fakes.server import FakeServer
 from tests.ui.conftest import App
 
 TIMEOUT = 15_000
@@ -59,3 +60,50 @@ def test_usage_per_day_and_per_model(page: Page, app: App) -> None:
     expect(rows.nth(0).locator("td")).to_have_text(["work/claude-opus-4-1", "2", "6000", "$1.75"])
     expect(rows.nth(2).locator("td").last).to_have_text("—")  # unpriced, not "$0"
     assert "busiest" in (section.locator("svg.usage-chart").get_attribute("aria-label") or "")
+
+
+def test_a_spending_limit_set_in_settings_stops_a_run_and_raising_it_there_lets_the_retry_through(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    """The budget was settable only from `orkas budget`; the error said "raise it in Settings". Now: a limit set in
+    Settings → Usage stops the next run before any model call, the error's button opens that very form, and a
+    higher limit there lets Retry through — the same limit `orkas run` keeps to (one settings file)."""
+    from tests.fakes import anthropic as wire
+
+    (app.home / "usage.jsonl").write_text(json.dumps(record(0, "claude-opus-4-1", 1.00, 1000)) + "\n")
+    anthropic_server.script(wire.reply_text("Within budget now."))
+    page.click("#settings-button")
+    page.locator("#settings nav.settings-menu").get_by_role("button", name="Usage").click()
+    limits = page.locator("#settings .usage-limits")
+    expect(limits.locator(".limits-status")).to_have_text("Spent today: $1.00", timeout=TIMEOUT)
+    limits.locator("input[name=per_day]").fill("0.5")
+    limits.locator("button.save-limits").click()
+    expect(limits.locator(".limits-status")).to_contain_text("Saved", timeout=TIMEOUT)
+    assert json.loads((app.home / "settings.json").read_text())["budgets"]["per_day"] == 0.5
+    page.keyboard.press("Escape")
+
+    page.fill("textarea.input", "one more question")
+    page.keyboard.press("Enter")
+    alert = page.locator(".msg [role=alert], .notice[role=alert], [role=alert].error").last
+    expect(alert).to_contain_text("spending limit", timeout=TIMEOUT)
+    assert not anthropic_server.requests  # stopped before any model call
+    alert.locator("button.open-settings").click()
+    limits = page.locator("#settings .usage-limits")
+    expect(limits.locator("input[name=per_day]")).to_be_focused(timeout=TIMEOUT)
+    limits.locator("input[name=per_day]").fill("5")
+    limits.locator("button.save-limits").click()
+    expect(limits.locator(".limits-status")).to_contain_text("Saved", timeout=TIMEOUT)
+    page.keyboard.press("Escape")
+    alert.locator("button.retry").click()
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Within budget now.", timeout=TIMEOUT)
+
+
+def test_a_bad_limit_is_refused_with_a_clear_message(page: Page, app: App) -> None:
+    page.click("#settings-button")
+    page.locator("#settings nav.settings-menu").get_by_role("button", name="Usage").click()
+    limits = page.locator("#settings .usage-limits")
+    limits.locator("input[name=per_conversation]").fill("-3")
+    limits.locator("button.save-limits").click()
+    expect(limits.locator(".limits-status.error")).to_contain_text("greater than or equal to 0", timeout=TIMEOUT)
+    saved = app.home / "settings.json"
+    assert not saved.exists() or json.loads(saved.read_text()).get("budgets", {}).get("per_conversation") is None

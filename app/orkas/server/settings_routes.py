@@ -61,6 +61,13 @@ class Order(BaseModel):
     order: list[str]
 
 
+class Limits(BaseModel):
+    """Spending limits in US dollars; null or 0 turns a limit off (as `orkas budget` does)."""
+
+    per_day: float | None = Field(default=None, ge=0, le=1_000_000)
+    per_conversation: float | None = Field(default=None, ge=0, le=1_000_000)
+
+
 class PreferencesChange(BaseModel):
     """Values are checked by the adapter (preferences.py), which says in a sentence what is allowed."""
 
@@ -102,6 +109,25 @@ def add_settings_routes(api: FastAPI, services: Services) -> None:
         if services.usage is None:
             return {"days": [], "models": [], "total": {}}
         return await asyncio.to_thread(services.usage.summary, days)
+
+    @api.get("/api/budget")
+    async def budget_get() -> dict[str, Any]:
+        """The spending limits every run keeps to (the window's, the phone's and `orkas run`'s), and today's spend."""
+        budgets = config(services.settings.load).budgets
+        spent = await asyncio.to_thread(services.usage.day) if services.usage is not None else None
+        return {**asdict(budgets), "spent_today": spent.cost if spent is not None else 0.0}
+
+    @api.put("/api/budget")
+    async def budget_set(body: Limits) -> dict[str, Any]:
+        def save() -> None:
+            product = services.settings.load()
+            product.budgets.per_day = body.per_day or None
+            product.budgets.per_conversation = body.per_conversation or None
+            services.settings.save(product)
+
+        with answered():
+            await asyncio.to_thread(save)
+        return await budget_get()
 
     @api.get("/api/models")
     async def models_list() -> dict[str, Any]:
