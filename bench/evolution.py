@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from orkas.adapter.evolution import Evolution
-from orkas.adapter.signals import SignalLog
+from orkas.adapter.learning.evolution import Evolution
+from orkas.adapter.learning.signals import SignalLog
 from orkas.core.fsutil import append_durably
 from orkas.engine.events import Done, RunStart, TextDelta, ToolEnd, ToolStart, UsageUpdate
 from orkas.engine.evolution import bundle

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orkas.adapter.sessions import PersistentSession
+from orkas.adapter.conversations.sessions import PersistentSession
 from orkas.engine.abort import AbortSignal
 from orkas.engine.messages import AssistantMessage, TextBlock, ToolUseBlock, Usage
 from orkas.engine.prompt import SystemPrompt

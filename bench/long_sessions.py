@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.fakes.scripted import ScriptedProvider, text, tool_calls
 
-from orkas.adapter.sessions import SessionStore, load
-from orkas.adapter.transcript import encode_line
+from orkas.adapter.conversations.sessions import SessionStore, load
+from orkas.adapter.conversations.transcript import encode_line
 from orkas.engine.codec import decode
 from orkas.engine.messages import (
     AssistantMessage,

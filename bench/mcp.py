@@ -24,7 +24,7 @@ from pathlib import Path
 
 import mcp
 
-from orkas.adapter.connector_config import Connectors
+from orkas.adapter.connectors.config import Connectors
 from orkas.app import connector_hub, settings_from_env
 from orkas.engine.abort import AbortSignal
 from orkas.engine.tools.base import ToolContext

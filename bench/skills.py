@@ -32,9 +32,9 @@ from pathlib import Path
 
 import yaml
 
-from orkas.adapter.skill_guard import SkillGuard
-from orkas.adapter.skill_roots import Root, SkillRegistry
-from orkas.adapter.skill_watch import SkillWatcher
+from orkas.adapter.skills.guard import SkillGuard
+from orkas.adapter.skills.roots import Root, SkillRegistry
+from orkas.adapter.skills.watch import SkillWatcher
 
 WORDS = (
     "pdf csv invoice ledger report chart deploy docker kubernetes lint test review release changelog email "
@@ -175,8 +175,8 @@ def measure_changes(reg: SkillRegistry, home: Path, runs: int) -> list[float]:
 
 
 def measure_search(reg: SkillRegistry, data: Path, count: int, embed_seconds: float) -> None:
-    from orkas.adapter.knowledge import KnowledgeService
-    from orkas.adapter.skill_index import SkillIndex
+    from orkas.adapter.knowledge.service import KnowledgeService
+    from orkas.adapter.skills.index import SkillIndex
     from orkas.engine.memory.embedders import default_embedder
 
     rng = random.Random(11)

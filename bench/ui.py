@@ -70,8 +70,8 @@ def stream_reply() -> Reply:
 def write_long_chat(home: Path) -> str:
     """A conversation of MESSAGES messages, written as the app writes them."""
     sys.path.insert(0, str(ROOT / "app"))
-    from orkas.adapter.conversations import ConversationStore
-    from orkas.adapter.transcript import encode_line
+    from orkas.adapter.conversations.store import ConversationStore
+    from orkas.adapter.conversations.transcript import encode_line
     from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
 
     store = ConversationStore(home)

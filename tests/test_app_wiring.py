@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from orkas.adapter.attachments import AttachmentStore
-from orkas.adapter.conversations import ConversationStore
-from orkas.adapter.settings import Preferences, ProductSettings, SettingsStore
+from orkas.adapter.conversations.attachments import AttachmentStore
+from orkas.adapter.conversations.store import ConversationStore
+from orkas.adapter.settings.store import Preferences, ProductSettings, SettingsStore
 from orkas.app import AgentProfile, Configured, build_agent, protected_data, settings_from_env
 from orkas.engine.sandbox import PathDenied, PathPolicy
 
@@ -109,7 +109,7 @@ def test_the_group_caps_come_from_the_environment_or_say_what_is_wrong() -> None
 def test_reflections_run_on_the_small_model_of_the_agents_provider_unless_the_person_chose(
     agent_model: str, kinds: dict[str, str], choice: str, expected: str
 ) -> None:
-    from orkas.adapter.settings import ProviderConfig
+    from orkas.adapter.settings.store import ProviderConfig
     from orkas.app.agents import reflection_model
 
     product = ProductSettings(preferences=Preferences(reflection_model=choice))

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from orkas import __version__
-from orkas.adapter.diagnostics import default_name, settings_without_secrets, write_bundle
+from orkas.adapter.settings.diagnostics import default_name, settings_without_secrets, write_bundle
 from orkas.app import Settings, confinement_report, load_configured, sandbox
 from orkas.core.logging import current, logs_dir
 from orkas.engine.sandbox import PathPolicy

@@ -17,18 +17,18 @@ from typing import Any
 
 import uvicorn
 
-from orkas.adapter.connector_hub import ConnectorHub
-from orkas.adapter.conversations import Conversation
-from orkas.adapter.evolution import INTERVAL, Evolution
-from orkas.adapter.knowledge import KnowledgeService
-from orkas.adapter.mirror_devices import MirrorDevices
-from orkas.adapter.preferences import change_preferences
-from orkas.adapter.runtime import ConversationRuntime
-from orkas.adapter.settings import SettingsStore
-from orkas.adapter.skill_index import SkillIndex
-from orkas.adapter.skill_roots import SkillRegistry
-from orkas.adapter.skill_watch import SkillWatcher, watch
-from orkas.adapter.vault import Vault, choose_key_source
+from orkas.adapter.connectors.hub import ConnectorHub
+from orkas.adapter.conversations.runtime import ConversationRuntime
+from orkas.adapter.conversations.store import Conversation
+from orkas.adapter.knowledge.service import KnowledgeService
+from orkas.adapter.learning.evolution import INTERVAL, Evolution
+from orkas.adapter.settings.mirror_devices import MirrorDevices
+from orkas.adapter.settings.preferences import change_preferences
+from orkas.adapter.settings.store import SettingsStore
+from orkas.adapter.settings.vault import Vault, choose_key_source
+from orkas.adapter.skills.index import SkillIndex
+from orkas.adapter.skills.roots import SkillRegistry
+from orkas.adapter.skills.watch import SkillWatcher, watch
 from orkas.app import (
     Settings,
     check_provider,
@@ -57,10 +57,10 @@ from orkas.engine.messages import Message
 from orkas.phone.client import Target
 from orkas.server.app import Services, create_app
 from orkas.server.connections import server_config
-from orkas.server.mirror import create_mirror_app
-from orkas.server.mirror_routes import MirrorControl
-from orkas.server.mirror_security import MirrorGuard
-from orkas.server.mirror_server import MirrorServer
+from orkas.server.mirror.app import create_mirror_app
+from orkas.server.mirror.routes import MirrorControl
+from orkas.server.mirror.security import MirrorGuard
+from orkas.server.mirror.server import MirrorServer
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +224,7 @@ def host(
         return await check_provider(configured.product, configured.vault, name)
 
     async def detect_local() -> list[dict[str, Any]]:
-        from orkas.adapter.local_servers import detect  # httpx: only when someone looks
+        from orkas.adapter.providers.local_servers import detect  # httpx: only when someone looks
 
         return [asdict(s) for s in await detect(settings.local_servers)]
 

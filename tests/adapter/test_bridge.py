@@ -15,10 +15,10 @@ from pathlib import Path
 import mcp
 import pytest
 
-from orkas.adapter.bridge import BridgeGrants, BridgeHost, bridge_command
-from orkas.adapter.bridge_tools import BridgeParts, handlers
-from orkas.adapter.connector_config import Connectors
-from orkas.adapter.external_agent import RunTools
+from orkas.adapter.agents.bridge import BridgeGrants, BridgeHost, bridge_command
+from orkas.adapter.agents.bridge_tools import BridgeParts, handlers
+from orkas.adapter.agents.external import RunTools
+from orkas.adapter.connectors.config import Connectors
 from orkas.app import connector_hub, settings_from_env, skill_access, skill_registry
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Ask, Decision

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from orkas.adapter.connector_config import Connectors
-from orkas.adapter.connector_health import HealthFile, backoff
-from orkas.adapter.connector_hub import ConnectorHub
-from orkas.adapter.vault import Vault, choose_key_source
+from orkas.adapter.connectors.config import Connectors
+from orkas.adapter.connectors.health import HealthFile, backoff
+from orkas.adapter.connectors.hub import ConnectorHub
+from orkas.adapter.settings.vault import Vault, choose_key_source
 from orkas.app import connector_hub, settings_from_env
 from orkas.core.errors import ToolInputError
 from orkas.engine.abort import AbortSignal

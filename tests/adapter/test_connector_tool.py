@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from orkas.adapter import connector_tool
-from orkas.adapter.connector_config import Connectors
-from orkas.adapter.vault import Vault, choose_key_source
+from orkas.adapter.connectors import tool as connector_tool
+from orkas.adapter.connectors.config import Connectors
+from orkas.adapter.settings.vault import Vault, choose_key_source
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Ask, Decision, Permissions
 from orkas.engine.tools.base import ToolContext

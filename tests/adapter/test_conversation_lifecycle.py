@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from orkas.adapter.conversations import Conversation, ConversationStore
-from orkas.adapter.knowledge import KnowledgeService
-from orkas.adapter.runtime import ConversationRuntime, Hooks
+from orkas.adapter.conversations.runtime import ConversationRuntime, Hooks
+from orkas.adapter.conversations.store import Conversation, ConversationStore
+from orkas.adapter.knowledge.service import KnowledgeService
 from orkas.app import protected_data, settings_from_env, workspace_tools
 from orkas.engine.consent import Permissions
 from orkas.engine.memory.embedders import HashingEmbedder

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from orkas.adapter.conversations import ConversationStore
+from orkas.adapter.conversations.store import ConversationStore
 from orkas.core.errors import ConfigError
 from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
 from orkas.engine.sandbox import PathDenied

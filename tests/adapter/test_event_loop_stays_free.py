@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from orkas.adapter.conversations import Conversation, ConversationStore
-from orkas.adapter.knowledge import KnowledgeService
-from orkas.adapter.runtime import ConversationRuntime
+from orkas.adapter.conversations.runtime import ConversationRuntime
+from orkas.adapter.conversations.store import Conversation, ConversationStore
+from orkas.adapter.knowledge.service import KnowledgeService
 from orkas.engine.memory.embedders import default_embedder
 from orkas.engine.memory.kb_tools import KbSearch
 from orkas.engine.messages import TextBlock

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from orkas.adapter.evolution import COOLDOWN, FORCED, Evolution, agent_reflect
-from orkas.adapter.signals import SignalLog
+from orkas.adapter.learning.evolution import COOLDOWN, FORCED, Evolution, agent_reflect
+from orkas.adapter.learning.signals import SignalLog
 from orkas.engine.evolution import bundle
 from orkas.engine.evolution.signals import RunSignals, ToolError
 from orkas.engine.messages import AssistantMessage, TextBlock, ToolResultBlock, ToolUseBlock, UserMessage

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from orkas.adapter.knowledge import KnowledgeService, transcript_text
+from orkas.adapter.knowledge.service import KnowledgeService, transcript_text
 from orkas.engine.abort import AbortSignal
 from orkas.engine.memory.embedders import E5Embedder
 from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from orkas.adapter.oauth import OAuthCredential, Tokens
-from orkas.adapter.vault import FileKey, Vault
+from orkas.adapter.connectors.oauth import OAuthCredential, Tokens
+from orkas.adapter.settings.vault import FileKey, Vault
 from orkas.core.errors import ProviderError
 from orkas.engine.providers.anthropic import AnthropicProvider
 from orkas.engine.providers.base import ProviderSpec

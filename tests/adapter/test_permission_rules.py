@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from orkas.adapter.permission_rules import RuleStore
+from orkas.adapter.settings.permission_rules import RuleStore
 from orkas.engine.consent import AllowRule
 from tests.conftest import subprocess_env
 

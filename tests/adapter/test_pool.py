@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orkas.adapter.pool import Candidate, RotatingProvider
+from orkas.adapter.providers.pool import Candidate, RotatingProvider
 from orkas.engine.events import Done, Error, Event, ProviderFallback, Retry, TextDelta
 from orkas.engine.messages import AssistantMessage
 from orkas.engine.providers.anthropic import AnthropicProvider

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from orkas.adapter.provider_admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
-from orkas.adapter.settings import Preferences, ProductSettings, SettingsStore
-from orkas.adapter.vault import FileKey, Vault
+from orkas.adapter.providers.admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
+from orkas.adapter.settings.store import Preferences, ProductSettings, SettingsStore
+from orkas.adapter.settings.vault import FileKey, Vault
 from orkas.core.errors import ConfigError
 
 

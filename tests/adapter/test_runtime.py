@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from orkas.adapter.conversations import Conversation, ConversationStore
-from orkas.adapter.product_events import WIRE_VERSION
-from orkas.adapter.runtime import ConversationRuntime
+from orkas.adapter.conversations.runtime import ConversationRuntime
+from orkas.adapter.conversations.store import Conversation, ConversationStore
+from orkas.adapter.wire import WIRE_VERSION
 from orkas.engine.consent import Ask
 from orkas.engine.messages import TextBlock, ToolResultBlock
 from orkas.engine.providers.base import TextDeltaChunk
@@ -228,7 +228,7 @@ async def test_an_answer_is_published_for_every_open_view(tmp_path: Path) -> Non
 
 
 async def test_attachments_reach_the_model_and_the_view_names_them(tmp_path: Path) -> None:
-    from orkas.adapter.attachments import AttachmentStore
+    from orkas.adapter.conversations.attachments import AttachmentStore
 
     provider = ScriptedProvider(text("A red pixel."))
     run, conversation = runtime(tmp_path, provider)
@@ -285,7 +285,7 @@ async def test_a_log_cut_off_mid_run_ends_with_idle_when_replayed(tmp_path: Path
 
 
 async def test_the_event_log_is_trimmed_by_sequence_number(tmp_path: Path, monkeypatch: Any) -> None:
-    import orkas.adapter.runtime as runtime_module
+    import orkas.adapter.conversations.runtime as runtime_module
 
     monkeypatch.setattr(runtime_module, "KEEP_EVENTS", 8)
     run, conversation = runtime(tmp_path, ScriptedProvider(*[text(f"Answer {i}.") for i in range(6)]))

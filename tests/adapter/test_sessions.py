@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from orkas.adapter.sessions import PersistentSession, SessionStore, encode_line, load
+from orkas.adapter.conversations.sessions import PersistentSession, SessionStore, encode_line, load
 from orkas.core.errors import ConfigError, PairingError
 from orkas.engine.messages import AssistantMessage, TextBlock, ToolResultBlock, ToolUseBlock, UserMessage
 from orkas.engine.repair import INTERRUPTED
@@ -142,7 +142,7 @@ async def test_a_run_on_a_persistent_session_survives_reload(tmp_path: Path) -> 
 FULL_DISK = textwrap.dedent("""
     import asyncio, resource, signal, sys
     from pathlib import Path
-    from orkas.adapter.sessions import SessionStore
+    from orkas.adapter.conversations.sessions import SessionStore
     from orkas.engine.messages import TextBlock, UserMessage, AssistantMessage
 
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # report EFBIG instead of dying

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from orkas.adapter.custom_skills import save_custom, update_custom
-from orkas.adapter.skill_guard import SkillGuard
-from orkas.adapter.skill_roots import Root, SkillRegistry
-from orkas.adapter.skill_watch import SkillWatcher
+from orkas.adapter.skills.custom import save_custom, update_custom
+from orkas.adapter.skills.guard import SkillGuard
+from orkas.adapter.skills.roots import Root, SkillRegistry
+from orkas.adapter.skills.watch import SkillWatcher
 from orkas.core.errors import ConfigError
 from orkas.engine.skills import SkillFormatError
 
@@ -269,8 +269,8 @@ def test_added_edited_renamed_removed_and_a_folder_that_appears_later(
 
 
 def test_search_reaches_bodies_through_the_knowledge_base(tmp_path: Path, home: Path) -> None:
-    from orkas.adapter.knowledge import KnowledgeService
-    from orkas.adapter.skill_index import SkillIndex
+    from orkas.adapter.knowledge.service import KnowledgeService
+    from orkas.adapter.skills.index import SkillIndex
     from orkas.engine.memory.embedders import E5Embedder
 
     data = tmp_path / "data"
@@ -297,7 +297,7 @@ def test_search_reaches_bodies_through_the_knowledge_base(tmp_path: Path, home: 
         within(10, lambda: {s.name for s in reg.catalog(None).search("ledger")} == {"quarterly", "haiku"})
     finally:
         knowledge.close()
-    from orkas.adapter.skill_index import stored  # `orkas run` in a terminal: the index the app kept
+    from orkas.adapter.skills.index import stored  # `orkas run` in a terminal: the index the app kept
 
     later = registry(tmp_path, home)
     later.meaning = stored(data / "kb" / "skills", E5Embedder)

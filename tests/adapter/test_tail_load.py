@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orkas.adapter.sessions import load
-from orkas.adapter.transcript import NOT_LOADED, encode_line
+from orkas.adapter.conversations.sessions import load
+from orkas.adapter.conversations.transcript import NOT_LOADED, encode_line
 from orkas.engine.messages import (
     AssistantMessage,
     Message,

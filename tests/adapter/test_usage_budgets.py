@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from orkas.adapter.usage import LedgerBudget, UsageLedger
+from orkas.adapter.settings.usage import LedgerBudget, UsageLedger
 from orkas.engine.catalog import lookup
 from orkas.engine.events import Done, Error, UsageUpdate
 from orkas.engine.messages import Usage

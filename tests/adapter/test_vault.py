@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from keyring.backend import KeyringBackend
 
-from orkas.adapter.vault import FileKey, KeyringKey, Vault, VaultError, VaultLocked, choose_key_source, mask
+from orkas.adapter.settings.vault import FileKey, KeyringKey, Vault, VaultError, VaultLocked, choose_key_source, mask
 
 SECRET = "sk-ant-api03-THIS-IS-A-VERY-SECRET-KEY-0123456789"
 
@@ -97,13 +97,13 @@ def test_masking() -> None:
 @pytest.fixture
 def fresh_launch(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test starts as a new launch: nothing unlocked yet."""
-    from orkas.adapter import vault as vault_module
+    from orkas.adapter.settings import vault as vault_module
 
     monkeypatch.setattr(vault_module, "_unlocked", {})
 
 
 def relaunch() -> None:
-    from orkas.adapter import vault as vault_module
+    from orkas.adapter.settings import vault as vault_module
 
     vault_module._unlocked.clear()
 

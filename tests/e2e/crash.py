@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orkas.adapter.sessions import PersistentSession, load, parse
-from orkas.adapter.transcript import LoadReport
+from orkas.adapter.conversations.sessions import PersistentSession, load, parse
+from orkas.adapter.conversations.transcript import LoadReport
 from orkas.engine.events import Done
 from orkas.engine.providers.base import ProviderSpec
 from orkas.engine.providers.openai_compat import OpenAICompatProvider

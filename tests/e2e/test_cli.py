@@ -190,7 +190,7 @@ def test_unknown_session_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_session_repair_prints_the_report(tmp_path: Path) -> None:
-    from orkas.adapter.sessions import encode_line
+    from orkas.adapter.conversations.sessions import encode_line
     from orkas.engine.messages import AssistantMessage, TextBlock, ToolUseBlock, UserMessage
 
     path = tmp_path / "broken.jsonl"
@@ -260,8 +260,8 @@ def test_a_command_line_conversation_is_the_window_s_and_an_older_session_contin
     first words, in its workspace), and a session an older version kept in `<data>/sessions/` goes on."""
     import asyncio
 
-    from orkas.adapter.conversations import ConversationStore
-    from orkas.adapter.sessions import SessionStore
+    from orkas.adapter.conversations.sessions import SessionStore
+    from orkas.adapter.conversations.store import ConversationStore
     from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
 
     anthropic_server.script(a_wire.reply_text("Hello there."), a_wire.reply_text("Still here."))

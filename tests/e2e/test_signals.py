@@ -211,7 +211,7 @@ def test_the_app_reflects_in_the_background_unless_learning_is_off(
         learning_on(data)
         preferences = {"auto_title": False, "learning": learning}
         (data / "settings.json").write_text(json.dumps({"preferences": preferences}))
-        from orkas.adapter.signals import SignalLog
+        from orkas.adapter.learning.signals import SignalLog
 
         SignalLog(data / "signals").record(RunSignals(agent="analyst", conversation="c1", correction=("en", "wrong")))
         if learning:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orkas.adapter.sessions import SessionStore
+from orkas.adapter.conversations.sessions import SessionStore
 from orkas.core.errors import ProviderError
 from orkas.engine.compaction import mask, tail_start
 from orkas.engine.events import Compaction, Done, RunWarning

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orkas.adapter.usage import LedgerBudget, UsageLedger
+from orkas.adapter.settings.usage import LedgerBudget, UsageLedger
 from orkas.core.errors import ProviderError
 from orkas.engine.abort import Aborted, AbortSignal
 from orkas.engine.memory.kb import KnowledgeBase

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from orkas import __version__
-from orkas.adapter.data_format import CURRENT, MARKER, DataTooNew, prepare
+from orkas.adapter.settings.data_format import CURRENT, MARKER, DataTooNew, prepare
 from tests.conftest import subprocess_env
 from tests.fakes import anthropic
 from tests.fakes.server import FakeServer

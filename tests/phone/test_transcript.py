@@ -136,7 +136,7 @@ def test_every_wire_type_is_drawn_or_left_to_the_desktop_on_purpose() -> None:
     import re
     from pathlib import Path
 
-    from orkas.adapter.product_events import wire_types
+    from orkas.adapter.wire import wire_types
     from orkas.phone import transcript
 
     source = Path(transcript.__file__).read_text(encoding="utf-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from orkas.server.fanout import coalesce
+from orkas.server.mirror.fanout import coalesce
 
 
 def delta(seq: int, text: str, kind: str = "text_delta", actor: str | None = None) -> dict[str, Any]:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from orkas.adapter.conversations import Conversation, ConversationStore
-from orkas.adapter.runtime import ConversationRuntime
+from orkas.adapter.conversations.runtime import ConversationRuntime
+from orkas.adapter.conversations.store import Conversation, ConversationStore
 from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.runner import Agent, RunConfig
 from orkas.server.app import create_app

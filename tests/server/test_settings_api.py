@@ -242,7 +242,7 @@ def test_meaning_search_runs_on_the_embeddings_endpoint_chosen_in_settings(api: 
 def test_the_vault_key_is_described_protected_unlocked_and_unprotected(
     hosted: Hosted, api: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orkas.adapter import vault as vault_module
+    from orkas.adapter.settings import vault as vault_module
 
     monkeypatch.setattr(vault_module, "_unlocked", {})
     state = api.get("/api/settings").json()["vault_key"]

@@ -583,7 +583,7 @@ async def test_outside_text_an_agent_read_still_counts_when_the_commander_writes
 async def test_reading_a_group_while_a_turn_runs_never_recovers_it(tmp_path: Path, actors: Actors) -> None:
     # A reload mid-turn reads the history and the members: that must not mark the live turn's tasks
     # interrupted, as recovering after a crash would.
-    from orkas.adapter.conversations import ConversationStore
+    from orkas.adapter.conversations.store import ConversationStore
     from orkas.team.agents import AgentStore
     from orkas.team.conversations import GroupRunner
 

@@ -1,13 +1,13 @@
 """Every event type the server can send on a conversation's stream has a handler in the page: the UI
 dispatches on `on_${type}`, so an event without one would be dropped silently (as `queued_applied` once
-was). The vocabulary comes from adapter/product_events.py, which spells each type once."""
+was). The vocabulary comes from adapter/wire.py, which spells each type once."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from orkas.adapter.product_events import WIRE_VERSION, wire_types
+from orkas.adapter.wire import WIRE_VERSION, wire_types
 
 FRONTEND = Path(__file__).parents[2] / "frontend" / "js"
 

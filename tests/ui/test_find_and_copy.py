@@ -61,8 +61,8 @@ def test_find_walks_the_messages_that_match_and_copy_takes_a_message(
 
 
 def test_a_search_result_opens_its_chat_at_the_matching_message(page: Page, app: App) -> None:
-    from orkas.adapter.conversations import ConversationStore
-    from orkas.adapter.transcript import encode_line
+    from orkas.adapter.conversations.store import ConversationStore
+    from orkas.adapter.conversations.transcript import encode_line
     from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
 
     store = ConversationStore(app.home)

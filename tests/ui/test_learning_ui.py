@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from orkas.adapter.conversations import ConversationStore
-from orkas.adapter.evolution import Evolution
-from orkas.adapter.signals import SignalLog
+from orkas.adapter.conversations.store import ConversationStore
+from orkas.adapter.learning.evolution import Evolution
+from orkas.adapter.learning.signals import SignalLog
 from orkas.engine.evolution.signals import RunSignals
 from tests.ui.conftest import App, start_app
 

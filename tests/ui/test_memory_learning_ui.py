@@ -89,8 +89,8 @@ def test_a_chat_bound_to_a_named_agent_answers_with_its_instructions(
 
 
 def test_changes_a_reflection_held_are_announced_at_start(browser: object, tmp_path: Path, app: App) -> None:
-    from orkas.adapter.evolution import Evolution
-    from orkas.adapter.signals import SignalLog
+    from orkas.adapter.learning.evolution import Evolution
+    from orkas.adapter.learning.signals import SignalLog
 
     folder = app.home / "agents" / "analyst"
     folder.mkdir(parents=True)

@@ -27,9 +27,9 @@ from orkas.engine.tools.base import Tool
 from orkas.engine.tools.shell import Bash, ProcessManager
 
 if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
-    from orkas.adapter.connector_hub import ConnectorHub
-    from orkas.adapter.evolution import Evolution
-    from orkas.adapter.external_agent import ExternalAgent
+    from orkas.adapter.agents.external import ExternalAgent
+    from orkas.adapter.connectors.hub import ConnectorHub
+    from orkas.adapter.learning.evolution import Evolution
     from orkas.engine.memory.kb import KnowledgeBase
     from orkas.engine.memory.rerank import ModelReranker
     from orkas.team.agents import AgentSpec
@@ -179,7 +179,7 @@ def _capability_tools(
 
         tools += connector_tools(connectors)
     if connectors is not None and profile.learned == "commander":  # the agent the person talks to may propose one
-        from orkas.adapter.connector_tool import AddConnector
+        from orkas.adapter.connectors.tool import AddConnector
 
         tools.append(AddConnector(connectors.connectors))
     return tools + list(profile.extra_tools)
@@ -200,9 +200,9 @@ def _allowed_tools(profile: AgentProfile, tools: list[Tool]) -> list[Tool]:
 def external_member(settings: Settings, spec: AgentSpec, profile: AgentProfile) -> ExternalAgent:
     """A member run by an external agent CLI (`backend:` in its AGENT.md), with the bridge back to Orkas: the
     skills it may use, the knowledge base, past chats, the person's connectors, and the hand-back."""
-    from orkas.adapter.bridge import CAPABILITIES, BridgeGrants
-    from orkas.adapter.bridge_tools import BridgeParts, handlers
-    from orkas.adapter.external_agent import BACKENDS, ExternalAgent
+    from orkas.adapter.agents.bridge import CAPABILITIES, BridgeGrants
+    from orkas.adapter.agents.bridge_tools import BridgeParts, handlers
+    from orkas.adapter.agents.external import BACKENDS, ExternalAgent
     from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
 
     backend = next(b for b in BACKENDS if b == spec.backend)
@@ -278,8 +278,8 @@ class GitWorktrees:
 def conversation_messages(settings: Settings, conversation_id: str) -> tuple[str, list[Any]]:
     """(title, messages) of a conversation wherever it lives: the app's chats, group chats, `orkas run` sessions.
     Empty when it is gone (deleted since its runs were counted)."""
-    from orkas.adapter.conversations import ConversationStore
-    from orkas.adapter.sessions import SessionStore
+    from orkas.adapter.conversations.sessions import SessionStore
+    from orkas.adapter.conversations.store import ConversationStore
     from orkas.core.errors import NotFound as Missing
     from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
     from orkas.team.bus import USER, Bus
@@ -349,8 +349,8 @@ def evolution_for(settings: Settings) -> Evolution:
     """Self-evolution for this install: the signals, the conversations they name, reflection on the small model
     of each agent's provider (Settings → Learning), learned-skill lookalikes from the skills' index. Only named
     agents evolve: the commander — the conversation the person has with Orkas itself — never does."""
-    from orkas.adapter.evolution import Evolution, agent_reflect
-    from orkas.adapter.signals import SignalLog
+    from orkas.adapter.learning.evolution import Evolution, agent_reflect
+    from orkas.adapter.learning.signals import SignalLog
     from orkas.engine.evolution import bundle
     from orkas.team.agents import AgentStore
 

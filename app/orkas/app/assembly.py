@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from orkas.adapter.attachments import AttachmentStore
-from orkas.adapter.conversations import Conversation, ConversationStore
-from orkas.adapter.permission_rules import RuleStore
-from orkas.adapter.processes import ConversationProcesses
-from orkas.adapter.runtime import ConversationRuntime, Hooks
-from orkas.adapter.signals import SignalLog, learning_recorder
-from orkas.adapter.usage import LedgerBudget, UsageLedger
+from orkas.adapter.conversations.attachments import AttachmentStore
+from orkas.adapter.conversations.processes import ConversationProcesses
+from orkas.adapter.conversations.runtime import ConversationRuntime, Hooks
+from orkas.adapter.conversations.store import Conversation, ConversationStore
+from orkas.adapter.learning.signals import SignalLog, learning_recorder
+from orkas.adapter.settings.permission_rules import RuleStore
+from orkas.adapter.settings.usage import LedgerBudget, UsageLedger
 from orkas.app.agents import AgentProfile, GitWorktrees, RunLimits, build_agent, external_member
 from orkas.app.config import Configured, Settings, load_configured
 from orkas.app.extensions import SkillAccess, connector_hub, skill_access, skill_registry
@@ -37,8 +37,8 @@ from orkas.team.agents import AgentSpec, AgentStore
 from orkas.team.conversations import GroupRunner
 
 if TYPE_CHECKING:
-    from orkas.adapter.connector_hub import ConnectorHub
-    from orkas.adapter.skill_roots import SkillRegistry
+    from orkas.adapter.connectors.hub import ConnectorHub
+    from orkas.adapter.skills.roots import SkillRegistry
     from orkas.engine.memory.kb import KnowledgeBase
 
 Role = Literal["solo", "commander", "member", "worker", "external"]

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orkas.adapter.local_servers import KNOWN as KNOWN_LOCAL
-from orkas.adapter.pool import Candidate, RotatingProvider
-from orkas.adapter.provider_admin import url_with_credentials
-from orkas.adapter.settings import ProductSettings, ProviderConfig, SettingsStore
-from orkas.adapter.vault import Vault, VaultError, choose_key_source
+from orkas.adapter.providers.admin import url_with_credentials
+from orkas.adapter.providers.local_servers import KNOWN as KNOWN_LOCAL
+from orkas.adapter.providers.pool import Candidate, RotatingProvider
+from orkas.adapter.settings.store import ProductSettings, ProviderConfig, SettingsStore
+from orkas.adapter.settings.vault import Vault, VaultError, choose_key_source
 from orkas.core.errors import ConfigError, ProviderError
 from orkas.core.paths import data_dir
 from orkas.core.redact import remember_secret

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orkas.adapter.vault import Vault, choose_key_source
+from orkas.adapter.settings.vault import Vault, choose_key_source
 from orkas.app.config import Configured, Settings, protected_data
 from orkas.app.workspace import sandbox
 from orkas.engine.sandbox import PathPolicy
@@ -16,9 +16,9 @@ from orkas.engine.sandbox.limits import Limits
 from orkas.engine.tools.base import Tool
 
 if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
-    from orkas.adapter.connector_hub import ConnectorHub
-    from orkas.adapter.packages import Packages
-    from orkas.adapter.skill_roots import SkillRegistry
+    from orkas.adapter.connectors.hub import ConnectorHub
+    from orkas.adapter.packages.store import Packages
+    from orkas.adapter.skills.roots import SkillRegistry
     from orkas.engine.skills import Catalog
     from orkas.engine.skills.tools import Save
 
@@ -45,8 +45,8 @@ def skill_registry(
     """Every skill root of this install, scanned once (the server's watcher keeps it current). With
     `background`, skills from outside not judged before are judged on a thread (listed as checking until
     then); without, the scan waits for the guard (the CLI's one-shot commands)."""
-    from orkas.adapter.skill_guard import SkillGuard
-    from orkas.adapter.skill_roots import Root, SkillRegistry
+    from orkas.adapter.skills.guard import SkillGuard
+    from orkas.adapter.skills.roots import Root, SkillRegistry
     from orkas.core.resources import bundled_skills
 
     def agent_names() -> Sequence[str]:
@@ -80,7 +80,7 @@ def skill_registry(
 def package_store(settings: Settings) -> Packages:
     """The installed packages; git and dependency installs run through the one executor, rooted at the
     packages folder (the person's explicit install is what lets them use the network)."""
-    from orkas.adapter.packages import Packages
+    from orkas.adapter.packages.store import Packages
 
     def executor_for(folder: Path, readable: list[Path]) -> Executor:
         folder.mkdir(parents=True, exist_ok=True)
@@ -94,7 +94,7 @@ def package_store(settings: Settings) -> Packages:
 def skill_access(registry: SkillRegistry, agent: str | None, allowed: Sequence[str] | None = None) -> SkillAccess:
     """What `agent` (None: the commander) may use of the registry's skills, now; with installed packages'
     commands (read-only) when there are any."""
-    from orkas.adapter.custom_skills import save_custom
+    from orkas.adapter.skills.custom import save_custom
 
     registry.ensure()
     catalog = registry.catalog(agent, allowed=allowed)
@@ -110,7 +110,7 @@ def skill_access(registry: SkillRegistry, agent: str | None, allowed: Sequence[s
         registry.refresh()
         return folder
 
-    from orkas.adapter.package_tool import PackageInstall
+    from orkas.adapter.packages.tool import PackageInstall
 
     installer = PackageInstall(registry.packages, registry.refresh) if registry.packages is not None else None
     return SkillAccess(
@@ -123,9 +123,9 @@ def connector_hub(settings: Settings, configured: Configured | None = None) -> C
     of its own in the data) — the one way processes start — and runs with the person's rights: they confirmed
     that exact command. Its secrets come from the vault when it connects."""
     from orkas import __version__
-    from orkas.adapter.connector_config import Connector, Connectors
-    from orkas.adapter.connector_health import HealthFile
-    from orkas.adapter.connector_hub import ConnectorHub
+    from orkas.adapter.connectors.config import Connector, Connectors
+    from orkas.adapter.connectors.health import HealthFile
+    from orkas.adapter.connectors.hub import ConnectorHub
 
     # The vault as the CLI writes it, even when it did not exist when the app started (a header added later).
     vault = (configured.vault if configured is not None else None) or Vault(

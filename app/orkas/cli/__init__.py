@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from orkas import __version__
-from orkas.adapter.data_format import DataTooNew
-from orkas.adapter.data_format import prepare as prepare_data
+from orkas.adapter.settings.data_format import DataTooNew
+from orkas.adapter.settings.data_format import prepare as prepare_data
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import keep_private
 from orkas.core.paths import data_dir, make_private
@@ -234,7 +234,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _rules(args: argparse.Namespace) -> int:
-    from orkas.adapter.permission_rules import RuleStore
+    from orkas.adapter.settings.permission_rules import RuleStore
     from orkas.core.paths import data_dir
 
     store = RuleStore(data_dir(os.environ.get("ORKAS_HOME")) / "permission_rules.json")
@@ -285,7 +285,7 @@ def _diagnostics(args: argparse.Namespace) -> int:
 
     out = args.out.expanduser() if args.out else None
     if out is not None and out.is_dir():
-        from orkas.adapter.diagnostics import default_name
+        from orkas.adapter.settings.diagnostics import default_name
 
         out = out / default_name()
     try:
@@ -336,7 +336,7 @@ def _status() -> int:
 
 
 def _repair(args: argparse.Namespace) -> int:
-    from orkas.adapter.sessions import load
+    from orkas.adapter.conversations.sessions import load
 
     path: Path = args.path
     if not path.is_file():

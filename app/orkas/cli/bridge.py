@@ -1,5 +1,5 @@
 """`orkas bridge`: the stdio MCP server an external agent CLI spawns from the per-run configuration Orkas wrote
-for it. Each tool forwards to the running app over its unix socket (adapter/bridge.py) with the run's token,
+for it. Each tool forwards to the running app over its unix socket (adapter/agents/bridge.py) with the run's token,
 read from the 0600 file the configuration names; the app decides — allow-list, the person's consent — and
 answers. Only the capabilities of this run are listed. stdout is the MCP channel: nothing else is printed there.
 
@@ -21,7 +21,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-from orkas.adapter.bridge import MAX_LINE
+from orkas.adapter.agents.bridge import MAX_LINE
 from orkas.core.errors import ConfigError
 
 READ = ToolAnnotations(read_only_hint=True)

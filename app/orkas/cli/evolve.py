@@ -34,7 +34,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from orkas.adapter.evolution import outcome_json
+    from orkas.adapter.learning.evolution import outcome_json
     from orkas.app import evolution_for, settings_from_env
 
     settings = settings_from_env(env)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from orkas.adapter.knowledge import KnowledgeService
+    from orkas.adapter.knowledge.service import KnowledgeService
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -34,7 +34,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from orkas.adapter.knowledge import KnowledgeService
+    from orkas.adapter.knowledge.service import KnowledgeService
     from orkas.app import embedder_for, protected_data, settings_from_env
 
     settings = settings_from_env(env)

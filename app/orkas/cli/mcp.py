@@ -70,8 +70,8 @@ def _confirm(argv: list[str], yes: bool) -> None:
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from orkas.adapter.connector_config import Connectors, claude_desktop_entries, parse_pairs
-    from orkas.adapter.vault import Vault, choose_key_source
+    from orkas.adapter.connectors.config import Connectors, claude_desktop_entries, parse_pairs
+    from orkas.adapter.settings.vault import Vault, choose_key_source
     from orkas.app import settings_from_env
 
     settings = settings_from_env(env)
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     elif command in ("enable", "disable"):
         changed = connectors.set_enabled(args.name, command == "enable")
         if changed.enabled:  # the person turned it back on: try it at once, whatever the back-off said
-            from orkas.adapter.connector_health import HealthFile
+            from orkas.adapter.connectors.health import HealthFile
 
             HealthFile(settings.data_dir / "connector-health.json").reset(changed.id)
         print(f"{changed.id}: {'enabled' if changed.enabled else 'disabled'}")
@@ -169,7 +169,7 @@ def _tool_row(tool: RemoteTool) -> dict[str, Any]:
 
 
 def _import_one(connectors: Any, entry: dict[str, Any], yes: bool) -> None:
-    from orkas.adapter.connector_config import check_pairs
+    from orkas.adapter.connectors.config import check_pairs
 
     try:
         if "error" in entry:

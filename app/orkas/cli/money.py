@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 
-from orkas.adapter.settings import SettingsStore
-from orkas.adapter.usage import Totals, UsageLedger, today
+from orkas.adapter.settings.store import SettingsStore
+from orkas.adapter.settings.usage import Totals, UsageLedger, today
 
 EXIT_OK = 0
 

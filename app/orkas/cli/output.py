@@ -1,6 +1,6 @@
 """How `orkas run` shows a conversation's events: JSON lines for programs, plain text for people.
 
-Both read the wire (adapter/product_events.py's `to_wire`): the JSON printer writes each event exactly as the
+Both read the wire (adapter/wire.py's `to_wire`): the JSON printer writes each event exactly as the
 window's socket carries it; the text printer streams a one-agent answer, prints a group's bubbles as
 `name: text`, and says tool calls, retries and problems on stderr.
 """

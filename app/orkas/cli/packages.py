@@ -42,7 +42,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from orkas.adapter.packages import dependency_question
+    from orkas.adapter.packages.store import dependency_question
     from orkas.app import package_store, settings_from_env
 
     packages = package_store(settings_from_env(env))

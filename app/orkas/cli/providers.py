@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the real imports wait until a providers command runs: `orkas` starts faster
-    from orkas.adapter.settings import SettingsStore
-    from orkas.adapter.vault import Vault
+    from orkas.adapter.settings.store import SettingsStore
+    from orkas.adapter.settings.vault import Vault
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -39,8 +39,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from orkas.adapter.settings import SettingsStore
-    from orkas.adapter.vault import Vault, VaultError, choose_key_source
+    from orkas.adapter.settings.store import SettingsStore
+    from orkas.adapter.settings.vault import Vault, VaultError, choose_key_source
     from orkas.app import settings_from_env
 
     settings = settings_from_env(env)
@@ -73,8 +73,8 @@ def _read_key(given: str | None) -> str | None:
 
 
 def _add(args: argparse.Namespace, store: SettingsStore, vault: Vault) -> int:
-    from orkas.adapter.provider_admin import NewProvider, add_provider
-    from orkas.adapter.vault import mask
+    from orkas.adapter.providers.admin import NewProvider, add_provider
+    from orkas.adapter.settings.vault import mask
 
     product = store.load()
     key = _read_key(args.key)
@@ -88,7 +88,7 @@ def _add(args: argparse.Namespace, store: SettingsStore, vault: Vault) -> int:
 
 
 def _list(store: SettingsStore, vault: Vault) -> int:
-    from orkas.adapter.provider_admin import describe_providers, pools
+    from orkas.adapter.providers.admin import describe_providers, pools
 
     product = store.load()
     if not product.providers:
@@ -105,7 +105,7 @@ def _list(store: SettingsStore, vault: Vault) -> int:
 
 
 def _remove(name: str, store: SettingsStore, vault: Vault) -> int:
-    from orkas.adapter.provider_admin import remove_provider
+    from orkas.adapter.providers.admin import remove_provider
 
     product = store.load()
     remove_provider(product, vault, name)
@@ -124,8 +124,8 @@ async def _test(name: str, store: SettingsStore, vault: Vault) -> int:
 
 
 async def _detect(add: bool, store: SettingsStore, env: Mapping[str, str]) -> int:
-    from orkas.adapter.local_servers import detect
-    from orkas.adapter.settings import Entry, ProviderConfig
+    from orkas.adapter.providers.local_servers import detect
+    from orkas.adapter.settings.store import Entry, ProviderConfig
     from orkas.app import settings_from_env
 
     found = await detect(settings_from_env(env).local_servers)

@@ -28,9 +28,9 @@ from orkas.core.paths import sessions_dir
 from orkas.engine.consent import Decision
 
 if TYPE_CHECKING:
-    from orkas.adapter.conversations import Conversation
-    from orkas.adapter.runtime import ConversationRuntime
-    from orkas.adapter.skill_roots import SkillRegistry
+    from orkas.adapter.conversations.runtime import ConversationRuntime
+    from orkas.adapter.conversations.store import Conversation
+    from orkas.adapter.skills.roots import SkillRegistry
     from orkas.engine.memory.embedders import Embedder
     from orkas.engine.memory.kb import KnowledgeBase
     from orkas.team.agents import AgentSpec
@@ -255,7 +255,7 @@ def _skills(settings: Settings) -> SkillRegistry:
     registry = skill_registry(settings, background=False)
     folder = settings.data_dir / "kb" / "skills"
     if (folder / "kb.sqlite").exists():
-        from orkas.adapter.skill_index import stored
+        from orkas.adapter.skills.index import stored
 
         def embedder() -> Embedder | None:
             try:

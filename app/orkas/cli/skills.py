@@ -41,7 +41,7 @@ def state(record: dict[str, object]) -> str:
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from orkas.adapter.custom_skills import skill_text
+    from orkas.adapter.skills.custom import skill_text
     from orkas.app import settings_from_env, skill_registry
 
     registry = skill_registry(settings_from_env(env), background=False)

@@ -24,8 +24,8 @@ SAID: dict[Switch, tuple[str, str]] = {
 
 
 def switch(settings: Settings, name: Switch, on: bool) -> int:
-    from orkas.adapter.preferences import change_preferences
-    from orkas.adapter.settings import SettingsStore
+    from orkas.adapter.settings.preferences import change_preferences
+    from orkas.adapter.settings.store import SettingsStore
 
     store = SettingsStore(settings.data_dir / "settings.json")
     asyncio.run(change_preferences(store, {name: on, "offered": True}))

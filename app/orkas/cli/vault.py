@@ -43,7 +43,7 @@ def unlock_if_protected(data_dir: Path, env: Mapping[str, str]) -> str | None:
                 return None
     except OSError:
         return None
-    from orkas.adapter.vault import FileKey, VaultError, choose_key_source
+    from orkas.adapter.settings.vault import FileKey, VaultError, choose_key_source
 
     source = choose_key_source(data_dir)
     if not isinstance(source, FileKey) or not source.locked:
@@ -61,7 +61,7 @@ def unlock_if_protected(data_dir: Path, env: Mapping[str, str]) -> str | None:
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    from orkas.adapter.vault import FileKey, VaultError, choose_key_source
+    from orkas.adapter.settings.vault import FileKey, VaultError, choose_key_source
     from orkas.app import settings_from_env
 
     data_dir = settings_from_env(env).data_dir

@@ -25,4 +25,4 @@ def window_icon() -> Path:
 
 def bundled_skills() -> Path:
     """The skills shipped with the app (trusted, read-only)."""
-    return Path(__file__).resolve().parents[1] / "adapter" / "bundled_skills"
+    return Path(__file__).resolve().parents[1] / "adapter" / "skills" / "bundled"

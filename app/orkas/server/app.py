@@ -15,17 +15,17 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from orkas import __version__
-from orkas.adapter.attachments import AttachmentStore
-from orkas.adapter.connector_hub import ConnectorHub
-from orkas.adapter.evolution import Evolution
-from orkas.adapter.knowledge import KnowledgeService
-from orkas.adapter.packages import Packages
-from orkas.adapter.permission_rules import RuleStore
-from orkas.adapter.runtime import ConversationRuntime
-from orkas.adapter.settings import SettingsStore
-from orkas.adapter.skill_roots import SkillRegistry
-from orkas.adapter.usage import UsageLedger
-from orkas.adapter.vault import Vault
+from orkas.adapter.connectors.hub import ConnectorHub
+from orkas.adapter.conversations.attachments import AttachmentStore
+from orkas.adapter.conversations.runtime import ConversationRuntime
+from orkas.adapter.knowledge.service import KnowledgeService
+from orkas.adapter.learning.evolution import Evolution
+from orkas.adapter.packages.store import Packages
+from orkas.adapter.settings.permission_rules import RuleStore
+from orkas.adapter.settings.store import SettingsStore
+from orkas.adapter.settings.usage import UsageLedger
+from orkas.adapter.settings.vault import Vault
+from orkas.adapter.skills.roots import SkillRegistry
 from orkas.core.crashes import CrashReports
 from orkas.core.resources import frontend_dir
 from orkas.engine.memory import Memory
@@ -35,7 +35,7 @@ from orkas.server.connector_routes import add_connector_routes
 from orkas.server.conversation_routes import add_conversation_routes
 from orkas.server.diagnostics_routes import add_diagnostics_routes
 from orkas.server.learning_routes import add_learning_routes
-from orkas.server.mirror_routes import MirrorControl, add_mirror_routes
+from orkas.server.mirror.routes import MirrorControl, add_mirror_routes
 from orkas.server.observe import Observed
 from orkas.server.security import LocalOnly
 from orkas.server.settings_routes import add_settings_routes

@@ -12,8 +12,8 @@ from typing import Any
 from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
-from orkas.adapter.connector_config import claude_desktop_entries
-from orkas.adapter.connector_hub import ConnectorHub
+from orkas.adapter.connectors.config import claude_desktop_entries
+from orkas.adapter.connectors.hub import ConnectorHub
 from orkas.core.errors import ConfigError, NotFound, ToolInputError
 
 

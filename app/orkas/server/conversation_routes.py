@@ -14,11 +14,11 @@ from pydantic import BaseModel, Field
 from starlette.requests import ClientDisconnect
 
 from orkas import __version__
-from orkas.adapter import export
-from orkas.adapter.attachments import AttachmentError
-from orkas.adapter.conversations import TUNABLE, Conversation
-from orkas.adapter.product_events import WIRE_VERSION
-from orkas.adapter.runtime import ConversationRuntime
+from orkas.adapter.conversations import export
+from orkas.adapter.conversations.attachments import AttachmentError
+from orkas.adapter.conversations.runtime import ConversationRuntime
+from orkas.adapter.conversations.store import TUNABLE, Conversation
+from orkas.adapter.wire import WIRE_VERSION
 from orkas.core.errors import ConfigError
 from orkas.engine.catalog import lookup
 from orkas.engine.codec import encode

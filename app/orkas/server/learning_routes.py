@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
-from orkas.adapter.evolution import Evolution, outcome_json
+from orkas.adapter.learning.evolution import Evolution, outcome_json
 
 
 class Undo(BaseModel):

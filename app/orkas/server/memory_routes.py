@@ -13,7 +13,7 @@ from fastapi import FastAPI, HTTPException, WebSocket
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
 
-from orkas.adapter.knowledge import KnowledgeService
+from orkas.adapter.knowledge.service import KnowledgeService
 from orkas.engine.memory import Memory, MemoryRejected, MemoryStore
 from orkas.server.sockets import forward
 

@@ -13,11 +13,11 @@ from fastapi import FastAPI, HTTPException, Query
 from pydantic import BaseModel, Field
 
 from orkas import __version__
-from orkas.adapter.preferences import change_preferences
-from orkas.adapter.provider_admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
-from orkas.adapter.provider_catalog import PRESETS, list_models
-from orkas.adapter.settings import Kind
-from orkas.adapter.vault import FileKey, VaultError
+from orkas.adapter.providers.admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
+from orkas.adapter.providers.catalog import PRESETS, list_models
+from orkas.adapter.settings.preferences import change_preferences
+from orkas.adapter.settings.store import Kind
+from orkas.adapter.settings.vault import FileKey, VaultError
 from orkas.core.errors import ProviderError
 from orkas.engine.retry import describe
 from orkas.engine.sandbox.executor import confinement

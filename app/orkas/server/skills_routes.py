@@ -12,9 +12,9 @@ from typing import Any, Literal
 from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
-from orkas.adapter.custom_skills import save_custom, skill_text, update_custom
-from orkas.adapter.packages import Packages
-from orkas.adapter.skill_roots import SkillRegistry
+from orkas.adapter.packages.store import Packages
+from orkas.adapter.skills.custom import save_custom, skill_text, update_custom
+from orkas.adapter.skills.roots import SkillRegistry
 from orkas.core.errors import ConfigError
 from orkas.engine.skills.format import MAX_BODY, MAX_DESCRIPTION, SkillFormatError
 from orkas.server.answers import answered

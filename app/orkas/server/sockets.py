@@ -24,7 +24,7 @@ async def forward(
 ) -> None:
     """Send `first`, then whatever arrives on `queue`, one message per event, until the client goes
     away. A closed tab frees its handler at once (and lets the server shut down without waiting for
-    the next event). Phones get frames instead (fanout.py)."""
+    the next event). Phones get frames instead (mirror/fanout.py)."""
     await until_gone(socket, _send_all(socket, first, queue))
 
 

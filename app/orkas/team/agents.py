@@ -23,8 +23,8 @@ from typing import Any
 
 import yaml
 
-from orkas.adapter.bridge import CAPABILITIES
-from orkas.adapter.external_agent import BACKENDS
+from orkas.adapter.agents.bridge import CAPABILITIES
+from orkas.adapter.agents.external import BACKENDS
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
 
@@ -200,7 +200,7 @@ class AgentStore:
                 text = (path / FILE).read_text(encoding="utf-8")
                 spec = parse(text, folder_name=path.name)
                 if spec.backend is not None and self.search_path is not None:
-                    from orkas.adapter.external_agent import find_cli
+                    from orkas.adapter.agents.external import find_cli
 
                     backend = next(b for b in BACKENDS if b == spec.backend)
                     spec = replace(spec, cli_found=find_cli(backend, spec.cli, self.search_path) is not None)

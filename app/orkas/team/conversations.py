@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from orkas.adapter.conversations import Conversation
-from orkas.adapter.product_events import ProductEvent
+from orkas.adapter.conversations.store import Conversation
+from orkas.adapter.wire import ProductEvent
 from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget

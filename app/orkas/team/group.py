@@ -24,7 +24,7 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any, Protocol
 
-from orkas.adapter.sessions import PersistentSession, load
+from orkas.adapter.conversations.sessions import PersistentSession, load
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions

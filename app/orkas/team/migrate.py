@@ -13,7 +13,7 @@ import os
 import uuid
 from pathlib import Path
 
-from orkas.adapter.sessions import load
+from orkas.adapter.conversations.sessions import load
 from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
 from orkas.team.bus import COMMANDER, USER
 

@@ -3,7 +3,7 @@
 A `Skill` is a parsed SKILL.md with where it came from. Tiers say how far it is trusted: bundled,
 custom (the person's own and the agent-created), agent (one agent's private skills) and learned are
 trusted; package and global skills come from outside Orkas and are read as data. Which skills an agent
-sees is decided by the product (adapter/skill_roots.py); this module only serves what it was given.
+sees is decided by the product (adapter/skills/roots.py); this module only serves what it was given.
 
 Search fuses two rankings by reciprocal rank: a keyword ranking over names and descriptions, in
 memory (names count most: a person asking for "pdf tables" means the skill called pdf-tables), and —

@@ -1,0 +1,1 @@
+"""Connectors: the person's MCP servers, their health, and the tools they give agents."""

@@ -1,0 +1,449 @@
+"""Sessions with the person's MCP servers, opened on first use and kept open; what `mcp_list_tools` and
+`mcp_call` (engine/tools/connectors.py) talk to.
+
+A local server starts through the one executor (`Executor.open_pipes`: scrubbed environment plus the values the
+person gave, its own process group, its stderr in `<data>/logs/connectors/<id>.log`) and runs with the person's
+rights: they confirmed that exact command. A remote one is reached over streamable HTTP with its headers from
+the vault. Each session is held by a task of its own (the SDK's contexts must be left by the task that entered
+them); a call from any task uses it. Health is measured: a request that fails on the connection, a timeout, or
+the server's process exiting marks it degraded at once and it backs off (health.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable, Mapping
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from orkas.adapter.connectors.config import Connector, Connectors, slug
+from orkas.adapter.connectors.health import Health, HealthFile
+from orkas.adapter.connectors.stdio import opened, piped_transport
+from orkas.core.errors import ConfigError
+from orkas.engine.abort import AbortSignal
+from orkas.engine.messages import ImageBlock, TextBlock, ToolResultContent
+from orkas.engine.tools.connectors import CallOutcome, ConnectorError, RemoteTool, ServerTools, unknown
+
+if TYPE_CHECKING:
+    import mcp
+
+    from orkas.engine.sandbox.executor import Executor
+
+log = logging.getLogger(__name__)
+
+CONNECT_TIMEOUT = 30.0
+CALL_TIMEOUT = 300.0
+MAX_TOOLS = 500  # per server: a listing beyond this is cut (and said)
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    if isinstance(error, BaseExceptionGroup) and error.exceptions:
+        return _describe(error.exceptions[0])
+    return text.splitlines()[0][:300]
+
+
+@dataclass(slots=True)
+class _Session:
+    client: mcp.Client
+    tools: dict[str, RemoteTool]
+    ended: asyncio.Event
+
+
+class Link:
+    """One connector's session: opened on demand, held by its own task, closed on failure or shutdown."""
+
+    def __init__(self, connector: Connector, hub: ConnectorHub) -> None:
+        self.connector = connector
+        self.hub = hub
+        self.session: _Session | None = None
+        self.status = "disconnected"
+        self._opening = asyncio.Lock()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._counted = False  # this session's failure is recorded: one failure per session, not per symptom
+
+    @property
+    def alive(self) -> bool:
+        return self.session is not None and not self.session.ended.is_set()
+
+    async def open(self) -> _Session:
+        async with self._opening:
+            if self.alive:
+                assert self.session is not None
+                return self.session
+            await self.close()
+            health = await self.hub.health_of(self.connector.id)
+            wait = health.waiting(self.hub.clock())
+            if wait > 0:
+                raise ConnectorError(
+                    f"{self.connector.name} is unavailable ({health.last_error or health.status}); "
+                    f"the next try is in {wait:.0f} s"
+                )
+            self.status = "connecting"
+            self._counted = False  # a new attempt: its failure counts
+            await self.hub.record(self.connector.id, "connecting")
+            ready: asyncio.Future[_Session] = asyncio.get_running_loop().create_future()
+            self._stop = asyncio.Event()
+            self._task = asyncio.create_task(self._hold(ready), name=f"connector {self.connector.id}")
+            try:
+                session = await asyncio.wait_for(asyncio.shield(ready), CONNECT_TIMEOUT)
+            except TimeoutError:
+                await self.close()
+                await self._failed(f"no answer within {CONNECT_TIMEOUT:.0f} s", reached=False)
+                raise ConnectorError(f"{self.connector.name} did not answer within {CONNECT_TIMEOUT:.0f} s") from None
+            except Exception as e:
+                await self.close()
+                said = await asyncio.to_thread(self.hub.stderr_tail, self.connector) or _describe(e)
+                await self._failed(said, reached=False)
+                raise ConnectorError(f"{self.connector.name} could not be reached: {said}") from None
+            self.status = "connected"
+            await self.hub.record(self.connector.id, "connected", tools=len(session.tools))
+            return session
+
+    async def _hold(self, ready: asyncio.Future[_Session]) -> None:
+        ended = asyncio.Event()
+        try:
+            import mcp
+
+            async with AsyncExitStack() as stack:
+                transport = await self.hub.transport(self.connector, stack, ended.set)
+                client = await stack.enter_async_context(
+                    mcp.Client(
+                        transport,
+                        read_timeout_seconds=CALL_TIMEOUT,
+                        client_info=mcp.Implementation(name="orkas", version=self.hub.version),
+                    )
+                )
+                tools = await _list_tools(client, self.connector)
+                session = _Session(client, tools, ended)
+                self.session = session
+                ready.set_result(session)
+                stop = asyncio.create_task(self._stop.wait())
+                end = asyncio.create_task(ended.wait())
+                try:
+                    await asyncio.wait({stop, end}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    stop.cancel()
+                    end.cancel()
+                if ended.is_set() and not self._stop.is_set():
+                    await self._failed("the server's process exited", reached=True)
+        except BaseException as e:
+            if not ready.done():
+                ready.set_exception(e if isinstance(e, Exception) else ConnectorError("stopped"))
+            if not isinstance(e, Exception):
+                raise
+        finally:
+            ended.set()
+            self.session = None
+
+    async def call(self, tool: RemoteTool, arguments: Mapping[str, Any], signal: AbortSignal) -> CallOutcome:
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        session = await self.open()
+        task = asyncio.ensure_future(session.client.call_tool(tool.name, dict(arguments)))
+        ended = asyncio.ensure_future(session.ended.wait())
+
+        def stop() -> None:
+            task.cancel()
+
+        unregister = signal.on_abort(stop)
+        try:
+            await asyncio.wait({task, ended}, return_when=asyncio.FIRST_COMPLETED)
+            if not task.done():  # the process died under the call
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                await self._failed("the server's process exited during a call", reached=True)
+                raise ConnectorError(f"{tool.server} stopped during the call (its process exited)")
+            result = task.result()
+        except asyncio.CancelledError:
+            if signal.aborted:
+                raise ConnectorError("stopped by the person") from None
+            raise
+        except MCPError as e:
+            if e.code not in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
+                raise ConnectorError(_describe(e)) from None  # the server answered: it is up
+            died = session.ended.is_set()
+            said = "its process exited during the call" if died else _describe(e)
+            await self._failed(said, reached=True)
+            await self.close()
+            raise ConnectorError(f"{tool.server}: {said}") from None
+        except ConnectorError:
+            raise
+        except Exception as e:  # the transport broke (an HTTP error, a reset): the server is not healthy
+            await self._failed(_describe(e), reached=True)
+            await self.close()
+            raise ConnectorError(_describe(e)) from None
+        finally:
+            unregister()
+            ended.cancel()
+        if self.status != "connected":
+            self.status = "connected"
+            await self.hub.record(self.connector.id, "connected", tools=len(session.tools))
+        return _outcome(result)
+
+    async def _failed(self, error: str, *, reached: bool) -> None:
+        if self._counted:
+            return
+        self._counted = True
+        self.status = "degraded" if reached else "error"
+        log.warning("connector %s: %s", self.connector.id, error)
+        await self.hub.record(self.connector.id, "failed", error=error, reached=reached)
+
+    async def close(self) -> None:
+        self._stop.set()
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            done, _ = await asyncio.wait({task}, timeout=5.0)
+            if not done:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        self.session = None
+
+
+async def _list_tools(client: mcp.Client, connector: Connector) -> dict[str, RemoteTool]:
+    found: dict[str, RemoteTool] = {}
+    cursor: str | None = None
+    for _ in range(50):
+        page = await client.list_tools(cursor=cursor)
+        for tool in page.tools:
+            hints = tool.annotations
+            found[tool.name] = RemoteTool(
+                server=connector.name,
+                server_id=connector.id,
+                name=tool.name,
+                description=tool.description or tool.title or "",
+                input_schema=dict(tool.input_schema or {"type": "object"}),
+                read_only=bool(hints is not None and hints.read_only_hint is True),
+                closed_world=bool(hints is not None and hints.open_world_hint is False),
+            )
+        cursor = page.next_cursor
+        if cursor is None or len(found) >= MAX_TOOLS:
+            break
+    return dict(list(found.items())[:MAX_TOOLS])
+
+
+def _outcome(result: Any) -> CallOutcome:
+    import base64
+    import binascii
+    import json
+
+    content: list[ToolResultContent] = []
+    for block in result.content or ():
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            content.append(TextBlock(text=block.text))
+        elif kind == "image" and block.mime_type in IMAGE_TYPES:
+            try:
+                base64.b64decode(block.data, validate=True)
+            except (binascii.Error, ValueError):
+                content.append(TextBlock(text="[an image that is not valid base64 was left out]"))
+                continue
+            content.append(ImageBlock(data=block.data, media_type=block.mime_type))
+        elif kind == "resource" and getattr(block.resource, "text", None) is not None:
+            content.append(TextBlock(text=f"[resource {block.resource.uri}]\n{block.resource.text}"))
+        elif kind == "resource_link":
+            content.append(TextBlock(text=f"[resource link {block.uri}: {block.name}]"))
+        else:
+            content.append(TextBlock(text=f"[{kind or 'unknown'} content left out]"))
+    if not any(isinstance(c, TextBlock) for c in content) and result.structured_content is not None:
+        content.insert(0, TextBlock(text=json.dumps(result.structured_content, ensure_ascii=False, indent=1)))
+    return CallOutcome(content=tuple(content), is_error=bool(result.is_error))
+
+
+class ConnectorHub:
+    """Every enabled connector's link, re-read from connectors.json on each use (one small file), so a server
+    added, removed or disabled in another process is seen at the next call."""
+
+    def __init__(
+        self,
+        connectors: Connectors,
+        health: HealthFile,
+        *,
+        executor_for: Callable[[Connector], Executor],
+        logs: Path,
+        version: str = "0",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.connectors = connectors
+        self.health = health
+        self.executor_for = executor_for
+        self.logs = logs
+        self.version = version
+        self.clock = clock
+        self._links: dict[str, Link] = {}
+        self._closing: set[asyncio.Future[None]] = set()
+        self._stamp: tuple[int, int, int] | None = None
+        self._known: dict[str, Connector] = {}
+        self._log_from: dict[str, int] = {}  # where each local server's latest start begins in its log
+
+    def stderr_tail(self, connector: Connector) -> str:
+        """The last line a local server wrote on stderr since it was last started (why it would not start)."""
+        if connector.url or connector.id not in self._log_from:
+            return ""
+        try:
+            with open(self.logs / f"{connector.id}.log", "rb") as f:
+                f.seek(self._log_from[connector.id])
+                written = f.read()[-4096:].decode("utf-8", "replace")
+        except OSError:
+            return ""
+        lines = [line.strip() for line in written.splitlines() if line.strip()]
+        return lines[-1][:300] if lines else ""
+
+    def any_enabled(self) -> bool:
+        try:
+            return any(c.enabled for c in self.connectors.load().values())
+        except ConfigError:
+            return False
+
+    # --- what the tools use (engine.tools.connectors.ConnectorAccess) ---
+
+    async def servers(self, server: str | None) -> list[ServerTools]:
+        links = [await self._link(server)] if server is not None else await self._enabled()
+        found = await asyncio.gather(*(self._listing(link) for link in links))
+        return list(found)
+
+    async def tool(self, server: str, name: str) -> RemoteTool:
+        link = await self._link(server)
+        session = await link.open()
+        tool = session.tools.get(name)
+        if tool is None:
+            raise unknown(f"tool of {link.connector.name}", name, list(session.tools))
+        return tool
+
+    async def call(self, tool: RemoteTool, arguments: Mapping[str, Any], signal: AbortSignal) -> CallOutcome:
+        link = await self._link(tool.server_id)
+        return await link.call(tool, arguments, signal)
+
+    # --- what the CLI, the API and the settings screen use ---
+
+    async def status(self) -> list[dict[str, Any]]:
+        current = await asyncio.to_thread(self.connectors.load)
+        health = await asyncio.to_thread(self.health.load)
+        rows = []
+        for connector in current.values():
+            h = health.get(connector.id) or Health()
+            link = self._links.get(connector.id)
+            status = link.status if link is not None and link.alive else h.status
+            if not connector.enabled:
+                status = "disconnected"
+            rows.append(
+                {
+                    **connector.public(),
+                    "status": status,
+                    "tools": h.tools,
+                    "last_error": h.last_error,
+                    "retry_in": round(h.waiting(self.clock())),
+                }
+            )
+        return rows
+
+    async def probe(self, name: str) -> ServerTools:
+        """Open (or reuse) the session now, whatever the back-off says: the person asked."""
+        link = await self._link(name)
+        await asyncio.to_thread(self.health.reset, link.connector.id)
+        return await self._listing(link)
+
+    async def close(self) -> None:
+        links, self._links = list(self._links.values()), {}
+        for link in links:
+            await link.close()
+            await asyncio.to_thread(self.health.released, link.connector.id)
+
+    # --- inside ---
+
+    async def health_of(self, ident: str) -> Health:
+        return await asyncio.to_thread(self.health.get, ident)
+
+    async def record(
+        self, ident: str, what: str, *, tools: int | None = None, error: str = "", reached: bool = False
+    ) -> None:
+        if what == "connecting":
+            await asyncio.to_thread(self.health.connecting, ident)
+        elif what == "connected":
+            await asyncio.to_thread(self.health.succeeded, ident, tools)
+        else:
+            await asyncio.to_thread(self.health.failed, ident, error, reached=reached)
+
+    async def _current(self) -> dict[str, Connector]:
+        """connectors.json, parsed again only when it changed (a stat per call instead of a read and a parse)."""
+        try:
+            info = os.stat(self.connectors.path)
+            stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
+        except OSError:
+            stamp = None
+        if stamp is None or stamp != self._stamp:
+            self._known = await asyncio.to_thread(self.connectors.load)
+            self._stamp = stamp
+        return dict(self._known)
+
+    async def _enabled(self) -> list[Link]:
+        current = await self._current()
+        await self._drop_gone(current)
+        return [self._for(c) for c in current.values() if c.enabled]
+
+    async def _link(self, name: str) -> Link:
+        current = await self._current()
+        await self._drop_gone(current)
+        by_name = {c.name.lower(): c for c in current.values()}
+        connector = current.get(name) or by_name.get(name.strip().lower())
+        if connector is None:
+            with contextlib.suppress(Exception):
+                connector = current.get(slug(name))
+        if connector is None or not connector.enabled:
+            raise unknown("server", name, [c.name for c in current.values() if c.enabled])
+        return self._for(connector)
+
+    def _for(self, connector: Connector) -> Link:
+        link = self._links.get(connector.id)
+        if link is None or link.connector != connector:  # changed: a fresh session with the new settings
+            if link is not None:  # closed in the background; held here until it is
+                closing = asyncio.ensure_future(link.close())
+                self._closing.add(closing)
+                closing.add_done_callback(self._closing.discard)
+            link = self._links[connector.id] = Link(connector, self)
+        return link
+
+    async def _drop_gone(self, current: Mapping[str, Connector]) -> None:
+        for ident in [i for i, link in self._links.items() if i not in current or not current[i].enabled]:
+            link = self._links.pop(ident)
+            await link.close()
+            await asyncio.to_thread(self.health.released, ident)
+
+    async def _listing(self, link: Link) -> ServerTools:
+        try:
+            session = await link.open()
+        except ConnectorError as e:
+            return ServerTools(server=link.connector.name, status=link.status, error=str(e))
+        tools = tuple(session.tools.values())
+        return ServerTools(server=link.connector.name, status="connected", tools=tools)
+
+    async def transport(self, connector: Connector, stack: AsyncExitStack, died: Callable[[], None]) -> Any:
+        headers, env = await asyncio.to_thread(self.connectors.secrets, connector)
+        if connector.url:
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+            return streamable_http_client(connector.url, http_client=http)
+        executor = self.executor_for(connector)
+        log_path = self.logs / f"{connector.id}.log"
+        self._log_from[connector.id] = log_path.stat().st_size if log_path.exists() else 0
+        piped = await executor.open_pipes(
+            connector.command,
+            log_path=log_path,
+            cwd=Path(connector.cwd) if connector.cwd else None,
+            env=env,
+            unconfined=True,  # the person confirmed this exact command to run on their computer
+        )
+        stack.push_async_callback(piped.stop)  # whatever fails next, the process does not outlive the session
+        streams = await stack.enter_async_context(piped_transport(piped, died))
+        return opened(streams)

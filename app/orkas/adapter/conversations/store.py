@@ -1,0 +1,322 @@
+"""Conversations: the product's unit of work.
+
+Each lives in `<data>/conversations/<id>/`: `meta.json` (title, times, workspace, granted folders) and
+`messages.jsonl` (the crash-safe transcript, see sessions.py). Deleting moves the folder to
+`<data>/recycle/`, from where it can be restored. A conversation without a chosen workspace gets its
+own folder under `<data>/workspaces/`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orkas.adapter.conversations.branches import Branches
+from orkas.adapter.conversations.sessions import SESSION_ID, PersistentSession, load
+from orkas.adapter.conversations.transcript import LoadReport
+from orkas.core.errors import ConfigError, NotFound
+from orkas.core.fsutil import atomic_write
+from orkas.engine.messages import AssistantMessage, UserMessage
+from orkas.engine.sandbox import PathPolicy
+
+TITLE_CHARS = 80
+TUNABLE = frozenset({"model", "instructions", "temperature", "reasoning", "agent"})
+
+
+@dataclass(slots=True)
+class Conversation:
+    id: str
+    title: str
+    created: float
+    updated: float
+    workspace: str
+    granted: list[str] = field(default_factory=list)
+    pinned: bool = False  # kept at the top of the list
+    # Chosen for this conversation (the composer's switcher and its settings); empty = the app's default.
+    model: str = ""
+    instructions: str = ""  # added to the system prompt of every turn
+    temperature: float | None = None
+    reasoning: str = "off"  # off, low, medium, high: used where the model supports it
+    # A named agent (AGENT.md) this conversation is bound to: it answers directly, and learns from its runs
+    # (when learning is on). Empty: the person talks with Orkas itself, which never evolves.
+    agent: str = ""
+    # Where the title came from: "user" (typed), "first_words" (the first message, at once) or "model"
+    # (a short call after the first answer). Only a first-words title is ever replaced.
+    title_source: str = ""
+
+    @property
+    def workspace_path(self) -> Path:
+        return Path(self.workspace)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    conversation: Conversation
+    snippet: str
+    message_id: str = ""  # the first message with the words ("" when the title matched)
+
+
+class ConversationStore:
+    def __init__(self, data_dir: Path, *, clock: Callable[[], float] = time.time) -> None:
+        self.root = data_dir / "conversations"
+        self.recycle = data_dir / "recycle"
+        self.workspaces = data_dir / "workspaces"
+        self.clock = clock
+
+    def _now(self) -> float:
+        return self.clock()
+
+    def _folder(self, conversation_id: str) -> Path:
+        if not SESSION_ID.match(conversation_id):
+            raise ConfigError(f"invalid conversation id {conversation_id!r}")
+        return self.root / conversation_id
+
+    def create(self, *, title: str = "", workspace: Path | None = None) -> Conversation:
+        conversation_id = uuid.uuid4().hex
+        folder = self._folder(conversation_id)
+        if workspace is None:
+            workspace = self.workspaces / conversation_id
+            workspace.mkdir(parents=True, exist_ok=True)
+        elif not workspace.is_dir():
+            raise ConfigError(f"workspace {str(workspace)!r} is not a folder")
+        folder.mkdir(parents=True)
+        now = self._now()
+        conversation = Conversation(conversation_id, title.strip()[:TITLE_CHARS], now, now, str(workspace.resolve()))
+        conversation.title_source = "user" if conversation.title else ""
+        self._save(conversation)
+        return conversation
+
+    def adopt(
+        self, conversation_id: str, workspace: Path, *, legacy: Path | None = None, agent: str = ""
+    ) -> Conversation:
+        """Make a conversation of a folder an older `orkas run` left without metadata (a group's bus and state),
+        or of an older command-line session's transcript (`legacy`, moved in). Its title is its first words."""
+        folder = self._folder(conversation_id)
+        if not workspace.is_dir():
+            raise ConfigError(f"workspace {str(workspace)!r} is not a folder")
+        folder.mkdir(parents=True, exist_ok=True)
+        if legacy is not None and not (folder / "messages.jsonl").exists():
+            shutil.move(str(legacy), str(folder / "messages.jsonl"))
+        now = self._now()
+        conversation = Conversation(conversation_id, "", now, now, str(workspace.resolve()), agent=agent)
+        self._save(conversation)
+        return conversation
+
+    def place(self, conversation_id: str, workspace: Path) -> Conversation:
+        """Run the conversation in another folder from now on (a command run from elsewhere)."""
+        conversation = self.get(conversation_id)
+        if not workspace.is_dir():
+            raise ConfigError(f"workspace {str(workspace)!r} is not a folder")
+        if Path(conversation.workspace) != workspace.resolve():
+            conversation.workspace = str(workspace.resolve())
+            self._save(conversation)
+        return conversation
+
+    def get(self, conversation_id: str) -> Conversation:
+        meta = self._folder(conversation_id) / "meta.json"
+        if not meta.exists():
+            raise NotFound(f"no conversation {conversation_id!r}")
+        return Conversation(**json.loads(meta.read_text()))
+
+    def branches(self, conversation_id: str) -> Branches:
+        """The versions put aside by edits and new answers (branches.py)."""
+        return Branches(self._folder(conversation_id) / "branches")
+
+    def events_path(self, conversation_id: str) -> Path:
+        """Where the conversation's product events are kept for replay (event_log.py)."""
+        return self._folder(conversation_id) / "events.jsonl"
+
+    # ---- messages that could not be sent (no provider yet): kept until resent or discarded ----
+    def unsent(self, conversation_id: str) -> list[dict[str, Any]]:
+        path = self._folder(conversation_id) / "unsent.json"
+        try:
+            records = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError):
+            return []  # unreadable: nothing to offer, never fatal
+        return [r for r in records if isinstance(r, dict) and isinstance(r.get("message_id"), str)]
+
+    def keep_unsent(self, conversation_id: str, record: dict[str, Any]) -> None:
+        records = [r for r in self.unsent(conversation_id) if r["message_id"] != record["message_id"]]
+        self._write_unsent(conversation_id, [*records, record])
+
+    def take_unsent(self, conversation_id: str, message_id: str) -> dict[str, Any]:
+        """Remove and return the unsent message; NotFound when there is none with that id."""
+        records = self.unsent(conversation_id)
+        found = next((r for r in records if r["message_id"] == message_id), None)
+        if found is None:
+            raise NotFound(f"no unsent message {message_id!r}")
+        self._write_unsent(conversation_id, [r for r in records if r is not found])
+        return found
+
+    def _write_unsent(self, conversation_id: str, records: list[dict[str, Any]]) -> None:
+        atomic_write(self._folder(conversation_id) / "unsent.json", json.dumps(records, ensure_ascii=False).encode())
+
+    def recent(self) -> list[Conversation]:
+        """Every conversation not in the recycle bin, most recently active first."""
+        return _listed(self.root)
+
+    def deleted(self) -> list[Conversation]:
+        """The recycle bin, most recently active first."""
+        return _listed(self.recycle)
+
+    def pin(self, conversation_id: str, pinned: bool) -> Conversation:
+        conversation = self.get(conversation_id)
+        conversation.pinned = pinned
+        self._save(conversation)
+        return conversation
+
+    def tune(self, conversation_id: str, changes: dict[str, Any]) -> Conversation:
+        """Change the conversation's model, instructions, temperature, reasoning or agent (already validated)."""
+        conversation = self.get(conversation_id)
+        for name in TUNABLE & changes.keys():
+            setattr(conversation, name, changes[name])
+        self._save(conversation)
+        return conversation
+
+    def rename(self, conversation_id: str, title: str) -> Conversation:
+        conversation = self.get(conversation_id)
+        conversation.title = title.strip()[:TITLE_CHARS]
+        conversation.title_source = "user"
+        conversation.updated = self._now()
+        self._save(conversation)
+        return conversation
+
+    def retitle(self, conversation_id: str, title: str) -> Conversation | None:
+        """The model's title, in place of the first words — never over a title the person typed."""
+        conversation = self.get(conversation_id)
+        title = " ".join(title.split())[:TITLE_CHARS]
+        if conversation.title_source != "first_words" or not title:
+            return None
+        conversation.title, conversation.title_source = title, "model"
+        self._save(conversation)
+        return conversation
+
+    def touch(self, conversation: Conversation, first_prompt: str = "") -> None:
+        """After a turn: newer in the list, and titled by its first prompt if it had no title."""
+        conversation.updated = self._now()
+        if not conversation.title and first_prompt.strip():
+            conversation.title = " ".join(first_prompt.split())[:TITLE_CHARS]
+            conversation.title_source = "first_words"
+        self._save(conversation)
+
+    def grant(self, conversation_id: str, folder: Path, *, protected: tuple[Path, ...] = ()) -> Conversation:
+        """Give the agent a folder beyond the workspace. Raises `PathDenied` for places never grantable."""
+        conversation = self.get(conversation_id)
+        granted = self.policy(conversation, protected=protected).grant(folder)
+        if str(granted) not in conversation.granted:
+            conversation.granted.append(str(granted))
+            self._save(conversation)
+        return conversation
+
+    def revoke(self, conversation_id: str, folder: str) -> Conversation:
+        conversation = self.get(conversation_id)
+        if folder not in conversation.granted:
+            raise ConfigError(f"{folder!r} is not granted to this conversation")
+        conversation.granted.remove(folder)
+        self._save(conversation)
+        return conversation
+
+    def policy(
+        self, conversation: Conversation, *, protected: tuple[Path, ...] = (), own: tuple[Path, ...] = ()
+    ) -> PathPolicy:
+        """The conversation's path policy. Its default workspace (inside the data folder) is its own; so are
+        the `own` folders the caller names (its attachments)."""
+        return PathPolicy(
+            conversation.workspace,
+            granted=conversation.granted,
+            protected=protected,
+            own=(*self.own(conversation), *own),
+        )
+
+    def own(self, conversation: Conversation) -> tuple[Path, ...]:
+        """The conversation's folders inside the data folder: its default workspace, if it uses it."""
+        default = self.workspaces / conversation.id
+        return (default,) if Path(conversation.workspace) == default else ()
+
+    def delete(self, conversation_id: str) -> None:
+        """Move to the recycle bin (restorable)."""
+        folder = self._folder(conversation_id)
+        if not folder.exists():
+            raise NotFound(f"no conversation {conversation_id!r}")
+        self.recycle.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(folder), str(self.recycle / conversation_id))
+
+    def restore(self, conversation_id: str) -> Conversation:
+        source = self.recycle / conversation_id
+        if not SESSION_ID.match(conversation_id) or not source.exists():
+            raise NotFound(f"no conversation {conversation_id!r} in the recycle bin")
+        self.root.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(source), str(self._folder(conversation_id)))
+        return self.get(conversation_id)
+
+    def session(self, conversation_id: str, *, write_back: bool = True) -> tuple[PersistentSession, LoadReport | None]:
+        """The conversation's transcript, loaded and repaired (or a new one). `write_back=False` repairs
+        in memory only: a transcript a live run is writing must never be rewritten under it (its
+        pending tool call would be "repaired" as interrupted and what the run writes next lost)."""
+        path = self.transcript_path(conversation_id)
+        if not path.exists():
+            self.get(conversation_id)  # raises for an unknown id
+            return PersistentSession(path, name=conversation_id), None
+        session, report = load(path, write_back=write_back)
+        session.name = conversation_id
+        return session, report
+
+    def transcript_path(self, conversation_id: str) -> Path:
+        """The agent's transcript: `messages.jsonl`, or the commander's once the conversation is a group
+        (then `messages.jsonl` is the group's bus: team/bus.py, team/migrate.py)."""
+        folder = self._folder(conversation_id)
+        commander = folder / "actors" / "commander.jsonl"
+        return commander if commander.exists() else folder / "messages.jsonl"
+
+    def search(self, query: str, limit: int = 20) -> list[Hit]:
+        """Conversations whose title or messages contain `query` (case-insensitive)."""
+        needle = query.strip().lower()
+        if not needle:
+            return []
+        hits: list[Hit] = []
+        for conversation in self.recent():
+            if needle in conversation.title.lower():
+                hits.append(Hit(conversation, conversation.title))
+            else:
+                found = self._find(conversation.id, needle)
+                if found is not None:
+                    hits.append(Hit(conversation, *found))
+            if len(hits) >= limit:
+                break
+        return hits
+
+    def _find(self, conversation_id: str, needle: str) -> tuple[str, str] | None:
+        """The snippet around the first match, and that message's id."""
+        path = self._folder(conversation_id) / "messages.jsonl"
+        if not path.exists() or needle not in path.read_text(errors="replace").lower():
+            return None  # cheap pre-check before decoding anything
+        session, _ = load(path, write_back=False)
+        for message in session.messages():
+            if isinstance(message, UserMessage | AssistantMessage):
+                text = "".join(getattr(b, "text", "") for b in message.content)
+                at = text.lower().find(needle)
+                if at >= 0:
+                    return text[max(0, at - 40) : at + len(needle) + 40], message.id
+        return None
+
+    def _save(self, conversation: Conversation) -> None:
+        atomic_write(self._folder(conversation.id) / "meta.json", json.dumps(asdict(conversation)).encode())
+
+
+def _listed(root: Path) -> list[Conversation]:
+    found = []
+    if root.exists():
+        for meta in root.glob("*/meta.json"):
+            try:
+                found.append(Conversation(**json.loads(meta.read_text())))
+            except (ValueError, TypeError):
+                continue  # a damaged folder is skipped, never fatal
+    return sorted(found, key=lambda c: (c.pinned, c.updated), reverse=True)  # pinned ones first

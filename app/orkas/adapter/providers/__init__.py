@@ -1,0 +1,1 @@
+"""Model providers: adding and listing them, their catalogue, key pools, local servers."""

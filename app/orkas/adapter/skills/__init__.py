@@ -1,0 +1,1 @@
+"""Skills from every root: found, judged, indexed, watched, and the person's own."""
