@@ -119,7 +119,7 @@ def test_the_model_gets_a_line_per_file_and_small_images_as_images(setup: tuple)
 def test_an_attachment_keeps_its_exact_name_and_typed_text_stays_text(tmp_path: Path) -> None:
     """`report (1).pdf` stays that name live and after a reload; text that looks like an attachment
     line is what the person typed and is shown."""
-    from orkas.adapter.conversations.runtime import _message_shown
+    from orkas.adapter.conversations.turns import message_shown as _message_shown
     from orkas.engine.codec import decode, encode
 
     attachments, conversations = AttachmentStore(tmp_path), ConversationStore(tmp_path)

@@ -285,9 +285,9 @@ async def test_a_log_cut_off_mid_run_ends_with_idle_when_replayed(tmp_path: Path
 
 
 async def test_the_event_log_is_trimmed_by_sequence_number(tmp_path: Path, monkeypatch: Any) -> None:
-    import orkas.adapter.conversations.runtime as runtime_module
+    import orkas.adapter.conversations.streams as streams_module
 
-    monkeypatch.setattr(runtime_module, "KEEP_EVENTS", 8)
+    monkeypatch.setattr(streams_module, "KEEP_EVENTS", 8)
     run, conversation = runtime(tmp_path, ScriptedProvider(*[text(f"Answer {i}.") for i in range(6)]))
     _, live = run.subscribe(conversation.id)
     for i in range(6):

@@ -27,6 +27,8 @@ def mirrored(anthropic_server: FakeServer, tmp_path: Path) -> Iterator[Mirrored]
         yield running
 
 
+DEADLINE = 60  # seconds: a deadline for what must come, not a timing claim (a busy machine is slow)
+
 ROUTES = [
     ("GET", "/mirror/api/v1/conversations"),
     ("GET", "/mirror/api/v1/conversations/0123456789abcdef0123456789abcdef/messages"),
@@ -39,8 +41,8 @@ ROUTES = [
 async def first_close(url: str, context: ssl.SSLContext, **kwargs: Any) -> int | None:
     try:
         async with websockets.connect(url, ssl=context, **kwargs) as socket:
-            await asyncio.wait_for(socket.recv(), 5)
-            await asyncio.wait_for(socket.recv(), 5)
+            await asyncio.wait_for(socket.recv(), DEADLINE)
+            await asyncio.wait_for(socket.recv(), DEADLINE)
     except websockets.ConnectionClosed as closed:
         return closed.rcvd.code if closed.rcvd else None
     except websockets.InvalidStatus as refused:
@@ -175,9 +177,9 @@ def test_a_phone_watches_sends_and_a_revoke_closes_its_open_socket(
         async with websockets.connect(
             url, ssl=mirrored.tls(), additional_headers={"Authorization": f"Bearer {token}"}
         ) as socket:
-            hello = json.loads(await asyncio.wait_for(socket.recv(), 5))
+            hello = json.loads(await asyncio.wait_for(socket.recv(), DEADLINE))
             assert hello["type"] == "hello"
-            caught_up = json.loads(await asyncio.wait_for(socket.recv(), 5))
+            caught_up = json.loads(await asyncio.wait_for(socket.recv(), DEADLINE))
             assert isinstance(caught_up, list)  # a phone's catch-up comes in arrays of events, in order
             seen = [event["type"] for event in caught_up]
             assert "user_message" in seen and seen[-2:] == ["done", "idle"]
@@ -185,7 +187,7 @@ def test_a_phone_watches_sends_and_a_revoke_closes_its_open_socket(
             assert removed.status_code == 204
             try:
                 while True:
-                    await asyncio.wait_for(socket.recv(), 5)
+                    await asyncio.wait_for(socket.recv(), DEADLINE)
             except websockets.ConnectionClosed as closed:
                 return closed.rcvd.code if closed.rcvd else None
 
@@ -269,12 +271,12 @@ def test_an_approval_waits_on_the_phone_and_the_first_answer_wins(
         url = mirrored.mirror.replace("https://", "wss://") + "/mirror/api/v1/alerts"
         headers = {"Authorization": f"Bearer {token}"}
         async with websockets.connect(url, ssl=mirrored.tls(), additional_headers=headers) as socket:
-            assert json.loads(await asyncio.wait_for(socket.recv(), 5))["type"] == "hello"
+            assert json.loads(await asyncio.wait_for(socket.recv(), DEADLINE))["type"] == "hello"
             sent = await asyncio.to_thread(
                 mirrored.desktop, "POST", f"/api/conversations/{chat}/messages", {"text": "clean"}
             )
             assert sent.status_code == 202
-            question = json.loads(await asyncio.wait_for(socket.recv(), 10))
+            question = json.loads(await asyncio.wait_for(socket.recv(), DEADLINE))
             assert question["type"] == "permission_request" and question["conversation"] == chat
             always = await asyncio.to_thread(
                 mirrored.phone,
@@ -301,7 +303,7 @@ def test_an_approval_waits_on_the_phone_and_the_first_answer_wins(
             assert late.status_code == 404  # the first answer won
             seen = [question]
             while seen[-1]["type"] != "done":
-                seen.append(json.loads(await asyncio.wait_for(socket.recv(), 10)))
+                seen.append(json.loads(await asyncio.wait_for(socket.recv(), DEADLINE)))
             return seen
 
     seen = asyncio.run(approve_from_the_phone())

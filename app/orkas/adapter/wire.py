@@ -10,13 +10,14 @@ that every type in `wire_types()` has a handler, so a renamed event cannot be dr
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from orkas.engine.consent import Decision
-from orkas.engine.events import Error, Event, plain
+from orkas.engine.events import Done, Error, Event, PermissionRequest, TextDelta, ThinkingDelta, plain
 
 WIRE_VERSION = 2  # 2: group events and `actor`
 
@@ -198,10 +199,64 @@ def to_wire(conversation_id: str, seq: int, event: ProductEvent, actor: str | No
     return data
 
 
+def type_of(cls: type) -> str:
+    """An event class's wire `type` (the default of its `type` field): spelled once, on the class."""
+    return str(typing.get_type_hints(cls)["type"].__args__[0])
+
+
 def _types(union: Any) -> set[str]:
-    return {typing.get_type_hints(cls)["type"].__args__[0] for cls in typing.get_args(union)}
+    return {type_of(cls) for cls in typing.get_args(union)}
 
 
 def wire_types() -> set[str]:
     """Every `type` a conversation's event stream can carry."""
     return _types(ProductOnly) | _types(Event)
+
+
+_CLASSES: dict[str, type] = {type_of(cls): cls for cls in (*typing.get_args(ProductOnly), *typing.get_args(Event))}
+# What a phone is told about whichever conversation it has open: an approval waits (or was given), a turn ended.
+ALERTS: tuple[type, ...] = (PermissionRequest, PermissionAnswered, Done, Error, TurnEnd)
+JOINABLE = frozenset(type_of(cls) for cls in (TextDelta, ThinkingDelta))  # deltas a view may join into one
+
+
+class UnknownEvent(ValueError):
+    """A stored event of a type this version does not know (written by a newer one)."""
+
+
+def from_wire(data: Mapping[str, Any]) -> tuple[str, int, ProductEvent, str | None]:
+    """(conversation, seq, event, actor) back from `to_wire`'s form: the event log on disk is read this way, so a
+    restarted server holds typed events again. Raises `UnknownEvent` for a type it does not know."""
+    cls = _CLASSES.get(str(data.get("type")))
+    if cls is None:
+        raise UnknownEvent(f"unknown event type {data.get('type')!r}")
+    event = _decode(cls, data)
+    return str(data.get("conversation", "")), int(data["seq"]), event, data.get("actor")
+
+
+def _decode(cls: type, data: Mapping[str, Any]) -> Any:
+    hints = typing.get_type_hints(cls)
+    given = {
+        f.name: _value(hints[f.name], data[f.name])
+        for f in dataclasses.fields(cls)
+        if f.name != "type" and f.name in data
+    }
+    return cls(**given)
+
+
+def _value(hint: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    origin = typing.get_origin(hint)
+    if dataclasses.is_dataclass(hint) and isinstance(value, Mapping):
+        return _decode(hint, value)  # type: ignore[arg-type]
+    if origin is tuple and isinstance(value, list | tuple):
+        item = typing.get_args(hint)[0]
+        return tuple(_value(item, v) for v in value)
+    if origin in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(hint) if a is not type(None)]
+        classes: list[type] = [a for a in members if isinstance(a, type) and dataclasses.is_dataclass(a)]
+        if classes and isinstance(value, Mapping):
+            by_type = {type_of(c): c for c in classes if "type" in typing.get_type_hints(c)}
+            return _decode(by_type.get(str(value.get("type")), classes[0]), value)
+        return _value(members[0], value) if len(members) == 1 else value
+    return value

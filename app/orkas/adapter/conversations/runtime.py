@@ -1,11 +1,10 @@
-"""Running conversations for the UI: one event stream per conversation, numbered.
+"""Running conversations for every view — the window, the phone and `orkas run` drive this one runtime.
 
-`send` starts a run (or, while one is running, queues the message as a steer: it joins the run at the
-next safe point, or becomes the next turn). Every event — the engine's and the product's own, typed in
-wire.py — gets a sequence number, is kept for catch-up (in memory and in the conversation's
-event log on disk, event_log.py) and pushed to subscribers, so a reloaded or reconnected view asks for
-"everything after N" and never shows a bubble twice, even across a server restart. `stop` aborts at
-once; `answer` resolves a permission question.
+`send` starts a run (or, while one is running, queues the message as a steer: it joins the run at the next safe
+point, or becomes the next turn: turns.py). Every event — the engine's and the product's own, typed in wire.py —
+is numbered and kept for catch-up (streams.py), so a reloaded or reconnected view asks for "everything after N"
+and never shows a bubble twice, even across a server restart. `stop` aborts at once; `answer` resolves a
+permission question; versions (edit, another answer, switch) are versions.py's.
 """
 
 from __future__ import annotations
@@ -16,68 +15,36 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from orkas.adapter.conversations.attachments import Attachment, content_for
-from orkas.adapter.conversations.event_log import EventLog
 from orkas.adapter.conversations.processes import ConversationProcesses
 from orkas.adapter.conversations.store import Conversation, ConversationStore
+from orkas.adapter.conversations.streams import Published, Streams, Subscription
 from orkas.adapter.conversations.transcript import LoadReport
+from orkas.adapter.conversations.turns import Active, Groups, GroupTurn, Loop, Runner, Solo, run, shown, text_of
+from orkas.adapter.conversations.versions import Versions
 from orkas.adapter.learning.run_watch import RunWatch
 from orkas.adapter.wire import (
-    AttachmentShown,
-    GroupStart,
-    HistoryChanged,
     Idle,
     MessageNotSent,
     MessageQueued,
     PermissionAnswered,
     ProductEvent,
-    QueuedApplied,
-    QueuedDropped,
     TitleChanged,
     UnsentDiscarded,
-    UserMessageShown,
-    run_failed,
-    to_wire,
 )
 from orkas.core.errors import ConfigError, NoProvider, NotFound, OrkasError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Decision, Permissions
-from orkas.engine.events import Done, Error
 from orkas.engine.evolution.signals import RunSignals
-from orkas.engine.messages import AttachmentBlock, Message, Notice, TextBlock, ToolResultBlock, UserMessage
+from orkas.engine.messages import Message, TextBlock, UserMessage
 from orkas.engine.runner import Agent
-from orkas.engine.session import Session
 from orkas.engine.steer import SteerQueue
 
 log = logging.getLogger(__name__)
-KEEP_EVENTS = 5000  # per conversation, for catch-up; older ones are in the transcript
 TITLE_SECONDS = 30.0  # a title call that takes longer is given up (the first words stay)
-# What a phone is told about, whichever conversation it has open: an approval waits (or was given), a
-# turn finished or failed.
-ALERTS = frozenset({"permission_request", "permission_answered", "done", "error", "turn_end"})
-Subscription = asyncio.Queue[dict[str, Any]]
-
-
-@dataclass
-class _Active:
-    signal: AbortSignal
-    steer: SteerQueue
-    permissions: Permissions
-    budget: Budget | None = None
-    task: asyncio.Task[None] | None = None
-    start_seq: int = 0  # the last event before this run: a view joining mid-run replays from here
-    history_length: int | None = None  # messages in the transcript when the run started (None: not loaded yet)
-
-
-@dataclass
-class _Stream:
-    log: EventLog | None = None
-    events: list[dict[str, Any]] = field(default_factory=list)
-    next_seq: int = 1
-    subscribers: set[asyncio.Queue[dict[str, Any]]] = field(default_factory=set)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,37 +60,6 @@ class Snapshot:
 
 
 PrepareRun = Callable[[Conversation], tuple[Permissions, Budget | None]]
-Publish = Callable[[ProductEvent, str | None], None]
-
-
-class Groups(Protocol):
-    """The group chat, as the runtime sees it (team/conversations.py implements it; the adapter layer
-    does not import the team layer)."""
-
-    def is_group(self, conversation_id: str) -> bool: ...
-
-    def check(self, conversation: Conversation) -> None: ...
-
-    def history(self, conversation_id: str, limit: int | None = None) -> list[dict[str, Any]]: ...
-
-    def size(self, conversation_id: str) -> int: ...
-
-    def members(self, conversation_id: str) -> dict[str, Any]: ...
-
-    def as_messages(self, conversation_id: str) -> list[Message]: ...
-
-    async def run(
-        self,
-        conversation: Conversation,
-        text: str,
-        *,
-        attachments: Sequence[dict[str, Any]],
-        signal: AbortSignal,
-        steer: SteerQueue,
-        permissions: Permissions,
-        budget: Budget | None,
-        publish: Publish,
-    ) -> bool: ...
 
 
 def _ask_everything(conversation: Conversation) -> tuple[Permissions, Budget | None]:
@@ -144,7 +80,7 @@ class Hooks:
     advertised: Callable[[str, str], Sequence[str]] | None = None  # (conversation, actor) → skills in its prompt
 
 
-class ConversationRuntime:
+class ConversationRuntime(Versions):
     """`make_agent` builds the agent for a conversation's run (raising `ConfigError` when it cannot);
     `prepare_run` gives that run its permissions (mode, saved rules) and budget; `processes` keeps each
     conversation's background processes across turns."""
@@ -164,23 +100,12 @@ class ConversationRuntime:
         self.prepare_run = prepare_run
         self.hooks = hooks or Hooks()
         self.processes = processes or ConversationProcesses(store.root.parent / "processes")
-        self.active: dict[str, _Active] = {}
-        self.streams: dict[str, _Stream] = {}
-        self.naming: set[asyncio.Task[None]] = set()  # title calls still going (cancelled at shutdown)
-        self.alerts: set[Subscription] = set()  # every conversation's ALERTS, for the phones' notifications
+        self.active: dict[str, Active] = {}
+        self.streams = Streams(store.events_path, lambda conversation_id: conversation_id in self.active)
+        self.streams.observers.append(self._observe)
+        self.alerts = self.streams.alerts  # every conversation's alerts, for the phones' notifications
+        self.naming: set[asyncio.Task[None]] = set()  # title calls and signals still going (cancelled at shutdown)
         self.watching: dict[str, RunWatch] = {}  # conversations whose runs are being counted (self-evolution)
-
-    def _stream(self, conversation_id: str) -> _Stream:
-        """The conversation's stream, loaded from its event log the first time it is asked for."""
-        stream = self.streams.get(conversation_id)
-        if stream is None:
-            stream = _Stream(log=EventLog(self.store.events_path(conversation_id), KEEP_EVENTS))
-            stream.events = stream.log.load() if stream.log else []
-            stream.next_seq = stream.events[-1]["seq"] + 1 if stream.events else 1
-            self.streams[conversation_id] = stream
-            if stream.events and stream.events[-1]["type"] != "idle" and conversation_id not in self.active:
-                self.publish(conversation_id, Idle())  # the server stopped mid-run: the replay must end
-        return stream
 
     def _watch(self, conversation_id: str, person: str) -> None:
         """From now on every event this conversation publishes is counted for self-evolution, per actor;
@@ -225,36 +150,17 @@ class ConversationRuntime:
 
         return recorded
 
-    def publish(self, conversation_id: str, event: ProductEvent, actor: str | None = None) -> dict[str, Any]:
-        stream = self._stream(conversation_id)
+    def publish(self, conversation_id: str, event: ProductEvent, actor: str | None = None) -> Published:
+        return self.streams.publish(conversation_id, event, actor)
+
+    def _observe(self, conversation_id: str, published: Published) -> None:
         if (watch := self.watching.get(conversation_id)) is not None:
-            watch.see(event, actor)
-        wire = to_wire(conversation_id, stream.next_seq, event, actor)
-        stream.next_seq += 1
-        stream.events.append(wire)
-        if stream.log is not None:
-            stream.log.append(wire)
-        if conversation_id not in self.active:  # a running turn keeps all its events, for views joining late
-            del stream.events[:-KEEP_EVENTS]
-            if stream.log is not None:
-                stream.log.trim(stream.events)
-                stream.log.close()  # reopened by the next event: an idle conversation holds no file
-        for queue in stream.subscribers:
-            queue.put_nowait(wire)
-        if wire["type"] in ALERTS:
-            for queue in self.alerts:
-                queue.put_nowait(wire)
-        return wire
+            watch.see(published.event, published.actor)
 
     def waiting_questions(self) -> list[dict[str, Any]]:
         """Permission requests no one has answered yet, in every running conversation (a phone that
         connects is shown them at once)."""
-        waiting = []
-        for conversation_id in list(self.active):
-            events = self._stream(conversation_id).events
-            answered = {e["question_id"] for e in events if e["type"] == "permission_answered"}
-            waiting += [e for e in events if e["type"] == "permission_request" and e["id"] not in answered]
-        return waiting
+        return self.streams.waiting_questions(list(self.active))
 
     def snapshot(self, conversation_id: str) -> Snapshot:
         """The history to draw and the sequence number to stream after, so that nothing shows twice and
@@ -270,14 +176,14 @@ class ConversationRuntime:
     def _is_group(self, conversation_id: str) -> bool:
         return self.groups is not None and self.groups.is_group(conversation_id)
 
-    def _group_snapshot(self, conversation_id: str, active: _Active | None) -> Snapshot:
+    def _group_snapshot(self, conversation_id: str, active: Active | None) -> Snapshot:
         assert self.groups is not None
         unsent = self.store.unsent(conversation_id)
         if active is not None:
             records = self.groups.history(conversation_id, active.history_length)
             return Snapshot((), active.start_seq, True, None, unsent, group=records)
         records = self.groups.history(conversation_id)
-        return Snapshot((), self._stream(conversation_id).next_seq - 1, False, None, unsent, group=records)
+        return Snapshot((), self.streams.last_seq(conversation_id), False, None, unsent, group=records)
 
     async def opened(self, conversation_id: str) -> Snapshot:
         """`snapshot`, with the transcript read on a worker thread: a view opening a long conversation
@@ -290,36 +196,32 @@ class ConversationRuntime:
             return await asyncio.to_thread(self._group_snapshot, conversation_id, active)
         for _ in range(3):
             active = self.active.get(conversation_id)
-            seq = self._stream(conversation_id).next_seq
+            seq = self.streams.last_seq(conversation_id)
             load = functools.partial(self.store.session, conversation_id, write_back=active is None)
             session, report = await asyncio.to_thread(load)
             session.close()
             same_run = self.active.get(conversation_id) is active
-            if same_run and (active is not None or self._stream(conversation_id).next_seq == seq):
+            if same_run and (active is not None or self.streams.last_seq(conversation_id) == seq):
                 return self._snapshot(conversation_id, session.messages(), report, active)
         return self.snapshot(conversation_id)  # runs keep starting and ending: read it on the loop once
 
     def _snapshot(
-        self, conversation_id: str, messages: Sequence[Message], report: LoadReport | None, active: _Active | None
+        self, conversation_id: str, messages: Sequence[Message], report: LoadReport | None, active: Active | None
     ) -> Snapshot:
         if active is not None:
             # Until the run has loaded its transcript nothing of it is written: all of it is history.
             shown = messages if active.history_length is None else messages[: active.history_length]
             return Snapshot(shown, active.start_seq, True, report, self.store.unsent(conversation_id))
-        after = self._stream(conversation_id).next_seq - 1
+        after = self.streams.last_seq(conversation_id)
         return Snapshot(messages, after, False, report, self.store.unsent(conversation_id))
 
-    def subscribe(
-        self, conversation_id: str, after: int = 0
-    ) -> tuple[list[dict[str, Any]], asyncio.Queue[dict[str, Any]]]:
-        """Events after `after` so far, and a queue of the ones to come. Call `unsubscribe` when done."""
-        stream = self._stream(conversation_id)
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        stream.subscribers.add(queue)
-        return [e for e in stream.events if e["seq"] > after], queue
+    def subscribe(self, conversation_id: str, after: int = 0) -> tuple[list[dict[str, Any]], Subscription]:
+        """Events after `after` so far, and a queue of the ones to come, in their wire form (where they leave the
+        process). Call `unsubscribe` when done."""
+        return self.streams.subscribe(conversation_id, after)
 
-    def unsubscribe(self, conversation_id: str, queue: asyncio.Queue[dict[str, Any]]) -> None:
-        self.streams.get(conversation_id, _Stream()).subscribers.discard(queue)
+    def unsubscribe(self, conversation_id: str, queue: Subscription) -> None:
+        self.streams.unsubscribe(conversation_id, queue)
 
     def send(
         self,
@@ -340,8 +242,8 @@ class ConversationRuntime:
         active = self.active.get(conversation_id)
         if active is not None:
             active.steer.put(message)
-            shown = tuple(_shown(a) for a in files)
-            self.publish(conversation_id, MessageQueued(message_id=message.id, text=text, attachments=shown))
+            attached = tuple(shown(a) for a in files)
+            self.publish(conversation_id, MessageQueued(message_id=message.id, text=text, attachments=attached))
             return {"queued": True, "message_id": message.id}
         return self._start(conversation, message, files)
 
@@ -352,72 +254,11 @@ class ConversationRuntime:
             self.publish(conversation.id, PermissionAnswered(question_id=question_id, decision="deny", expired=True))
 
         permissions.on_expired = expired
-        stream = self._stream(conversation.id)
-        active = _Active(AbortSignal(), SteerQueue(), permissions, budget=budget, start_seq=stream.next_seq - 1)
+        start = self.streams.last_seq(conversation.id)
+        active = Active(AbortSignal(), SteerQueue(), permissions, budget=budget, start_seq=start)
         self.active[conversation.id] = active
         active.task = asyncio.create_task(self._run(conversation, message, active, files))
         return {"queued": False, "message_id": message.id}
-
-    # ---- versions: edit and resend, another answer, retry, continue (one-agent conversations) ----
-    async def edit(self, conversation_id: str, message_id: str, text: str) -> dict[str, Any]:
-        """Send `text` in place of message `message_id` (its files kept): the conversation continues from
-        the edit, and what followed the old message stays reachable as another version."""
-        original = await self._fork(conversation_id, message_id)
-        self._signal(conversation_id, edits=1)
-        kept = tuple(b for b in original.content if not isinstance(b, TextBlock))
-        return self._restart(conversation_id, UserMessage(content=(TextBlock(text=text), *kept)))
-
-    async def regenerate(self, conversation_id: str, message_id: str) -> dict[str, Any]:
-        """Answer message `message_id` again (another answer, or a retry after an error); the previous
-        answer stays reachable as another version."""
-        original = await self._fork(conversation_id, message_id)
-        self._signal(conversation_id, another_answer=1)
-        return self._restart(conversation_id, UserMessage(content=original.content))
-
-    async def switch_version(self, conversation_id: str, after: str, index: int) -> None:
-        self._idle_single(conversation_id)
-        session, _ = await asyncio.to_thread(self.store.session, conversation_id)
-        try:
-            messages = self.store.branches(conversation_id).switch(session.messages(), after, index)
-            await session.rewrite(messages)
-        finally:
-            session.close()
-        self.publish(conversation_id, HistoryChanged())
-
-    def versions(self, conversation_id: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
-        return [asdict(v) for v in self.store.branches(conversation_id).shown(messages)]
-
-    async def _fork(self, conversation_id: str, message_id: str) -> UserMessage:
-        self._idle_single(conversation_id)
-        session, _ = await asyncio.to_thread(self.store.session, conversation_id)
-        try:
-            messages = session.messages()
-            at = next((i for i, m in enumerate(messages) if m.id == message_id), None)
-            original = messages[at] if at is not None else None
-            if not isinstance(original, UserMessage) or not _typed(original):
-                raise NotFound("that message is not in this conversation (an older part may have been summarized)")
-            assert at is not None
-            await session.rewrite(self.store.branches(conversation_id).fork(messages, at))
-        finally:
-            session.close()
-        self.publish(conversation_id, HistoryChanged())
-        return original
-
-    def _idle_single(self, conversation_id: str) -> None:
-        self.store.get(conversation_id)  # NotFound first
-        if conversation_id in self.active:
-            raise ConfigError("a reply is still being written: wait for it or stop it first")
-        if self._is_group(conversation_id):
-            raise ConfigError("a group conversation's messages cannot be edited or answered again")
-
-    def _restart(self, conversation_id: str, message: UserMessage) -> dict[str, Any]:
-        conversation = self.store.get(conversation_id)
-        files = [
-            Attachment(id="", name=b.name, size=b.size, media_type=b.media_type, path=b.path, in_place=False)
-            for b in message.content
-            if isinstance(b, AttachmentBlock)
-        ]
-        return self._start(conversation, message, files)
 
     def resend(self, conversation_id: str, message_id: str) -> dict[str, Any]:
         """Send a message kept as not sent, under the same id (its bubble becomes the sent one)."""
@@ -447,7 +288,7 @@ class ConversationRuntime:
 
     def finished_turns(self, conversation_id: str) -> int:
         """How many turns have ended in this conversation's kept events (the phone's unread count)."""
-        return sum(1 for e in self._stream(conversation_id).events if e["type"] in ("done", "turn_end"))
+        return self.streams.finished_turns(conversation_id)
 
     async def delete(self, conversation_id: str) -> None:
         """To the recycle bin: the run stopped, its processes stopped, and no longer searchable."""
@@ -457,9 +298,7 @@ class ConversationRuntime:
             await asyncio.wait({active.task}, timeout=5)
         await self.processes.forget(conversation_id)
         self.store.delete(conversation_id)
-        stream = self.streams.pop(conversation_id, None)
-        if stream is not None and stream.log is not None:
-            stream.log.close()
+        self.streams.forget(conversation_id)
         if self.hooks.after_delete is not None:
             await _hook(self.hooks.after_delete, conversation_id)
 
@@ -473,70 +312,39 @@ class ConversationRuntime:
         return conversation
 
     async def _run(
-        self, conversation: Conversation, message: UserMessage, active: _Active, files: list[Attachment]
+        self, conversation: Conversation, message: UserMessage, active: Active, files: list[Attachment]
     ) -> None:
-        if self.groups is not None and await asyncio.to_thread(self.groups.is_group, conversation.id):
-            await self._run_group(self.groups, conversation, message, active, files)
-            return
-        # Off the event loop: loading a long transcript, and building the agent (the first one opens the
-        # knowledge base and its model), must not stall the other conversations' streams.
-        session, _ = await asyncio.to_thread(self.store.session, conversation.id)  # loaded once per run, here
-        active.history_length = len(session.messages())
-        first_prompt, first_answer = _text(message), None  # a new chat's first exchange: its title's source
+        """One run through turns.py's loop, with the runner the conversation needs: one agent, or its group."""
+        cid = conversation.id
+
+        def publish(event: ProductEvent, actor: str | None = None) -> None:
+            self.publish(cid, event, actor)
+
+        runner: Runner
+        if self.groups is not None and await asyncio.to_thread(self.groups.is_group, cid):
+            runner = GroupTurn(self.groups, self.store, conversation, publish)
+        else:
+            runner = Solo(self.store, conversation, self.make_agent, publish)
+
+        async def after_turn(messages: Sequence[Message]) -> None:
+            if self.hooks.after_turn is not None:  # off the loop: other streams go on meanwhile
+                await _hook(self.hooks.after_turn, conversation, messages)
+
+        loop = Loop(
+            publish=publish,
+            watch=lambda person: self._watch(cid, person),
+            after_turn=after_turn,
+            not_sent=lambda message, files, e: self._not_sent(conversation, message, files, e),
+            last_seq=lambda: self.streams.last_seq(cid),
+        )
         try:
-            agent = await asyncio.to_thread(self.make_agent, conversation)
-        except ConfigError as e:  # no provider, bad model: nothing was sent; keep it for a resend
-            session.close()
-            self._not_sent(conversation, message, files, e)
-            return
-        try:
-            self.publish(conversation.id, _message_shown(message, files=files))
-            while True:
-                self._watch(conversation.id, _text(message))
-                async for event in agent.run(
-                    message,
-                    session=session,
-                    signal=active.signal,
-                    steer=active.steer,
-                    permissions=active.permissions,
-                    budget=active.budget,
-                ):
-                    self.publish(conversation.id, event)
-                    if isinstance(event, Done) and active.history_length == 0 and first_answer is None:
-                        first_answer = event.text
-                    if isinstance(event, Done | Error):
-                        self.store.touch(conversation, _text(message))
-                    if isinstance(event, Error):  # a reloaded view shows the same marker
-                        facts: dict[str, str | int] = {
-                            "error": event.kind,
-                            "cause": event.cause,
-                            "attempts": event.attempts,
-                        }
-                        await _note(session, "stopped" if event.aborted else "error", event.message, facts)
-                if self.hooks.after_turn is not None:  # off the loop: other streams go on meanwhile
-                    await _hook(self.hooks.after_turn, conversation, list(session.messages()))
-                left = active.steer.drain()
-                if left and active.signal.aborted:  # stopped: say so, so the UI gives the words back
-                    self.publish(conversation.id, QueuedDropped(message_ids=tuple(m.id for m in left)))
-                if not left or active.signal.aborted:
-                    return
-                # Sent while the run was finishing: the next turn, never lost (and shown once: the
-                # queued bubbles become this message).
-                message = left[0] if len(left) == 1 else UserMessage(content=tuple(b for m in left for b in m.content))
-                queued_ids = tuple(m.id for m in left)
-                self.publish(conversation.id, QueuedApplied(message_ids=queued_ids, message_id=message.id))
-                self.publish(conversation.id, _message_shown(message, from_queued=queued_ids))
-        except Exception:  # a bug must still end the run visibly
-            log.exception("conversation %s: run failed", conversation.id)
-            self.publish(conversation.id, run_failed("internal", "the run failed unexpectedly"))
+            await run(runner, loop, message, files, active)
         finally:
-            session.close()
-            await agent.providers.aclose()
-            self.active.pop(conversation.id, None)
-            self.watching.pop(conversation.id, None)
-            self.publish(conversation.id, Idle())
-            if first_answer is not None and conversation.title_source == "first_words":
-                task = asyncio.create_task(self._name(conversation.id, first_prompt, first_answer))
+            self.active.pop(cid, None)
+            self.watching.pop(cid, None)
+            self.publish(cid, Idle())
+            if runner.first_answer is not None and conversation.title_source == "first_words":
+                task = asyncio.create_task(self._name(cid, text_of(message), runner.first_answer))
                 self.naming.add(task)
                 task.add_done_callback(self.naming.discard)
 
@@ -556,9 +364,9 @@ class ConversationRuntime:
             self.publish(conversation_id, TitleChanged(title=named.title))
 
     def _not_sent(
-        self, conversation: Conversation, message: UserMessage, files: list[Attachment], e: ConfigError
+        self, conversation: Conversation, message: UserMessage, files: Sequence[Attachment], e: ConfigError
     ) -> None:
-        text = _text(message)
+        text = text_of(message)
         self.store.keep_unsent(
             conversation.id, {"message_id": message.id, "text": text, "attachments": [asdict(a) for a in files]}
         )
@@ -567,67 +375,11 @@ class ConversationRuntime:
             MessageNotSent(
                 message_id=message.id,
                 text=text,
-                attachments=tuple(_shown(a) for a in files),
+                attachments=tuple(shown(a) for a in files),
                 kind="no_provider" if isinstance(e, NoProvider) else "config",
                 reason=str(e),
             ),
         )
-        self.active.pop(conversation.id, None)
-        self.publish(conversation.id, Idle())
-
-    async def _run_group(
-        self, groups: Groups, conversation: Conversation, message: UserMessage, active: _Active, files: list[Attachment]
-    ) -> None:
-        """A group conversation's turn: the team runs it and publishes each actor's events."""
-        active.history_length = await asyncio.to_thread(groups.size, conversation.id)
-        try:
-            await asyncio.to_thread(groups.check, conversation)
-        except ConfigError as e:
-            self._not_sent(conversation, message, files, e)
-            return
-
-        def publish(event: ProductEvent, actor: str | None) -> None:
-            self.publish(conversation.id, event, actor)
-
-        try:
-            self.publish(conversation.id, _message_shown(message, files=files))
-            while True:
-                group = await asyncio.to_thread(groups.members, conversation.id)
-                start = GroupStart(members=tuple(group["members"]), floor=group["floor"])
-                self.publish(conversation.id, start, "group")
-                self._watch(conversation.id, _text(message))
-                await groups.run(
-                    conversation,
-                    _text(message),
-                    attachments=[asdict(_shown(a)) for a in files],
-                    signal=active.signal,
-                    steer=active.steer,
-                    permissions=active.permissions,
-                    budget=active.budget,
-                    publish=publish,
-                )
-                self.store.touch(conversation, _text(message))
-                if self.hooks.after_turn is not None:
-                    messages = await asyncio.to_thread(groups.as_messages, conversation.id)
-                    await _hook(self.hooks.after_turn, conversation, messages)
-                left = active.steer.drain()
-                if left and active.signal.aborted:
-                    self.publish(conversation.id, QueuedDropped(message_ids=tuple(m.id for m in left)))
-                if not left or active.signal.aborted:
-                    return
-                message = left[0] if len(left) == 1 else UserMessage(content=tuple(b for m in left for b in m.content))
-                queued_ids = tuple(m.id for m in left)
-                self.publish(conversation.id, QueuedApplied(message_ids=queued_ids, message_id=message.id))
-                self.publish(conversation.id, _message_shown(message, from_queued=queued_ids))
-                active.history_length = await asyncio.to_thread(groups.size, conversation.id)
-                active.start_seq = self._stream(conversation.id).next_seq - 1
-        except Exception:  # a bug must still end the run visibly
-            log.exception("conversation %s: group run failed", conversation.id)
-            self.publish(conversation.id, run_failed("internal", "the run failed unexpectedly"))
-        finally:
-            self.active.pop(conversation.id, None)
-            self.watching.pop(conversation.id, None)
-            self.publish(conversation.id, Idle())
 
     async def settle(self) -> None:
         """Wait for what follows the runs (titles, learning signals) to be written: a command about to exit
@@ -645,9 +397,7 @@ class ConversationRuntime:
         for naming in list(self.naming):
             naming.cancel()
         await self.processes.stop_all()
-        for stream in self.streams.values():
-            if stream.log is not None:
-                stream.log.close()
+        self.streams.close()
 
 
 async def _hook(hook: Callable[..., None], *args: Any) -> None:
@@ -655,42 +405,3 @@ async def _hook(hook: Callable[..., None], *args: Any) -> None:
         await asyncio.to_thread(hook, *args)
     except Exception:  # indexing is a convenience: it never breaks a conversation
         log.exception("a conversation hook failed (%s)", getattr(hook, "__name__", hook))
-
-
-async def _note(session: Session, kind: str, text: str, detail: dict[str, str | int] | None = None) -> None:
-    """An app-only line in the transcript (never sent to a model); a failure to write it is not fatal."""
-    try:
-        await session.append(Notice(kind=kind, text=text, detail=detail or {}))
-    except (OrkasError, OSError):
-        log.warning("could not record a %s notice", kind, exc_info=True)
-
-
-def _typed(message: UserMessage) -> bool:
-    """A message the person wrote (not the tool results the transcript also keeps as user messages)."""
-    return any(isinstance(b, TextBlock | AttachmentBlock) for b in message.content) and not any(
-        isinstance(b, ToolResultBlock) for b in message.content
-    )
-
-
-def _text(message: UserMessage) -> str:
-    """What the person typed: the text blocks, exactly (an attached file is a block of its own)."""
-    return "".join(b.text for b in message.content if isinstance(b, TextBlock))
-
-
-def _shown(attachment: Attachment) -> AttachmentShown:
-    return AttachmentShown(
-        name=attachment.name, size=attachment.size, media_type=attachment.media_type, id=attachment.id
-    )
-
-
-def _message_shown(
-    message: UserMessage, from_queued: tuple[str, ...] = (), files: Sequence[Attachment] = ()
-) -> UserMessageShown:
-    """A user message as the UI shows it: its text and its attachments."""
-    ids = {a.path: a.id for a in files}
-    shown = tuple(
-        AttachmentShown(name=b.name, size=b.size, media_type=b.media_type, id=ids.get(b.path, ""))
-        for b in message.content
-        if isinstance(b, AttachmentBlock)
-    )
-    return UserMessageShown(message_id=message.id, text=_text(message), attachments=shown, from_queued=from_queued)

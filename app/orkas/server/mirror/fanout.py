@@ -19,8 +19,9 @@ from typing import Any, Protocol
 import orjson
 from fastapi import WebSocket, WebSocketDisconnect
 
+from orkas.adapter.wire import JOINABLE
+
 BACKLOG_CHUNK = 500  # events per message while a phone catches up
-JOINABLE = frozenset({"text_delta", "thinking_delta"})
 Frame = tuple[list[dict[str, Any]], str]  # the events and their one encoding
 
 

@@ -1,0 +1,147 @@
+"""Each conversation's event stream: numbered, kept for catch-up, pushed to every view.
+
+Events are kept typed (`Published`: the event, its number, its actor) in memory and written to the
+conversation's event log on disk (event_log.py) in their wire form, so a view that reconnects — even after a
+restart — asks for "everything after N" and never sees a bubble twice. They become wire dicts only where they
+leave: `subscribe` hands views (the window's socket, the phone's, `orkas run`) the one serialization of
+wire.py. Alerts (an approval waiting or given, a turn ended) also go to every phone, whichever chat it has open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orkas.adapter.conversations.event_log import EventLog
+from orkas.adapter.wire import ALERTS, Idle, PermissionAnswered, ProductEvent, TurnEnd, UnknownEvent, from_wire, to_wire
+from orkas.engine.events import Done, PermissionRequest
+
+log = logging.getLogger(__name__)
+KEEP_EVENTS = 5000  # per conversation, for catch-up; older ones are in the transcript
+Subscription = asyncio.Queue[dict[str, Any]]
+
+
+@dataclass(slots=True)
+class Published:
+    """One event of a conversation's stream, as it was published."""
+
+    conversation: str
+    seq: int
+    event: ProductEvent
+    actor: str | None = None
+    _wire: dict[str, Any] | None = None
+
+    def wire(self) -> dict[str, Any]:
+        """Its wire form, made once (every view gets the same dict)."""
+        if self._wire is None:
+            self._wire = to_wire(self.conversation, self.seq, self.event, self.actor)
+        return self._wire
+
+
+@dataclass
+class _Stream:
+    log: EventLog | None = None
+    events: list[Published] = field(default_factory=list)
+    next_seq: int = 1
+    subscribers: set[Subscription] = field(default_factory=set)
+
+
+class Streams:
+    """`path(conversation)` says where a conversation's event log lives; `running(conversation)` whether a run is
+    going in it (a running turn keeps all its events, for views that join late)."""
+
+    def __init__(self, path: Callable[[str], Path], running: Callable[[str], bool]) -> None:
+        self.path = path
+        self.running = running
+        self.streams: dict[str, _Stream] = {}
+        self.alerts: set[Subscription] = set()  # every conversation's alerts, for the phones' notifications
+        self.observers: list[Callable[[str, Published], None]] = []  # told of every event (learning's watch)
+
+    def stream(self, conversation_id: str) -> _Stream:
+        """The conversation's stream, loaded from its event log the first time it is asked for."""
+        stream = self.streams.get(conversation_id)
+        if stream is None:
+            on_disk = EventLog(self.path(conversation_id), KEEP_EVENTS)
+            stream = _Stream(log=on_disk)
+            stream.events = [p for data in on_disk.load() if (p := _typed(conversation_id, data)) is not None]
+            stream.next_seq = stream.events[-1].seq + 1 if stream.events else 1
+            self.streams[conversation_id] = stream
+            last = stream.events[-1].event if stream.events else None
+            if last is not None and not isinstance(last, Idle) and not self.running(conversation_id):
+                self.publish(conversation_id, Idle())  # the server stopped mid-run: the replay must end
+        return stream
+
+    def last_seq(self, conversation_id: str) -> int:
+        return self.stream(conversation_id).next_seq - 1
+
+    def publish(self, conversation_id: str, event: ProductEvent, actor: str | None = None) -> Published:
+        stream = self.stream(conversation_id)
+        published = Published(conversation_id, stream.next_seq, event, actor)
+        stream.next_seq += 1
+        for observe in self.observers:
+            observe(conversation_id, published)
+        stream.events.append(published)
+        if stream.log is not None:
+            stream.log.append(published.wire())
+        if not self.running(conversation_id):
+            del stream.events[:-KEEP_EVENTS]
+            if stream.log is not None:
+                stream.log.trim([p.wire() for p in stream.events])
+                stream.log.close()  # reopened by the next event: an idle conversation holds no file
+        for queue in stream.subscribers:
+            queue.put_nowait(published.wire())
+        if isinstance(event, ALERTS):
+            for queue in self.alerts:
+                queue.put_nowait(published.wire())
+        return published
+
+    def subscribe(self, conversation_id: str, after: int = 0) -> tuple[list[dict[str, Any]], Subscription]:
+        """Events after `after` so far (wire form), and a queue of the ones to come. Call `unsubscribe` when done."""
+        stream = self.stream(conversation_id)
+        queue: Subscription = asyncio.Queue()
+        stream.subscribers.add(queue)
+        return [p.wire() for p in stream.events if p.seq > after], queue
+
+    def unsubscribe(self, conversation_id: str, queue: Subscription) -> None:
+        stream = self.streams.get(conversation_id)
+        if stream is not None:
+            stream.subscribers.discard(queue)
+
+    def waiting_questions(self, conversations: list[str]) -> list[dict[str, Any]]:
+        """Permission requests no one has answered yet in these conversations (a phone that connects is shown
+        them at once)."""
+        waiting = []
+        for conversation_id in conversations:
+            events = self.stream(conversation_id).events
+            answered = {p.event.question_id for p in events if isinstance(p.event, PermissionAnswered)}
+            waiting += [
+                p.wire() for p in events if isinstance(p.event, PermissionRequest) and p.event.id not in answered
+            ]
+        return waiting
+
+    def finished_turns(self, conversation_id: str) -> int:
+        """How many turns have ended in this conversation's kept events (the phone's unread count)."""
+        return sum(1 for p in self.stream(conversation_id).events if isinstance(p.event, Done | TurnEnd))
+
+    def forget(self, conversation_id: str) -> None:
+        stream = self.streams.pop(conversation_id, None)
+        if stream is not None and stream.log is not None:
+            stream.log.close()
+
+    def close(self) -> None:
+        for stream in self.streams.values():
+            if stream.log is not None:
+                stream.log.close()
+
+
+def _typed(conversation_id: str, data: dict[str, Any]) -> Published | None:
+    try:
+        _conversation, seq, event, actor = from_wire(data)
+    except (UnknownEvent, KeyError, TypeError, ValueError) as e:  # a newer version's, or damaged: skipped
+        log.warning("conversation %s: an event in its log was skipped (%s)", conversation_id, e)
+        return None
+    return Published(conversation_id, seq, event, actor, data)

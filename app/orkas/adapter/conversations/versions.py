@@ -1,0 +1,106 @@
+"""Versions of a one-agent conversation: edit a message and resend it, ask for another answer (or a retry), and
+switch between the versions these put aside (branches.py keeps them; nothing is ever lost).
+
+A mixin of `ConversationRuntime`: it forks the transcript where the person points, then starts a run as `send`
+does, and says `history_changed` so every view draws the history again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from orkas.adapter.conversations.attachments import Attachment
+from orkas.adapter.conversations.store import Conversation, ConversationStore
+from orkas.adapter.conversations.turns import Active
+from orkas.adapter.wire import HistoryChanged, ProductEvent
+from orkas.core.errors import ConfigError, NotFound
+from orkas.engine.messages import AttachmentBlock, Message, TextBlock, ToolResultBlock, UserMessage
+
+
+class Versions:
+    """What the runtime it is mixed into provides, for the type checker."""
+
+    store: ConversationStore
+    active: dict[str, Active]
+
+    if TYPE_CHECKING:
+
+        def publish(self, conversation_id: str, event: ProductEvent, actor: str | None = None) -> object: ...
+
+        def _is_group(self, conversation_id: str) -> bool: ...
+
+        def _signal(self, conversation_id: str, *, edits: int = 0, another_answer: int = 0) -> None: ...
+
+        def _start(
+            self, conversation: Conversation, message: UserMessage, files: list[Attachment]
+        ) -> dict[str, Any]: ...
+
+    async def edit(self, conversation_id: str, message_id: str, text: str) -> dict[str, Any]:
+        """Send `text` in place of message `message_id` (its files kept): the conversation continues from
+        the edit, and what followed the old message stays reachable as another version."""
+        original = await self._fork(conversation_id, message_id)
+        self._signal(conversation_id, edits=1)
+        kept = tuple(b for b in original.content if not isinstance(b, TextBlock))
+        return self._restart(conversation_id, UserMessage(content=(TextBlock(text=text), *kept)))
+
+    async def regenerate(self, conversation_id: str, message_id: str) -> dict[str, Any]:
+        """Answer message `message_id` again (another answer, or a retry after an error); the previous
+        answer stays reachable as another version."""
+        original = await self._fork(conversation_id, message_id)
+        self._signal(conversation_id, another_answer=1)
+        return self._restart(conversation_id, UserMessage(content=original.content))
+
+    async def switch_version(self, conversation_id: str, after: str, index: int) -> None:
+        self._idle_single(conversation_id)
+        session, _ = await asyncio.to_thread(self.store.session, conversation_id)
+        try:
+            messages = self.store.branches(conversation_id).switch(session.messages(), after, index)
+            await session.rewrite(messages)
+        finally:
+            session.close()
+        self.publish(conversation_id, HistoryChanged())
+
+    def versions(self, conversation_id: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
+        return [asdict(v) for v in self.store.branches(conversation_id).shown(messages)]
+
+    async def _fork(self, conversation_id: str, message_id: str) -> UserMessage:
+        self._idle_single(conversation_id)
+        session, _ = await asyncio.to_thread(self.store.session, conversation_id)
+        try:
+            messages = session.messages()
+            at = next((i for i, m in enumerate(messages) if m.id == message_id), None)
+            original = messages[at] if at is not None else None
+            if not isinstance(original, UserMessage) or not _typed(original):
+                raise NotFound("that message is not in this conversation (an older part may have been summarized)")
+            assert at is not None
+            await session.rewrite(self.store.branches(conversation_id).fork(messages, at))
+        finally:
+            session.close()
+        self.publish(conversation_id, HistoryChanged())
+        return original
+
+    def _idle_single(self, conversation_id: str) -> None:
+        self.store.get(conversation_id)  # NotFound first
+        if conversation_id in self.active:
+            raise ConfigError("a reply is still being written: wait for it or stop it first")
+        if self._is_group(conversation_id):
+            raise ConfigError("a group conversation's messages cannot be edited or answered again")
+
+    def _restart(self, conversation_id: str, message: UserMessage) -> dict[str, Any]:
+        conversation = self.store.get(conversation_id)
+        files = [
+            Attachment(id="", name=b.name, size=b.size, media_type=b.media_type, path=b.path, in_place=False)
+            for b in message.content
+            if isinstance(b, AttachmentBlock)
+        ]
+        return self._start(conversation, message, files)
+
+
+def _typed(message: UserMessage) -> bool:
+    """A message the person wrote (not the tool results the transcript also keeps as user messages)."""
+    return any(isinstance(b, TextBlock | AttachmentBlock) for b in message.content) and not any(
+        isinstance(b, ToolResultBlock) for b in message.content
+    )
