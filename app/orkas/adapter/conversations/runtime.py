@@ -12,19 +12,18 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from orkas.adapter.conversations.attachments import Attachment, content_for
+from orkas.adapter.conversations.counting import Counting
 from orkas.adapter.conversations.processes import ConversationProcesses
 from orkas.adapter.conversations.store import Conversation, ConversationStore
 from orkas.adapter.conversations.streams import Published, Streams, Subscription
 from orkas.adapter.conversations.transcript import LoadReport
 from orkas.adapter.conversations.turns import Active, Groups, GroupTurn, Loop, Runner, Solo, run, shown, text_of
 from orkas.adapter.conversations.versions import Versions
-from orkas.adapter.learning.run_watch import RunWatch
 from orkas.adapter.wire import (
     Idle,
     MessageNotSent,
@@ -34,7 +33,7 @@ from orkas.adapter.wire import (
     TitleChanged,
     UnsentDiscarded,
 )
-from orkas.core.errors import ConfigError, NoProvider, NotFound, OrkasError
+from orkas.core.errors import ConfigError, NoProvider, OrkasError
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Decision, Permissions
@@ -102,60 +101,16 @@ class ConversationRuntime(Versions):
         self.processes = processes or ConversationProcesses(store.root.parent / "processes")
         self.active: dict[str, Active] = {}
         self.streams = Streams(store.events_path, lambda conversation_id: conversation_id in self.active)
-        self.streams.observers.append(self._observe)
         self.alerts = self.streams.alerts  # every conversation's alerts, for the phones' notifications
         self.naming: set[asyncio.Task[None]] = set()  # title calls and signals still going (cancelled at shutdown)
-        self.watching: dict[str, RunWatch] = {}  # conversations whose runs are being counted (self-evolution)
-
-    def _watch(self, conversation_id: str, person: str) -> None:
-        """From now on every event this conversation publishes is counted for self-evolution, per actor;
-        each run's signals are recorded off the event loop when it ends."""
-        if self.hooks.after_run is None:
-            return
-        listed = self.hooks.advertised
-        self.watching[conversation_id] = RunWatch(
-            conversation_id,
-            person,
-            self._recorder(),
-            (lambda actor: listed(conversation_id, actor)) if listed is not None else (lambda _actor: ()),
-            addressed=re.findall(r"@([a-z0-9][a-z0-9_-]*)", person),
-            default=self._bound(conversation_id),
-        )
-
-    def _bound(self, conversation_id: str) -> str:
-        """Who answers a solo conversation: the named agent it is bound to, else the commander."""
-        try:
-            return self.store.get(conversation_id).agent or "commander"
-        except (NotFound, OSError):
-            return "commander"
+        self.counting = Counting(store, self.hooks.after_run, self.hooks.advertised, self.naming)  # for learning
+        self.streams.observers.append(self.counting.observe)
 
     def _signal(self, conversation_id: str, *, edits: int = 0, another_answer: int = 0) -> None:
-        """Something the person did outside a run (edited their message, asked for another answer)."""
-        if self.hooks.after_run is not None:
-            signals = RunSignals(agent=self._bound(conversation_id), conversation=conversation_id, outcome="between")
-            signals.edits, signals.another_answer = edits, another_answer
-            self._recorder()(signals)
-
-    def _recorder(self) -> Callable[[RunSignals], None]:
-        assert self.hooks.after_run is not None
-        record = self.hooks.after_run
-        loop = asyncio.get_running_loop()
-
-        def recorded(signals: RunSignals) -> None:
-            task = loop.create_task(_hook(record, signals))
-            self.naming.add(
-                task
-            )  # kept until done; cancelled at shutdown like a title call (a lost signal costs nothing)
-            task.add_done_callback(self.naming.discard)
-
-        return recorded
+        self.counting.between(conversation_id, edits=edits, another_answer=another_answer)
 
     def publish(self, conversation_id: str, event: ProductEvent, actor: str | None = None) -> Published:
         return self.streams.publish(conversation_id, event, actor)
-
-    def _observe(self, conversation_id: str, published: Published) -> None:
-        if (watch := self.watching.get(conversation_id)) is not None:
-            watch.see(published.event, published.actor)
 
     def waiting_questions(self) -> list[dict[str, Any]]:
         """Permission requests no one has answered yet, in every running conversation (a phone that
@@ -332,7 +287,7 @@ class ConversationRuntime(Versions):
 
         loop = Loop(
             publish=publish,
-            watch=lambda person: self._watch(cid, person),
+            watch=lambda person: self.counting.watch(cid, person),
             after_turn=after_turn,
             not_sent=lambda message, files, e: self._not_sent(conversation, message, files, e),
             last_seq=lambda: self.streams.last_seq(cid),
@@ -341,7 +296,7 @@ class ConversationRuntime(Versions):
             await run(runner, loop, message, files, active)
         finally:
             self.active.pop(cid, None)
-            self.watching.pop(cid, None)
+            self.counting.done(cid)
             self.publish(cid, Idle())
             if runner.first_answer is not None and conversation.title_source == "first_words":
                 task = asyncio.create_task(self._name(cid, text_of(message), runner.first_answer))
