@@ -55,12 +55,13 @@ from orkas.engine.catalog import lookup
 from orkas.engine.memory import Memory
 from orkas.engine.messages import Message
 from orkas.phone.client import Target
-from orkas.server.app import Services, create_app
+from orkas.server.app import create_app
 from orkas.server.connections import server_config
 from orkas.server.mirror.app import create_mirror_app
 from orkas.server.mirror.routes import MirrorControl
 from orkas.server.mirror.security import MirrorGuard
 from orkas.server.mirror.server import MirrorServer
+from orkas.server.services import Services
 
 log = logging.getLogger(__name__)
 

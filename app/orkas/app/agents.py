@@ -98,7 +98,7 @@ def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
         raise ConfigError(f"workspace {str(profile.workspace)!r} is not a folder")
     registry = build_registry(settings, configured)
     registry.resolve(chosen)  # fail before anything runs
-    policy = agent_policy(settings, profile.workspace, profile.granted, profile.own, profile.skills)
+    policy = agent_policy(settings, profile.workspace, profile.granted, profile.own, _readable(profile.skills))
     limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
     tools, _processes = workspace_tools(settings, policy, limits, profile.processes)
     memory = Memory.in_folder(settings.data_dir / "memory")
@@ -133,6 +133,10 @@ def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
         tools=tools,
         system_prompt=SystemPrompt(hooks=hooks),  # read at the start of every turn
     )
+
+
+def _readable(skills: SkillAccess | None) -> Sequence[Path]:
+    return skills.readable if skills is not None else ()
 
 
 def _model(settings: Settings, configured: Configured, model: str | None) -> str:
@@ -207,7 +211,7 @@ def external_member(settings: Settings, spec: AgentSpec, profile: AgentProfile) 
 
     backend = next(b for b in BACKENDS if b == spec.backend)
     knowledge, past_conversations, skills = profile.knowledge, profile.past_conversations, profile.skills
-    policy = agent_policy(settings, profile.workspace, profile.granted, profile.own, skills)
+    policy = agent_policy(settings, profile.workspace, profile.granted, profile.own, _readable(skills))
     executor = sandbox(settings, policy)
     parts = BridgeParts(
         workspace=policy.workspace,

@@ -20,8 +20,6 @@ from orkas.engine.tools.shell import Bash, ProcessManager, ProcessRead, ProcessS
 from orkas.engine.tools.web import WebFetch, WebSearch
 
 if TYPE_CHECKING:
-    from orkas.app.extensions import SkillAccess
-
     # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
     pass
 
@@ -113,16 +111,17 @@ def agent_policy(
     workspace: Path,
     granted: Sequence[str | Path],
     own: Sequence[Path],
-    skills: SkillAccess | None,
+    readable: Sequence[Path] = (),
 ) -> PathPolicy:
-    """The folders an agent may use: its workspace, what the conversation granted, its skills read-only."""
+    """The folders an agent may use: its workspace, what the conversation granted, its skills' folders (`readable`)
+    read-only."""
     try:
         return PathPolicy(
             workspace,
             granted=granted,
             protected=protected_data(settings.data_dir),
             own=own,
-            readable=skills.readable if skills is not None else (),
+            readable=readable,
         )
     except PathDenied as e:
         raise ConfigError(f"workspace {str(workspace)!r} cannot be used: {e.reason}") from e

@@ -5,9 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI
@@ -15,64 +13,21 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from orkas import __version__
-from orkas.adapter.connectors.hub import ConnectorHub
-from orkas.adapter.conversations.attachments import AttachmentStore
 from orkas.adapter.conversations.runtime import ConversationRuntime
-from orkas.adapter.knowledge.service import KnowledgeService
-from orkas.adapter.learning.evolution import Evolution
-from orkas.adapter.packages.store import Packages
-from orkas.adapter.settings.permission_rules import RuleStore
-from orkas.adapter.settings.store import SettingsStore
-from orkas.adapter.settings.usage import UsageLedger
-from orkas.adapter.settings.vault import Vault
-from orkas.adapter.skills.roots import SkillRegistry
-from orkas.core.crashes import CrashReports
-from orkas.core.resources import frontend_dir
-from orkas.engine.memory import Memory
 from orkas.engine.sandbox.executor import confinement
-from orkas.server.agents_routes import Members, add_agents_routes
+from orkas.server.agents_routes import add_agents_routes
 from orkas.server.connector_routes import add_connector_routes
 from orkas.server.conversation_routes import add_conversation_routes
 from orkas.server.diagnostics_routes import add_diagnostics_routes
 from orkas.server.learning_routes import add_learning_routes
-from orkas.server.mirror.routes import MirrorControl, add_mirror_routes
+from orkas.server.mirror.routes import add_mirror_routes
 from orkas.server.observe import Observed
 from orkas.server.security import LocalOnly
+from orkas.server.services import Services
 from orkas.server.settings_routes import add_settings_routes
 from orkas.server.skills_routes import add_package_routes, add_skills_routes
-from orkas.team.agents import AgentStore
 
-FRONTEND = frontend_dir()
 NO_STORE = {"Cache-Control": "no-store"}
-
-
-@dataclass
-class Services:
-    """What the routes need beyond the runtime, built by the composition root."""
-
-    settings: SettingsStore
-    vault: Callable[[], Vault]  # opened when keys are touched, so the OS keyring wakes only then
-    attachments: AttachmentStore
-    protected: Callable[[], tuple[Path, ...]]  # never granted, never attached
-    test_provider: Callable[[str], Awaitable[list[dict[str, Any]]]]
-    detect_local: Callable[[], Awaitable[list[dict[str, Any]]]]
-    memory: Memory | None = None
-    knowledge: KnowledgeService | None = None
-    sandbox: Callable[[], dict[str, Any]] | None = None  # what confines commands, in words
-    frontend: Path = FRONTEND
-    crashes: CrashReports | None = None  # where this launch keeps crash reports (the page's too)
-    diagnostics: Callable[[], Awaitable[Path]] | None = None  # writes a bundle into diagnostics_folder
-    diagnostics_folder: Path | None = None
-    agents: AgentStore | None = None  # the group chat's agents (AGENT.md folders)
-    usage: UsageLedger | None = None  # what each conversation's calls used and cost
-    rules: RuleStore | None = None  # the person's "always allow" answers
-    members: Members | None = None  # a conversation's members and floor (team/conversations.py)
-    models: Callable[[], tuple[list[str], str | None]] | None = None  # the switcher's choices, the default
-    mirror: MirrorControl | None = None  # the phone mirror: on/off, pairing, devices
-    skills: SkillRegistry | None = None  # every skill root, scanned and watched
-    packages: Packages | None = None  # external packages (skills and commands)
-    evolution: Evolution | None = None  # self-evolution: status, history, undo
-    connectors: ConnectorHub | None = None  # the person's MCP servers: status, add, remove, retry
 
 
 def create_app(

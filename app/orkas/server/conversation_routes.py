@@ -29,7 +29,7 @@ from orkas.server.answers import answered, config
 from orkas.server.sockets import forward
 
 if TYPE_CHECKING:
-    from orkas.server.app import Services
+    from orkas.server.services import Services
 
 
 class NewConversation(BaseModel):

@@ -25,7 +25,7 @@ from orkas.server.answers import answered, config
 from orkas.server.memory_routes import add_knowledge_routes, add_memory_routes
 
 if TYPE_CHECKING:
-    from orkas.server.app import Services
+    from orkas.server.services import Services
 
 
 class Passphrase(BaseModel):

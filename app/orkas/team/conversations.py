@@ -24,9 +24,10 @@ from orkas.engine.steer import SteerQueue
 from orkas.engine.tools.base import Tool
 from orkas.team.agents import AgentSpec, AgentStore
 from orkas.team.bus import COMMANDER, USER, Bus
-from orkas.team.group import DISPATCH_CAP, MODEL_CALLS, Group, Worktrees, model_slots
+from orkas.team.group import DISPATCH_CAP, MODEL_CALLS, Group, model_slots
 from orkas.team.migrate import ensure_group_layout
 from orkas.team.state import StateStore
+from orkas.team.turn import Worktrees
 
 CONVERSATION_ID = re.compile(r"^[0-9a-f]{8,64}$")
 MakeActor = Callable[[Conversation, AgentSpec | None, Sequence[Tool], str, Path | None], Agent]

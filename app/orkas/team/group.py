@@ -36,7 +36,7 @@ from orkas.team.bus import Bus
 from orkas.team.events import ActorEvent
 from orkas.team.slots import limited
 from orkas.team.state import StateStore
-from orkas.team.turn import Turn
+from orkas.team.turn import Turn, Worktrees
 
 log = logging.getLogger(__name__)
 
@@ -52,19 +52,6 @@ class MakeAgent(Protocol):
     def __call__(
         self, spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None
     ) -> Agent: ...
-
-
-class Worktrees(Protocol):
-    """Git worktrees for agents that write in their own (`worktree: true`), made by the composition root
-    through the sandbox executor (every process goes through it)."""
-
-    async def prepare(self, agent: str) -> Path | None:
-        """The agent's worktree, made on first use; None when the workspace is not a git repository."""
-        ...
-
-    async def diff(self, worktree: Path) -> str:
-        """What the agent changed there, for the commander."""
-        ...
 
 
 _shared_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()

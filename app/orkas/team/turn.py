@@ -12,25 +12,24 @@ import uuid
 from collections.abc import AsyncGenerator, Coroutine, Sequence
 from contextlib import aclosing, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
+from orkas.adapter.conversations.sessions import PersistentSession
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
 from orkas.engine.events import Done, Error, Event, TextDelta, ToolEnd
+from orkas.engine.runner import Agent
 from orkas.engine.session import InMemorySession
 from orkas.engine.steer import SteerQueue
 from orkas.engine.tools.base import Tool, ToolContext
 from orkas.engine.tools.untrusted import marked, note, outside_source, sources_read, wrap
-from orkas.team.agents import AgentSpec
-from orkas.team.bus import COMMANDER, USER, GroupMessage, render_for
+from orkas.team.agents import AgentSpec, AgentStore
+from orkas.team.bus import COMMANDER, USER, Bus, GroupMessage, render_for
 from orkas.team.events import ActorEvent, MessagePosted, StateChanged, TeamEvent, TurnEnd, UnknownMentions
 from orkas.team.handback import parse_handback
-from orkas.team.state import Task
+from orkas.team.state import StateStore, Task
 from orkas.team.tools import CreateAgent, DispatchTo, HandOffTo, RunWorker
-
-if TYPE_CHECKING:
-    from orkas.team.group import Group
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +49,48 @@ def parse_mentions(text: str, members: Sequence[str]) -> tuple[tuple[str, ...], 
     return tuple(known), tuple(unknown)
 
 
+class Worktrees(Protocol):
+    """Git worktrees for agents that write in their own (`worktree: true`), made by the composition root
+    through the sandbox executor (every process goes through it)."""
+
+    async def prepare(self, agent: str) -> Path | None:
+        """The agent's worktree, made on first use; None when the workspace is not a git repository."""
+        ...
+
+    async def diff(self, worktree: Path) -> str:
+        """What the agent changed there, for the commander."""
+        ...
+
+
+class Room(Protocol):
+    """What a turn needs of its group (group.py's `Group`): who is in it, its bus and state, the agents."""
+
+    agents: dict[str, AgentSpec]
+    agent_store: AgentStore | None
+    bus: Bus
+    store: StateStore
+    dispatch_cap: int
+    interrupted: list[Task]
+    worktrees: Worktrees | None
+
+    @property
+    def members(self) -> list[str]: ...
+
+    def set_members(self, names: Sequence[str]) -> None: ...
+
+    def session(self, actor: str) -> PersistentSession: ...
+
+    def agent(
+        self, spec: AgentSpec | None, tools: Sequence[Tool], note: str, workspace: Path | None = None
+    ) -> Agent: ...
+
+
 class Turn:
     """One message of the person's, through the group. Implements `tools.Dispatcher`."""
 
     def __init__(
         self,
-        group: Group,
+        group: Room,
         signal: AbortSignal,
         steer: SteerQueue,
         permissions: Permissions | None,

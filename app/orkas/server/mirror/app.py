@@ -32,7 +32,7 @@ from orkas.server.mirror.security import MirrorGuard
 from orkas.server.sockets import forward, until_gone
 
 if TYPE_CHECKING:
-    from orkas.server.app import Services
+    from orkas.server.services import Services
 
 log = logging.getLogger(__name__)
 V1 = "/mirror/api/v1"
