@@ -33,7 +33,8 @@ from pathlib import Path
 import yaml
 
 from orkas.adapter.skills.guard import SkillGuard
-from orkas.adapter.skills.roots import Root, SkillRegistry
+from orkas.adapter.skills.records import Root
+from orkas.adapter.skills.roots import SkillRegistry
 from orkas.adapter.skills.watch import SkillWatcher
 
 WORDS = (

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from orkas.adapter.learning.evolution import COOLDOWN, FORCED, Evolution, agent_reflect
+from orkas.adapter.learning.evolution import COOLDOWN, FORCED, Evolution
+from orkas.adapter.learning.reflect import agent_reflect
 from orkas.adapter.learning.signals import SignalLog
 from orkas.engine.evolution import bundle
 from orkas.engine.evolution.signals import RunSignals, ToolError

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from orkas.adapter.knowledge.service import KnowledgeService, transcript_text
+from orkas.adapter.knowledge.past_chats import transcript_text
+from orkas.adapter.knowledge.service import KnowledgeService
 from orkas.engine.abort import AbortSignal
 from orkas.engine.memory.embedders import E5Embedder
 from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch

@@ -13,7 +13,8 @@ import pytest
 
 from orkas.adapter.skills.custom import save_custom, update_custom
 from orkas.adapter.skills.guard import SkillGuard
-from orkas.adapter.skills.roots import Root, SkillRegistry
+from orkas.adapter.skills.records import Root
+from orkas.adapter.skills.roots import SkillRegistry
 from orkas.adapter.skills.watch import SkillWatcher
 from orkas.core.errors import ConfigError
 from orkas.engine.skills import SkillFormatError

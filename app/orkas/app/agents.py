@@ -353,7 +353,8 @@ def evolution_for(settings: Settings) -> Evolution:
     """Self-evolution for this install: the signals, the conversations they name, reflection on the small model
     of each agent's provider (Settings → Learning), learned-skill lookalikes from the skills' index. Only named
     agents evolve: the commander — the conversation the person has with Orkas itself — never does."""
-    from orkas.adapter.learning.evolution import Evolution, agent_reflect
+    from orkas.adapter.learning.evolution import Evolution
+    from orkas.adapter.learning.reflect import agent_reflect
     from orkas.adapter.learning.signals import SignalLog
     from orkas.engine.evolution import bundle
     from orkas.team.agents import AgentStore

@@ -46,7 +46,8 @@ def skill_registry(
     `background`, skills from outside not judged before are judged on a thread (listed as checking until
     then); without, the scan waits for the guard (the CLI's one-shot commands)."""
     from orkas.adapter.skills.guard import SkillGuard
-    from orkas.adapter.skills.roots import Root, SkillRegistry
+    from orkas.adapter.skills.records import Root
+    from orkas.adapter.skills.roots import SkillRegistry
     from orkas.core.resources import bundled_skills
 
     def agent_names() -> Sequence[str]:

@@ -25,9 +25,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orkas.adapter.knowledge.past_chats import PastChats
+from orkas.adapter.knowledge.watched import WatchedFolders
 from orkas.core.errors import OrkasError
-from orkas.core.fsutil import atomic_write
-from orkas.engine.messages import AssistantMessage, Message, TextBlock, UserMessage
+from orkas.engine.messages import Message
 from orkas.engine.sandbox import PathDenied, PathPolicy
 
 if TYPE_CHECKING:  # numpy and faiss load with the first use of the knowledge base, not with the app
@@ -35,19 +36,6 @@ if TYPE_CHECKING:  # numpy and faiss load with the first use of the knowledge ba
     from orkas.engine.memory.kb import FolderReport, KnowledgeBase
 
 log = logging.getLogger(__name__)
-DEBOUNCE_SECONDS = 1.0
-
-
-def transcript_text(messages: Sequence[Message]) -> str:
-    """One line per message (`[id] role: text`), the form chat_search cites."""
-    lines = []
-    for message in messages:
-        if isinstance(message, UserMessage | AssistantMessage):
-            text = " ".join(b.text for b in message.content if isinstance(b, TextBlock) and b.text)
-            text = " ".join(text.split())
-            if text:
-                lines.append(f"[{message.id}] {message.role}: {text}")
-    return "\n".join(lines)
 
 
 def _safe_name(text: str) -> str:
@@ -79,10 +67,8 @@ class KnowledgeService:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._worker: threading.Thread | None = None
-        self._observer: Any = None
-        self._timers: dict[str, threading.Timer] = {}
-        self._watches: dict[str, Any] = {}  # folder → watchdog's handle, to unschedule it
-        self._chats_lock = threading.Lock()
+        self._watched = WatchedFolders(folder, self._reindex)
+        self._past = PastChats(folder, lambda: self.chats, self.kick)
         self.progress: dict[str, int] = {"embedded": 0}
         self._rate = 0.0  # chunks a second the worker covers (measured), for the time left
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
@@ -166,7 +152,7 @@ class KnowledgeService:
             )
         self._start_worker()
         for watched in self.watched():
-            self._watch(Path(watched))
+            self._watched.watch(Path(watched))
 
     def _make_embedder(self) -> Embedder | None:
         try:
@@ -287,8 +273,8 @@ class KnowledgeService:
         if path.is_dir():
             report = self._index_folder(path)
             if watch:
-                self._remember_watch(path)
-                self._watch(path)
+                self._watched.remember(path)
+                self._watched.watch(path)
             self.kick()
             return asdict(report)
         count = self.kb.add_file(path, policy=policy)
@@ -366,117 +352,19 @@ class KnowledgeService:
             archive.writestr("documents.json", json.dumps(manifest, ensure_ascii=False, indent=1))
         return buffer.getvalue()
 
-    # ---- conversations ----
+    # ---- conversations (past_chats.py) ----
     def index_conversation(self, conversation_id: str, title: str, messages: Sequence[Message]) -> None:
-        """Index what was said since the last time: each call adds one document, `chat/<id>/<first message
-        id>`, with only the new messages (re-chunking the whole transcript every turn grew with its
-        length). When the transcript no longer holds the last message indexed (compacted, repaired),
-        the conversation is indexed again from scratch."""
-        with self._chats_lock:  # hooks of two conversations may run at once, on worker threads
-            self._index_new(conversation_id, title, messages)
-
-    def _index_new(self, conversation_id: str, title: str, messages: Sequence[Message]) -> None:
-        state = self._chat_state()
-        last = state.get(conversation_id)
-        ids = [m.id for m in messages]
-        if last is not None and last in ids:
-            new = messages[ids.index(last) + 1 :]
-        else:
-            self._forget(conversation_id)
-            state = self._chat_state()
-            new = messages
-        text = transcript_text(new)
-        if new:
-            if text:
-                doc = f"chat/{conversation_id}/{new[0].id}"
-                self.chats.add_text(doc, text, source=title or "untitled conversation")
-                self.kick()
-            state[conversation_id] = new[-1].id
-            self._save_chat_state(state)
+        self._past.index(conversation_id, title, messages)
 
     def forget_conversation(self, conversation_id: str) -> None:
-        with self._chats_lock:
-            self._forget(conversation_id)
+        self._past.forget(conversation_id)
 
-    def _forget(self, conversation_id: str) -> None:
-        for doc in self.chats.document_ids(f"chat/{conversation_id}"):  # the old single document too
-            self.chats.remove(doc)
-        state = self._chat_state()
-        if state.pop(conversation_id, None) is not None:
-            self._save_chat_state(state)
-
-    def _chat_state(self) -> dict[str, str]:
-        """conversation id → the last message indexed."""
-        try:
-            data = json.loads((self.folder / "chats.json").read_text())
-        except (OSError, ValueError):
-            return {}
-        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
-
-    def _save_chat_state(self, state: dict[str, str]) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.folder / "chats.json", json.dumps(state).encode())
-
-    # ---- watched folders ----
+    # ---- watched folders (watched.py) ----
     def watched(self) -> list[str]:
-        path = self.folder / "watched.json"
-        if not path.exists():
-            return []
-        try:
-            return [str(p) for p in json.loads(path.read_text())]
-        except ValueError:
-            return []
-
-    def _remember_watch(self, folder: Path) -> None:
-        folders = self.watched()
-        if str(folder) not in folders:
-            folders.append(str(folder))
-            self.folder.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.folder / "watched.json", json.dumps(folders).encode())
+        return self._watched.listed()
 
     def unwatch(self, folder: str) -> bool:
-        """Stop following the folder's changes (what was indexed from it stays); False if not watched."""
-        folders = self.watched()
-        if folder not in folders:
-            return False
-        atomic_write(self.folder / "watched.json", json.dumps([f for f in folders if f != folder]).encode())
-        watch = self._watches.pop(folder, None)
-        if watch is not None and self._observer is not None:
-            self._observer.unschedule(watch)
-        if (timer := self._timers.pop(folder, None)) is not None:
-            timer.cancel()
-        log.info("stopped watching %s", folder)
-        return True
-
-    def _watch(self, folder: Path) -> None:
-        if not folder.is_dir():
-            return
-        from watchdog.events import FileSystemEvent, FileSystemEventHandler
-        from watchdog.observers import Observer
-
-        service = self
-
-        class Changed(FileSystemEventHandler):
-            def on_any_event(self, event: FileSystemEvent) -> None:
-                if event.event_type in ("created", "modified", "deleted", "moved"):
-                    service._debounced(folder)
-
-        if self._observer is None:
-            self._observer = Observer()
-            self._observer.daemon = True
-            self._observer.start()
-        self._watches[str(folder)] = self._observer.schedule(Changed(), str(folder), recursive=True)
-        log.info("watching %s for changes", folder)
-
-    def _debounced(self, folder: Path) -> None:
-        """Many events for one save (temp file, rename, modify): re-index once, a moment after the last."""
-        key = str(folder)
-        if (timer := self._timers.get(key)) is not None:
-            timer.cancel()
-        timer = threading.Timer(DEBOUNCE_SECONDS, self._reindex, args=(folder,))
-        timer.daemon = True
-        self._timers[key] = timer
-        timer.start()
+        return self._watched.unwatch(folder)
 
     def _reindex(self, folder: Path) -> None:
         if self.folder in folder.parents or folder == self.folder:
@@ -495,10 +383,7 @@ class KnowledgeService:
         self._stop.set()
         self._wake.set()
         self._indexer.shutdown(wait=True, cancel_futures=True)
-        if self._observer is not None:
-            self._observer.stop()
-        for timer in self._timers.values():
-            timer.cancel()
+        self._watched.close()
         if self._worker is not None:
             self._worker.join(5)
         for kb in (self._kb, self._chats, self._skills):

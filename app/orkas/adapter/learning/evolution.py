@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from orkas.adapter.learning.proposals import Proposals, full_guard, last_of_each, rule_guard
 from orkas.adapter.learning.signals import SignalLog
 from orkas.core.fsutil import atomic_write
 from orkas.engine.evolution import bundle
@@ -58,23 +59,6 @@ Reflect = Callable[[str, str, str, Sequence[Tool]], Awaitable[tuple[str, int]]]
 Transcripts = Callable[[str, Sequence[str]], Sequence[bundle.Conversation]]
 # agent → how to find its learned skills much like a new one (the knowledge base's search)
 SimilarLookup = Callable[[str], Similar]
-
-
-def rule_guard(text: str) -> str | None:
-    """The memory guard's rules: a finding refuses the write."""
-    from orkas.engine.memory.guard import rule_findings
-
-    found = rule_findings(text)
-    return found[0].reason if found else None
-
-
-def full_guard(text: str) -> str | None:
-    """The whole memory guard (rules, then the meaning layer): a finding holds the write for the person. The
-    meaning layer flags many learned imperatives by nature (bench/RESULTS.md): they wait to be accepted."""
-    from orkas.engine.memory.guard import scan_memory_text
-
-    found = scan_memory_text(text)
-    return found[0].reason if found else None
 
 
 @dataclass(slots=True)
@@ -112,6 +96,7 @@ class Evolution:
         self.hold = hold
         self.similar = similar
         self._threshold = threshold  # or how to read it (Settings → Learning changes it while the app runs)
+        self.held = Proposals(self.folder, clock)  # what a reflection may not do alone, held for the person
 
     @property
     def threshold(self) -> float:
@@ -346,7 +331,7 @@ class Evolution:
         """Apply what may be kept at once, hold the rest as one proposal; returns what was done, in words."""
         made: list[str] = []
         held: list[dict[str, Any]] = []
-        for kind, change in _last_of_each(changes):
+        for kind, change in last_of_each(changes):
             name = change.name if isinstance(change, Change) else change.part
             finding = None if change.after is None else (self.hold(change.after) if not outside else None)
             if change.after is not None and (outside or finding):
@@ -368,110 +353,21 @@ class Evolution:
             action = "delete" if after is None else ("patch" if skills.text(name) is not None else "create")
             skills.restore(name, after, action)
 
-    # ---- proposals: what a reflection wanted, held for the person ----
+    # ---- proposals (proposals.py): what a reflection wanted, held for the person ----
     def _propose(
-        self,
-        agent: str,
-        changes: list[dict[str, Any]],
-        outside: Sequence[str],
-        conversations: Sequence[str],
-        why: str,
+        self, agent: str, changes: list[dict[str, Any]], outside: Sequence[str], conversations: Sequence[str], why: str
     ) -> None:
-        proposal = {
-            "id": uuid.uuid4().hex[:12],
-            "agent": agent,
-            "at": self.clock(),
-            "why": why,
-            "outside": list(outside),
-            "conversations": list(conversations),
-            "changes": changes,
-        }
-        folder = self.folder / agent / "proposals"
-        folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(folder / f"{proposal['id']}.json", json.dumps(proposal, ensure_ascii=False, indent=1).encode())
-        log.info("%s: a reflection's %d change(s) wait for the person (Settings → Learning)", agent, len(changes))
+        self.held.propose(agent, changes, outside, conversations, why)
 
     def proposals(self, agent: str | None = None) -> list[dict[str, Any]]:
         """Changes held for the person, newest first (every agent's, or one's)."""
-        found: list[dict[str, Any]] = []
-        for name in [agent] if agent is not None else self._all():
-            for path in (self.folder / name / "proposals").glob("*.json"):
-                try:
-                    found.append(json.loads(path.read_text(encoding="utf-8")))
-                except (OSError, ValueError):
-                    continue
-        return sorted(found, key=lambda p: p.get("at", 0), reverse=True)
+        return self.held.listed([agent] if agent is not None else self._all())
 
     def decide(self, agent: str, proposal_id: str, accept: bool) -> dict[str, Any]:
         """Accept (each change applied, recorded with undo like any other) or reject a proposal. Raises KeyError
         for one that is not there; the store's refusal (a guard rule) as it is."""
-        if not proposal_id.isalnum():
-            raise KeyError(proposal_id)
-        path = self.folder / agent / "proposals" / f"{proposal_id}.json"
-        try:
-            proposal = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            raise KeyError(proposal_id) from None
-        if accept:
-            for change in proposal["changes"]:
-                self._apply(agent, change["kind"], change["name"], change["after"], proposal.get("conversations", []))
-        path.unlink(missing_ok=True)
-        return dict(proposal)
-
-
-def _last_of_each(changes: Sequence[tuple[str, Change | MemoChange]]) -> list[tuple[str, Change | MemoChange]]:
-    """One change per skill or memo part — from what it was before the reflection to what it is at its end."""
-    first: dict[tuple[str, str], Change | MemoChange] = {}
-    last: dict[tuple[str, str], Change | MemoChange] = {}
-    for kind, change in changes:
-        key = (kind, change.name if isinstance(change, Change) else change.part)
-        first.setdefault(key, change)
-        last[key] = change
-    merged: list[tuple[str, Change | MemoChange]] = []
-    for (kind, name), change in last.items():
-        before = first[(kind, name)].before
-        if before == change.after:
-            continue  # changed and changed back
-        if isinstance(change, Change):
-            merged.append((kind, Change(name, change.action, before, change.after)))
-        else:
-            merged.append((kind, MemoChange(change.part, before or "", change.after)))
-    return merged
+        return self.held.decide(agent, proposal_id, accept, self._apply)
 
 
 def outcome_json(outcome: Outcome) -> dict[str, Any]:
     return asdict(outcome)
-
-
-def agent_reflect(providers: Callable[[], Any], model_of: Callable[[str], str], workspace: Path) -> Reflect:
-    """Reflection through the engine's run loop: the agent's own model, only the two reflection tools, a low
-    output cap, nothing saved as a session. `providers` builds a registry (closed after the call)."""
-    from orkas.engine.events import Done, Error
-    from orkas.engine.prompt import SystemPrompt
-    from orkas.engine.retry import RetryPolicy
-    from orkas.engine.runner import Agent, RunConfig
-    from orkas.engine.session import InMemorySession
-
-    async def reflect(agent: str, system: str, user: str, tools: Sequence[Tool]) -> tuple[str, int]:
-        registry = providers()
-        try:
-            runner = Agent(
-                providers=registry,
-                config=RunConfig(
-                    model=model_of(agent), max_tool_loops=8, max_tokens=OUTPUT_TOKENS, retry=RetryPolicy(max_retries=2)
-                ),
-                workspace=workspace,
-                tools=tools,
-                system_prompt=SystemPrompt(base=system),
-            )
-            answer, tokens = "", 0
-            async for event in runner.run(user, session=InMemorySession()):
-                if isinstance(event, Done):
-                    answer, tokens = event.text, event.usage.input_tokens + event.usage.output_tokens
-                elif isinstance(event, Error):
-                    raise RuntimeError(f"the reflection call failed: {event.message}")
-            return answer, tokens
-        finally:
-            await registry.aclose()
-
-    return reflect

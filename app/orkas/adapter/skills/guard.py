@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from orkas.adapter.skills.roots import PENDING
+from orkas.adapter.skills.records import PENDING
 from orkas.core.fsutil import atomic_write
 
 log = logging.getLogger(__name__)

@@ -23,80 +23,25 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import orjson
 
 from orkas.adapter.skills.cache import CACHE_VERSION, Parsed, from_json, parse_head, to_json
+from orkas.adapter.skills.records import COMMANDER, GLOBAL_FOLDERS, PENDING, Guard, Record, Root, touch_learned
 from orkas.adapter.skills.settings import SettingsFile
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
 from orkas.engine.sandbox import PathDenied, PathPolicy
-from orkas.engine.skills.format import FILE, MAX_FILE, SkillFormatError, parse, render
-from orkas.engine.skills.library import TRUSTED, Catalog, Meaning, Skill, Tier
+from orkas.engine.skills.format import FILE, MAX_FILE
+from orkas.engine.skills.library import Catalog, Meaning, Skill
 
 if TYPE_CHECKING:
     from orkas.adapter.packages.store import Packages
 
 log = logging.getLogger(__name__)
-
-GLOBAL_FOLDERS = ("~/.claude/skills", "~/.codex/skills", "~/.agents/skills")
-COMMANDER = "commander"
-
-
-@dataclass(frozen=True, slots=True)
-class Root:
-    tier: Tier
-    path: Path
-    origin: str  # for people: "bundled", "custom", "~/.claude/skills", "package acme"
-    owner: str | None = None  # agent and learned roots belong to one agent
-    single: bool = False  # the path is itself one skill's folder (a package with SKILL.md at its top)
-    enabled: bool = True
-
-    @property
-    def trusted(self) -> bool:
-        return self.tier in TRUSTED
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One skill folder as found, for `orkas skills list`, `GET /api/skills` and the Skills screen."""
-
-    name: str
-    tier: Tier
-    path: str
-    origin: str
-    trusted: bool
-    description: str = ""
-    descriptions: dict[str, str] = field(default_factory=dict)
-    owner: str | None = None
-    enabled: bool = True
-    shadowed: bool = False
-    shadowed_by: str | None = None  # the path of the skill that wins
-    quarantined: bool = False
-    reason: str | None = None  # why it is quarantined or skipped
-    skipped: bool = False  # not a usable skill at all (broken, too large, a link, …)
-    checking: bool = False  # waiting for the guard's second look: not advertised yet
-    tags: tuple[str, ...] = ()
-    last_used: str | None = None
-
-    def public(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["tags"] = list(self.tags)
-        return data
-
-    @property
-    def usable(self) -> bool:
-        return not (self.skipped or self.quarantined or self.shadowed or self.checking) and self.enabled
-
-
-# The guard for open-tier text: None when clean, else the reason. `pending` means "not decided yet"
-# (its slower layer has not looked): such a skill is listed as checking and not advertised.
-Guard = Callable[[str], "str | None"]
-PENDING = "\0pending"
 
 
 class SkillRegistry:
@@ -410,16 +355,7 @@ class SkillRegistry:
 
     def touch(self, skill: Skill) -> None:
         """A learned skill was read: its lastUsedAt says so (the lifecycle evicts the long unused)."""
-        if skill.tier != "learned":
-            return
-        manifest = skill.folder / FILE
-        try:
-            text = parse(manifest.read_text(), folder_name=skill.folder.name)
-        except (OSError, SkillFormatError):
-            return
-        meta = {k: v for k, v in text.meta.items() if k not in ("name", "description")}
-        meta["lastUsedAt"] = datetime.now(UTC).isoformat(timespec="seconds")
-        atomic_write(manifest, render(text.name, text.description, text.body, meta).encode(), mode=0o644)
+        touch_learned(skill)
 
     def set_enabled(self, path: str, enabled: bool) -> Record:
         record = next((r for r in self.records() if r.path == path), None)
