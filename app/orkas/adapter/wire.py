@@ -186,6 +186,23 @@ ProductOnly = (
 ProductEvent = ProductOnly | Event
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello:
+    """The first message on every event socket (the window's and the phone's): the wire's version, so a client that
+    sees a newer one reloads rather than guess, and the app's."""
+
+    version: str
+    v: int = WIRE_VERSION
+    type: Literal["hello"] = "hello"
+
+
+def hello() -> dict[str, Any]:
+    from orkas import __version__
+
+    said = Hello(version=__version__)
+    return {"type": said.type, "v": said.v, "version": said.version}
+
+
 def run_failed(kind: Literal["provider", "internal"], message: str) -> Error:
     """A run that could not start or broke: the engine's own `error`, so the UI has one error shape."""
     return Error(kind=kind, message=message)

@@ -13,12 +13,11 @@ from fastapi import FastAPI, HTTPException, Query, Request, Response, WebSocket
 from pydantic import BaseModel, Field
 from starlette.requests import ClientDisconnect
 
-from orkas import __version__
 from orkas.adapter.conversations import export
 from orkas.adapter.conversations.attachments import AttachmentError
 from orkas.adapter.conversations.runtime import ConversationRuntime
 from orkas.adapter.conversations.store import TUNABLE, Conversation
-from orkas.adapter.wire import WIRE_VERSION
+from orkas.adapter.wire import WIRE_VERSION, hello
 from orkas.core.errors import ConfigError
 from orkas.engine.catalog import lookup
 from orkas.engine.codec import encode
@@ -325,7 +324,7 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
     @api.websocket("/api/events")
     async def events(socket: WebSocket, conversation: str = "", after: int = 0) -> None:
         await socket.accept()
-        await socket.send_json({"type": "hello", "v": WIRE_VERSION, "version": __version__})
+        await socket.send_json(hello())
         if not conversation:
             await socket.close()
             return

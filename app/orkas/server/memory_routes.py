@@ -13,6 +13,7 @@ from fastapi import FastAPI, HTTPException, WebSocket
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
 
+from orkas.adapter.knowledge.progress import KbProgress, KbStatus
 from orkas.adapter.knowledge.service import KnowledgeService
 from orkas.engine.memory import Memory, MemoryRejected, MemoryStore
 from orkas.server.sockets import forward
@@ -171,14 +172,13 @@ def add_knowledge_routes(api: FastAPI, knowledge: KnowledgeService) -> None:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
-        def deliver(event: dict[str, Any]) -> None:  # called on indexing threads
-            loop.call_soon_threadsafe(queue.put_nowait, event)
+        def deliver(event: KbProgress) -> None:  # called on indexing threads; serialized here, where it leaves
+            loop.call_soon_threadsafe(queue.put_nowait, event.wire())
 
         stop_listening = knowledge.listen(deliver)
         try:
-            status = await asyncio.to_thread(knowledge.status)
-            status = {"type": "kb.status", **{k: v for k, v in status.items() if k != "documents"}}
-            await forward(socket, [status], queue)
+            status = KbStatus(status=await asyncio.to_thread(knowledge.status))
+            await forward(socket, [status.wire()], queue)
         finally:
             stop_listening()
 

@@ -4,9 +4,7 @@ and the background worker that embeds what was added (so nobody waits on embeddi
 Keyword search works the moment text is added; the worker embeds pending chunks in batches and hybrid
 search uses whatever is embedded so far. Watched folders re-index on change (watchdog, debounced).
 
-Progress goes to whoever listens (`listen`), as events of type "kb.progress" with a `phase`:
-"indexing" (files done of total, per file), "indexed" (a folder's report) or "failed", "embedding"
-(passages left, after each batch) and "idle" (nothing left to do).
+Progress goes to whoever listens (`listen`), as typed `KbProgress` events (progress.py).
 """
 
 from __future__ import annotations
@@ -26,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orkas.adapter.knowledge.past_chats import PastChats
+from orkas.adapter.knowledge.progress import KbProgress
 from orkas.adapter.knowledge.watched import WatchedFolders
 from orkas.core.errors import OrkasError
 from orkas.engine.messages import Message
@@ -71,7 +70,7 @@ class KnowledgeService:
         self._past = PastChats(folder, lambda: self.chats, self.kick)
         self.progress: dict[str, int] = {"embedded": 0}
         self._rate = 0.0  # chunks a second the worker covers (measured), for the time left
-        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._listeners: list[Callable[[KbProgress], None]] = []
         # Folders are indexed one at a time, off the caller's thread: a big folder must not hold up a request
         self._indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="orkas-indexer")
         self._warming: threading.Thread | None = None
@@ -80,13 +79,12 @@ class KnowledgeService:
         self.embedder_problem: str | None = None  # why the chosen embedder is not running
 
     # ---- progress ----
-    def listen(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+    def listen(self, listener: Callable[[KbProgress], None]) -> Callable[[], None]:
         """Call `listener` with every progress event (from worker threads) until the returned function is called."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def _emit(self, phase: str, **fields: Any) -> None:
-        event = {"type": "kb.progress", "phase": phase, **fields}
+    def _emit(self, event: KbProgress) -> None:
         for listener in list(self._listeners):
             try:
                 listener(event)
@@ -195,7 +193,7 @@ class KnowledgeService:
                     if not self._embed(kb, refine):
                         return
             if not self._stop.is_set() and not self._wake.is_set():
-                self._emit("idle", **self._counts())
+                self._emit(KbProgress(phase="idle", counts=self._counts()))
 
     def _embed(self, kb: KnowledgeBase | None, refine: bool) -> bool:
         """Embed `kb`'s waiting chunks (one pass); False when the worker is closing."""
@@ -222,7 +220,7 @@ class KnowledgeService:
                 return True
             if not refine:
                 self.progress["embedded"] += done  # chunks covered by meaning search (the bar's progress)
-            self._emit("embedding", **self._counts())
+            self._emit(KbProgress(phase="embedding", counts=self._counts()))
         return not self._stop.is_set()
 
     def _counts(self) -> dict[str, Any]:
@@ -292,9 +290,9 @@ class KnowledgeService:
             except _Closing:
                 return
             except (OSError, ValueError) as e:
-                self._emit("failed", path=str(path), error=str(e))
+                self._emit(KbProgress(phase="failed", path=str(path), error=str(e)))
             else:
-                self._emit("indexed", path=str(path), report=report)
+                self._emit(KbProgress(phase="indexed", path=str(path), report=report))
 
         self._indexer.submit(run)
 
@@ -303,7 +301,7 @@ class KnowledgeService:
             if self._stop.is_set():
                 raise _Closing  # the app is quitting: stop between files (nothing half-written)
             self.indexing = {"path": str(folder), "done": done, "total": total}
-            self._emit("indexing", path=str(folder), done=done, total=total, file=current)
+            self._emit(KbProgress(phase="indexing", path=str(folder), done=done, total=total, file=current))
 
         policy = self.source(folder)
         self.indexing = {"path": str(folder), "done": 0, "total": None}

@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
 from pydantic import BaseModel, Field
 
-from orkas import __version__
 from orkas.adapter.conversations.runtime import ConversationRuntime
 from orkas.adapter.settings.mirror_devices import Device, MirrorDevices, PairingRefused, TooManyAttempts
-from orkas.adapter.wire import WIRE_VERSION
+from orkas.adapter.wire import hello as hello_wire
 from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.memory import MemoryRejected
 from orkas.phone.client import Target
@@ -91,7 +90,7 @@ def create_mirror_app(
         loop = asyncio.get_running_loop()
         device = device_of(socket)
         await socket.accept()
-        await socket.send_json({"type": "hello", "v": WIRE_VERSION, "version": __version__})
+        await socket.send_json(hello_wire())
         return device
 
     async def stream_until_revoked(socket: WebSocket, device: Device, sending: Coroutine[Any, Any, None]) -> None:
