@@ -156,7 +156,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("prompt", help="what you want done")
     run.add_argument("--session", help="continue this session (its id); default: a new session")
     run.add_argument("--model", help="provider/model, or a bare model name routed by its prefix")
-    run.add_argument("--workspace", type=Path, default=Path.cwd(), help="folder the agent may read")
+    run.add_argument(
+        "--workspace",
+        type=Path,
+        help="the folder the agent works in (default: here for a new conversation; its own for a continued one)",
+    )
     run.add_argument("--json", action="store_true", help="print one JSON object per event per line")
     run.add_argument(
         "--agents", help="a group conversation: the commander with these member agents (comma-separated names)"

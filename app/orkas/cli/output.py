@@ -44,14 +44,14 @@ class TextPrinter:
         self.mid_line = not event["text"].endswith("\n")
 
     def _on_tool_start(self, event: Wire, who: str) -> None:
-        self.inputs[event["id"]] = event.get("summary") or json.dumps(event["input"], ensure_ascii=False)[:160]
+        self.inputs[event["id"]] = event.get("summary", "")
 
     def _on_tool_end(self, event: Wire, who: str) -> None:
         status = "error" if event["is_error"] else "ok"
         first = next((b.get("text", "") for b in event["content"] if b.get("type") == "text"), "")
         said = first.strip().splitlines()[0][:120] if first.strip() else "(no text)"
-        shown = self.inputs.pop(event["id"], "")
-        self._line(f"• {who}{event['name']} {shown} → {status} in {event['duration'] * 1000:.0f} ms: {said}")
+        call = " ".join(part for part in (event["name"], self.inputs.pop(event["id"], "")) if part)
+        self._line(f"• {who}{call} → {status} in {event['duration'] * 1000:.0f} ms: {said}")
 
     def _on_retry(self, event: Wire, who: str) -> None:
         self._line(f"… {who}retrying in {event['wait']:.1f}s (attempt {event['attempt']}): {event['reason']}")

@@ -82,14 +82,14 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 def _conversation(assembly: Assembly, args: argparse.Namespace) -> Conversation:
     """The conversation this command continues (`--session ID`), or a new one in the workspace."""
     store = assembly.store
-    workspace: Path = args.workspace
+    workspace: Path = args.workspace or Path.cwd()
     if not args.session:
         conversation = store.create(workspace=workspace)
         if not args.json:
             print(f"orkas: session {conversation.id} (continue it with --session {conversation.id})", file=sys.stderr)
         return conversation
-    try:
-        conversation = store.place(args.session, workspace)
+    try:  # a continued conversation keeps its folder unless the command names another
+        conversation = store.place(args.session, args.workspace) if args.workspace else store.get(args.session)
     except NotFound:
         conversation = _adopt(assembly, args.session, workspace)
     session, report = store.session(conversation.id)  # repaired now, and said so

@@ -25,18 +25,21 @@ class EventLog:
         self.keep = keep
         self._file: IO[str] | None = None
         self._lines = 0
+        self._size = 0  # bytes on disk as this process last left them
 
     def load(self) -> list[dict[str, Any]]:
         """The last `keep` events in order; [] when there is no log yet."""
         try:
-            text = self.path.read_text(encoding="utf-8")
+            raw = self.path.read_bytes()
         except FileNotFoundError:
+            self._size = 0
             return []
         except OSError:
             log.warning("cannot read the event log %s", self.path, exc_info=True)
             return []
+        self._size = len(raw)
         events: list[dict[str, Any]] = []
-        for line in text.splitlines():
+        for line in raw.decode("utf-8", errors="replace").splitlines():
             try:
                 event = json.loads(line)
             except ValueError:
@@ -53,8 +56,10 @@ class EventLog:
         try:
             if self._file is None:
                 self._file = self.path.open("a", encoding="utf-8")
-            self._file.write(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n")
+            line = json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n"
+            self._file.write(line)
             self._file.flush()
+            self._size += len(line.encode("utf-8"))
             self._lines += 1
         except OSError:
             log.warning("cannot write the event log %s", self.path, exc_info=True)
@@ -66,10 +71,22 @@ class EventLog:
         self.close()
         lines = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in events)
         try:
-            atomic_write(self.path, lines.encode("utf-8"))
+            data = lines.encode("utf-8")
+            atomic_write(self.path, data)
             self._lines = len(events)
+            self._size = len(data)
         except OSError:
             log.warning("cannot trim the event log %s", self.path, exc_info=True)
+
+    def written_elsewhere(self) -> bool:
+        """Another process (an `orkas run` on the same conversation) wrote the log since this one last did."""
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        except OSError:
+            return False
+        return size != self._size
 
     def close(self) -> None:
         if self._file is not None:

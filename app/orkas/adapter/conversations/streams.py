@@ -64,6 +64,8 @@ class Streams:
     def stream(self, conversation_id: str) -> _Stream:
         """The conversation's stream, loaded from its event log the first time it is asked for."""
         stream = self.streams.get(conversation_id)
+        if stream is not None and self._written_elsewhere(conversation_id, stream):
+            return self._reload(conversation_id, stream)
         if stream is None:
             on_disk = EventLog(self.path(conversation_id), KEEP_EVENTS)
             stream = _Stream(log=on_disk)
@@ -73,6 +75,24 @@ class Streams:
             last = stream.events[-1].event if stream.events else None
             if last is not None and not isinstance(last, Idle) and not self.running(conversation_id):
                 self.publish(conversation_id, Idle())  # the server stopped mid-run: the replay must end
+        return stream
+
+    def _written_elsewhere(self, conversation_id: str, stream: _Stream) -> bool:
+        return stream.log is not None and not self.running(conversation_id) and stream.log.written_elsewhere()
+
+    def _reload(self, conversation_id: str, old: _Stream) -> _Stream:
+        """`orkas run` went on with this conversation in its own process: its events are read back, numbering goes
+        on after them, and the views watching are sent what they missed."""
+        if old.log is not None:
+            old.log.close()
+        del self.streams[conversation_id]
+        last = old.next_seq - 1
+        stream = self.stream(conversation_id)
+        stream.subscribers |= old.subscribers
+        for published in stream.events:
+            if published.seq > last:
+                for queue in stream.subscribers:
+                    queue.put_nowait(published.wire())
         return stream
 
     def last_seq(self, conversation_id: str) -> int:
