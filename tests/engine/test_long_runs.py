@@ -93,7 +93,7 @@ async def agent(tmp_path: Path, anthropic_server: FakeServer) -> AsyncIterator[A
 async def test_200_turns_with_huge_outputs_stay_inside_a_small_window(
     agent: Agent, anthropic_server: FakeServer
 ) -> None:
-    anthropic_server._responder = respond  # every request answered by the script above
+    anthropic_server.responder = respond  # every request answered by the script above
     session = InMemorySession()
     events: list[Event] = []
     first = await agent.run_to_end(CONSTRAINT, session=session)
@@ -126,7 +126,7 @@ async def test_200_turns_with_huge_outputs_stay_inside_a_small_window(
 
 @pytest.mark.slow
 async def test_the_prefix_is_never_rewritten_between_compactions(agent: Agent, anthropic_server: FakeServer) -> None:
-    anthropic_server._responder = respond
+    anthropic_server.responder = respond
     session = InMemorySession()
     compacted_at: set[int] = set()
     for turn in range(40):
@@ -165,7 +165,7 @@ async def test_an_all_chinese_conversation_compacts_at_the_right_point(
     (tmp_path / "中文.txt").write_text(
         "当上下文窗口快要满的时候，系统会先把旧的工具输出遮蔽掉，如果还不够，再调用模型生成摘要。\n" * 40
     )
-    anthropic_server._responder = respond_in_chinese
+    anthropic_server.responder = respond_in_chinese
     session = InMemorySession()
     compactions = 0
     for turn in range(30):

@@ -42,8 +42,8 @@ def strict_openai(request: Recorded) -> Reply:
 async def test_anthropic_then_openai_then_anthropic(
     tmp_path: Path, anthropic_server: FakeServer, openai_server: FakeServer
 ) -> None:
-    anthropic_server._responder = strict_anthropic
-    openai_server._responder = strict_openai
+    anthropic_server.responder = strict_anthropic
+    openai_server.responder = strict_openai
     claude = AnthropicProvider(
         ProviderSpec(
             name="anthropic",

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
-from tests.fakes.server import Recorded, Reply, json_reply, sse
+from tests.fakes.server import Recorded, Reply, Responder, json_reply, sse
 
 PATH = "/chat/completions"
 
@@ -103,7 +102,7 @@ def stream_error(msg: str = "server had an error", kind: str = "server_error") -
 EMBEDDINGS_PATH = "/embeddings"
 
 
-def embeddings_responder(dim: int = 64) -> Callable[[Recorded], Reply]:
+def embeddings_responder(dim: int = 64) -> Responder:
     """An `/embeddings` endpoint whose vectors are feature hashes of the input (same text, same
     vector; shared words, nearby vectors), in OpenAI's answer shape, listed out of order as the API
     allows."""

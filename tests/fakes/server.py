@@ -1,9 +1,10 @@
 """A scripted HTTP/1.1 server on 127.0.0.1 for wire-level provider tests.
 
 Real sockets, real chunked transfer, real SSE. Each test scripts the replies it expects, in order;
-the server records every request and fails the test (at `verify()`) on an unexpected request or
-on replies left unconsumed. Faults: any status with any headers, a connection reset after N
-events, a stall after the headers, an SSE error event after a 200.
+the server records every request and fails the test (at `verify()`) on an unexpected request, on
+replies left unconsumed, or on a scripted callable or responder that raised. Faults: any status with
+any headers, a connection reset after N events, a stall after the headers, an SSE error event after a
+200. A test that answers by what a request carries rather than by its order sets `responder` (see there).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeAlias
 
 
 @dataclass
@@ -42,6 +43,10 @@ class Recorded:
         return json.loads(self.body)
 
 
+Responder: TypeAlias = Callable[[Recorded], Reply]
+"""Answers one request with a reply: see `FakeServer.responder`."""
+
+
 def json_reply(status: int, payload: Any, headers: dict[str, str] | None = None) -> Reply:
     return Reply(
         status=status,
@@ -58,14 +63,14 @@ class _QuietServer(ThreadingHTTPServer):
 class FakeServer:
     """Replies are consumed in order by requests whose path ends with `path`."""
 
-    def __init__(self, path: str, responder: Callable[[Recorded], Reply] | None = None) -> None:
-        """`responder`, if given, answers every request once the script is used up (benchmarks)."""
+    def __init__(self, path: str, responder: Responder | None = None) -> None:
+        """`responder`: the same as setting `responder` after construction."""
         self.path = path
+        self._lock = threading.RLock()  # re-entrant: a responder may call script() or read requests
         self._responder = responder
         self.requests: list[Recorded] = []
         self.violations: list[str] = []
-        self._replies: list[Reply | Callable[[Recorded], Reply]] = []
-        self._lock = threading.Lock()
+        self._replies: list[Reply | Responder] = []
         self._stopping = threading.Event()
         self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
@@ -88,9 +93,41 @@ class FakeServer:
         self._server.shutdown()
         self._server.server_close()
 
-    def script(self, *replies: Reply | Callable[[Recorded], Reply]) -> None:
+    @property
+    def responder(self) -> Responder | None:
+        """The fallback that answers a request when no scripted reply is left (None: such a request is
+        a violation that fails `verify()`, and gets a 500).
+
+        The contract: it is called once per request whose path ends with `path`, after every reply
+        given to `script()` has been used (scripted replies always go first), with the request already
+        appended to `requests`. Calls are made one at a time, in the order the requests arrived, on the
+        server's own request threads, with the server's lock held: it may keep state of its own, read
+        `requests` and call `script()`, but must return promptly (a slow answer is a `Reply` with `stall`
+        or `event_delay`, which are served outside the lock). It returns the `Reply` to send; an
+        exception it raises is recorded as a violation (so `verify()` fails the test) and answered
+        with a 500. Set it to None to go back to scripted replies only."""
+        return self._responder
+
+    @responder.setter
+    def responder(self, responder: Responder | None) -> None:
+        with self._lock:
+            self._responder = responder
+
+    def script(self, *replies: Reply | Responder) -> None:
+        """Queue replies for the next requests, in order. A callable is called with its request (outside
+        the lock, on the request's thread) and returns the reply; an exception it raises is a violation."""
         with self._lock:
             self._replies.extend(replies)
+
+    def reset(self) -> None:
+        """Forget the script, the responder, the recorded requests and the violations: a fresh fake on the
+        same address, for a server shared by several tests (each test's own `verify()` then judges only
+        what happened since)."""
+        with self._lock:
+            self._replies.clear()
+            self._responder = None
+            self.requests.clear()
+            self.violations.clear()
 
     @property
     def remaining(self) -> int:
@@ -110,12 +147,20 @@ class FakeServer:
                 self.violations.append(f"unexpected path {request.method} {request.path}")
                 return json_reply(404, {"error": {"type": "not_found_error", "message": "no such path"}})
             if not self._replies and self._responder is not None:
-                return self._responder(request)
+                return self._answer(self._responder, request)
             if not self._replies:
                 self.violations.append(f"unexpected extra request #{len(self.requests)}")
                 return json_reply(500, {"error": {"type": "api_error", "message": "fake server: nothing scripted"}})
             reply = self._replies.pop(0)
-        return reply(request) if callable(reply) else reply
+        return self._answer(reply, request) if callable(reply) else reply
+
+    def _answer(self, respond: Responder, request: Recorded) -> Reply:
+        try:
+            return respond(request)
+        except Exception as e:  # an assertion in a test's callable: fail the test at verify(), not silently
+            with self._lock:
+                self.violations.append(f"answering {request.method} {request.path} raised {type(e).__name__}: {e}")
+            return json_reply(500, {"error": {"type": "api_error", "message": "fake server: the answer raised"}})
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         fake = self
