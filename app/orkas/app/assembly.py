@@ -10,12 +10,11 @@ bases already on disk for a one-shot command), who can answer a question, and th
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from orkas.adapter.conversations.attachments import AttachmentStore
 from orkas.adapter.conversations.processes import ConversationProcesses
@@ -27,23 +26,25 @@ from orkas.adapter.settings.usage import LedgerBudget, UsageLedger
 from orkas.app.agents import AgentProfile, GitWorktrees, RunLimits, build_agent, external_member
 from orkas.app.config import Configured, Settings, load_configured
 from orkas.app.extensions import SkillAccess, connector_hub, skill_access, skill_registry
-from orkas.core.errors import ConfigError
+from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.catalog import lookup
 from orkas.engine.consent import Mode, Permissions
+from orkas.engine.messages import Message
 from orkas.engine.providers.base import REASONING
 from orkas.engine.runner import Agent
 from orkas.engine.tools.base import Tool
-from orkas.team.agents import AgentSpec, AgentStore
-from orkas.team.conversations import GroupRunner
 
 if TYPE_CHECKING:
     from orkas.adapter.connectors.hub import ConnectorHub
     from orkas.adapter.skills.roots import SkillRegistry
     from orkas.engine.memory.kb import KnowledgeBase
+    from orkas.team.agents import AgentSpec, AgentStore
+    from orkas.team.conversations import GroupRunner
 
 Role = Literal["solo", "commander", "member", "worker", "external"]
 Opener = Callable[[], "KnowledgeBase"]
 COMMANDER = "commander"
+CONVERSATION_ID = re.compile(r"^[0-9a-f]{8,64}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +91,7 @@ class Assembly:
         self.rules = RuleStore(data / "permission_rules.json")
         self.ledger = UsageLedger(data / "usage.jsonl")
         self.processes = ConversationProcesses(data / "processes")
-        self.agents = AgentStore(data / "agents", search_path=settings.process_env.get("PATH", ""))
+        self._agents: AgentStore | None = None
         self.skills = skills if skills is not None else skill_registry(settings, scan=False)
         self.connectors = connectors if connectors is not None else connector_hub(settings)
         self.knowledge = knowledge or Knowledge()
@@ -99,14 +100,42 @@ class Assembly:
         self.after_actor = after_actor
         self.signals = SignalLog(data / "signals")
         self.advertised: dict[tuple[str, str], list[str]] = {}  # (conversation, actor) → skills its prompt listed
-        self.groups = GroupRunner(
-            self.store.root,
-            self.agents,
-            self.actor,
-            lambda conversation: GitWorktrees(settings, conversation.workspace_path),
-            dispatch_cap=settings.max_dispatch,
-            model_calls=settings.max_model_calls,
-        )
+        self.ready: dict[str, Agent] = {}  # built ahead to say a configuration mistake first (`prepare`)
+        self._groups: GroupRunner | None = None
+
+    @property
+    def agents(self) -> AgentStore:
+        """The named agents (AGENT.md folders), loaded when one is first asked for: most runs are Orkas's own."""
+        if self._agents is None:
+            from orkas.team.agents import AgentStore
+
+            path = self.settings.process_env.get("PATH", "")
+            self._agents = AgentStore(self.settings.data_dir / "agents", search_path=path)
+        return self._agents
+
+    @property
+    def groups(self) -> GroupRunner:
+        """The group chat. The team layer loads when a group is first touched: a one-agent run never pays for it."""
+        if self._groups is None:
+            from orkas.team.conversations import GroupRunner
+
+            self._groups = GroupRunner(
+                self.store.root,
+                self.agents,
+                self.actor,
+                lambda conversation: GitWorktrees(self.settings, conversation.workspace_path),
+                dispatch_cap=self.settings.max_dispatch,
+                model_calls=self.settings.max_model_calls,
+            )
+        return self._groups
+
+    def is_group(self, conversation_id: str) -> bool:
+        """Once a member has joined, a conversation stays a group (team/conversations.py says the same); NotFound for
+        an id that is no conversation."""
+        folder = self.store.root / conversation_id
+        if not CONVERSATION_ID.match(conversation_id) or not (folder / "meta.json").exists():
+            raise NotFound(f"no conversation {conversation_id!r}")
+        return (folder / "state.json").exists()
 
     # ---- who runs ----
     def bound(self, conversation: Conversation) -> AgentSpec | None:
@@ -126,7 +155,11 @@ class Assembly:
         return spec
 
     def conversation_agent(self, conversation: Conversation) -> Agent:
-        """The agent that answers a one-agent conversation: Orkas, or the named agent it is bound to."""
+        """The agent that answers a one-agent conversation: Orkas, or the named agent it is bound to (one built
+        ahead by `prepare` is used once)."""
+        ready = self.ready.pop(conversation.id, None)
+        if ready is not None:
+            return ready
         spec = self.bound(conversation)
         return self.actor(conversation, spec, (), spec.prompt.strip() if spec is not None else "", None, solo=True)
 
@@ -202,6 +235,11 @@ class Assembly:
             connectors=None if worker else self.connectors,
         )
 
+    def prepare(self, conversation: Conversation) -> None:
+        """Build the conversation's agent now, so a configuration mistake (no provider, a bad model, an agent that
+        is gone) is said before anything is sent; the run then uses this very agent."""
+        self.ready[conversation.id] = self.conversation_agent(conversation)
+
     # ---- how a run may act ----
     def run_policy(
         self, conversation: Conversation, mode: Mode | None = None, can_ask: bool = True
@@ -247,22 +285,40 @@ class Assembly:
             lambda conversation: self.run_policy(conversation, mode, can_ask),
             hooks or self.hooks(),
             self.processes,
-            self.groups,
+            _LazyGroups(self),
         )
 
     async def close(self) -> None:
         await self.connectors.close()  # local MCP servers end with the app or the command
 
 
+class _LazyGroups:
+    """The runtime's view of the group chat, answering "is it a group?" without loading the team layer."""
+
+    def __init__(self, assembly: Assembly) -> None:
+        self.assembly = assembly
+
+    def is_group(self, conversation_id: str) -> bool:
+        return self.assembly.is_group(conversation_id)
+
+    def check(self, conversation: Conversation) -> None:
+        self.assembly.groups.check(conversation)
+
+    def history(self, conversation_id: str, limit: int | None = None) -> list[dict[str, Any]]:
+        return self.assembly.groups.history(conversation_id, limit)
+
+    def size(self, conversation_id: str) -> int:
+        return self.assembly.groups.size(conversation_id)
+
+    def members(self, conversation_id: str) -> dict[str, Any]:
+        return self.assembly.groups.members(conversation_id)
+
+    def as_messages(self, conversation_id: str) -> list[Message]:
+        return self.assembly.groups.as_messages(conversation_id)
+
+    async def run(self, conversation: Conversation, text: str, **given: Any) -> bool:
+        return await self.assembly.groups.run(conversation, text, **given)
+
+
 def _allowed(spec: AgentSpec | None) -> Sequence[str] | None:
     return spec.skills if spec is not None else None
-
-
-def addressed(text: str) -> list[str]:
-    """The agents a message names (`@name`)."""
-    return re.findall(r"@([a-z0-9][a-z0-9_-]*)", text)
-
-
-async def settle(tasks: set[asyncio.Task[None]]) -> None:
-    if tasks:
-        await asyncio.wait(tasks, timeout=10)

@@ -125,11 +125,10 @@ async def _prepare(assembly: Assembly, conversation: Conversation, args: argpars
     if wanted:
         _known(assembly, wanted)
         assembly.groups.set_members(conversation.id, wanted)
-    if assembly.groups.is_group(conversation.id):
+    if assembly.is_group(conversation.id):
         assembly.groups.check(conversation)
         return
-    agent = assembly.conversation_agent(conversation)
-    await agent.providers.aclose()
+    assembly.prepare(conversation)  # the run uses the agent built here
     if conversation.agent and not args.json:
         print(f"orkas: {conversation.agent} answers (and learns, when learning is on)", file=sys.stderr)
 
