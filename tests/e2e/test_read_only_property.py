@@ -75,6 +75,8 @@ WRAPPERS = [
 
 SKIPPED = {
     "sessions",
+    "conversations",  # the run's own record (orkas run keeps the window's conversations)
+    "attachments",
     "logs",
     "outputs",
     "sandbox",

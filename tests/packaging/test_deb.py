@@ -153,7 +153,7 @@ def test_the_deb_installs_runs_and_uninstalls_keeping_the_data(
         xvfb.wait(10)
 
     data = sorted(p.relative_to(tmp_path) for p in (tmp_path / "data").rglob("*") if "logs" not in p.parts)
-    assert any(p.parts[1] == "sessions" for p in data if len(p.parts) > 1)
+    assert any(p.parts[1] == "conversations" for p in data if len(p.parts) > 1)  # the run was kept
     removing = dpkg("-r", "orkas")
     assert removing.returncode == 0, removing.stderr
     assert not INSTALLED.exists() and not Path("/opt/orkas").exists()
