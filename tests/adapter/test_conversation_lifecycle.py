@@ -23,7 +23,7 @@ from orkas.engine.sandbox import PathPolicy
 from tests.fakes.scripted import ScriptedProvider, text, tool_call
 
 
-def _gone(pids: list[int], within: float = 5.0) -> bool:
+def _gone(pids: list[int], within: float = 15.0) -> bool:
     """Every process of a killed tree has exited: the sandbox's inner ones die a moment after the group is
     killed (a loaded machine shows the moment), so look for a few seconds."""
     deadline = time.monotonic() + within
@@ -112,7 +112,7 @@ async def test_a_process_started_in_one_turn_is_known_in_the_next_and_stops_on_d
     assert info.running and all(map(_alive, everything))
 
     await runtime.delete(conversation.id)
-    assert not any(map(_alive, everything))  # the command itself, not only its wrapper
+    assert _gone(everything)  # the command itself, not only its wrapper
     assert runtime.processes.listed(conversation.id) == []
     assert [c.id for c in runtime.store.deleted()] == [conversation.id]
 

@@ -761,17 +761,22 @@ def test_switching_quickly_between_two_streaming_chats_never_mixes_them(
         window.WebSocket.prototype = Real.prototype;
         Object.assign(window.WebSocket, { OPEN: Real.OPEN, CLOSED: Real.CLOSED });
         const real = window.fetch;
-        window.fetch = (url, options) => real(url, options).then((response) =>
-            /\\/messages$/.test(String(url)) && (options?.method ?? "GET") === "GET"
-                ? new Promise((done) => setTimeout(() => done(response), 150 + Math.random() * 250))
-                : response);
+        window.loadsInFlight = 0;
+        window.fetch = (url, options) => {
+            if (!/\\/messages$/.test(String(url)) || (options?.method ?? "GET") !== "GET") return real(url, options);
+            window.loadsInFlight += 1;
+            return real(url, options)
+                .then((response) => new Promise((done) => setTimeout(() => done(response), 150 + Math.random() * 250)))
+                .finally(() => setTimeout(() => { window.loadsInFlight -= 1; }));  // after the page took it
+        };
     }""")
     chats = page.locator("#chats .chat button")
     for _ in range(4):  # back and forth faster than a chat loads
         for index in (1, 0):
             chats.nth(index).click(no_wait_after=True)
             page.wait_for_timeout(40)
-    page.wait_for_timeout(1500)  # every load has landed (the slowest takes 0.4 s)
+    page.wait_for_function("window.loadsInFlight === 0", timeout=TIMEOUT)  # every load has landed
+    expect(page.locator(".msg.user")).to_have_count(1, timeout=TIMEOUT)  # and the last one is drawn
     open_sockets = page.evaluate("window.eventSockets.filter((s) => s.readyState <= 1).length")
     assert open_sockets == 1, f"{open_sockets} chats' event streams left open"  # only the chat on screen
     shown = page.locator(".msg.user").all_inner_texts()

@@ -5,6 +5,7 @@ off until the person turns it on."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,17 @@ from orkas.adapter.learning.evolution import Evolution
 from orkas.adapter.learning.signals import SignalLog
 from orkas.engine.evolution.signals import RunSignals
 from tests.ui.conftest import App, start_app
+
+TIMEOUT_S = 15
+
+
+def saved(app: App, name: str, value: object) -> None:
+    """Wait until the app has written a preference (a busy machine takes longer; no fixed wait)."""
+    deadline = time.monotonic() + TIMEOUT_S
+    while json.loads((app.home / "settings.json").read_text())["preferences"].get(name) != value:
+        assert time.monotonic() < deadline, f"{name} was never saved as {value!r}"
+        time.sleep(0.05)
+
 
 TIMEOUT = 15_000
 
@@ -81,11 +93,9 @@ def test_the_learning_screen_shows_what_was_learned_and_undoes_it(page: Page, ap
     assert not (app.home / "learned" / "analyst" / "skills" / "monthly-totals").exists()
     page.locator("#settings section.learning input[name=learning_threshold]").fill("1.5")
     page.locator("#settings section.learning input[name=learning_threshold]").dispatch_event("change")
-    page.wait_for_timeout(300)
+    saved(app, "learning_threshold", 1.5)
     page.locator("#settings section.learning input[name=learning]").check()
-    page.wait_for_timeout(500)
-    preferences = json.loads((app.home / "settings.json").read_text())["preferences"]
-    assert preferences["learning"] is True and preferences["learning_threshold"] == 1.5
+    saved(app, "learning", True)
     link = page.locator("#settings section.learning ul.learning-history li.change button[data-conversation]").first
     chat = link.get_attribute("data-conversation")
     link.click()  # where the lesson came from: the conversation opens
