@@ -26,3 +26,8 @@ def window_icon() -> Path:
 def bundled_skills() -> Path:
     """The skills shipped with the app (trusted, read-only)."""
     return Path(__file__).resolve().parents[1] / "adapter" / "skills" / "bundled"
+
+
+def bundled_skill_vectors() -> Path:
+    """The bundled skills' vectors, computed in advance (adapter/skills/seed.py)."""
+    return Path(__file__).resolve().parents[1] / "adapter" / "skills" / "bundled_vectors.json"

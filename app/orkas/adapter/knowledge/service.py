@@ -27,6 +27,7 @@ from orkas.adapter.knowledge.past_chats import PastChats
 from orkas.adapter.knowledge.progress import KbProgress
 from orkas.adapter.knowledge.watched import WatchedFolders
 from orkas.core.errors import OrkasError
+from orkas.core.resources import bundled_skill_vectors
 from orkas.engine.messages import Message
 from orkas.engine.sandbox import PathDenied, PathPolicy
 
@@ -142,7 +143,9 @@ class KnowledgeService:
             self._embedder = self._make_embedder()
             self._kb = KnowledgeBase.open(self.folder / "documents", embedder=self._embedder)
             self._chats = KnowledgeBase.open(self.folder / "conversations", embedder=self._embedder)
-            self._skills = KnowledgeBase.open(self.folder / "skills", embedder=self._embedder)
+            self._skills = KnowledgeBase.open(
+                self.folder / "skills", embedder=self._embedder, seed=bundled_skill_vectors()
+            )  # the bundled skills' vectors come with the app: not embedded again on every install
             log.info(
                 "knowledge base open in %.0f ms (meaning search %s)",
                 (time.perf_counter() - began) * 1000,

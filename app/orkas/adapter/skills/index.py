@@ -22,11 +22,20 @@ if TYPE_CHECKING:
     from orkas.adapter.knowledge.service import KnowledgeService
     from orkas.engine.memory.embedders import Embedder
     from orkas.engine.memory.kb import KnowledgeBase
-    from orkas.engine.skills.library import Meaning
+    from orkas.engine.skills.library import Meaning, Skill
 
 log = logging.getLogger(__name__)
 
 BODY_CHARS = 20_000  # of each body: enough to find a skill by what it does
+
+
+def document(skill: Skill) -> str:
+    """What the index holds of a skill: its name, description and (the start of) its body."""
+    try:
+        body = body_of(skill_text(skill.folder))
+    except (OSError, SkillFormatError):
+        body = ""
+    return f"{skill.name}\n{skill.text.description}\n\n{body[:BODY_CHARS]}"
 
 
 class SkillIndex:
@@ -70,12 +79,7 @@ class SkillIndex:
         for doc_id in set(kb.document_ids("")) - set(skills):
             kb.remove(doc_id)
         for doc_id, skill in skills.items():
-            try:
-                body = body_of(skill_text(skill.folder))
-            except (OSError, SkillFormatError):
-                body = ""
-            text = f"{skill.name}\n{skill.text.description}\n\n{body[:BODY_CHARS]}"
-            written += kb.add_text(doc_id, text, source=skill.name) > 0
+            written += kb.add_text(doc_id, document(skill), source=skill.name) > 0
         self._synced = version
         if written:
             self.knowledge.kick()

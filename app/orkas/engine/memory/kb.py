@@ -17,7 +17,10 @@ Backends: `KnowledgeBase.in_memory()` (SQLite in memory, faiss in memory) and `K
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
+import logging
 import os
 import sqlite3
 import threading
@@ -41,6 +44,8 @@ from orkas.engine.memory.keyword_index import KeywordIndex
 from orkas.engine.memory.sources import SUPPORTED, extract
 from orkas.engine.memory.vectors import APPROXIMATE_AT
 from orkas.engine.sandbox import PathDenied, PathPolicy
+
+log = logging.getLogger(__name__)
 
 Mode = Literal["hybrid", "keyword", "vector"]
 Progress = Callable[[int, int, str], None]  # (files done, files in all, the file just done)
@@ -123,8 +128,13 @@ class KnowledgeBase:
         chunk_tokens: int = CHUNK_TOKENS,
         overlap_lines: int = OVERLAP_LINES,
         approximate_at: int = APPROXIMATE_AT,
+        seed: Path | None = None,
     ) -> None:
+        """`seed`: vectors computed in advance for texts every install indexes alike (the bundled skills),
+        a JSON file {model: {chunk hash: base64 float32}} (`write_seed`); a chunk found there is not embedded."""
         self.embedder = embedder
+        self.seed = seed
+        self._seeded: dict[str, dict[str, str]] | None = None
         self.approximate_at = approximate_at
         self.vectors_path = vectors_path
         self.fusion = fusion
@@ -400,7 +410,34 @@ class KnowledgeBase:
             f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({','.join('?' * len(hashes))})",
             [model, *hashes],
         ).fetchall()
-        return {h: np.frombuffer(v, dtype=np.float32) for h, v in rows}
+        found = {h: np.frombuffer(v, dtype=np.float32) for h, v in rows}
+        seeded = self._seed().get(model, {})
+        for digest in (h for h in hashes if h not in found and h in seeded):
+            vector = base64.b64decode(seeded[digest])
+            self._db.execute("INSERT OR IGNORE INTO embeddings (hash, model, vector) VALUES (?, ?, ?)",
+                             (digest, model, vector))  # fmt: skip
+            found[digest] = np.frombuffer(vector, dtype=np.float32)
+        return found
+
+    def _seed(self) -> dict[str, dict[str, str]]:
+        if self._seeded is None:
+            self._seeded = {}
+            if self.seed is not None:
+                try:
+                    self._seeded = json.loads(self.seed.read_text())
+                except (OSError, ValueError):  # a missing or damaged seed only costs the embedding it saved
+                    log.warning("the vectors in %s could not be read; embedding instead", self.seed)
+        return self._seeded
+
+    def write_seed(self, path: Path) -> int:
+        """Write every cached vector as a seed file (see `seed`); returns how many."""
+        with self._lock:
+            rows = self._db.execute("SELECT model, hash, vector FROM embeddings ORDER BY model, hash").fetchall()
+        seed: dict[str, dict[str, str]] = {}
+        for model, digest, vector in rows:
+            seed.setdefault(model, {})[digest] = base64.b64encode(vector).decode()
+        path.write_text(json.dumps(seed, indent=0, sort_keys=True) + "\n")
+        return len(rows)
 
     # ---- search ----
     def search(
