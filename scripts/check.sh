@@ -12,6 +12,6 @@ echo "== import-linter"; "$bin/lint-imports" --no-cache | tail -n 2
 "$bin/python" -m compileall -q app tests bench >/dev/null
 # Twice as many workers as cores: much of a test is waiting on a subprocess, a browser or a socket. One
 # worker per test file (loadfile): a module's browser, its PyInstaller build and dpkg's state stay in one
-# process. ORKAS_TEST_WORKERS=0 runs everything in this process (for a debugger).
+# process. Files go out in the order tests/conftest.py sets (the long ones first), not re-sorted by xdist. ORKAS_TEST_WORKERS=0 runs everything in this process (for a debugger).
 workers="${ORKAS_TEST_WORKERS:-$(($(nproc) * 2))}"
-echo "== pytest ($workers workers)"; "$bin/pytest" -n "$workers" --dist loadfile "$@"
+echo "== pytest ($workers workers)"; "$bin/pytest" -n "$workers" --dist loadfile --no-loadscope-reorder "$@"

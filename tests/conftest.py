@@ -50,6 +50,21 @@ def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     assert not blocked, f"the test tried to reach the network: {blocked}"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Test files that take minutes go first (a `slow` mark anywhere in the file), then the rest by their
+    number of tests, largest first. check.sh gives each xdist worker whole files in this order
+    (--no-loadscope-reorder): with xdist's own order (by count alone) the PyInstaller build's few tests
+    started last and were the suite's two-minute tail on 2 cores."""
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+
+    def first(tests: list[pytest.Item]) -> tuple[bool, int]:
+        return (not any(test.get_closest_marker("slow") for test in tests), -len(tests))
+
+    items[:] = [test for tests in sorted(files.values(), key=first) for test in tests]
+
+
 def subprocess_env(**extra: str) -> dict[str, str]:
     """An environment for `orkas` subprocesses: guarded, keyless unless the test says otherwise."""
     env = {k: v for k, v in os.environ.items() if k not in PROVIDER_VARS}

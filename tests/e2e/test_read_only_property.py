@@ -24,7 +24,10 @@ from orkas.engine.sandbox.executor import confinement
 from tests.e2e.attack_kit import Listener, Victim, script_tool_calls, tool_results
 from tests.fakes.server import FakeServer
 
-pytestmark = pytest.mark.skipif(confinement() != "bubblewrap", reason="needs bubblewrap (CI installs it)")
+pytestmark = [
+    pytest.mark.skipif(confinement() != "bubblewrap", reason="needs bubblewrap (CI installs it)"),
+    pytest.mark.slow,  # 150 confined commands through orkas run: scheduled first
+]
 
 # What a command tries to do. {home}, {data}, {port} are filled in; no single quote inside (wrappers quote).
 PAYLOADS = [

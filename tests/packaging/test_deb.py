@@ -28,6 +28,8 @@ from tests.fakes.server import FakeServer
 ROOT = Path(__file__).resolve().parents[2]
 INSTALLED = Path("/usr/bin/orkas")
 
+pytestmark = pytest.mark.slow  # a PyInstaller build (~2 min): scheduled first, not the suite's tail
+
 
 def dpkg(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["dpkg", *args], capture_output=True, text=True, timeout=600)
