@@ -83,10 +83,15 @@ def one_run(app: Path, url: str) -> tuple[float, float]:
         return run_start, first_text
 
 
-def measure(app: Path, url: str, runs: int) -> tuple[float, float]:
-    one_run(app, url)  # warm the OS file cache, as a second start of the app would be
-    samples = [one_run(app, url) for _ in range(runs)]
-    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+def measure(apps: list[Path], url: str, runs: int) -> list[tuple[float, float]]:
+    """Medians per app, the apps' runs interleaved (a drift in the machine's load falls on both alike)."""
+    for app in apps:
+        one_run(app, url)  # warm the OS file cache, as a second start of the app would be
+    samples: list[list[tuple[float, float]]] = [[] for _ in apps]
+    for _ in range(runs):
+        for app, taken in zip(apps, samples, strict=True):
+            taken.append(one_run(app, url))
+    return [(statistics.median(s[0] for s in taken), statistics.median(s[1] for s in taken)) for taken in samples]
 
 
 def main() -> None:
@@ -99,9 +104,9 @@ def main() -> None:
         machine = f"{platform.machine()} {os.cpu_count()} cores"
         print(f"cli start — {time.strftime('%Y-%m-%d')} on {machine}, {args.runs} runs")
         compiled(ROOT / "app")
-        now = measure(ROOT / "app", url, args.runs)
         old_app = unpack(args.baseline)
-        before = measure(old_app, url, args.runs) if old_app is not None else None
+        measured = measure([ROOT / "app"] + ([old_app] if old_app is not None else []), url, args.runs)
+        now, before = measured[0], (measured[1] if old_app is not None else None)
         print(f"  {'':24} {'run_start':>10} {'first text':>11}")
         if before is not None:
             print(f"  {'before (' + args.baseline + ')':24} {before[0]:9.2f}s {before[1]:10.2f}s")

@@ -25,7 +25,7 @@ from orkas.adapter.learning.evolution import INTERVAL, Evolution
 from orkas.adapter.settings.mirror_devices import MirrorDevices
 from orkas.adapter.settings.preferences import change_preferences
 from orkas.adapter.settings.store import SettingsStore
-from orkas.adapter.settings.vault import Vault, choose_key_source
+from orkas.adapter.settings.vault import Vault
 from orkas.adapter.skills.index import SkillIndex
 from orkas.adapter.skills.roots import SkillRegistry
 from orkas.adapter.skills.watch import SkillWatcher, watch
@@ -168,7 +168,7 @@ def _unhandled_in_loop(loop: asyncio.AbstractEventLoop, context: dict[str, Any])
 
 
 def _vault(settings: Settings) -> Vault:
-    return Vault(settings.data_dir / "vault.bin", choose_key_source(settings.data_dir))
+    return Vault.at(settings.data_dir)
 
 
 def host(

@@ -58,3 +58,9 @@ def test_an_event_comes_back_from_its_wire_form(event: ProductEvent) -> None:
 def test_a_type_from_a_newer_version_is_said_not_guessed() -> None:
     with pytest.raises(UnknownEvent):
         from_wire({"v": 9, "seq": 1, "conversation": "c1", "type": "hologram"})
+
+
+@pytest.mark.parametrize("cls", [*typing.get_args(ProductOnly), *typing.get_args(Event)], ids=lambda c: c.__name__)
+def test_each_event_spells_its_type_once_as_the_field_s_default(cls: type) -> None:
+    """`type_of` reads the field's default (cheap at start); the Literal annotation must say the same."""
+    assert typing.get_type_hints(cls)["type"].__args__ == (type_of(cls),)

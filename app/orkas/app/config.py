@@ -28,7 +28,7 @@ from orkas.adapter.providers.admin import url_with_credentials
 from orkas.adapter.providers.local_servers import KNOWN as KNOWN_LOCAL
 from orkas.adapter.providers.pool import Candidate, RotatingProvider
 from orkas.adapter.settings.store import ProductSettings, ProviderConfig, SettingsStore
-from orkas.adapter.settings.vault import Vault, VaultError, choose_key_source
+from orkas.adapter.settings.vault import Vault, VaultError
 from orkas.core.errors import ConfigError, ProviderError
 from orkas.core.paths import data_dir
 from orkas.core.redact import remember_secret
@@ -153,7 +153,7 @@ def load_configured(settings: Settings) -> Configured:
         configured.problems.append(str(e))
     if not (settings.data_dir / "vault.bin").exists():
         return configured  # nothing stored yet: no need to wake the OS keyring
-    configured.vault = Vault(settings.data_dir / "vault.bin", choose_key_source(settings.data_dir))
+    configured.vault = Vault.at(settings.data_dir)
     try:
         configured.vault.names()
     except VaultError as e:

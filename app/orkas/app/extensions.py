@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orkas.adapter.settings.vault import Vault, choose_key_source
+from orkas.adapter.settings.vault import Vault
 from orkas.app.config import Configured, Settings, protected_data
 from orkas.app.workspace import sandbox
 from orkas.engine.sandbox import PathPolicy
@@ -129,9 +129,7 @@ def connector_hub(settings: Settings, configured: Configured | None = None) -> C
     from orkas.adapter.connectors.hub import ConnectorHub
 
     # The vault as the CLI writes it, even when it did not exist when the app started (a header added later).
-    vault = (configured.vault if configured is not None else None) or Vault(
-        settings.data_dir / "vault.bin", choose_key_source(settings.data_dir)
-    )
+    vault = (configured.vault if configured is not None else None) or Vault.at(settings.data_dir)
 
     def executor_for(connector: Connector) -> Executor:
         folder = Path(connector.cwd) if connector.cwd else settings.data_dir / "connectors" / connector.id

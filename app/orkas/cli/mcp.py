@@ -71,11 +71,11 @@ def _confirm(argv: list[str], yes: bool) -> None:
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from orkas.adapter.connectors.config import Connectors, claude_desktop_entries, parse_pairs
-    from orkas.adapter.settings.vault import Vault, choose_key_source
+    from orkas.adapter.settings.vault import Vault
     from orkas.app import settings_from_env
 
     settings = settings_from_env(env)
-    vault = Vault(settings.data_dir / "vault.bin", choose_key_source(settings.data_dir))
+    vault = Vault.at(settings.data_dir)
     connectors = Connectors(settings.data_dir / "connectors.json", vault)
     command = args.mcp_command
     if command == "add":

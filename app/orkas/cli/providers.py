@@ -40,12 +40,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from orkas.adapter.settings.store import SettingsStore
-    from orkas.adapter.settings.vault import Vault, VaultError, choose_key_source
+    from orkas.adapter.settings.vault import Vault, VaultError
     from orkas.app import settings_from_env
 
     settings = settings_from_env(env)
     store = SettingsStore(settings.data_dir / "settings.json")
-    vault = Vault(settings.data_dir / "vault.bin", choose_key_source(settings.data_dir))
+    vault = Vault.at(settings.data_dir)
     command = args.providers_command or "list"
     try:
         if command == "add":

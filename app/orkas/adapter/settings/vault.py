@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -239,9 +240,22 @@ def mask(secret: str) -> str:
 
 
 class Vault:
-    def __init__(self, path: Path, key_source: KeySource) -> None:
+    def __init__(self, path: Path, key_source: KeySource | Callable[[], KeySource]) -> None:
+        """`key_source` may be a function that chooses one, called on first use: asking the OS for its keyring
+        costs ~80 ms, which a run that never opens the vault (no stored keys, no connector secrets) need not pay."""
         self.path = path
-        self.key_source = key_source
+        self._source = key_source
+
+    @classmethod
+    def at(cls, data_dir: Path) -> Vault:
+        """The data folder's vault, its key source chosen when first needed."""
+        return cls(data_dir / "vault.bin", lambda: choose_key_source(data_dir))
+
+    @property
+    def key_source(self) -> KeySource:
+        if callable(self._source):
+            self._source = self._source()
+        return self._source
 
     def names(self) -> list[str]:
         return sorted(self._load())
