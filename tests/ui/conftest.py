@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.conftest import subprocess_env
 from tests.display import CHROMIUM_FLAGS
 from tests.fakes.server import FakeServer
+
+if TYPE_CHECKING:
+    from tests.mirror_helpers import Mirrored
 
 ORKAS = str(Path(sys.executable).parent / "orkas")
 
@@ -103,3 +108,17 @@ def answer_dialog(page: object, text: str | None = None) -> None:
     if text is not None:
         dialog.locator("input").fill(text)
     dialog.locator("button[type=submit]").click()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def mirrored(anthropic_server: FakeServer, tmp_path: Path) -> Iterator[Mirrored]:
+    from tests.mirror_helpers import run_mirrored  # it starts the app as this module does (ORKAS)
+
+    with run_mirrored(anthropic_server, tmp_path, port=free_port()) as running:
+        yield running

@@ -5,18 +5,14 @@ approve a dangerous command, stop, and carry on after the mirror drops every soc
 from __future__ import annotations
 
 import re
-import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.fakes import anthropic as wire
 from tests.fakes.routing import ByActor, parallel_dispatch
 from tests.fakes.server import FakeServer, Reply
-from tests.mirror_helpers import Mirrored, run_mirrored
+from tests.mirror_helpers import Mirrored
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 # What the page does that only a phone shows: vibrations, notifications, requests leaving the machine.
@@ -33,18 +29,6 @@ if (navigator.serviceWorker) navigator.serviceWorker.getRegistration = () => Pro
 Object.defineProperty(document, "visibilityState", { get: () => (window.hidden_for_test ? "hidden" : "visible") });
 """
 ICON = Path(__file__).resolve().parents[2] / "app" / "orkas" / "phone" / "assets" / "icons" / "icon-192.png"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture
-def mirrored(anthropic_server: FakeServer, tmp_path: Path) -> Iterator[Mirrored]:
-    with run_mirrored(anthropic_server, tmp_path, port=free_port()) as running:
-        yield running
 
 
 def slow_text(value: str, delay: float) -> Reply:
@@ -65,12 +49,16 @@ COMPOSER = "Message (use @ to address an agent)"
 
 
 def type_into(page: Any, label: str, text: str) -> None:
-    """Type as a person does (Flutter edits through its own input element), then give Flet's session the
-    moment a person's thumb takes to reach the next button: the text travels there before the tap."""
-    page.get_by_role("textbox", name=label).click()
+    """Type as a person does: tap the field, wait for the keyboard (Flutter's input element takes focus a
+    moment after the tap; keys before that go nowhere, as on a phone), then type. No wait after: each
+    keystroke travels to Flet's session before a later tap does (the fields have on_change)."""
+    page.get_by_role("textbox", name=label).tap()
+    until(page, FOCUSED)
     page.keyboard.press("Control+A")
     page.keyboard.type(text)
-    page.wait_for_timeout(400)
+
+
+FOCUSED = "['INPUT', 'TEXTAREA'].includes(document.activeElement?.tagName)"
 
 
 def until(page: Any, expression: str, timeout: float = 20) -> None:

@@ -1,0 +1,105 @@
+"""Journeys a person walks on the phone view, each end to end in a real browser at 390×844 with touch
+against a real `orkas serve --mirror` and the wire-level fake model (issue 35): what is typed is what is
+sent, Back goes back, a restart is rejoined, and so on. No test waits a fixed time for the app."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tests.fakes import anthropic as wire
+from tests.fakes.server import FakeServer
+from tests.mirror_helpers import Mirrored
+from tests.ui.test_phone import COMPOSER, FOCUSED, PHONE, RECORDER, icon, semantics, until, wait_text
+
+
+def said(server: FakeServer) -> list[str]:
+    """The person's words in each request the model got, last message first-text."""
+    texts = []
+    for request in server.requests:
+        body = json.loads(request.body)
+        content = body["messages"][-1]["content"]
+        texts.append(content if isinstance(content, str) else " ".join(b.get("text", "") for b in content))
+    return texts
+
+
+@pytest.fixture
+def phone(browser: Any, mirrored: Mirrored) -> Iterator[Callable[[], Any]]:
+    """Pairs a phone with the app when called; its page, on the conversation list."""
+    pages: list[tuple[Any, list[str]]] = []
+
+    def pair() -> Any:
+        page, errors = paired(browser, mirrored)
+        pages.append((page, errors))
+        return page
+
+    yield pair
+    for page, errors in pages:
+        page.context.close()
+        assert not errors, errors
+
+
+def paired(browser: Any, mirrored: Mirrored) -> tuple[Any, list[str]]:
+    pairing = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()
+    context = browser.new_context(ignore_https_errors=True, **PHONE)
+    context.add_init_script(RECORDER)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(pairing["link"])
+    semantics(page)
+    wait_text(page, "Pair this phone")
+    page.get_by_role("button", name="Pair").click()
+    wait_text(page, "Conversations")
+    return page, errors
+
+
+def test_what_is_typed_is_what_is_sent_however_fast_send_is_tapped(
+    phone: Callable[[], Any], mirrored: Mirrored, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(wire.reply_text("Once upon a time."))
+    mirrored.desktop("POST", "/api/conversations", {"title": "Stories"})
+    page = phone()
+    page.get_by_text("Stories").click()
+    box = page.get_by_role("textbox", name=COMPOSER)
+    box.tap()
+    until(page, FOCUSED)  # the keyboard is up
+    page.keyboard.type("Tell me a slow story please")  # and Send at once, as a thumb does
+    icon(page, "Send").tap()
+    wait_text(page, "Once upon a time.")
+    assert said(anthropic_server) == ["Tell me a slow story please"]
+
+
+def shown_chat(page: Any) -> str:
+    """The open conversation's title (the app bar's), or "" on the list."""
+    return str(page.evaluate("document.title"))
+
+
+def test_back_goes_back_in_the_app_and_the_browser_and_a_reload_stays_where_it_is(
+    phone: Callable[[], Any], mirrored: Mirrored
+) -> None:
+    for title in ("Garden", "Taxes"):
+        mirrored.desktop("POST", "/api/conversations", {"title": title})
+    page = phone()
+    page.get_by_text("Garden").click()
+    wait_text(page, "Message (use @ to address an agent)")
+    assert "/chat/" in page.url
+    icon(page, "Back").click()  # the app's ←
+    wait_text(page, "Conversations")
+    until(page, "!location.pathname.includes('/chat/')")
+    page.reload()  # a reload stays on the list
+    semantics(page)
+    wait_text(page, "Conversations")
+    page.get_by_text("Taxes").click()
+    wait_text(page, "Message (use @ to address an agent)")
+    page.go_back()  # the browser's (a phone's swipe) Back
+    wait_text(page, "Conversations")
+    page.get_by_text("Garden").click()
+    wait_text(page, "Message (use @ to address an agent)")
+    page.reload()  # a reload in a chat reopens that chat
+    semantics(page)
+    wait_text(page, "Message (use @ to address an agent)")
+    assert page.get_by_text("Garden").count() >= 1
