@@ -104,6 +104,6 @@ def test_a_bad_limit_is_refused_with_a_clear_message(page: Page, app: App) -> No
     limits = page.locator("#settings .usage-limits")
     limits.locator("input[name=per_conversation]").fill("-3")
     limits.locator("button.save-limits").click()
-    expect(limits.locator(".limits-status.error")).to_contain_text("greater than or equal to 0", timeout=TIMEOUT)
+    expect(limits.locator(".limits-status.error")).to_contain_text("a spending limit is from $0", timeout=TIMEOUT)
     saved = app.home / "settings.json"
     assert not saved.exists() or json.loads(saved.read_text()).get("budgets", {}).get("per_conversation") is None

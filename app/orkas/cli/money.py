@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 
-from orkas.adapter.settings.store import SettingsStore
+from orkas.adapter.settings.store import SettingsStore, set_limits
 from orkas.adapter.settings.usage import Totals, UsageLedger, today
 
 EXIT_OK = 0
@@ -15,8 +15,8 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     usage = commands.add_parser("usage", help="tokens and cost: today, and per conversation")
     usage.add_argument("--day", help="another day, as YYYY-MM-DD")
     budget = commands.add_parser("budget", help="show or set spending limits (US dollars; 0 turns a limit off)")
-    budget.add_argument("--day", type=float, help="limit per day")
-    budget.add_argument("--conversation", type=float, help="limit per conversation")
+    budget.add_argument("--day", type=str, help="limit per day (0 for none)")
+    budget.add_argument("--conversation", type=str, help="limit per conversation (0 for none)")
 
 
 def _line(label: str, totals: Totals) -> str:
@@ -45,14 +45,15 @@ def budget(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from orkas.app import settings_from_env
 
     store = SettingsStore(settings_from_env(env).data_dir / "settings.json")
-    product = store.load()
-    if args.day is not None:
-        product.budgets.per_day = args.day or None
-    if args.conversation is not None:
-        product.budgets.per_conversation = args.conversation or None
-    if args.day is not None or args.conversation is not None:
-        store.save(product)
-    day = f"${product.budgets.per_day:.2f}" if product.budgets.per_day else "no limit"
-    conversation = f"${product.budgets.per_conversation:.2f}" if product.budgets.per_conversation else "no limit"
-    print(f"per day: {day}; per conversation: {conversation}")
+    given = {"per_day": args.day, "per_conversation": args.conversation}
+    changes = {name: value for name, value in given.items() if value is not None}
+    budgets = set_limits(store, **changes) if changes else store.load().budgets
+    print(f"per day: {_dollars(budgets.per_day)}; per conversation: {_dollars(budgets.per_conversation)}")
     return EXIT_OK
+
+
+def _dollars(limit: float | None) -> str:
+    """A limit as the person set it: cents shown, smaller amounts not rounded to look like $0.00 ("off")."""
+    if not limit:
+        return "no limit"
+    return f"${limit:.2f}" if limit >= 0.01 else f"${limit:g}"

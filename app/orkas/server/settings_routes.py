@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, HTTPException, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from orkas import __version__
 from orkas.adapter.providers.admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
 from orkas.adapter.providers.catalog import PRESETS, list_models
 from orkas.adapter.settings.preferences import change_preferences
-from orkas.adapter.settings.store import Kind
+from orkas.adapter.settings.store import Kind, set_limits
 from orkas.adapter.settings.vault import FileKey, VaultError
 from orkas.core.errors import ProviderError
 from orkas.engine.retry import describe
@@ -62,10 +62,13 @@ class Order(BaseModel):
 
 
 class Limits(BaseModel):
-    """Spending limits in US dollars; null or 0 turns a limit off (as `orkas budget` does)."""
+    """Spending limits in US dollars; null or 0 turns a limit off, a limit not sent is kept (as `orkas budget`
+    does). The values are checked by the adapter (store.spending_limit), which says what is allowed."""
 
-    per_day: float | None = Field(default=None, ge=0, le=1_000_000)
-    per_conversation: float | None = Field(default=None, ge=0, le=1_000_000)
+    model_config = ConfigDict(extra="forbid")
+
+    per_day: Any = None
+    per_conversation: Any = None
 
 
 class PreferencesChange(BaseModel):
@@ -119,14 +122,9 @@ def add_settings_routes(api: FastAPI, services: Services) -> None:
 
     @api.put("/api/budget")
     async def budget_set(body: Limits) -> dict[str, Any]:
-        def save() -> None:
-            product = services.settings.load()
-            product.budgets.per_day = body.per_day or None
-            product.budgets.per_conversation = body.per_conversation or None
-            services.settings.save(product)
-
+        changes = {name: getattr(body, name) for name in body.model_fields_set}
         with answered():
-            await asyncio.to_thread(save)
+            await asyncio.to_thread(set_limits, services.settings, **changes)
         return await budget_get()
 
     @api.get("/api/models")

@@ -7,6 +7,7 @@ Consecutive entries with the same (provider, model) form a pool; later entries a
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -137,20 +138,58 @@ class ProductSettings:
             self.entries.append(entry)
 
 
-def _money(value: object) -> float | None:
+MAX_LIMIT = 1_000_000.0  # US dollars: a limit above this is a typo, not a limit
+
+
+def spending_limit(value: object) -> float | None:
+    """A spending limit as the person gave it (the CLI, the Usage form, settings.json): dollars from 0 to
+    1,000,000, 0 or None meaning no limit. Raises ConfigError saying what is allowed: a negative, infinite or
+    non-numeric limit once made settings.json unreadable, and the limits with it."""
     if value is None:
         return None
-    amount = float(value)  # type: ignore[arg-type]
-    if amount < 0:
-        raise ValueError("a budget cannot be negative")
-    return amount
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ConfigError(f"a spending limit is an amount in US dollars, not {value!r}")
+    try:
+        amount = float(value)
+    except ValueError:
+        raise ConfigError(f"a spending limit is an amount in US dollars, not {value!r}") from None
+    if not math.isfinite(amount) or not 0 <= amount <= MAX_LIMIT:
+        raise ConfigError(f"a spending limit is from $0 (no limit) to ${MAX_LIMIT:,.0f}, not {value}")
+    return amount or None
+
+
+def _limit_or_none(value: object) -> float | None:
+    try:
+        return spending_limit(value)
+    except ConfigError:
+        return None
+
+
+def set_limits(store: SettingsStore, **limits: object) -> Budgets:
+    """Change the limits named (`per_day`, `per_conversation`; None or 0 turns one off), keep the others:
+    the one way `orkas budget` and Settings → Usage change them, checked alike. Nothing is saved unless
+    every value is valid."""
+    unknown = set(limits) - {"per_day", "per_conversation"}
+    if unknown:
+        raise ConfigError(f"unknown spending limit: {', '.join(sorted(unknown))}")
+    checked = {name: spending_limit(value) for name, value in limits.items()}
+    try:
+        product = store.load()
+    except ConfigError:
+        product = store.load(repairing_limits=True)  # a bad stored limit is what the person is replacing
+    for name, amount in checked.items():
+        setattr(product.budgets, name, amount)
+    store.save(product)
+    return product.budgets
 
 
 class SettingsStore:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def load(self) -> ProductSettings:
+    def load(self, *, repairing_limits: bool = False) -> ProductSettings:
+        """`repairing_limits`: a stored limit that is not a valid amount reads as no limit (for `set_limits`,
+        which is about to replace it); otherwise it makes the file unreadable, as any bad value does."""
         if not self.path.exists():
             return ProductSettings()
         try:
@@ -163,15 +202,17 @@ class SettingsStore:
             }
             entries = [Entry(e["provider"], e["model"], e.get("credential")) for e in data.get("entries", [])]
             raw_budgets = data.get("budgets") or {}
+            read = _limit_or_none if repairing_limits else spending_limit
             budgets = Budgets(
-                per_conversation=_money(raw_budgets.get("per_conversation")), per_day=_money(raw_budgets.get("per_day"))
+                per_conversation=read(raw_budgets.get("per_conversation")), per_day=read(raw_budgets.get("per_day"))
             )
             raw_preferences = data.get("preferences") or {}
             known = {k: raw_preferences[k] for k in Preferences.__dataclass_fields__ if k in raw_preferences}
             preferences = Preferences(**known)
             preferences.check()
         except (OSError, ValueError, KeyError, TypeError, ConfigError) as e:
-            raise ConfigError(f"settings file {self.path} cannot be read ({type(e).__name__}): fix or remove it") from e
+            why = str(e) if isinstance(e, ConfigError) else type(e).__name__
+            raise ConfigError(f"settings file {self.path} cannot be read ({why}): fix or remove it") from e
         return ProductSettings(providers=providers, entries=entries, budgets=budgets, preferences=preferences)
 
     def save(self, settings: ProductSettings) -> None:
