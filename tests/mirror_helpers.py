@@ -56,6 +56,15 @@ def run_mirrored(anthropic_server: FakeServer, tmp_path: Path, port: int = 0, **
     home = tmp_path / "home"
     home.mkdir()
     (home / "settings.json").write_text(json.dumps({"preferences": {"auto_title": False, **preferences}}))
+    running = start_mirrored(anthropic_server, home, port)
+    try:
+        yield running
+    finally:
+        stop_mirrored(running)  # the process running now, after any restart_mirrored
+
+
+def start_mirrored(anthropic_server: FakeServer, home: Path, port: int) -> Mirrored:
+    """`orkas serve --mirror` over `home`; returns once the mirror answers."""
     process = subprocess.Popen(
         [ORKAS, "serve", "--mirror", "--mirror-host", "127.0.0.1", "--mirror-port", str(port)],
         env=subprocess_env(
@@ -78,12 +87,24 @@ def run_mirrored(anthropic_server: FakeServer, tmp_path: Path, port: int = 0, **
             break
         except httpx.HTTPError:
             time.sleep(0.1)
+    return running
+
+
+def stop_mirrored(running: Mirrored) -> None:
+    running.process.terminate()
     try:
-        yield running
-    finally:
-        process.terminate()
-        try:
-            process.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate()
+        running.process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        running.process.kill()
+        running.process.communicate()
+
+
+def restart_mirrored(running: Mirrored, anthropic_server: FakeServer) -> Mirrored:
+    """Orkas quits and starts again over the same data and mirror port (a new desktop token, as always);
+    `running` is updated in place, so a fixture's teardown stops the new process."""
+    stop_mirrored(running)
+    port = int(running.mirror.rsplit(":", 1)[1])
+    fresh = start_mirrored(anthropic_server, running.home, port)
+    for name in ("process", "base", "token", "mirror", "fingerprint"):
+        setattr(running, name, getattr(fresh, name))
+    return running

@@ -274,6 +274,9 @@ async def test_a_log_cut_off_mid_run_ends_with_idle_when_replayed(tmp_path: Path
     await asyncio.wait_for(gate.reached.wait(), timeout=5)
     path = run.store.events_path(conversation.id)
     cut = path.read_text(encoding="utf-8") + '{"v":1,"seq":99,"ty'  # the process died mid-write
+    held = run.active[conversation.id].held
+    assert held is not None
+    held.release()  # as the kernel does for a process that died
     restarted, _ = runtime(tmp_path, ScriptedProvider())
     path.write_text(cut, encoding="utf-8")
     backlog, _ = restarted.subscribe(conversation.id)

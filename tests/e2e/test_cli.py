@@ -289,3 +289,13 @@ def test_a_command_line_conversation_is_the_window_s_and_an_older_session_contin
     assert [m["content"][0]["text"] for m in sent] == ["remember 42", "ok", "what number?"]
     assert {c.id for c in ConversationStore(data).recent()} == {conversation, old.id}
     assert not (data / "sessions" / f"{old.id}.jsonl").exists()  # moved, not copied
+
+
+def test_an_empty_session_id_is_refused_not_taken_for_a_new_conversation(tmp_path: Path) -> None:
+    """`--session "$ID"` with ID unset in a script: a new conversation answering would hide the mistake."""
+    home = tmp_path / "home"
+    env = subprocess_env(ORKAS_HOME=str(home), ANTHROPIC_API_KEY="k", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
+    for empty in ("", " "):
+        done = orkas("run", "hi", "--session", empty, env=env, cwd=tmp_path)
+        assert done.returncode == 2 and "--session needs a conversation's id" in done.stderr, done.stderr
+    assert not (home / "conversations").exists() or not any((home / "conversations").iterdir())

@@ -46,6 +46,10 @@ class NotFound(ConfigError):
     """What was asked for does not exist: the server answers 404 to this, and only to this."""
 
 
+class ConversationBusy(ConfigError):
+    """A conversation is running in another Orkas process (the window, or `orkas run` in a terminal)."""
+
+
 class NoProvider(ConfigError):
     """No model provider is configured: a message cannot be sent until the person adds one."""
 

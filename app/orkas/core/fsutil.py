@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import IO
 
 
 def _current_umask() -> int:
@@ -92,3 +93,33 @@ def append_durably(path: Path, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+class HeldLock:
+    """An exclusive lock on a file, held by this process until `release` (or the process ends: the kernel
+    drops it with the file descriptor, so a killed process never leaves it stuck)."""
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        self._handle: IO[bytes] | None = handle
+
+    def release(self) -> None:
+        if self._handle is not None:
+            self._handle.close()  # closing the descriptor releases the lock
+            self._handle = None
+
+
+def try_lock(path: Path) -> HeldLock | None:
+    """The lock on `path` if no other process holds it, else None; never waits. On a system without
+    advisory locks (Windows) the lock is always given: one process at a time there in practice."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(path, "ab")
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return HeldLock(handle)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        return None
+    return HeldLock(handle)

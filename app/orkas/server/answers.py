@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from fastapi import HTTPException
 
-from orkas.core.errors import ConfigError, NotFound
+from orkas.core.errors import ConfigError, ConversationBusy, NotFound
 from orkas.engine.sandbox import PathDenied
 
 T = TypeVar("T")
@@ -24,6 +24,8 @@ def answered() -> Iterator[None]:
         raise HTTPException(status_code=400, detail=f"{e.path} cannot be used: {e.reason}") from None
     except NotFound as e:
         raise HTTPException(status_code=404, detail=str(e)) from None
+    except ConversationBusy as e:
+        raise HTTPException(status_code=409, detail=str(e)) from None
     except ConfigError as e:
         raise HTTPException(status_code=400, detail=str(e)) from None
 

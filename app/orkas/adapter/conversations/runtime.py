@@ -34,6 +34,7 @@ from orkas.adapter.wire import (
     UnsentDiscarded,
 )
 from orkas.core.errors import ConfigError, NoProvider, OrkasError
+from orkas.core.fsutil import HeldLock
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Decision, Permissions
@@ -100,7 +101,9 @@ class ConversationRuntime(Versions):
         self.hooks = hooks or Hooks()
         self.processes = processes or ConversationProcesses(store.root.parent / "processes")
         self.active: dict[str, Active] = {}
-        self.streams = Streams(store.events_path, lambda conversation_id: conversation_id in self.active)
+        self.streams = Streams(
+            store.events_path, lambda conversation_id: conversation_id in self.active, store.running_elsewhere
+        )
         self.alerts = self.streams.alerts  # every conversation's alerts, for the phones' notifications
         self.naming: set[asyncio.Task[None]] = set()  # title calls and signals still going (cancelled at shutdown)
         self.counting = Counting(store, self.hooks.after_run, self.hooks.advertised, self.naming)  # for learning
@@ -193,24 +196,34 @@ class ConversationRuntime(Versions):
         # The text only at debug level (and redacted there): a normal log says that, not what, someone wrote.
         log.debug("conversation %s: message %s, %d files: %s", conversation_id, message.id, len(files), text[:500])
         log.info("conversation %s: message %s (%d chars, %d files)", conversation_id, message.id, len(text), len(files))
-        self.store.touch(conversation, text)  # newest in the list, and titled by its first words at once
         active = self.active.get(conversation_id)
         if active is not None:
+            self.store.touch(conversation, text)  # newest in the list, and titled by its first words at once
             active.steer.put(message)
             attached = tuple(shown(a) for a in files)
             self.publish(conversation_id, MessageQueued(message_id=message.id, text=text, attachments=attached))
             return {"queued": True, "message_id": message.id}
-        return self._start(conversation, message, files)
+        held = self.store.hold_run(conversation_id)  # ConversationBusy before anything is written
+        self.store.touch(conversation, text)
+        return self._start(conversation, message, files, held)
 
-    def _start(self, conversation: Conversation, message: UserMessage, files: list[Attachment]) -> dict[str, Any]:
-        permissions, budget = self.prepare_run(conversation)
+    def _start(
+        self, conversation: Conversation, message: UserMessage, files: list[Attachment], held: HeldLock | None = None
+    ) -> dict[str, Any]:
+        """`held`: the conversation's run lock, already taken (else taken here; released when the run is idle)."""
+        held = held or self.store.hold_run(conversation.id)
+        try:
+            permissions, budget = self.prepare_run(conversation)
+        except BaseException:
+            held.release()
+            raise
 
         def expired(question_id: str) -> None:
             self.publish(conversation.id, PermissionAnswered(question_id=question_id, decision="deny", expired=True))
 
         permissions.on_expired = expired
         start = self.streams.last_seq(conversation.id)
-        active = Active(AbortSignal(), SteerQueue(), permissions, budget=budget, start_seq=start)
+        active = Active(AbortSignal(), SteerQueue(), permissions, budget=budget, start_seq=start, held=held)
         self.active[conversation.id] = active
         active.task = asyncio.create_task(self._run(conversation, message, active, files))
         return {"queued": False, "message_id": message.id}
@@ -298,6 +311,8 @@ class ConversationRuntime(Versions):
             self.active.pop(cid, None)
             self.counting.done(cid)
             self.publish(cid, Idle())
+            if active.held is not None:
+                active.held.release()  # after the run's last event: another process may number on from it
             if runner.first_answer is not None and conversation.title_source == "first_words":
                 task = asyncio.create_task(self._name(cid, text_of(message), runner.first_answer))
                 self.naming.add(task)

@@ -20,8 +20,8 @@ from typing import Any
 from orkas.adapter.conversations.branches import Branches
 from orkas.adapter.conversations.sessions import SESSION_ID, PersistentSession, load
 from orkas.adapter.conversations.transcript import LoadReport
-from orkas.core.errors import ConfigError, NotFound
-from orkas.core.fsutil import atomic_write
+from orkas.core.errors import ConfigError, ConversationBusy, NotFound
+from orkas.core.fsutil import HeldLock, atomic_write, try_lock
 from orkas.engine.messages import AssistantMessage, UserMessage
 from orkas.engine.sandbox import PathPolicy
 
@@ -133,6 +133,26 @@ class ConversationStore:
         return self._folder(conversation_id) / "events.jsonl"
 
     # ---- messages that could not be sent (no provider yet): kept until resent or discarded ----
+    def hold_run(self, conversation_id: str) -> HeldLock:
+        """The right to run this conversation, across processes: the window and `orkas run --session` in a
+        terminal each take it for a run, so two runs never number one event log twice or interleave one
+        transcript. Raises ConversationBusy while another process holds it."""
+        held = try_lock(self._folder(conversation_id) / "run.lock")
+        if held is None:
+            raise ConversationBusy(
+                f"conversation {conversation_id} is running in another Orkas (the window or a terminal): "
+                "send again when that run ends, or stop it there"
+            )
+        return held
+
+    def running_elsewhere(self, conversation_id: str) -> bool:
+        """Whether another process holds the conversation's run lock (asked of one this process does not hold)."""
+        held = try_lock(self._folder(conversation_id) / "run.lock")
+        if held is None:
+            return True
+        held.release()
+        return False
+
     def unsent(self, conversation_id: str) -> list[dict[str, Any]]:
         path = self._folder(conversation_id) / "unsent.json"
         try:

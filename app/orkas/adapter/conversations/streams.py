@@ -54,9 +54,16 @@ class Streams:
     """`path(conversation)` says where a conversation's event log lives; `running(conversation)` whether a run is
     going in it (a running turn keeps all its events, for views that join late)."""
 
-    def __init__(self, path: Callable[[str], Path], running: Callable[[str], bool]) -> None:
+    def __init__(
+        self,
+        path: Callable[[str], Path],
+        running: Callable[[str], bool],
+        elsewhere: Callable[[str], bool] = lambda _: False,
+    ) -> None:
+        """`running`: a run goes in this process; `elsewhere`: in another one (the window, a terminal)."""
         self.path = path
         self.running = running
+        self.elsewhere = elsewhere
         self.streams: dict[str, _Stream] = {}
         self.alerts: set[Subscription] = set()  # every conversation's alerts, for the phones' notifications
         self.observers: list[Callable[[str, Published], None]] = []  # told of every event (learning's watch)
@@ -74,7 +81,8 @@ class Streams:
             self.streams[conversation_id] = stream
             last = stream.events[-1].event if stream.events else None
             if last is not None and not isinstance(last, Idle) and not self.running(conversation_id):
-                self.publish(conversation_id, Idle())  # the server stopped mid-run: the replay must end
+                if not self.elsewhere(conversation_id):  # not a run going on in another process
+                    self.publish(conversation_id, Idle())  # the server stopped mid-run: the replay must end
         return stream
 
     def _written_elsewhere(self, conversation_id: str, stream: _Stream) -> bool:

@@ -27,6 +27,7 @@ from orkas.adapter.wire import (
     run_failed,
 )
 from orkas.core.errors import ConfigError, OrkasError
+from orkas.core.fsutil import HeldLock
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
@@ -51,6 +52,7 @@ class Active:
     task: asyncio.Task[None] | None = None
     start_seq: int = 0  # the last event before this run: a view joining mid-run replays from here
     history_length: int | None = None  # messages in the history when the run started (None: not loaded yet)
+    held: HeldLock | None = None  # the conversation's run lock (store.hold_run), across processes
 
 
 class Groups(Protocol):

@@ -86,6 +86,7 @@ class Versions:
         self.store.get(conversation_id)  # NotFound first
         if conversation_id in self.active:
             raise ConfigError("a reply is still being written: wait for it or stop it first")
+        self.store.hold_run(conversation_id).release()  # ConversationBusy: running in another process
         if self._is_group(conversation_id):
             raise ConfigError("a group conversation's messages cannot be edited or answered again")
 

@@ -1,0 +1,87 @@
+"""The window and `orkas run --session` in a terminal on one conversation at the same time: one runs, the
+other is told so and writes nothing — never two runs numbering one event log twice or interleaving one
+transcript (a helper's walk found seqs 3–10 twice and user, user, assistant, assistant)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.conftest import subprocess_env
+from tests.fakes import anthropic as a_wire
+from tests.fakes.server import FakeServer
+from tests.ui.conftest import ORKAS, App, start_app
+
+
+def slow(text: str) -> Any:
+    reply = a_wire.message(*(a_wire.text(word + " ") for word in text.split()))
+    reply.event_delay = 0.2
+    return reply
+
+
+def until(check: Any, timeout: float = 30) -> None:
+    deadline = time.time() + timeout
+    while not check():
+        assert time.time() < deadline, "never happened"
+        time.sleep(0.05)
+
+
+def seqs(app: App, chat: str) -> list[int]:
+    log = app.home / "conversations" / chat / "events.jsonl"
+    return [json.loads(line)["seq"] for line in log.read_text().splitlines() if line.strip()]
+
+
+def cli(app: App, server: FakeServer, chat: str, text: str) -> subprocess.Popen[str]:
+    env = subprocess_env(ORKAS_HOME=str(app.home), ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=server.url)
+    command = [ORKAS, "run", text, "--session", chat, "--json"]
+    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=app.home)
+
+
+def test_a_terminal_run_while_the_window_runs_is_refused_and_the_next_one_goes_on(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    anthropic_server.script(slow("one two three four five six seven eight"), a_wire.reply_text("From the terminal."))
+    app = start_app(tmp_path / "home", ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    try:
+        api = httpx.Client(base_url=app.base, headers={"X-Orkas-Token": app.token}, timeout=10)
+        chat = api.post("/api/conversations", json={"title": "Shared"}).json()["id"]
+        assert api.post(f"/api/conversations/{chat}/messages", json={"text": "slow window turn"}).status_code == 202
+        until(lambda: len(anthropic_server.requests) == 1)  # the window's run is under way
+        during = cli(app, anthropic_server, chat, "terminal during window turn")
+        out, err = during.communicate(timeout=60)
+        assert during.returncode == 2 and "running in another Orkas" in err, (out, err)
+        until(lambda: api.get(f"/api/conversations/{chat}/messages").json().get("running") is False)
+        after = cli(app, anthropic_server, chat, "terminal after")
+        out, err = after.communicate(timeout=60)
+        assert after.returncode == 0, err
+        numbers = seqs(app, chat)
+        assert numbers == sorted(set(numbers)), numbers  # each seq once, in order
+        roles = [m["role"] for m in api.get(f"/api/conversations/{chat}/messages").json()["messages"]]
+        assert roles == ["user", "assistant", "user", "assistant"], roles
+    finally:
+        app.stop()
+
+
+def test_a_window_message_while_a_terminal_run_goes_is_refused_with_a_sentence(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    anthropic_server.script(slow("one two three four five six seven eight"))
+    app = start_app(tmp_path / "home", ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    try:
+        api = httpx.Client(base_url=app.base, headers={"X-Orkas-Token": app.token}, timeout=10)
+        chat = api.post("/api/conversations", json={"title": "Shared"}).json()["id"]
+        running = cli(app, anthropic_server, chat, "slow terminal turn")
+        until(lambda: len(anthropic_server.requests) == 1)
+        refused = api.post(f"/api/conversations/{chat}/messages", json={"text": "window during terminal"})
+        assert refused.status_code == 409 and "running in another Orkas" in refused.json()["detail"]
+        _, err = running.communicate(timeout=60)
+        assert running.returncode == 0, err
+        numbers = seqs(app, chat)
+        assert numbers == sorted(set(numbers)), numbers
+    finally:
+        app.stop()
