@@ -63,7 +63,6 @@ class PhoneView:
         self.alerted: set[tuple[Any, Any]] = set()
         self.current: dict[str, Any] = {}
         page.on_close = self._closed
-        page.on_route_change = self._routed
 
     # ---- start and pairing ----
     async def start(self) -> None:
@@ -84,8 +83,7 @@ class PhoneView:
             self.client.token = token
             with contextlib.suppress(Unpaired):
                 await self.show_list()
-                # Back where the person was: the address (a reload), else the chat left open (a new session).
-                opened = _chat_in(page.route) or await self.prefs.get(OPEN_KEY)
+                opened = await self.prefs.get(OPEN_KEY)  # back where the person was (a reload, a new session)
                 chosen = next((c for c in self.listed if c.get("id") == opened), None)
                 if chosen is not None:
                     await self._guarded(self.show_chat(chosen))
@@ -178,22 +176,9 @@ class PhoneView:
         await self._guarded(self.show_list())
 
     async def _back(self, _: Any) -> None:
-        """The app bar's ←: the list, and an address that says so (a reload stays on the list)."""
+        """The app bar's ←: the list (a reload then stays on it). Awaited: a lambda returning the coroutine
+        left it never run, and the tap did nothing."""
         await self.refresh_list()
-        await self.page.push_route("/")
-
-    async def _routed(self, event: ft.RouteChangeEvent) -> None:
-        """The browser's Back and Forward: the address says which screen is shown (/ or /chat/ID)."""
-        wanted = _chat_in(event.route)
-        showing = self.chat.conversation if self.chat is not None else None
-        if wanted == showing:
-            return
-        if wanted is None:
-            await self.refresh_list()
-            return
-        chosen = next((c for c in self.listed if c.get("id") == wanted), None)
-        if chosen is not None:
-            await self._guarded(self.show_chat(chosen))
 
     def _opener(self, chat: dict[str, Any]) -> Callable[[Any], Awaitable[None]]:
         async def open_chat(_: Any) -> None:
@@ -210,8 +195,6 @@ class PhoneView:
         self.current = chat
         payload = await self.client.messages(conversation, after=-1)
         await self.prefs.set(OPEN_KEY, conversation)
-        if _chat_in(self.page.route) != conversation:  # one history entry per chat opened: Back returns
-            await self.page.push_route(f"/chat/{conversation}")
         self.chat = Transcript.from_history(payload)
         self.drawn = {}
         self.listing = ft.ListView(expand=True, spacing=8, auto_scroll=True, on_scroll=self._pulled(self.reload_chat))
@@ -512,12 +495,6 @@ class PhoneView:
     async def _closed(self, _: Any) -> None:
         self._stop_watching()
         await self.client.close()
-
-
-def _chat_in(route: str) -> str | None:
-    """The conversation an address names (/chat/ID), or None for the list."""
-    path = route.partition("?")[0].strip("/").split("/")
-    return path[1] if len(path) == 2 and path[0] == "chat" and path[1] else None
 
 
 def _device_name(agent: str) -> str:
