@@ -1,6 +1,6 @@
 """Journeys a person walks on the phone view, each end to end in a real browser at 390×844 with touch
 against a real `orkas serve --mirror` and the wire-level fake model (issue 35): what is typed is what is
-sent, Back goes back, a restart is rejoined, and so on. No test waits a fixed time for the app."""
+sent, Back goes back to the list, a reload stays where it is. No test waits a fixed time for the app."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import pytest
 from tests.fakes import anthropic as wire
 from tests.fakes.server import FakeServer
 from tests.mirror_helpers import Mirrored
-from tests.ui.test_phone import COMPOSER, FOCUSED, PHONE, RECORDER, icon, semantics, until, wait_text
+from tests.ui.test_phone import COMPOSER, PHONE, RECORDER, icon, semantics, type_into, wait_text
 
 
 def said(server: FakeServer) -> list[str]:
-    """The person's words in each request the model got, last message first-text."""
+    """The person's words in each request the model got (its last message's text)."""
     texts = []
     for request in server.requests:
         body = json.loads(request.body)
@@ -64,11 +64,8 @@ def test_what_is_typed_is_what_is_sent_however_fast_send_is_tapped(
     mirrored.desktop("POST", "/api/conversations", {"title": "Stories"})
     page = phone()
     page.get_by_text("Stories").click()
-    box = page.get_by_role("textbox", name=COMPOSER)
-    box.tap()
-    until(page, FOCUSED)  # the keyboard is up
-    page.keyboard.type("Tell me a slow story please")  # and Send at once, as a thumb does
-    icon(page, "Send").tap()
+    type_into(page, COMPOSER, "Tell me a slow story please")  # tap, wait for the keyboard, type...
+    icon(page, "Send").tap()  # ...and Send at once, as a thumb does
     wait_text(page, "Once upon a time.")
     assert said(anthropic_server) == ["Tell me a slow story please"]
 

@@ -132,12 +132,12 @@ class ConversationStore:
         """Where the conversation's product events are kept for replay (event_log.py)."""
         return self._folder(conversation_id) / "events.jsonl"
 
-    # ---- messages that could not be sent (no provider yet): kept until resent or discarded ----
+    # ---- one run at a time per conversation, across processes ----
     def hold_run(self, conversation_id: str) -> HeldLock:
         """The right to run this conversation, across processes: the window and `orkas run --session` in a
         terminal each take it for a run, so two runs never number one event log twice or interleave one
         transcript. Raises ConversationBusy while another process holds it."""
-        held = try_lock(self._folder(conversation_id) / "run.lock")
+        held = try_lock(self._run_lock(conversation_id))
         if held is None:
             raise ConversationBusy(
                 f"conversation {conversation_id} is running in another Orkas (the window or a terminal): "
@@ -147,12 +147,16 @@ class ConversationStore:
 
     def running_elsewhere(self, conversation_id: str) -> bool:
         """Whether another process holds the conversation's run lock (asked of one this process does not hold)."""
-        held = try_lock(self._folder(conversation_id) / "run.lock")
+        held = try_lock(self._run_lock(conversation_id))
         if held is None:
             return True
         held.release()
         return False
 
+    def _run_lock(self, conversation_id: str) -> Path:
+        return self._folder(conversation_id) / "run.lock"
+
+    # ---- messages that could not be sent (no provider yet): kept until resent or discarded ----
     def unsent(self, conversation_id: str) -> list[dict[str, Any]]:
         path = self._folder(conversation_id) / "unsent.json"
         try:
