@@ -121,7 +121,7 @@ export function permissionCard(conversationId, event) {
   return card;
 }
 
-export function permissionAnswered(card, decision, by = "", expired = false) {
+export function permissionAnswered(card, decision, by = "", expired = false, unattended = false) {
   card.classList.add("answered", decision === "deny" ? "denied" : "allowed");
   for (const b of card.querySelectorAll("button")) {
     b.disabled = true;
@@ -131,5 +131,6 @@ export function permissionAnswered(card, decision, by = "", expired = false) {
   shown.textContent = `${t("answered")}: ${t(decision)}`;
   if (by) shown.textContent += ` · ${t("answeredOn", { device: by })}`; // from a paired phone
   if (expired) shown.textContent = t("expiredUnanswered"); // nobody answered in time: a no
+  if (unattended) shown.textContent = t("unattendedDeclined"); // nobody could be asked: a no
   card.append(shown);
 }

@@ -494,6 +494,7 @@ const STRINGS = {
     phoneRevoke: "Revoke",
     answeredOn: "on {device}",
     expiredUnanswered: "Declined: no answer within 10 minutes",
+    unattendedDeclined: "Declined: asked by orkas run with no terminal to answer on",
   },
   zh: {
     app: "Orkas",
@@ -987,6 +988,7 @@ const STRINGS = {
     phoneRevoke: "撤销",
     answeredOn: "来自 {device}",
     expiredUnanswered: "已拒绝：10 分钟内未回答",
+    unattendedDeclined: "已拒绝：orkas run 没有可以回答的终端",
   },
   pt: {
     app: "Orkas",
@@ -1480,6 +1482,7 @@ const STRINGS = {
     phoneRevoke: "Revogar",
     answeredOn: "em {device}",
     expiredUnanswered: "Recusado: sem resposta em 10 minutos",
+    unattendedDeclined: "Recusado: o orkas run não tinha um terminal para perguntar",
   },
 };
 

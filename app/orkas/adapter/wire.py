@@ -75,6 +75,7 @@ class PermissionAnswered:
     decision: Decision
     by: str = ""  # who answered: "" for the desktop, else the paired phone's name
     expired: bool = False  # nobody answered within the question's time: a no
+    unattended: bool = False  # asked where nobody can answer (`orkas run` without a terminal): a no
     type: Literal["permission_answered"] = "permission_answered"
 
 

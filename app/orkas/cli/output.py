@@ -29,6 +29,7 @@ class TextPrinter:
         self.err = err
         self.mid_line = False
         self.inputs: dict[str, str] = {}
+        self.questions: dict[str, str] = {}  # an open consent question's id → the tool that asks
 
     def show(self, event: Wire) -> None:
         kind, actor = event["type"], event.get("actor")
@@ -52,6 +53,15 @@ class TextPrinter:
         said = first.strip().splitlines()[0][:120] if first.strip() else "(no text)"
         call = " ".join(part for part in (event["name"], self.inputs.pop(event["id"], "")) if part)
         self._line(f"• {who}{call} → {status} in {event['duration'] * 1000:.0f} ms: {said}")
+
+    def _on_permission_request(self, event: Wire, who: str) -> None:
+        self.questions[event["id"]] = f"{who}{event['tool']}"
+
+    def _on_permission_answered(self, event: Wire, who: str) -> None:
+        tool = self.questions.pop(event["question_id"], "a tool")
+        if event.get("unattended"):
+            self._line(f"orkas: {tool} was not run: it needs your approval, and there is no terminal to ask on")
+            self._line("       (run orkas in a terminal to be asked; --mode auto runs workspace changes unasked)")
 
     def _on_retry(self, event: Wire, who: str) -> None:
         self._line(f"… {who}retrying in {event['wait']:.1f}s (attempt {event['attempt']}): {event['reason']}")

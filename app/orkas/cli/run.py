@@ -5,7 +5,9 @@ conversation runs as one agent (Orkas, or the named agent `--agent NAME` binds i
 a,b`: the commander with those members). The command is a headless view of the conversation: it subscribes to
 its event stream and prints the wire — `--json` prints every event exactly as the window's socket carries it
 (`v`, `seq`, `conversation`, `type`, `actor` in a group), one per line; text mode streams the answer (a group's
-bubbles as `name: text`) and says tool calls on stderr. It asks on the terminal when a tool needs consent.
+bubbles as `name: text`) and says tool calls on stderr. When a tool needs consent it asks on the terminal (the
+question on stderr, the answer from stdin); without a terminal to ask (a script, a pipe) the answer is no, said
+as such on the wire and on stderr — the tool is not run.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 from orkas.app import Settings, embedder_for, load_configured, settings_from_env, skill_registry
 from orkas.app.agents import RunLimits
 from orkas.app.assembly import Assembly, Knowledge
+from orkas.cli.consent import TerminalConsent
 from orkas.core.errors import ConfigError, NotFound, OrkasError
 from orkas.core.logging import since_start
 from orkas.core.paths import sessions_dir
-from orkas.engine.consent import Decision
 
 if TYPE_CHECKING:
     from orkas.adapter.conversations.runtime import ConversationRuntime
@@ -71,10 +73,9 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     try:
         conversation = _conversation(assembly, args)
         await _prepare(assembly, conversation, args)
-        interactive = sys.stdin.isatty() and not args.json
-        runtime = assembly.runtime(mode=args.mode, can_ask=interactive)
+        runtime = assembly.runtime(mode=args.mode)
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, sys.stderr)
-        return await _drive(runtime, conversation, args.prompt, printer)
+        return await _drive(runtime, conversation, args.prompt, printer, attended=sys.stdin.isatty())
     finally:
         await assembly.close()  # local MCP servers end with the command
 
@@ -135,13 +136,17 @@ async def _prepare(assembly: Assembly, conversation: Conversation, args: argpars
         print(f"orkas: {conversation.agent} answers (and learns, when learning is on)", file=sys.stderr)
 
 
-async def _drive(runtime: ConversationRuntime, conversation: Conversation, prompt: str, printer: Any) -> int:
-    """Send the message and print the conversation's events until its run is idle again."""
+async def _drive(
+    runtime: ConversationRuntime, conversation: Conversation, prompt: str, printer: Any, *, attended: bool
+) -> int:
+    """Send the message and print the conversation's events until its run is idle again. `attended`: a person is
+    at the terminal to answer consent questions (else each is a no, said as unattended)."""
     after = runtime.snapshot(conversation.id).after
     backlog, queue = runtime.subscribe(conversation.id, after)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, runtime.stop, conversation.id)
+    consent = TerminalConsent(runtime, conversation.id, attended=attended)
     last: dict[str, Any] | None = None
     try:
         runtime.send(conversation.id, prompt)
@@ -154,12 +159,13 @@ async def _drive(runtime: ConversationRuntime, conversation: Conversation, promp
             printer.show(event)
             kind = event["type"]
             if kind == "permission_request":
-                runtime.answer(conversation.id, event["id"], await _prompt(event))
+                consent.on(event)
             if kind in ("done", "error", "turn_end", "message_not_sent"):
                 last = event
             if kind == "idle":
                 break
     finally:
+        consent.close()
         runtime.unsubscribe(conversation.id, queue)
         await runtime.settle()  # each run's learning signals written before the command ends
         await runtime.shutdown()
@@ -183,32 +189,6 @@ def _exit_code(last: dict[str, Any] | None) -> int:
         print(f"orkas: {last['reason']}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_FAILED
-
-
-ANSWERS: dict[str, Decision] = {"o": "allow_once", "r": "allow_run", "a": "always", "d": "deny", "": "deny"}
-
-
-EFFECTS = {
-    "network": "if allowed, it runs in the sandbox WITH network access",
-    "unconfined": "if allowed, it runs OUTSIDE the sandbox, with your files and your keys",
-}
-
-
-async def _prompt(event: Mapping[str, Any]) -> Decision:
-    """Ask on the terminal; anything but a clear yes is a no."""
-    categories = ", ".join(event["categories"]) or "changes files"
-    effect = f"  ({EFFECTS[event['effect']]})\n" if event.get("effect") in EFFECTS else ""
-    choices = "allow [o]nce, for this [r]un, [a]lways in this workspace, or [d]eny? "
-    if "always" not in event["options"]:
-        choices = "allow [o]nce or [d]eny? "
-    who = f"[{event['actor']}] " if event.get("actor") else ""
-    question = f"\n{who}{event['tool']} wants to run ({categories}):\n  {event['preview']}\n{effect}{choices}"
-    try:
-        reply = await asyncio.to_thread(input, question)
-    except EOFError:
-        return "deny"
-    decision = ANSWERS.get(reply.strip().lower()[:1], "deny")
-    return decision if decision in event["options"] else "deny"
 
 
 def _summary(report: dict[str, object]) -> str:

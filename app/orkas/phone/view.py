@@ -344,7 +344,9 @@ class PhoneView:
             ft.Text(t("approval", tool=question.tool), weight=ft.FontWeight.BOLD),
             ft.Text(question.preview, font_family="monospace", size=12),
         ]
-        if question.decision:
+        if question.declined:
+            body.append(ft.Text(t(f"declined_{question.declined}"), italic=True))
+        elif question.decision:
             answer = t("answered_deny") if question.decision == "deny" else t("answered_allow")
             body.append(ft.Text(t("answered_by", answer=answer, who=question.by or t("desktop")), italic=True))
         else:

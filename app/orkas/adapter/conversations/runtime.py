@@ -246,12 +246,21 @@ class ConversationRuntime(Versions):
         active.permissions.deny_all()
         return True
 
-    def answer(self, conversation_id: str, question_id: str, decision: Decision, *, by: str = "") -> bool:
-        """The first answer wins (the desktop's or a phone's); a later one finds no open question."""
+    def is_open(self, conversation_id: str, question_id: str) -> bool:
+        """The question still waits for an answer (a stop, an expiry or another answer closes it)."""
+        active = self.active.get(conversation_id)
+        return active is not None and question_id in active.permissions.open_questions
+
+    def answer(
+        self, conversation_id: str, question_id: str, decision: Decision, *, by: str = "", unattended: bool = False
+    ) -> bool:
+        """The first answer wins (the desktop's, a phone's or the terminal's); a later one finds no open question.
+        `unattended`: nobody was there to ask, and the no is said as such."""
         active = self.active.get(conversation_id)
         if active is None or not active.permissions.answer(question_id, decision):
             return False
-        self.publish(conversation_id, PermissionAnswered(question_id=question_id, decision=decision, by=by))
+        answered = PermissionAnswered(question_id=question_id, decision=decision, by=by, unattended=unattended)
+        self.publish(conversation_id, answered)
         return True
 
     def finished_turns(self, conversation_id: str) -> int:
