@@ -72,6 +72,17 @@ def test_a_question_is_answered_by_whoever_was_first_and_later_words_go_below_it
     assert [type(i).__name__ for i in chat.items] == ["Bubble", "Question", "Bubble"]
 
 
+def test_a_no_nobody_gave_is_said_as_such() -> None:
+    chat = Transcript.from_history({**HISTORY, "messages": []})
+    for n, (qid, why) in enumerate((("q1", "expired"), ("q2", "unattended"))):
+        chat.apply(
+            event(4 + 2 * n, "permission_request", id=qid, tool_use_id=qid, tool="bash", preview="make", level="x")
+        )
+        answered = {why: True, "by": "orkas run" if why == "unattended" else ""}
+        (question,) = chat.apply(event(5 + 2 * n, "permission_answered", question_id=qid, decision="deny", **answered))
+        assert isinstance(question, Question) and question.declined == why and question.decision == "deny"
+
+
 def test_a_stop_closes_the_bubble_and_says_so() -> None:
     chat = Transcript.from_history({**HISTORY, "messages": []})
     chat.apply(event(4, "text_delta", text="Once upon"))
