@@ -1,7 +1,7 @@
 """One conversation, three views, one wire: a group turn sent from the window is seen the same — the same event types,
 in the same order, from the same actors — on the window's socket and on a paired phone's; the same turn taken on
 from the terminal (`orkas run --session ID --json`) prints that same sequence, numbered on from where the window
-left off; and the window, watching, is sent the terminal's events when it next looks. Real `orkas serve --mirror`,
+left off; and the window and the phone, open on the chat meanwhile, are sent the terminal's events as they happen. Real `orkas serve --mirror`,
 the real CLI, the real Anthropic SDK against the wire fake."""
 
 from __future__ import annotations
@@ -52,7 +52,10 @@ async def _until_idle(socket: Any, after: int) -> list[dict[str, Any]]:
     return got
 
 
-async def window_and_phone(m: Mirrored, chat: str, token: str, after: int) -> tuple[list[Any], list[Any]]:
+async def window_and_phone(
+    m: Mirrored, chat: str, token: str, after: int, send: Any
+) -> tuple[list[Any], list[Any], Any]:
+    """What the window's socket and the phone's get, both open while `send()` (run on a thread) sends a turn."""
     desktop = m.base.replace("http://", "ws://") + f"/api/events?token={m.token}&conversation={chat}&after={after}"
     phone = m.mirror.replace("https://", "wss://") + f"/mirror/api/v1/events?conversation={chat}&after={after}"
     async with (
@@ -61,11 +64,9 @@ async def window_and_phone(m: Mirrored, chat: str, token: str, after: int) -> tu
     ):
         assert json.loads(await asyncio.wait_for(window.recv(), DEADLINE))["type"] == "hello"
         assert json.loads(await asyncio.wait_for(mobile.recv(), DEADLINE))["type"] == "hello"
-        sent = await asyncio.to_thread(
-            m.desktop, "POST", f"/api/conversations/{chat}/messages", {"text": "please write add"}
-        )
-        assert sent.status_code == 202, sent.text
-        return await asyncio.gather(_until_idle(window, after), _until_idle(mobile, after))
+        sent = asyncio.create_task(asyncio.to_thread(send))
+        seen_by_window, seen_by_phone = await asyncio.gather(_until_idle(window, after), _until_idle(mobile, after))
+        return seen_by_window, seen_by_phone, await sent
 
 
 def test_the_window_the_phone_and_the_terminal_get_the_same_events(
@@ -85,24 +86,34 @@ def test_the_window_the_phone_and_the_terminal_get_the_same_events(
         token, _ = m.pair()
         after = m.desktop("GET", f"/api/conversations/{chat}/messages").json()["after"]
 
+        def from_the_window() -> Any:
+            return m.desktop("POST", f"/api/conversations/{chat}/messages", {"text": "please write add"})
+
         script(anthropic_server)
-        window, phone = asyncio.run(window_and_phone(m, chat, token, after))
+        window, phone, sent = asyncio.run(window_and_phone(m, chat, token, after, from_the_window))
+        assert sent.status_code == 202, sent.text
         assert shape(window) == shape(phone)
         kinds = [kind for kind, _ in shape(window)]
         assert kinds[0] == "user_message" and kinds[-2:] == ["turn_end", "idle"]
         assert {actor for _, actor in shape(window)} >= {"group", "commander", "coder"}
         assert [e["seq"] for e in window] == list(range(after + 1, after + 1 + len(window)))
 
+        def from_the_terminal() -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [ORKAS, "run", "please write add", "--session", chat, "--json"],
+                env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path,
+            )  # fmt: skip
+
         script(anthropic_server)
-        ran = subprocess.run(
-            [ORKAS, "run", "please write add", "--session", chat, "--json"],
-            env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path,
-        )  # fmt: skip
+        # The window and the phone stay open on the chat while the terminal runs it: they are sent its turn live.
+        window_saw, phone_saw, ran = asyncio.run(window_and_phone(m, chat, token, window[-1]["seq"], from_the_terminal))
         assert ran.returncode == 0, ran.stderr
         terminal = [json.loads(line) for line in ran.stdout.splitlines()]
         assert shape(terminal) == shape(window)
         assert terminal[0]["seq"] == window[-1]["seq"] + 1  # numbered on from where the window left off
         assert {e["conversation"] for e in terminal} == {chat} and {e["v"] for e in terminal} == {window[0]["v"]}
+        assert window_saw == terminal  # the same events, numbered the same, without a reload
+        assert shape(phone_saw) == shape(terminal)
 
         # The window's next look sees the terminal's turn (its history, and the events after what it had).
         history = m.desktop("GET", f"/api/conversations/{chat}/messages").json()

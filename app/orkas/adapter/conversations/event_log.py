@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 from typing import IO, Any
 
@@ -77,6 +78,38 @@ class EventLog:
             self._size = len(data)
         except OSError:
             log.warning("cannot trim the event log %s", self.path, exc_info=True)
+
+    def read_new(self) -> list[dict[str, Any]] | None:
+        """The events another process appended since this one last read or wrote the log, whole lines only (a line
+        being written is read next time); None when the log was rewritten meanwhile (trimmed, replaced): then
+        only a full `load` tells what it holds."""
+        try:
+            with self.path.open("rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if size < self._size:
+                    return None
+                if self._size:
+                    f.seek(self._size - 1)
+                    if f.read(1) != b"\n":  # not where a line of ours ended: another file now
+                        return None
+                raw = f.read(size - self._size)
+        except FileNotFoundError:
+            return None if self._size else []
+        except OSError:
+            log.warning("cannot read the event log %s", self.path, exc_info=True)
+            return []
+        whole = raw[: raw.rfind(b"\n") + 1]
+        self._size += len(whole)
+        events = []
+        for line in whole.decode("utf-8", errors="replace").splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue  # torn by a crash mid-write
+            if isinstance(event, dict) and isinstance(event.get("seq"), int):
+                events.append(event)
+        self._lines += len(events)
+        return events
 
     def written_elsewhere(self) -> bool:
         """Another process (an `orkas run` on the same conversation) wrote the log since this one last did."""

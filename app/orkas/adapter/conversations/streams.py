@@ -22,6 +22,7 @@ from orkas.engine.events import Done, PermissionRequest
 
 log = logging.getLogger(__name__)
 KEEP_EVENTS = 5000  # per conversation, for catch-up; older ones are in the transcript
+FOLLOW_EVERY = 0.1  # seconds between looks at a watched log another process may be writing (a stat each)
 Subscription = asyncio.Queue[dict[str, Any]]
 
 
@@ -67,6 +68,7 @@ class Streams:
         self.streams: dict[str, _Stream] = {}
         self.alerts: set[Subscription] = set()  # every conversation's alerts, for the phones' notifications
         self.observers: list[Callable[[str, Published], None]] = []  # told of every event (learning's watch)
+        self._following: asyncio.Task[None] | None = None
 
     def stream(self, conversation_id: str) -> _Stream:
         """The conversation's stream, loaded from its event log the first time it is asked for."""
@@ -87,6 +89,31 @@ class Streams:
 
     def _written_elsewhere(self, conversation_id: str, stream: _Stream) -> bool:
         return stream.log is not None and not self.running(conversation_id) and stream.log.written_elsewhere()
+
+    def catch_up(self, conversation_id: str) -> None:
+        """Send the views watching this conversation what another process (`orkas run --session`) has written to
+        its log since: read as it is appended, a whole reload only when the log was rewritten under us. Events
+        another process publishes are its own to learn from and to alert about: they only reach the views."""
+        stream = self.streams.get(conversation_id)
+        if stream is None or stream.log is None or not self._written_elsewhere(conversation_id, stream):
+            return
+        new = stream.log.read_new()
+        if new is None:
+            self._reload(conversation_id, stream)
+            return
+        for data in new:
+            published = _typed(conversation_id, data)
+            if published is None or published.seq < stream.next_seq:
+                continue  # one this process already has
+            stream.events.append(published)
+            stream.next_seq = published.seq + 1
+            for queue in stream.subscribers:
+                queue.put_nowait(published.wire())
+        del stream.events[:-KEEP_EVENTS]
+
+    def watched(self) -> list[str]:
+        """The conversations some view is subscribed to."""
+        return [conversation_id for conversation_id, stream in self.streams.items() if stream.subscribers]
 
     def _reload(self, conversation_id: str, old: _Stream) -> _Stream:
         """`orkas run` went on with this conversation in its own process: its events are read back, numbering goes
@@ -132,7 +159,19 @@ class Streams:
         stream = self.stream(conversation_id)
         queue: Subscription = asyncio.Queue()
         stream.subscribers.add(queue)
+        if self._following is None or self._following.done():
+            self._following = asyncio.get_running_loop().create_task(self._follow())
         return [p.wire() for p in stream.events if p.seq > after], queue
+
+    async def _follow(self) -> None:
+        """While views are subscribed, what another process writes to their conversations reaches them live."""
+        while watched := self.watched():
+            for conversation_id in watched:
+                try:
+                    self.catch_up(conversation_id)
+                except Exception:  # one damaged log must not stop the others being followed
+                    log.exception("cannot follow conversation %s", conversation_id)
+            await asyncio.sleep(FOLLOW_EVERY)
 
     def unsubscribe(self, conversation_id: str, queue: Subscription) -> None:
         stream = self.streams.get(conversation_id)
@@ -161,6 +200,8 @@ class Streams:
             stream.log.close()
 
     def close(self) -> None:
+        if self._following is not None:
+            self._following.cancel()
         for stream in self.streams.values():
             if stream.log is not None:
                 stream.log.close()
