@@ -8,6 +8,8 @@ import { renderMarkdown } from "./markdown.js";
 import { rememberedLine } from "./remembered.js";
 import { t } from "./strings.js";
 
+const DISPATCH = "dispatch_to"; // the commander's tool for asking a member
+
 export class ChatView {
   constructor(container, conversationId, hooks = {}) {
     this.container = container;
@@ -386,7 +388,8 @@ export class ChatView {
 
   on_tool_start(event) {
     const turn = this.turn ?? this.newTurn();
-    this.addTool(turn, event.id, event.name, event.input, event.summary);
+    // Asking a member is drawn once, as the dispatch card its group_message brings (not as a tool card too).
+    if (event.name !== DISPATCH) this.addTool(turn, event.id, event.name, event.input, event.summary);
     turn.segment = null;
     turn.thinking = null;
   }
@@ -397,6 +400,11 @@ export class ChatView {
   }
 
   on_tool_end(event) {
+    if (event.name === DISPATCH) {
+      const why = event.content.filter((b) => b.type === "text").map((b) => b.text).join(" ");
+      if (event.is_error) (this.turn ?? this.newTurn()).body.append(el("div", "notice error", t("dispatchFailed", { reason: why })));
+      return;
+    }
     const card = this.cards.get(event.id);
     if (card) toolFinished(card, { content: event.content, isError: event.is_error, duration: event.duration });
     const change = event.details ?? {};
@@ -591,9 +599,12 @@ export class ChatView {
     turn.body.append(card);
   }
 
+  // What a run's end leaves running was cut short. In a group only the ending actor's own cards: the coder's
+  // answer ending must not mark the commander's call still waiting for it as failed.
   closeOpenCards() {
+    const scope = this.actor ? this.turn?.el : this.container;
     for (const card of this.cards.values()) {
-      if (card.classList.contains("running")) {
+      if (card.classList.contains("running") && scope?.contains(card)) {
         card.classList.remove("running");
         card.classList.add("failed");
       }

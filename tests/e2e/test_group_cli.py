@@ -156,6 +156,38 @@ def test_a_group_run_dispatches_in_parallel_and_continues_with_its_members(
     anthropic_server.verify()
 
 
+def test_text_mode_says_each_ask_once_in_words_and_a_failed_one_with_its_reason(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    env = subprocess_env(ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    made = orkas(
+        "agents", "add", "coder", "--description", "codes", "--prompt", "You are CODER-BOT.", env=env, cwd=tmp_path
+    )
+    assert made.returncode == 0, made.stderr
+    router = ByActor({"coder": "CODER-BOT", "commander": "commander of a team"})
+    router.add(
+        "commander",
+        a_wire.message(
+            a_wire.text("Asking the coder."),
+            a_wire.tool_use("dispatch_to", {"to": "coder", "message": "write add()"}, id="toolu_a"),
+            a_wire.tool_use("dispatch_to", {"to": "nobody", "message": "help"}, id="toolu_b"),
+        ),
+        a_wire.reply_text("Done."),
+    )
+    router.add("coder", a_wire.reply_text("def add(a, b): return a + b"))
+    anthropic_server.script(*[router] * router.total)
+    ran = subprocess.run(
+        [ORKAS, "run", "please write add", "--agents", "coder"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    said = ran.stderr.splitlines()[1:]  # after "orkas: session …"
+    assert said[0] == "• commander asked coder: write add()"
+    assert len(said) == 2 and said[1].startswith("• commander could not ask: ") and "nobody" in said[1]
+    assert "worker-result" not in ran.stdout + ran.stderr  # the model's envelope never reaches the person
+    assert ran.stdout == "commander: Asking the coder.\n\ncoder: def add(a, b): return a + b\n\ncommander: Done.\n\n"
+
+
 def test_killed_mid_dispatch_the_conversation_loads_and_continues(anthropic_server: FakeServer, tmp_path: Path) -> None:
     import signal
     import time

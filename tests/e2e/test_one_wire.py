@@ -1,8 +1,8 @@
 """One conversation, three views, one wire: a group turn sent from the window is seen the same — the same event types,
 in the same order, from the same actors — on the window's socket and on a paired phone's; the same turn taken on
 from the terminal (`orkas run --session ID --json`) prints that same sequence, numbered on from where the window
-left off; and the window and the phone, open on the chat meanwhile, are sent the terminal's events as they happen. Real `orkas serve --mirror`,
-the real CLI, the real Anthropic SDK against the wire fake."""
+left off; and the window and the phone, open on the chat meanwhile, are sent the terminal's events as they happen.
+Real `orkas serve --mirror`, the real CLI, the real Anthropic SDK against the wire fake."""
 
 from __future__ import annotations
 

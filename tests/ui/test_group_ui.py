@@ -98,6 +98,9 @@ def test_parallel_dispatch_shows_two_live_bubbles(
         "Both are done.", timeout=TIMEOUT
     )
     expect(coder.locator(".actor")).to_have_text("coder")
+    # Each ask is drawn once, as its dispatch card: no tool card beside it, never the model's envelope.
+    expect(page.locator(".tool-card")).to_have_count(0)
+    assert "worker-result" not in page.locator("#messages").inner_text()
     card = page.locator(".dispatch-card", has_text="coder")
     card.locator("summary").click()
     card.get_by_role("button", name="Show the answer").click()
@@ -188,6 +191,23 @@ def test_a_reload_mid_dispatch_shows_every_bubble_once(
     expect(page.locator('.msg.assistant.agent[data-actor="coder"]')).to_have_count(1)
     expect(page.locator('.msg.assistant[data-actor="commander"]')).to_have_count(2)  # before and after the dispatch
     expect(page.locator(".dispatch-card")).to_have_count(1)
+
+
+def test_an_ask_that_fails_says_why_in_the_commander_s_bubble(
+    group_app: tuple[App, ByActor, str], group_page: Page, anthropic_server: FakeServer
+) -> None:
+    page = group_page
+    app, router, _ = group_app
+    ask = wire.tool_use("dispatch_to", {"to": "nobody", "message": "help"})
+    router.add("commander", wire.message(wire.text("Asking."), ask), wire.reply_text("Nobody by that name."))
+    anthropic_server.script(*[router] * router.total)
+    open_app(page, app)
+    send(page, "ask nobody")
+    commander = page.locator('.msg.assistant[data-actor="commander"]')
+    expect(commander.last).to_contain_text("Nobody by that name.", timeout=TIMEOUT)
+    expect(commander.locator(".notice.error")).to_contain_text("Could not ask:")
+    expect(commander.locator(".notice.error")).to_contain_text("nobody")
+    expect(page.locator(".tool-card.failed")).to_have_count(0)
 
 
 def test_agents_are_made_edited_duplicated_and_deleted_in_settings(page: Page, app: App) -> None:

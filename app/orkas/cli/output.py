@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, TextIO
 
 Wire = Mapping[str, Any]
+DISPATCH = "dispatch_to"  # the commander's tool for asking a member
 
 
 class JsonPrinter:
@@ -48,9 +49,15 @@ class TextPrinter:
         self.inputs[event["id"]] = event.get("summary", "")
 
     def _on_tool_end(self, event: Wire, who: str) -> None:
+        if event["name"] == DISPATCH:  # said once, by its group_message; the answer is the member's bubble
+            self.inputs.pop(event["id"], None)
+            if event["is_error"]:
+                first = next((b.get("text", "") for b in event["content"] if b.get("type") == "text"), "")
+                self._line(f"• {event.get('actor', 'commander')} could not ask: {_why(first)}")
+            return
         status = "error" if event["is_error"] else "ok"
         first = next((b.get("text", "") for b in event["content"] if b.get("type") == "text"), "")
-        said = first.strip().splitlines()[0][:120] if first.strip() else "(no text)"
+        said = _why(first) if event["is_error"] else _gist(first)
         call = " ".join(part for part in (event["name"], self.inputs.pop(event["id"], "")) if part)
         self._line(f"• {who}{call} → {status} in {event['duration'] * 1000:.0f} ms: {said}")
 
@@ -61,7 +68,9 @@ class TextPrinter:
         tool = self.questions.pop(event["question_id"], "a tool")
         if event.get("unattended"):
             self._line(f"orkas: {tool} was not run: it needs your approval, and there is no terminal to ask on")
-            self._line("       (run orkas in a terminal to be asked; --mode auto runs workspace changes unasked)")
+            self._line(
+                "       (run orkas in a terminal to be asked; what you allow 'always' there is allowed here too)"
+            )
 
     def _on_retry(self, event: Wire, who: str) -> None:
         self._line(f"… {who}retrying in {event['wait']:.1f}s (attempt {event['attempt']}): {event['reason']}")
@@ -81,13 +90,13 @@ class TextPrinter:
         if message["from"] == "user":
             return
         if message.get("dispatch") is not None:
-            self._line(f"• {message['from']} → {', '.join(message['to'])}: {message['dispatch']}")
+            self._line(f"• {message['from']} asked {', '.join(message['to'])}: {_why(message['dispatch'])}")
         elif message.get("text"):
             print(f"{message['from']}: {message['text']}\n", file=self.out, flush=True)
 
     def _on_unknown_mentions(self, event: Wire, who: str) -> None:
         names = ", ".join(f"@{n}" for n in event["names"])
-        self._line(f"orkas: nobody here is called {names}; sent to {event['delivered_to']}")
+        self._line(f"orkas: nobody here is called {names}; the message went to {event['delivered_to']}")
 
     def _on_warning(self, event: Wire, who: str) -> None:
         self._line(f"orkas: {who}{event['message']}")
@@ -104,3 +113,19 @@ class TextPrinter:
     def _line(self, text: str) -> None:
         self._end_line()
         print(text, file=self.err, flush=True)
+
+
+GIST_CHARS, WHY_CHARS = 120, 400
+
+
+def _gist(text: str) -> str:
+    """A result's first line: what it found, not all of it."""
+    first = text.strip().splitlines()[0] if text.strip() else "(no text)"
+    return first if len(first) <= GIST_CHARS else first[: GIST_CHARS - 1] + "…"
+
+
+def _why(text: str) -> str:
+    """An error's whole reason on one line (a reason split over lines — "invalid input for tool 'x':" then what
+    was wrong — must not lose its second half), cut only when it is very long."""
+    said = " ".join(text.split()) or "(no reason given)"
+    return said if len(said) <= WHY_CHARS else said[: WHY_CHARS - 1] + "…"

@@ -137,7 +137,7 @@ class Transcript:
     def _group_record(self, record: dict[str, Any]) -> None:
         sender = str(record.get("from", ""))
         if record.get("dispatch"):
-            self._add(Marker(key=record["id"], kind="notice", text=f"→ {', '.join(record.get('to', []))}"))
+            self._add(_asked(str(record["id"]), record))
             return
         who = USER if sender == USER else sender
         files = [str(a.get("name", "")) for a in record.get("attachments", [])]
@@ -264,8 +264,7 @@ class Transcript:
         message = event.get("message") or {}
         if not message.get("dispatch"):
             return []  # the words streamed in live already, in the agent's own bubble
-        to = ", ".join(message.get("to", []))
-        return [self._add(Marker(key=str(message.get("id") or f"d{seq}"), kind="notice", text=f"→ {to}"))]
+        return [self._add(_asked(str(message.get("id") or f"d{seq}"), message))]
 
     def _on_title_changed(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
         self.title = str(event.get("title", ""))
@@ -273,7 +272,12 @@ class Transcript:
 
     def _on_unknown_mentions(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
         names = ", ".join(f"@{n}" for n in event.get("names", []))
-        return [self._add(Marker(key=f"u{seq}", kind="notice", text=f"{names} → {event.get('delivered_to')}"))]
+        to = str(event.get("delivered_to", ""))
+        return [
+            self._add(
+                Marker(key=f"u{seq}", kind="notice", text=names, phrase="unknownNames", args={"names": names, "to": to})
+            )
+        ]
 
     def _on_retry(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
         reason = str(event.get("reason", ""))
@@ -331,3 +335,13 @@ class Transcript:
 def _tool_line(name: str, summary: str) -> str:
     """A tool call in one line: its name and the summary the tool itself gave (the command, the path)."""
     return f"{name}: {summary[:TOOL_LINE]}" if summary else name
+
+
+ASKED_CHARS = 200  # of what the commander asked: the gist on a phone; the whole is in the member's answer
+
+
+def _asked(key: str, message: dict[str, Any]) -> Marker:
+    """The commander asked members (a dispatch): said in words, as the window and the terminal say it."""
+    to, said = ", ".join(message.get("to", [])), " ".join(str(message.get("dispatch", "")).split())
+    said = said if len(said) <= ASKED_CHARS else said[: ASKED_CHARS - 1] + "…"
+    return Marker(key=key, kind="notice", text=said, phrase="asked", args={"to": to, "said": said})
