@@ -36,7 +36,7 @@ class TextPrinter:
         kind, actor = event["type"], event.get("actor")
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
-            handler(event, f"[{actor}] " if actor else "")
+            handler(event, f"[{actor}] " if actor and actor != "group" else "")  # the group's own: no name
 
     def _on_text_delta(self, event: Wire, who: str) -> None:
         if who:  # a group's text is printed as its bubble, once posted

@@ -308,7 +308,7 @@ class ConversationRuntime(Versions):
                 await _hook(self.hooks.after_turn, conversation, messages)
 
         loop = Loop(
-            publish=publish,
+            publish=lambda event: publish(event, runner.actor),
             watch=lambda person: self.counting.watch(cid, person),
             after_turn=after_turn,
             not_sent=lambda message, files, e: self._not_sent(conversation, message, files, e),
@@ -319,7 +319,7 @@ class ConversationRuntime(Versions):
         finally:
             self.active.pop(cid, None)
             self.counting.done(cid)
-            self.publish(cid, Idle())
+            self.publish(cid, Idle(), runner.actor)
             if active.held is not None:
                 active.held.release()  # after the run's last event: another process may number on from it
             if runner.first_answer is not None and conversation.title_source == "first_words":

@@ -90,6 +90,7 @@ class Runner(Protocol):
     bad model): the message is then kept as not sent."""
 
     first_answer: str | None  # a new chat's first answer (its title's source), when there was one
+    actor: str | None  # whose the conversation's own events are (the person's message, idle): a group's "group"
 
     async def start(self, active: Active) -> None: ...
 
@@ -104,6 +105,8 @@ class Runner(Protocol):
 
 class Solo:
     """One agent — Orkas, or the named agent the chat is bound to — over the conversation's transcript."""
+
+    actor: str | None = None
 
     def __init__(
         self,
@@ -166,6 +169,7 @@ class GroupTurn:
     """The commander and its members: the team runs the turn and publishes each actor's events."""
 
     first_answer: str | None = None
+    actor: str | None = "group"
 
     def __init__(self, groups: Groups, store: ConversationStore, conversation: Conversation, publish: Publish) -> None:
         self.groups = groups
@@ -179,7 +183,7 @@ class GroupTurn:
 
     async def turn(self, message: UserMessage, files: Sequence[Attachment], active: Active) -> None:
         group = await asyncio.to_thread(self.groups.members, self.conversation.id)
-        self.publish(GroupStart(members=tuple(group["members"]), floor=group["floor"]), "group")
+        self.publish(GroupStart(members=tuple(group["members"]), floor=group["floor"]), self.actor)
         await self.groups.run(
             self.conversation,
             text_of(message),
