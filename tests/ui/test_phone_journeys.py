@@ -5,6 +5,7 @@ sent, Back goes back to the list, a reload stays where it is. No test waits a fi
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 
 from tests.fakes import anthropic as wire
 from tests.fakes.server import FakeServer
-from tests.mirror_helpers import Mirrored
+from tests.mirror_helpers import Mirrored, restart_mirrored
 from tests.ui.test_phone import COMPOSER, PHONE, RECORDER, icon, semantics, type_into, wait_text
 
 
@@ -49,6 +50,7 @@ def paired(browser: Any, mirrored: Mirrored) -> tuple[Any, list[str]]:
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors  # a journey through a restart forgives what the page threw while Orkas was down
     page.goto(pairing["link"])
     semantics(page)
     wait_text(page, "Pair this phone")
@@ -89,3 +91,44 @@ def test_back_goes_back_to_the_list_and_a_reload_stays_where_it_is(
     semantics(page)
     wait_text(page, "Message (use @ to address an agent)")
     assert page.get_by_text("Taxes").count() >= 1
+
+
+def session_of(page: Any) -> str | None:
+    """The Flet session the page is in (its client keeps the id in sessionStorage); None mid-navigation."""
+    try:
+        return page.evaluate("sessionStorage.getItem('_flet_session_id')")  # type: ignore[no-any-return]
+    except Exception:  # the page is navigating: its context is gone
+        return None
+
+
+def rejoined(page: Any, before: str | None, timeout: float = 40) -> None:
+    """Wait until the page is in another session than `before`, then read it as a screen reader does."""
+    deadline = time.time() + timeout
+    while session_of(page) in (None, before):
+        assert time.time() < deadline, "the page never joined a new session"
+        time.sleep(0.1)
+    semantics(page)
+
+
+def test_after_orkas_restarts_the_open_tab_rejoins_and_a_reload_too(
+    phone: Callable[[], Any], mirrored: Mirrored, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(wire.reply_text("Before the restart."), wire.reply_text("After the restart."))
+    mirrored.desktop("POST", "/api/conversations", {"title": "Garden"})
+    page = phone()
+    page.get_by_text("Garden").click()
+    type_into(page, COMPOSER, "first")
+    icon(page, "Send").tap()
+    wait_text(page, "Before the restart.")
+    before = session_of(page)
+    restart_mirrored(mirrored, anthropic_server)
+    rejoined(page, before)  # the tab reloads itself into a new session (a person does nothing)
+    page.errors.clear()  # Flet's client throws on each reconnect attempt while Orkas is down: not ours
+    wait_text(page, "Before the restart.")  # back in the chat it showed
+    type_into(page, COMPOSER, "second")
+    icon(page, "Send").tap()
+    wait_text(page, "After the restart.", timeout=40)
+    page.reload()
+    semantics(page)
+    wait_text(page, "After the restart.")
+    assert said(anthropic_server)[-1] == "second"

@@ -5,6 +5,11 @@ is tightened here: Flet's `Access-Control-Allow-Origin: *` is dropped (the mirro
 Content-Security-Policy keeps the page from loading anything from outside this computer — Flutter's
 web engine otherwise reaches for a CDN (Rive's runtime), which would tell the network the phone is
 using it.
+
+A page that comes back with a session this process does not hold (Orkas restarted; the phone slept past
+SESSION_KEPT) is told so and reloads fresh (orkas.js): Flet would otherwise start a new session under the
+page's old tree, whose calls to the phone (its stored token, its language) are never answered — a blank
+view that a reload, rejoining that same session, could not mend.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import flet_web.fastapi as flet_fastapi
+import msgpack
 from fastapi import Request, Response
+from flet.messaging.protocol import MessageAction
 from flet_web.fastapi.flet_app_manager import app_manager
 from flet_web.fastapi.flet_upload import FletUpload
 
@@ -40,6 +47,7 @@ CSP = "; ".join(
     ]
 )
 DROPPED = {b"access-control-allow-origin"}
+STALE = 4001  # the socket's close code for "no such session here": orkas.js forgets it and reloads
 
 for name in ("flet", "flet_web", "flet_transport", "flet_controls", "flet_components", "flet_object_patch"):
     logging.getLogger(name).setLevel(logging.WARNING)  # its info lines name sessions and routes (a code)
@@ -57,16 +65,18 @@ class PhoneApp:
         for left in uploads.iterdir():  # a previous run's unfinished uploads
             shutil.rmtree(left, ignore_errors=True) if left.is_dir() else left.unlink(missing_ok=True)
         self.asgi = _Headers(
-            flet_fastapi.app(
-                make_main(target, uploads),
-                no_cdn=True,
-                assets_dir=str(ASSETS),
-                app_name="Orkas",
-                app_short_name="Orkas",
-                app_description="Watch and steer the agents on your computer",
-                session_timeout_seconds=SESSION_KEPT,
-                upload_endpoint_path=UPLOAD_PATH,
-                secret_key=secret,
+            _ForgetStale(
+                flet_fastapi.app(
+                    make_main(target, uploads),
+                    no_cdn=True,
+                    assets_dir=str(ASSETS),
+                    app_name="Orkas",
+                    app_short_name="Orkas",
+                    app_description="Watch and steer the agents on your computer",
+                    session_timeout_seconds=SESSION_KEPT,
+                    upload_endpoint_path=UPLOAD_PATH,
+                    secret_key=secret,
+                )
             )
         )
         self._upload = FletUpload(upload_dir=str(uploads), max_upload_size=MAX_PHOTO, secret_key=secret)
@@ -102,3 +112,46 @@ class _Headers:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+class _ForgetStale:
+    """Closes a view's socket with STALE when it registers a session this process does not hold, before Flet
+    makes a session for it (see the module's docstring)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        registering = True
+
+        async def checked() -> Any:
+            nonlocal registering
+            message = await receive()
+            if registering and message["type"] == "websocket.receive":
+                registering = False  # the client's first frame registers it; later ones are Flet's alone
+                if _unknown_session(message.get("bytes")):
+                    await send({"type": "websocket.close", "code": STALE, "reason": "no such session"})
+                    return {"type": "websocket.disconnect", "code": STALE}
+            return message
+
+        await self.app(scope, checked, send)
+
+
+def _unknown_session(frame: bytes | None) -> bool:
+    """A register frame (`[0x00][msgpack [REGISTER_CLIENT, body]]`) naming a session Flet does not hold."""
+    if not frame or frame[0] != 0:
+        return False
+    try:
+        action, body = msgpack.unpackb(frame[1:])
+    except (ValueError, TypeError, msgpack.UnpackException):
+        return False
+    if action != MessageAction.REGISTER_CLIENT.value or not isinstance(body, dict):
+        return False
+    session_id = body.get("session_id")
+    held = getattr(app_manager, "_FletAppManager__sessions", None)  # keyed "<page>_<session id>_<client hash>"
+    if not session_id or not isinstance(held, dict):
+        return False  # a new page; or a Flet that keeps sessions elsewhere: never refuse then
+    return not any(f"_{session_id}_" in key for key in held)

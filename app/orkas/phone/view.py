@@ -82,8 +82,8 @@ class PhoneView:
         if isinstance(token, str) and token and not code:
             self.client.token = token
             with contextlib.suppress(Unpaired):
+                opened = await self.prefs.get(OPEN_KEY)  # back where the person was (read first: the list clears it)
                 await self.show_list()
-                opened = await self.prefs.get(OPEN_KEY)  # back where the person was (a reload, a new session)
                 chosen = next((c for c in self.listed if c.get("id") == opened), None)
                 if chosen is not None:
                     await self._guarded(self.show_chat(chosen))

@@ -11,7 +11,10 @@
   // Flet's client, reconnecting on its own after the socket dropped (the phone slept, the mirror
   // restarted), keeps drawing its stale tree and ignores the patches made meanwhile; a fresh page joins
   // the same session (kept on the computer) and gets all of it. So: reload once the socket is back.
+  // When the computer no longer holds that session (Orkas restarted, or it expired) it closes the socket
+  // with STALE: the page forgets the session and reloads, and a new one starts where the person was.
   const NativeSocket = window.WebSocket;
+  const STALE = 4001;
   let viewLost = false;
   window.WebSocket = class extends NativeSocket {
     constructor(url, protocols) {
@@ -22,7 +25,12 @@
         opened = true;
         if (viewLost) location.reload();
       });
-      this.addEventListener("close", () => { if (opened) viewLost = true; });
+      this.addEventListener("close", (event) => {
+        if (event.code === STALE) {
+          sessionStorage.removeItem("_flet_session_id"); // Flet's client keeps its session's id there
+          location.reload();
+        } else if (opened) viewLost = true;
+      });
     }
   };
 
