@@ -36,7 +36,12 @@ export async function upload(path, file) {
   return answer(await fetch(path, { method: "POST", headers, body: file }));
 }
 
+// The server turns this page's token away: Orkas was restarted (each launch has its own token). Said once,
+// by the page (main.js shows it), instead of a "reconnecting…" that never ends.
+const expired = () => window.dispatchEvent(new Event("orkas:expired"));
+
 async function answer(response) {
+  if (response.status === 401) expired();
   if (response.status === 204) return null;
   const data = await response.json().catch(() => ({}));
   if (!response.ok) {
@@ -71,10 +76,18 @@ export function listen(path, onEvent, onState) {
     const where = typeof path === "function" ? path() : path;
     const joiner = where.includes("?") ? "&" : "?";
     socket = new WebSocket(`ws://${location.host}${where}${joiner}token=${encodeURIComponent(token)}`);
-    socket.onopen = () => { retry = 250; onState?.(true); };
+    let opened = false;
+    socket.onopen = () => { opened = true; retry = 250; onState?.(true); };
     socket.onmessage = (message) => onEvent(JSON.parse(message.data));
     socket.onclose = () => {
       if (closed) return;
+      // A socket refused at once: the server is down, or it no longer takes this token (a browser hides
+      // which). One request with the token tells them apart; a 401 stops the retries for good.
+      if (!opened) {
+        fetch("/api/status", { headers: { "X-Orkas-Token": token } }).then((response) => {
+          if (response.status === 401) { closed = true; expired(); }
+        }).catch(() => {});
+      }
       onState?.(false);
       setTimeout(() => closed || open(), retry);
       retry = Math.min(retry * 2, 4000);

@@ -250,7 +250,7 @@ async function openChat(id) {
         }).catch(() => {});
       }
     }
-  }, (connected) => $("#offline").hidden = connected);
+  }, (connected) => { if (!state.expired) $("#offline").hidden = connected; });
   $("#folders").hidden = true;
 }
 
@@ -605,5 +605,14 @@ async function start() {
 }
 
 reportPageErrors(); // kept on this machine as crash reports; the next start offers "Save diagnostics"
+// Orkas restarted under this tab: its token is from the last launch. Say so, for good (the new link is the one
+// `orkas serve` printed, or the Orkas window), instead of "reconnecting…" forever.
+window.addEventListener("orkas:expired", () => {
+  state.expired = true;
+  const banner = $("#offline");
+  banner.dataset.t = "restartedReopen";
+  banner.textContent = t("restartedReopen");
+  banner.hidden = false;
+});
 window.addEventListener("unhandledrejection", (event) => toast(event.reason?.message ?? String(event.reason)));
 start().catch((error) => toast(error.message));

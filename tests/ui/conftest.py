@@ -61,14 +61,14 @@ class App:
         return err
 
 
-def start_app(home: Path, *, titles: bool = False, **env: str) -> App:
+def start_app(home: Path, *, titles: bool = False, port: int = 0, **env: str) -> App:
     """`titles`: let the app name new chats with a model call (off by default here: each would take a
-    scripted reply from the wire fake that the test meant for something else)."""
+    scripted reply from the wire fake that the test meant for something else). `port`: 0 for any."""
     if not titles and not (home / "settings.json").exists():
         home.mkdir(parents=True, exist_ok=True)
         (home / "settings.json").write_text(json.dumps({"preferences": {"auto_title": False}}))
     process = subprocess.Popen(
-        [ORKAS, "serve"],
+        [ORKAS, "serve", "--port", str(port)],
         env=subprocess_env(ORKAS_HOME=str(home), **env),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -1,0 +1,46 @@
+"""Journeys a person walks in the desktop page, end to end in a real browser against a real `orkas serve`
+(issue 35). No test waits a fixed time for the app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+from playwright.sync_api import expect
+
+from tests.fakes.server import FakeServer
+from tests.ui.conftest import free_port, start_app
+
+TIMEOUT = 20_000
+
+
+def test_a_tab_open_when_orkas_restarts_says_so_instead_of_reconnecting_forever(
+    browser: Any, anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    port, home = free_port(), tmp_path / "home"
+    env = {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": anthropic_server.url}
+    app = start_app(home, port=port, **env)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        httpx.post(f"{app.base}/api/conversations", json={"title": "Garden"}, headers={"X-Orkas-Token": app.token})
+        page = context.new_page()
+        page.goto(app.url)
+        page.wait_for_selector("body[data-ready=true]")
+        page.get_by_role("button", name="Garden").click()
+        app.stop()
+        expect(page.locator("#offline")).to_have_text("Connection lost — reconnecting…", timeout=TIMEOUT)
+        app = start_app(home, port=port, **env)  # the same address, a new launch's token
+        banner = page.locator("#offline")
+        expect(banner).to_contain_text("Orkas was restarted", timeout=TIMEOUT)
+        expect(banner).to_contain_text("orkas serve")
+        page.get_by_role("button", name="Garden").click()  # what the person tries next keeps saying it, not "reconnecting"
+        expect(banner).to_contain_text("Orkas was restarted")
+        fresh = context.new_page()  # and the new link works
+        fresh.goto(app.url)
+        fresh.wait_for_selector("body[data-ready=true]")
+        expect(fresh.get_by_role("button", name="Garden")).to_be_visible()
+        expect(fresh.locator("#offline")).to_be_hidden()
+    finally:
+        context.close()
+        app.stop()
