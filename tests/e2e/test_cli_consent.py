@@ -76,11 +76,11 @@ def test_without_a_terminal_text_mode_says_why_on_stderr(anthropic_server: FakeS
 class Terminal:
     """`orkas run` with a pseudo-terminal for stdin: what it asks is read from stderr, answered by typing."""
 
-    def __init__(self, server: FakeServer, cwd: Path, *args: str) -> None:
+    def __init__(self, server: FakeServer, cwd: Path, *args: str, **env: str) -> None:
         self.master, slave = pty.openpty()
         self.proc = subprocess.Popen(
             [ORKAS, "run", *args],
-            env=anthropic_env(server),
+            env={**anthropic_env(server), **env},
             cwd=cwd,
             stdin=slave,
             stdout=subprocess.PIPE,

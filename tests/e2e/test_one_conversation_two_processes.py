@@ -85,3 +85,33 @@ def test_a_window_message_while_a_terminal_run_goes_is_refused_with_a_sentence(
         assert numbers == sorted(set(numbers)), numbers
     finally:
         app.stop()
+
+
+def test_the_window_opening_a_chat_a_terminal_run_waits_in_changes_nothing_of_it(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    """A helper found a reload in the window, while `orkas run` waited for an approval, "repairing" the pending
+    tool call as interrupted in messages.jsonl — and the terminal's answer then lost from the transcript."""
+    from tests.e2e.test_cli_consent import Terminal
+
+    ask = a_wire.tool_use("write_file", {"path": "c.txt", "content": "c"}, id="toolu_c")
+    anthropic_server.script(a_wire.message(a_wire.text("Writing."), ask), a_wire.reply_text("All finished with c.txt."))
+    app = start_app(tmp_path / "home", ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    try:
+        api = httpx.Client(base_url=app.base, headers={"X-Orkas-Token": app.token}, timeout=10)
+        chat = api.post("/api/conversations", json={"title": "Shared"}).json()["id"]
+        transcript = app.home / "conversations" / chat / "messages.jsonl"
+        terminal = Terminal(anthropic_server, app.home, "write c", "--session", chat, ORKAS_HOME=str(app.home))
+        terminal.question()
+        written = transcript.read_bytes()
+        assert api.get(f"/api/conversations/{chat}/messages").status_code == 200  # the window (re)opens it
+        assert transcript.read_bytes() == written  # nothing rewritten under the terminal's run
+        terminal.type("o")
+        terminal.finish()
+        assert terminal.proc.returncode == 0
+        kept = transcript.read_text()
+        assert "All finished with c.txt." in kept and "interrupted" not in kept
+        last = api.get(f"/api/conversations/{chat}/messages").json()["messages"][-1]
+        assert "All finished with c.txt." in json.dumps(last)
+    finally:
+        app.stop()

@@ -284,11 +284,15 @@ class ConversationStore:
     def session(self, conversation_id: str, *, write_back: bool = True) -> tuple[PersistentSession, LoadReport | None]:
         """The conversation's transcript, loaded and repaired (or a new one). `write_back=False` repairs
         in memory only: a transcript a live run is writing must never be rewritten under it (its
-        pending tool call would be "repaired" as interrupted and what the run writes next lost)."""
+        pending tool call would be "repaired" as interrupted and what the run writes next lost). A run
+        holding the conversation's lock — in another process (`orkas run` while the window opens the chat),
+        or this one — makes it so whatever the caller asked: only the run writes its transcript."""
         path = self.transcript_path(conversation_id)
         if not path.exists():
             self.get(conversation_id)  # raises for an unknown id
             return PersistentSession(path, name=conversation_id), None
+        if write_back and self.running_elsewhere(conversation_id):
+            write_back = False
         session, report = load(path, write_back=write_back)
         session.name = conversation_id
         return session, report
