@@ -21,7 +21,7 @@ from tests.e2e.test_cli import ORKAS, anthropic_env
 from tests.fakes import anthropic as a_wire
 from tests.fakes.server import FakeServer
 
-QUESTION_END = b"[d]eny? "
+QUESTION_END = b"(Enter)? "
 
 
 def write_then_reply(server: FakeServer, *files: str) -> None:
@@ -140,6 +140,20 @@ def test_two_questions_are_asked_one_at_a_time_in_order(anthropic_server: FakeSe
     decisions = [e["decision"] for e in events if e["type"] == "permission_answered"]
     assert decisions == ["allow_once", "deny"]
     assert (tmp_path / "first.txt").exists() and not (tmp_path / "second.txt").exists()
+
+
+def test_an_answer_that_is_not_one_is_asked_again_not_taken_for_no(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    write_then_reply(anthropic_server, "notes.txt")
+    terminal = Terminal(anthropic_server, tmp_path, "write it", "--json")
+    terminal.question()
+    terminal.type("y")  # the most common terminal answer, and not one of these
+    assert b"'y' is not an answer here: o, r, a or d (Enter)? " in terminal.question()
+    terminal.type("once")
+    out, _ = terminal.finish()
+    answered = next(e for e in events_of(out) if e["type"] == "permission_answered")
+    assert answered["decision"] == "allow_once" and (tmp_path / "notes.txt").exists()
 
 
 def test_ctrl_c_during_a_question_ends_the_command_without_an_answer(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from orkas.engine.consent import Decision
 
 TERMINAL = "orkas run"  # who answered, as the window and the phone show it
-ANSWERS: dict[str, Decision] = {"o": "allow_once", "r": "allow_run", "a": "always", "d": "deny", "": "deny"}
+ANSWERS: dict[str, Decision] = {"o": "allow_once", "r": "allow_run", "a": "always", "d": "deny"}
+WORDS = {"once", "run", "always", "deny"}  # the answers spelled out
 EFFECTS = {
     "network": "if allowed, it runs in the sandbox WITH network access",
     "unconfined": "if allowed, it runs OUTSIDE the sandbox, with your files and your keys",
@@ -55,18 +56,31 @@ class TerminalConsent:
             if not self.runtime.is_open(self.conversation_id, event["id"]):
                 return  # closed while an earlier question was being answered
             print(_question(event), end="", file=sys.stderr, flush=True)
-            reply = await _read_line()
-        decision = ANSWERS.get(reply.strip().lower()[:1], "deny")  # anything but a clear yes is a no
-        chosen = decision if decision in event["options"] else "deny"
+            chosen = await _answer(event["options"])
         self.runtime.answer(self.conversation_id, event["id"], chosen, by=TERMINAL)
+
+
+async def _answer(options: Sequence[str]) -> Decision:
+    """One of the offered answers, asked again until it is one ("y" is not: it is not said what it allows); Enter
+    or the end of input is a no."""
+    while True:
+        line = await _read_line()
+        reply = line.strip().lower()
+        if not line or not reply:
+            return "deny"
+        decision = ANSWERS.get(reply[:1]) if len(reply) == 1 or reply in WORDS else None
+        if decision is not None and decision in options:
+            return decision
+        keys = ", ".join(key for key, d in ANSWERS.items() if d in options and d != "deny")
+        print(f"  {reply!r} is not an answer here: {keys} or d (Enter)? ", end="", file=sys.stderr, flush=True)
 
 
 def _question(event: Mapping[str, Any]) -> str:
     categories = ", ".join(event["categories"]) or "changes files"
     effect = f"  ({EFFECTS[event['effect']]})\n" if event.get("effect") in EFFECTS else ""
-    choices = "allow [o]nce, for this [r]un, [a]lways in this workspace, or [d]eny? "
+    choices = "allow [o]nce, for this [r]un, [a]lways in this workspace, or [d]eny (Enter)? "
     if "always" not in event["options"]:
-        choices = "allow [o]nce or [d]eny? "
+        choices = "allow [o]nce or [d]eny (Enter)? "
     who = f"[{event['actor']}] " if event.get("actor") else ""
     return f"\n{who}{event['tool']} wants to run ({categories}):\n  {event['preview']}\n{effect}{choices}"
 

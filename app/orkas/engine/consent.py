@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,9 @@ Level = Literal["read_only", "memory_write", "workspace_write", "runs_program", 
 Effect = Literal["", "network", "unconfined"]  # what approving grants beyond the sandbox
 PREVIEW_CHARS = 800
 _ids = itertools.count(1)
+# Each process's own prefix: a conversation's event log numbers questions from the window and from `orkas run`
+# alike, and two "perm-1" there made a view take the second for the first (already answered) one.
+_PROCESS = secrets.token_hex(3)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -116,7 +120,7 @@ class Permissions:
         self.rules = [r for r in self.rules if r != rule]
 
     def question(self, ask: Ask) -> Question:
-        question = Question(id=f"perm-{next(_ids)}", ask=ask)
+        question = Question(id=f"perm-{_PROCESS}-{next(_ids)}", ask=ask)
         self._pending[question.id] = asyncio.get_running_loop().create_future()
         log.info("permission asked: tool=%s categories=%s preview_chars=%d", ask.tool, ask.categories, len(ask.preview))
         return question
