@@ -54,7 +54,7 @@ def test_a_terminal_run_while_the_window_runs_is_refused_and_the_next_one_goes_o
         until(lambda: len(anthropic_server.requests) == 1)  # the window's run is under way
         during = cli(app, anthropic_server, chat, "terminal during window turn")
         out, err = during.communicate(timeout=60)
-        assert during.returncode == 2 and "running in another Orkas" in err, (out, err)
+        assert during.returncode == 2 and "running in the Orkas window (process" in err, (out, err)
         until(lambda: api.get(f"/api/conversations/{chat}/messages").json().get("running") is False)
         after = cli(app, anthropic_server, chat, "terminal after")
         out, err = after.communicate(timeout=60)
@@ -78,7 +78,7 @@ def test_a_window_message_while_a_terminal_run_goes_is_refused_with_a_sentence(
         running = cli(app, anthropic_server, chat, "slow terminal turn")
         until(lambda: len(anthropic_server.requests) == 1)
         refused = api.post(f"/api/conversations/{chat}/messages", json={"text": "window during terminal"})
-        assert refused.status_code == 409 and "running in another Orkas" in refused.json()["detail"]
+        assert refused.status_code == 409 and "running in a terminal (orkas run" in refused.json()["detail"]
         _, err = running.communicate(timeout=60)
         assert running.returncode == 0, err
         numbers = seqs(app, chat)
@@ -106,6 +106,16 @@ def test_the_window_opening_a_chat_a_terminal_run_waits_in_changes_nothing_of_it
         written = transcript.read_bytes()
         assert api.get(f"/api/conversations/{chat}/messages").status_code == 200  # the window (re)opens it
         assert transcript.read_bytes() == written  # nothing rewritten under the terminal's run
+        # Its question and its Stop belong to the terminal: the window is told so, not "no such question".
+        events = (app.home / "conversations" / chat / "events.jsonl").read_text().splitlines()
+        question = next(json.loads(e)["id"] for e in events if '"permission_request"' in e)
+        answer = api.post(
+            f"/api/conversations/{chat}/answers", json={"question_id": question, "decision": "allow_once"}
+        )
+        assert answer.status_code == 409 and "a terminal (orkas run" in answer.json()["detail"]
+        assert answer.json()["detail"].endswith("answer it there")
+        stop = api.post(f"/api/conversations/{chat}/stop", json={})
+        assert stop.status_code == 409 and stop.json()["detail"].endswith("stop it there")
         terminal.type("o")
         terminal.finish()
         assert terminal.proc.returncode == 0

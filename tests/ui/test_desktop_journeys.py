@@ -34,7 +34,7 @@ def test_a_tab_open_when_orkas_restarts_says_so_instead_of_reconnecting_forever(
         banner = page.locator("#offline")
         expect(banner).to_contain_text("Orkas was restarted", timeout=TIMEOUT)
         expect(banner).to_contain_text("orkas serve")
-        page.get_by_role("button", name="Garden").click()  # what the person tries next keeps saying it, not "reconnecting"
+        page.get_by_role("button", name="Garden").click()  # what the person tries next: still said, no "reconnecting"
         expect(banner).to_contain_text("Orkas was restarted")
         fresh = context.new_page()  # and the new link works
         fresh.goto(app.url)

@@ -312,11 +312,11 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
 
     @api.post("/api/conversations/{conversation_id}/stop")
     async def conversations_stop(conversation_id: str) -> dict[str, bool]:
-        return {"stopped": runtime.stop(conversation_id)}
+        return {"stopped": config(lambda: runtime.stop(conversation_id))}
 
     @api.post("/api/conversations/{conversation_id}/answers")
     async def conversations_answer(conversation_id: str, body: Answer) -> dict[str, bool]:
-        answered = runtime.answer(conversation_id, body.question_id, body.decision)
+        answered = config(lambda: runtime.answer(conversation_id, body.question_id, body.decision))
         if not answered:
             raise HTTPException(status_code=404, detail="no open question with that id")
         return {"answered": True}

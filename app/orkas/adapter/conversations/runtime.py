@@ -33,7 +33,7 @@ from orkas.adapter.wire import (
     TitleChanged,
     UnsentDiscarded,
 )
-from orkas.core.errors import ConfigError, NoProvider, OrkasError
+from orkas.core.errors import ConfigError, ConversationBusy, NoProvider, OrkasError
 from orkas.core.fsutil import HeldLock
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
@@ -238,9 +238,19 @@ class ConversationRuntime(Versions):
         self.store.take_unsent(conversation_id, message_id)
         self.publish(conversation_id, UnsentDiscarded(message_id=message_id))
 
+    def _not_elsewhere(self, conversation_id: str, what: str) -> None:
+        """A run another process holds (a terminal's `orkas run`) is answered and stopped there: say so, rather
+        than a "no such question" or a Stop that silently does nothing."""
+        if conversation_id not in self.active and self.store.running_elsewhere(conversation_id):
+            raise ConversationBusy(
+                f"this conversation is running in {self.store.holder(conversation_id)}: {what} there"
+            )
+
     def stop(self, conversation_id: str) -> bool:
+        """Raises ConversationBusy for a run another process holds."""
         active = self.active.get(conversation_id)
         if active is None:
+            self._not_elsewhere(conversation_id, "stop it")
             return False
         active.signal.abort("stopped by the user")
         active.permissions.deny_all()
@@ -257,6 +267,8 @@ class ConversationRuntime(Versions):
         """The first answer wins (the desktop's, a phone's or the terminal's); a later one finds no open question.
         `unattended`: nobody was there to ask, and the no is said as such."""
         active = self.active.get(conversation_id)
+        if active is None:
+            self._not_elsewhere(conversation_id, "answer it")
         if active is None or not active.permissions.answer(question_id, decision):
             return False
         answered = PermissionAnswered(question_id=question_id, decision=decision, by=by, unattended=unattended)

@@ -8,8 +8,11 @@ own folder under `<data>/workspaces/`.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -140,13 +143,24 @@ class ConversationStore:
         held = try_lock(self._run_lock(conversation_id))
         if held is None:
             raise ConversationBusy(
-                f"conversation {conversation_id} is running in another Orkas (the window or a terminal): "
+                f"this conversation is running in {self.holder(conversation_id)}: "
                 "send again when that run ends, or stop it there"
             )
+        with contextlib.suppress(OSError):  # who holds it, for the refusal the other side gets
+            (self._run_lock(conversation_id).with_name("run.holder")).write_text(_this_process())
         return held
+
+    def holder(self, conversation_id: str) -> str:
+        """Who holds the conversation's run lock, in words ("a terminal (orkas run, process 12)")."""
+        try:
+            return self._run_lock(conversation_id).with_name("run.holder").read_text().strip() or ANOTHER
+        except OSError:
+            return ANOTHER
 
     def running_elsewhere(self, conversation_id: str) -> bool:
         """Whether another process holds the conversation's run lock (asked of one this process does not hold)."""
+        if not self._run_lock(conversation_id).parent.is_dir():
+            return False  # no such conversation (a lock is never made for one)
         held = try_lock(self._run_lock(conversation_id))
         if held is None:
             return True
@@ -348,3 +362,13 @@ def _listed(root: Path) -> list[Conversation]:
             except (ValueError, TypeError):
                 continue  # a damaged folder is skipped, never fatal
     return sorted(found, key=lambda c: (c.pinned, c.updated), reverse=True)  # pinned ones first
+
+
+ANOTHER = "another Orkas (the window or a terminal's orkas run)"
+
+
+def _this_process() -> str:
+    """How the other side names this process in its refusal."""
+    if sys.argv[1:2] == ["run"]:
+        return f"a terminal (orkas run, process {os.getpid()})"
+    return f"the Orkas window (process {os.getpid()})"

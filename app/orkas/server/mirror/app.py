@@ -194,13 +194,13 @@ def create_mirror_app(
     @api.post(f"{V1}/conversations/{{conversation_id}}/stop")
     async def stop(conversation_id: str, request: Request) -> dict[str, bool]:
         device_of(request)
-        return {"stopped": runtime.stop(conversation_id)}
+        return {"stopped": config(lambda: runtime.stop(conversation_id))}
 
     @api.post(f"{V1}/conversations/{{conversation_id}}/answers")
     async def answer(conversation_id: str, body: Answer, request: Request) -> dict[str, bool]:
         device = device_of(request)
         decision = DECISIONS[body.decision]
-        if not runtime.answer(conversation_id, body.question_id, decision, by=device.name):  # type: ignore[arg-type]
+        if not config(lambda: runtime.answer(conversation_id, body.question_id, decision, by=device.name)):  # type: ignore[arg-type]
             raise HTTPException(status_code=404, detail="no open question with that id (it may have been answered)")
         return {"answered": True}
 
