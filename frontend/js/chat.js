@@ -9,6 +9,7 @@ import { rememberedLine } from "./remembered.js";
 import { t } from "./strings.js";
 
 const DISPATCH = "dispatch_to"; // the commander's tool for asking a member
+const ENVELOPE = /<\/?worker-(?:error|result)\b[^>]*>/g;
 
 export class ChatView {
   constructor(container, conversationId, hooks = {}) {
@@ -401,7 +402,8 @@ export class ChatView {
 
   on_tool_end(event) {
     if (event.name === DISPATCH) {
-      const why = event.content.filter((b) => b.type === "text").map((b) => b.text).join(" ");
+      const said = event.content.filter((b) => b.type === "text").map((b) => b.text).join(" ");
+      const why = said.replace(ENVELOPE, "").trim(); // the envelope the commander is handed, never shown
       if (event.is_error) (this.turn ?? this.newTurn()).body.append(el("div", "notice error", t("dispatchFailed", { reason: why })));
       return;
     }

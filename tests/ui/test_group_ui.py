@@ -207,6 +207,7 @@ def test_an_ask_that_fails_says_why_in_the_commander_s_bubble(
     expect(commander.last).to_contain_text("Nobody by that name.", timeout=TIMEOUT)
     expect(commander.locator(".notice.error")).to_contain_text("Could not ask:")
     expect(commander.locator(".notice.error")).to_contain_text("nobody")
+    expect(commander.locator(".notice.error")).not_to_contain_text("worker-")
     expect(page.locator(".tool-card.failed")).to_have_count(0)
 
 

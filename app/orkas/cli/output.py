@@ -8,11 +8,14 @@ window's socket carries it; the text printer streams a one-agent answer, prints 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, TextIO
 
 Wire = Mapping[str, Any]
 DISPATCH = "dispatch_to"  # the commander's tool for asking a member
+ENVELOPE = re.compile(r"</?worker-(?:error|result)\b[^>]*>")  # how the commander is handed a member's answer
+ENVELOPE_FROM = re.compile(r'<worker-(?:error|result)\b[^>]*\bfrom="([^"]*)"')
 
 
 class JsonPrinter:
@@ -53,7 +56,9 @@ class TextPrinter:
             self.inputs.pop(event["id"], None)
             if event["is_error"]:
                 first = next((b.get("text", "") for b in event["content"] if b.get("type") == "text"), "")
-                self._line(f"• {event.get('actor', 'commander')} could not ask: {_why(first)}")
+                named = ENVELOPE_FROM.search(first)
+                whom = f" {named.group(1)}" if named else ""
+                self._line(f"• {event.get('actor', 'commander')} could not ask{whom}: {_why(ENVELOPE.sub('', first))}")
             return
         status = "error" if event["is_error"] else "ok"
         first = next((b.get("text", "") for b in event["content"] if b.get("type") == "text"), "")
