@@ -110,3 +110,10 @@ def test_usage_and_budget_commands(anthropic_server: FakeServer) -> None:
     )
     assert blocked.returncode == 1 and "daily budget" in blocked.stderr
     assert len(anthropic_server.requests) == 1
+
+
+def test_amounts_below_a_cent_are_said_in_full_not_as_nothing() -> None:
+    from orkas.adapter.settings.usage import dollars
+
+    assert [dollars(a) for a in (0.0005, 1e-7, 0.0045)] == ["$0.0005", "$0.0000001", "$0.0045"]
+    assert [dollars(a) for a in (0, 0.01, 12.5, 1234.5)] == ["$0.00", "$0.01", "$12.50", "$1,234.50"]

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Mapping
 
 from orkas.adapter.settings.store import SettingsStore, set_limits
-from orkas.adapter.settings.usage import Totals, UsageLedger, today
+from orkas.adapter.settings.usage import Totals, UsageLedger, dollars, today
 
 EXIT_OK = 0
 
@@ -56,4 +56,4 @@ def _dollars(limit: float | None) -> str:
     """A limit as the person set it: cents shown, smaller amounts not rounded to look like $0.00 ("off")."""
     if not limit:
         return "no limit"
-    return f"${limit:.2f}" if limit >= 0.01 else f"${limit:g}"
+    return dollars(limit)

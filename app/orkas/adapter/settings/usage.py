@@ -144,17 +144,25 @@ class LedgerBudget:
             spent = self.ledger.day().cost
             if spent >= self.per_day:
                 return (
-                    f"the daily budget of ${self.per_day:.2f} is reached (${spent:.2f} spent today); "
+                    f"the daily budget of {dollars(self.per_day)} is reached ({dollars(spent)} spent today); "
                     "raise it with `orkas budget --day …` or continue tomorrow"
                 )
         if self.per_conversation is not None:
             spent = self.ledger.conversation(self.conversation).cost
             if spent >= self.per_conversation:
                 return (
-                    f"this conversation's budget of ${self.per_conversation:.2f} is reached (${spent:.2f} "
+                    f"this conversation's budget of {dollars(self.per_conversation)} is reached ({dollars(spent)} "
                     "spent); raise it with `orkas budget --conversation …` or start a new conversation"
                 )
         return None
 
     def record(self, *, provider: str, model: str, usage: Usage, cost: float | None) -> None:
         self.ledger.record(conversation=self.conversation, provider=provider, model=model, usage=usage, cost=cost)
+
+
+def dollars(amount: float) -> str:
+    """An amount as a person reads it: cents from a cent up; a smaller one in full ($0.0005, $0.0000001), never
+    rounded to a $0.00 that reads as nothing spent or no limit."""
+    if amount >= 0.01 or amount == 0:
+        return f"${amount:,.2f}"
+    return "$" + f"{amount:.10f}".rstrip("0").rstrip(".")
