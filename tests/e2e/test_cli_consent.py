@@ -110,6 +110,10 @@ class Terminal:
         os.close(self.master)
         return out.decode(), (self.said + err).decode()
 
+    def __del__(self) -> None:  # a test that failed mid-question leaves no `orkas run` waiting for an answer
+        if self.proc.poll() is None:
+            self.proc.kill()
+
 
 def test_at_a_terminal_json_mode_asks_on_stderr_and_keeps_stdout_events(
     anthropic_server: FakeServer, tmp_path: Path

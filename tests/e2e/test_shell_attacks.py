@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -167,8 +168,9 @@ def _run_in_terminal(victim: Victim, server: FakeServer, answer: str) -> str:
     )
     os.close(child)
     shown, answered = b"", False
+    deadline = time.monotonic() + 60  # a deadline, not a timing claim: a question never seen must not hang
     try:
-        while process.poll() is None or select.select([main], [], [], 0.2)[0]:
+        while (process.poll() is None or select.select([main], [], [], 0.2)[0]) and time.monotonic() < deadline:
             if not select.select([main], [], [], 0.5)[0]:
                 continue
             try:
@@ -176,10 +178,12 @@ def _run_in_terminal(victim: Victim, server: FakeServer, answer: str) -> str:
             except OSError:
                 break
             shown += chunk
-            if not answered and b"[d]eny?" in shown:
+            if not answered and b"(Enter)? " in shown:
                 os.write(main, answer.encode() + b"\n")
                 answered = True
     finally:
+        if process.poll() is None:
+            process.kill()
         process.wait(timeout=60)
         os.close(main)
     return shown.decode(errors="replace")
