@@ -39,14 +39,7 @@ class EventLog:
             log.warning("cannot read the event log %s", self.path, exc_info=True)
             return []
         self._size = len(raw)
-        events: list[dict[str, Any]] = []
-        for line in raw.decode("utf-8", errors="replace").splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue  # torn by a crash mid-write
-            if isinstance(event, dict) and isinstance(event.get("seq"), int):
-                events.append(event)
+        events = _parsed(raw)
         events.sort(key=lambda e: e["seq"])
         self._lines = len(events)
         return events[-self.keep :]
@@ -100,14 +93,7 @@ class EventLog:
             return []
         whole = raw[: raw.rfind(b"\n") + 1]
         self._size += len(whole)
-        events = []
-        for line in whole.decode("utf-8", errors="replace").splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue  # torn by a crash mid-write
-            if isinstance(event, dict) and isinstance(event.get("seq"), int):
-                events.append(event)
+        events = _parsed(whole)
         self._lines += len(events)
         return events
 
@@ -128,3 +114,16 @@ class EventLog:
             except OSError:
                 pass
             self._file = None
+
+
+def _parsed(raw: bytes) -> list[dict[str, Any]]:
+    """The events in `raw`, in file order; a line torn by a crash mid-write (or not an event) is skipped."""
+    events: list[dict[str, Any]] = []
+    for line in raw.decode("utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and isinstance(event.get("seq"), int):
+            events.append(event)
+    return events
