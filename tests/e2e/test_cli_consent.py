@@ -35,17 +35,22 @@ def events_of(stdout: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in stdout.splitlines()]  # every line an event: nothing else on stdout
 
 
-def test_without_a_terminal_the_no_is_said_on_the_wire(anthropic_server: FakeServer, tmp_path: Path) -> None:
-    write_then_reply(anthropic_server, "notes.txt")
-    result = subprocess.run(
-        [ORKAS, "run", "write it", "--json"],
-        env=anthropic_env(anthropic_server),
-        cwd=tmp_path,
+def without_a_terminal(server: FakeServer, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`orkas run` as a script runs it: stdin is not a terminal."""
+    return subprocess.run(
+        [ORKAS, "run", *args],
+        env=anthropic_env(server),
+        cwd=cwd,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_without_a_terminal_the_no_is_said_on_the_wire(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    write_then_reply(anthropic_server, "notes.txt")
+    result = without_a_terminal(anthropic_server, tmp_path, "write it", "--json")
     assert result.returncode == 0, result.stderr
     events = events_of(result.stdout)
     request = next(e for e in events if e["type"] == "permission_request")
@@ -59,15 +64,7 @@ def test_without_a_terminal_the_no_is_said_on_the_wire(anthropic_server: FakeSer
 
 def test_without_a_terminal_text_mode_says_why_on_stderr(anthropic_server: FakeServer, tmp_path: Path) -> None:
     write_then_reply(anthropic_server, "notes.txt")
-    result = subprocess.run(
-        [ORKAS, "run", "write it"],
-        env=anthropic_env(anthropic_server),
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = without_a_terminal(anthropic_server, tmp_path, "write it")
     assert result.returncode == 0, result.stderr
     assert "orkas: write_file was not run: it needs your approval, and there is no terminal to ask on" in result.stderr
     assert result.stdout == "Done what I was allowed to.\n" and not (tmp_path / "notes.txt").exists()
