@@ -152,10 +152,12 @@ async def _drive(
         runtime.send(conversation.id, prompt)
         for event in backlog:
             printer.show(event)
+        first = True
         while True:
             event = await queue.get()
-            if last is None:
+            if first:  # once: the first event's arrival (a helper found it logged on every event before the end)
                 log.info("run: conversation %s started after %.0f ms", conversation.id, since_start() * 1000)
+                first = False
             printer.show(event)
             kind = event["type"]
             if kind == "permission_request":
