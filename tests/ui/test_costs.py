@@ -18,9 +18,12 @@ def test_an_answers_cost_survives_a_reload_and_the_chat_shows_its_total(
     page: Page, app: App, anthropic_server: FakeServer
 ) -> None:
     anthropic_server.script(wire.reply_text("First."), wire.reply_text("Second."))
-    for text in ("one", "two"):
+    for text, reply in (("one", "First."), ("two", "Second.")):
         page.fill("#composer textarea", text)
         page.press("#composer textarea", "Enter")
+        # The answer itself, then the run's end: a Stop button not shown yet also reads as hidden, and "two"
+        # sent while "one" still ran joined its run (one model call, not two).
+        expect(page.locator(".msg.assistant .markdown").last).to_have_text(reply, timeout=TIMEOUT)
         expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
     footer = page.locator(".msg.assistant .turn-foot").first
     expect(footer).to_contain_text("$", timeout=TIMEOUT)
