@@ -96,6 +96,10 @@ class SkillWatcher:
                     self._watches[key] = self._observer.schedule(Changed(recursive), folder, recursive=recursive)
                 except OSError as e:  # out of inotify watches, a folder gone in between: the next event retries
                     log.warning("cannot watch %s for skills: %s", folder, e.strerror or e)
+            # A folder on the way to a root made while these watches were being set (`mkdir -p` under load)
+            # raised its event before anything watched it: look again, or that root is missed for good.
+            if self._wanted() != wanted:
+                self._changed_locked()
 
     def _on_the_way(self, *paths: str | bytes) -> bool:
         for raw in paths:
@@ -108,13 +112,16 @@ class SkillWatcher:
 
     def _changed(self) -> None:
         with self._lock:
-            if self._closed:
-                return
-            if self._timer is not None:
-                self._timer.cancel()
-            self._timer = threading.Timer(self.debounce, self._rescan)
-            self._timer.daemon = True
-            self._timer.start()
+            self._changed_locked()
+
+    def _changed_locked(self) -> None:
+        if self._closed:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = threading.Timer(self.debounce, self._rescan)
+        self._timer.daemon = True
+        self._timer.start()
 
     def _rescan(self) -> None:
         try:
