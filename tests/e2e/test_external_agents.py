@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 from typing import Any
@@ -127,9 +128,30 @@ async def test_stop_ends_the_cli_and_its_tree(tmp_path: Path) -> None:
 CLAUDE = Path(__file__).parents[2] / ".venv" / "external-agents" / "node_modules" / ".bin" / "claude"
 
 
+def slow_python(folder: Path) -> Path:
+    """A Python like this one (same packages) whose `orkas bridge` takes 7 s to start, as on a busy machine:
+    Claude Code's print mode goes on without an MCP server that is not up yet (told to wait, it waits 5 s).
+    The delay sits in the interpreter's own site-packages: it reaches the bridge whatever environment the
+    sandbox gives it."""
+    real = Path(sysconfig.get_paths()["purelib"])
+    packages = folder / real.relative_to(sys.prefix)
+    packages.mkdir(parents=True)
+    (folder / "bin").mkdir()
+    (folder / "bin" / "python").symlink_to(Path(sys.executable).resolve())
+    (folder / "pyvenv.cfg").write_text((Path(sys.prefix) / "pyvenv.cfg").read_text())
+    (packages / "slow.pth").write_text(
+        f"import site; site.addsitedir({str(real)!r})\n"
+        # (site reads this file twice in one process: the second time must not sleep again)
+        "import os, sys, time; os.environ.get('ORKAS_BRIDGE_SOCKET') and not hasattr(sys, 'slowed') and "
+        "(setattr(sys, 'slowed', 1), time.sleep(7))\n"
+    )
+    return folder / "bin" / "python"
+
+
 @pytest.mark.skipif(not CLAUDE.exists(), reason="Claude Code is not installed (scripts/setup.sh installs it with npm)")
 def test_the_real_claude_code_uses_the_bridge(tmp_path: Path) -> None:
-    """Claude Code 2.1 itself, pointed at a fake Anthropic server, calls Orkas's skills through the bridge."""
+    """Claude Code 2.1 itself, pointed at a fake Anthropic server, calls Orkas's skills through the bridge, even
+    when the bridge is slow to start."""
     from tests.fakes import anthropic as a_wire
     from tests.fakes.server import FakeServer, Recorded, Reply
 
@@ -157,8 +179,12 @@ def test_the_real_claude_code_uses_the_bridge(tmp_path: Path) -> None:
         (skill / "SKILL.md").write_text("---\nname: tidy\ndescription: Use when notes need tidying.\n---\nSort.\n")
         env = anthropic_env(fake)
         env.update(ORKAS_HOME=str(data), HOME=str(home))
-        result = orkas("run", "@coder which skills do I have?", "--agents", "coder", "--json", "--workspace", str(ws),
-                       env=env, cwd=tmp_path, timeout=180)  # fmt: skip
+        python = slow_python(tmp_path / "slow")
+        result = subprocess.run(
+            [str(python), "-m", "orkas.cli", "run", "@coder which skills do I have?", "--agents", "coder", "--json",
+             "--workspace", str(ws)],
+            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=180,
+        )  # fmt: skip
         assert result.returncode == 0, result.stderr
         events = lines(result.stdout)
         said = "".join(e.get("text", "") for e in events if e.get("actor") == "coder" and e["type"] == "text_delta")

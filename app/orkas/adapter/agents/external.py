@@ -123,6 +123,9 @@ def _toml(value: Any) -> str:
     return json.dumps(value)
 
 
+BRIDGE_CONNECT_MS = "60000"  # how long a member's CLI waits for `orkas bridge` to start before its first call
+
+
 def command_line(
     backend: Backend, cli: str, prompt: str, folder: Path, bridge_env: Mapping[str, str], resume: str | None
 ) -> tuple[list[str], dict[str, str]]:
@@ -134,11 +137,15 @@ def command_line(
         _private_write(config, json.dumps(servers))
         argv = [cli, "-p", prompt, "--output-format", "stream-json", "--verbose", "--mcp-config", str(config)]
         argv += ["--allowedTools", "mcp__orkas"]  # Orkas's bridge asks the person itself
-        return ([*argv, "--resume", resume] if resume else argv), {}
+        # Claude Code's print mode makes its first model call without waiting for MCP servers (and, told to
+        # wait, waits 5 s): a bridge slow to start (a busy machine) left the member without Orkas's tools.
+        wait = {"MCP_CONNECTION_NONBLOCKING": "0", "MCP_CONNECT_TIMEOUT_MS": BRIDGE_CONNECT_MS}
+        return ([*argv, "--resume", resume] if resume else argv), wait
     if backend == "codex":
         overrides = []
         for key, value in (("command", server[0]), ("args", server[1:]), ("env", dict(bridge_env))):
             overrides += ["-c", f"mcp_servers.orkas.{key}={_toml(value)}"]
+        overrides += ["-c", f"mcp_servers.orkas.startup_timeout_sec={int(BRIDGE_CONNECT_MS) // 1000}"]  # was 10 s
         head = [cli, "exec", "--json", "--skip-git-repo-check", *overrides]
         return ([*head, "resume", resume, prompt] if resume else [*head, prompt]), {}
     config = folder / "opencode.json"
