@@ -120,3 +120,6 @@ def test_the_window_the_phone_and_the_terminal_get_the_same_events(
         assert history["after"] == terminal[-1]["seq"] and not history["running"]
         said = [r["text"] for r in history["group"] if r.get("from") == "commander"]
         assert said.count("Done.") == 2
+        # Its Settings → Usage counts the terminal's calls too (it counted only those it made itself).
+        calls = len((m.home / "usage.jsonl").read_text().splitlines())
+        assert calls >= 6 and m.desktop("GET", "/api/usage").json()["total"]["calls"] == calls

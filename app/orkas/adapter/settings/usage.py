@@ -50,20 +50,31 @@ class UsageLedger:
     by_day: dict[str, Totals] = field(default_factory=dict)
     by_conversation: dict[str, Totals] = field(default_factory=dict)
     by_day_model: dict[tuple[str, str], Totals] = field(default_factory=dict)  # for the usage view
-    _loaded: bool = False
+    _offset: int = 0  # how much of the file is counted; other processes (a terminal's run) append too
 
     def load(self) -> None:
-        if self._loaded:
+        """Counts what was appended since the last look, by this process or another one: the window's Usage
+        and a daily budget include what `orkas run` in a terminal spent (they counted only their own calls)."""
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
             return
-        self._loaded = True
-        if not self.path.exists():
+        if size < self._offset:  # the file was replaced: count it again
+            self.by_day, self.by_conversation, self.by_day_model, self._offset = {}, {}, {}, 0
+        if size == self._offset:
             return
-        for line in self.path.read_bytes().splitlines():
+        with self.path.open("rb") as f:
+            f.seek(self._offset)
+            data = f.read(size - self._offset)
+        complete = data[: data.rfind(b"\n") + 1]  # a line still being written is counted on a later look
+        self._offset += len(complete)
+        for line in complete.splitlines():
             try:
                 record = json.loads(line)
             except ValueError:
-                continue  # a torn last line after a crash: skip it
-            self._count(record)
+                continue  # a torn line after a crash: skip it
+            if isinstance(record, dict):
+                self._count(record)
 
     def _count(self, record: dict[str, object]) -> None:
         self.by_day.setdefault(str(record.get("day")), Totals()).add(record)
@@ -72,7 +83,6 @@ class UsageLedger:
         self.by_day_model.setdefault((str(record.get("day")), model), Totals()).add(record)
 
     def record(self, *, conversation: str, provider: str, model: str, usage: Usage, cost: float | None) -> None:
-        self.load()
         record: dict[str, object] = {
             "ts": round(self.clock(), 3),
             "day": today(self.clock),
@@ -87,7 +97,7 @@ class UsageLedger:
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         append_durably(self.path, (json.dumps(record) + "\n").encode())
-        self._count(record)
+        self.load()  # counts this record, and any another process appended before it
 
     def day(self, day: str | None = None) -> Totals:
         self.load()
