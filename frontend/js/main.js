@@ -64,12 +64,26 @@ function relabelAll() {
 }
 
 // ---- the chat list ----
+// Chats another process makes or changes (a terminal's `orkas run`) appear without a reload: the list is asked
+// for again every few seconds while the window is seen, and redrawn only when it differs.
+const LIST_EVERY_MS = 3000;
+let listDrawn = "";
+setInterval(() => {
+  if (!document.hidden && document.body.dataset.ready && !$("#search").value.trim()) refreshList().catch(() => {});
+}, LIST_EVERY_MS);
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden && document.body.dataset.ready) refreshList().catch(() => {});
+});
+
 async function refreshList(query = $("#search").value.trim()) {
   const list = $("#chats");
   const items = query
     ? (await get(`/api/search?q=${encodeURIComponent(query)}`))
       .map((hit) => ({ ...hit.conversation, snippet: hit.snippet, message: hit.message_id }))
     : await get("/api/conversations");
+  const drawn = JSON.stringify([query, state.current?.id ?? null, items]);
+  if (drawn === listDrawn && list.childElementCount) return; // unchanged: an open item menu stays open
+  listDrawn = drawn;
   list.replaceChildren();
   if (!items.length) list.append(el("li", "hint", t("noChats")));
   let heading = null;
