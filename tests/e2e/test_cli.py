@@ -299,3 +299,20 @@ def test_an_empty_session_id_is_refused_not_taken_for_a_new_conversation(tmp_pat
         done = orkas("run", "hi", "--session", empty, env=env, cwd=tmp_path)
         assert done.returncode == 2 and "--session needs a conversation's id" in done.stderr, done.stderr
     assert not (home / "conversations").exists() or not any((home / "conversations").iterdir())
+
+
+def test_a_run_refused_before_sending_leaves_no_empty_chat_behind(tmp_path: Path) -> None:
+    """A configuration mistake said before anything is sent: the conversation the command began is not kept
+    (it showed in the window as an empty "Untitled chat")."""
+    home = tmp_path / "home"
+    env = subprocess_env(ORKAS_HOME=str(home), ANTHROPIC_API_KEY="k", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
+    mistakes = [
+        (["--model", "nosuch/model-x"], tmp_path),  # an unknown provider
+        (["--agent", "nobody"], tmp_path),  # an unknown agent
+        ([], home.parent),  # a workspace that holds Orkas's own data
+    ]
+    for extra, cwd in mistakes:
+        result = orkas("run", "hi", *extra, env=env, cwd=cwd)
+        assert result.returncode == 2, result.stderr
+        assert "session" not in result.stderr  # no id to continue: there is nothing to continue
+    assert not list((home / "conversations").glob("*")) and not list((home / "workspaces").glob("*"))

@@ -72,7 +72,14 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         print(f"orkas: {assembly.rules.problem}", file=sys.stderr)
     try:
         conversation = _conversation(assembly, args)
-        await _prepare(assembly, conversation, args)
+        try:
+            await _prepare(assembly, conversation, args)
+        except BaseException:
+            if not args.session:  # nothing was said in it: no empty "Untitled chat" left behind
+                assembly.store.discard(conversation.id)
+            raise
+        if not args.session and not args.json:
+            print(f"orkas: session {conversation.id} (continue it with --session {conversation.id})", file=sys.stderr)
         runtime = assembly.runtime(mode=args.mode)
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, sys.stderr)
         return await _drive(runtime, conversation, args.prompt, printer, attended=sys.stdin.isatty())
@@ -87,10 +94,7 @@ def _conversation(assembly: Assembly, args: argparse.Namespace) -> Conversation:
     if args.session is not None and not args.session.strip():  # an unset $ID in a script: not a new chat
         raise ConfigError("--session needs a conversation's id (leave it out to start a new conversation)")
     if not args.session:
-        conversation = store.create(workspace=workspace)
-        if not args.json:
-            print(f"orkas: session {conversation.id} (continue it with --session {conversation.id})", file=sys.stderr)
-        return conversation
+        return store.create(workspace=workspace)
     try:  # a continued conversation keeps its folder unless the command names another
         conversation = store.place(args.session, args.workspace) if args.workspace else store.get(args.session)
     except NotFound:

@@ -287,6 +287,14 @@ class ConversationStore:
         self.recycle.mkdir(parents=True, exist_ok=True)
         shutil.move(str(folder), str(self.recycle / conversation_id))
 
+    def discard(self, conversation_id: str) -> None:
+        """Remove, not to the recycle bin, a conversation just made that nothing was said in (a command that
+        stopped on a configuration mistake before sending): it left an empty "Untitled chat" behind."""
+        shutil.rmtree(self._folder(conversation_id), ignore_errors=True)
+        made = self.workspaces / conversation_id
+        if made.is_dir() and not any(made.iterdir()):
+            made.rmdir()
+
     def restore(self, conversation_id: str) -> Conversation:
         source = self.recycle / conversation_id
         if not SESSION_ID.match(conversation_id) or not source.exists():
