@@ -60,6 +60,13 @@ def test_without_a_terminal_the_no_is_said_on_the_wire(anthropic_server: FakeSer
     assert answered["by"] == "orkas run"
     end = next(e for e in events if e["type"] == "tool_end")
     assert end["is_error"] is True and not (tmp_path / "notes.txt").exists()
+    # The model is told nobody was asked: not that the person refused (it stopped offering, or argued with them).
+    [result_block] = [
+        b for b in anthropic_server.requests[-1].json["messages"][-1]["content"] if b["type"] == "tool_result"
+    ]
+    told = json.dumps(result_block["content"])
+    assert "declined without asking anyone (orkas run had no terminal or window to ask in)" in told
+    assert "not the person's refusal" in told
 
 
 def test_without_a_terminal_text_mode_says_why_on_stderr(anthropic_server: FakeServer, tmp_path: Path) -> None:
@@ -141,6 +148,7 @@ def test_two_questions_are_asked_one_at_a_time_in_order(anthropic_server: FakeSe
     decisions = [e["decision"] for e in events if e["type"] == "permission_answered"]
     assert decisions == ["allow_once", "deny"]
     assert (tmp_path / "first.txt").exists() and not (tmp_path / "second.txt").exists()
+    assert "without asking anyone" not in json.dumps(anthropic_server.requests[-1].json)  # this no was the person's
 
 
 def test_an_answer_that_is_not_one_is_asked_again_not_taken_for_no(

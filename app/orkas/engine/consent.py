@@ -83,6 +83,7 @@ class Permissions:
     on_expired: Callable[[str], None] | None = None  # a question went unanswered past its time: the product says so
     _run_grants: set[str] = field(default_factory=set)
     _pending: dict[str, asyncio.Future[Decision]] = field(default_factory=dict)
+    _why: dict[str, str] = field(default_factory=dict)  # a no that is not the person's: why nobody answered
 
     def immediate(self, ask: Ask) -> bool | None:
         """True/False when no question is needed, None when the person must be asked."""
@@ -159,13 +160,20 @@ class Permissions:
         log.info("permission %s: tool=%s categories=%s", decision, question.ask.tool, question.ask.categories)
         return decision
 
-    def answer(self, question_id: str, decision: Decision) -> bool:
-        """The person's answer. Returns False if the question is unknown or already answered."""
+    def answer(self, question_id: str, decision: Decision, *, why: str = "") -> bool:
+        """The person's answer. Returns False if the question is unknown or already answered. `why`: the no
+        was not the person's (nobody was there to ask), said to the model as such."""
         future = self._pending.get(question_id)
         if future is None or future.done():
             return False
+        if why:
+            self._why[question_id] = why
         future.set_result(decision)
         return True
+
+    def why(self, question_id: str) -> str:
+        """Why an answered question's no was nobody's ("" when the person gave it), once."""
+        return self._why.pop(question_id, "")
 
     def deny_all(self) -> None:
         """The answer channel went away (or the run stopped): every open question is a no."""

@@ -63,6 +63,13 @@ def batches(calls: Sequence[ToolUseBlock], tools: ToolSet) -> list[list[ToolUseB
     return out
 
 
+# A no nobody gave: the model must not take it for the person's refusal (and stop offering, or argue with them).
+UNASKED = (
+    "This was declined without asking anyone ({why}): it is not the person's refusal. Say what you would have "
+    "done and that it needs their approval, or do it in a way that needs none."
+)
+
+
 class ToolRunner:
     def __init__(
         self,
@@ -89,6 +96,7 @@ class ToolRunner:
         self.elapsed = 0.0
         self.loop_stop: str | None = None  # set when the loop guard stopped the run
         self.ends_turn = False  # a result of the last round asked to end the turn (ToolResult.ends_turn)
+        self._unasked: dict[str, str] = {}  # call id → why its question's no was nobody's
 
     async def run(self, calls: Sequence[ToolUseBlock], *, truncated: bool = False) -> AsyncGenerator[Event, None]:
         """Yield tool events; afterwards `results` holds one result per call, in declared order.
@@ -184,7 +192,10 @@ class ToolRunner:
             return decided
         question = self.permissions.question(ask)
         queue.put_nowait(("permission", call, question))
-        return await self.permissions.wait(question)
+        allowed = await self.permissions.wait(question)
+        if why := self.permissions.why(question.id):
+            self._unasked[call.id] = why
+        return allowed
 
     def _finish(
         self,
@@ -201,6 +212,8 @@ class ToolRunner:
             note_in(self.state, source)
         if call.id in notes:
             content = (*content, TextBlock(text=notes[call.id]))
+        if (why := self._unasked.pop(call.id, "")) and result.is_error:  # the tools say "the user did not approve"
+            content = (*content, TextBlock(text=UNASKED.format(why=why)))
         done[call.id] = ToolResultBlock(tool_use_id=call.id, content=content, is_error=result.is_error)
         duration = time.perf_counter() - began
         # Name, size and outcome only: a command's or a file's text never reaches the log.

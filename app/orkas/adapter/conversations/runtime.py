@@ -269,7 +269,8 @@ class ConversationRuntime(Versions):
         active = self.active.get(conversation_id)
         if active is None:
             self._not_elsewhere(conversation_id, "answer it")
-        if active is None or not active.permissions.answer(question_id, decision):
+        why = f"{by or 'Orkas'} had no terminal or window to ask in" if unattended else ""
+        if active is None or not active.permissions.answer(question_id, decision, why=why):
             return False
         answered = PermissionAnswered(question_id=question_id, decision=decision, by=by, unattended=unattended)
         self.publish(conversation_id, answered)
