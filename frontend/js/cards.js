@@ -121,7 +121,7 @@ export function permissionCard(conversationId, event) {
   return card;
 }
 
-export function permissionAnswered(card, decision, by = "", expired = false, unattended = false) {
+export function permissionAnswered(card, decision, by = "", expired = false, unattended = false, stopped = false) {
   card.classList.add("answered", decision === "deny" ? "denied" : "allowed");
   for (const b of card.querySelectorAll("button")) {
     b.disabled = true;
@@ -132,5 +132,6 @@ export function permissionAnswered(card, decision, by = "", expired = false, una
   if (by) shown.textContent += ` · ${t("answeredOn", { device: by })}`; // from a paired phone
   if (expired) shown.textContent = t("expiredUnanswered"); // nobody answered in time: a no
   if (unattended) shown.textContent = t("unattendedDeclined"); // nobody could be asked: a no
+  if (stopped) shown.textContent = t("stoppedDeclined"); // the run was stopped while it waited
   card.append(shown);
 }

@@ -426,7 +426,7 @@ export class ChatView {
 
   on_permission_answered(event) {
     const card = this.questions.get(event.question_id);
-    if (card) permissionAnswered(card, event.decision, event.by, event.expired, event.unattended);
+    if (card) permissionAnswered(card, event.decision, event.by, event.expired, event.unattended, event.stopped);
   }
 
   on_retry(event) {

@@ -497,6 +497,7 @@ const STRINGS = {
     answeredOn: "on {device}",
     expiredUnanswered: "Declined: no answer within 10 minutes",
     unattendedDeclined: "Declined: asked by orkas run with no terminal to answer on",
+    stoppedDeclined: "Declined: the run was stopped",
   },
   zh: {
     app: "Orkas",
@@ -993,6 +994,7 @@ const STRINGS = {
     answeredOn: "来自 {device}",
     expiredUnanswered: "已拒绝：10 分钟内未回答",
     unattendedDeclined: "已拒绝：orkas run 没有可以回答的终端",
+    stoppedDeclined: "已拒绝：运行已停止",
   },
   pt: {
     app: "Orkas",
@@ -1489,6 +1491,7 @@ const STRINGS = {
     answeredOn: "em {device}",
     expiredUnanswered: "Recusado: sem resposta em 10 minutos",
     unattendedDeclined: "Recusado: o orkas run não tinha um terminal para perguntar",
+    stoppedDeclined: "Recusado: a execução foi parada",
   },
 };
 

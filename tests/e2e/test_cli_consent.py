@@ -176,6 +176,12 @@ def test_ctrl_c_during_a_question_ends_the_command_without_an_answer(
     events = events_of(out)
     assert terminal.proc.returncode == 130
     assert events[-1]["type"] == "idle" and not (tmp_path / "notes.txt").exists()
+    # The question is closed on the wire, said as stopped (a view kept it open), before the run's end.
+    request = next(e for e in events if e["type"] == "permission_request")
+    kinds = [e["type"] for e in events]
+    answered = events[kinds.index("permission_answered")]
+    assert answered["question_id"] == request["id"] and answered["decision"] == "deny" and answered["stopped"]
+    assert kinds.index("permission_answered") < kinds.index("error")
 
 
 def test_text_mode_at_a_terminal_still_asks(anthropic_server: FakeServer, tmp_path: Path) -> None:

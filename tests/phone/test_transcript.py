@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from orkas.phone.strings import Words
 from orkas.phone.transcript import Bubble, Marker, Question, Transcript
 
 
@@ -74,13 +75,14 @@ def test_a_question_is_answered_by_whoever_was_first_and_later_words_go_below_it
 
 def test_a_no_nobody_gave_is_said_as_such() -> None:
     chat = Transcript.from_history({**HISTORY, "messages": []})
-    for n, (qid, why) in enumerate((("q1", "expired"), ("q2", "unattended"))):
+    for n, (qid, why) in enumerate((("q1", "expired"), ("q2", "unattended"), ("q3", "stopped"))):
         chat.apply(
             event(4 + 2 * n, "permission_request", id=qid, tool_use_id=qid, tool="bash", preview="make", level="x")
         )
         answered = {why: True, "by": "orkas run" if why == "unattended" else ""}
         (question,) = chat.apply(event(5 + 2 * n, "permission_answered", question_id=qid, decision="deny", **answered))
         assert isinstance(question, Question) and question.declined == why and question.decision == "deny"
+        assert Words("en")(f"declined_{why}").startswith("Declined: ")  # each said in words
 
 
 def test_a_stop_closes_the_bubble_and_says_so() -> None:

@@ -818,3 +818,19 @@ def test_a_long_reply_is_drawn_incrementally_and_announced_once(
     assert page.locator("#messages").get_attribute("aria-live") is None  # frames are not read out
     expect(page.locator("#announcer")).to_contain_text("Paragraph 39")
     assert page.evaluate("window.announced") == 1  # the finished reply, once
+
+
+def test_stop_while_an_approval_waits_closes_the_card_saying_so(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(
+        wire.message(wire.tool_use("write_file", {"path": "plan.md", "content": "x"}, id="toolu_w"))
+    )
+    send(page, "write a plan")
+    card = page.locator(".permission-card")
+    expect(card.locator("button.deny")).to_be_visible(timeout=TIMEOUT)
+    page.click("button.stop")
+    expect(card.locator(".answer")).to_have_text("Declined: the run was stopped", timeout=TIMEOUT)
+    expect(card.locator("button.deny")).to_be_disabled()
+    expect(page.locator(".marker.stopped")).to_be_visible(timeout=TIMEOUT)
+    assert not (workspace_of(app) / "plan.md").exists()

@@ -76,6 +76,7 @@ class PermissionAnswered:
     by: str = ""  # who answered: "" for the desktop, else the paired phone's name
     expired: bool = False  # nobody answered within the question's time: a no
     unattended: bool = False  # asked where nobody can answer (`orkas run` without a terminal): a no
+    stopped: bool = False  # the run was stopped while the question waited: a no
     type: Literal["permission_answered"] = "permission_answered"
 
 

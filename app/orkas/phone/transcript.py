@@ -37,7 +37,7 @@ class Question:
     level: str
     decision: str = ""  # allow_once | allow_run | always | deny, once answered (by anyone)
     by: str = ""  # "" = the desktop, else the phone (or `orkas run`) that answered
-    declined: str = ""  # "expired" | "unattended": a no nobody gave, said as such
+    declined: str = ""  # "expired" | "unattended" | "stopped": a no nobody gave, said as such
 
 
 @dataclass
@@ -223,7 +223,7 @@ class Transcript:
         found = self._index.get(event.get("question_id", ""))
         if isinstance(found, Question):
             found.decision, found.by = event.get("decision", ""), event.get("by", "")
-            found.declined = next((why for why in ("expired", "unattended") if event.get(why)), "")
+            found.declined = next((why for why in ("expired", "unattended", "stopped") if event.get(why)), "")
             return [found]
         return []
 

@@ -252,6 +252,8 @@ class ConversationRuntime(Versions):
         if active is None:
             self._not_elsewhere(conversation_id, "stop it")
             return False
+        for question_id in active.permissions.open_questions:  # each view closes the card, saying why
+            self.publish(conversation_id, PermissionAnswered(question_id=question_id, decision="deny", stopped=True))
         active.signal.abort("stopped by the user")
         active.permissions.deny_all()
         return True
