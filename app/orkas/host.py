@@ -34,6 +34,7 @@ from orkas.app import (
     check_provider,
     confinement_report,
     embedder_for,
+    environment_providers,
     evolution_for,
     load_configured,
     model_choices,
@@ -251,6 +252,7 @@ def host(
         packages=package_store(settings),
         evolution=evolution,
         connectors=assembly.connectors,
+        environment=environment_providers(settings),
     )
     devices = MirrorDevices(settings.data_dir / "mirror")
 

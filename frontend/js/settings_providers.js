@@ -145,7 +145,18 @@ export async function addProviderForm(guard, refresh) {
 export async function providersSection(data, guard, refresh) {
   const providers = el("section", "providers");
   providers.append(el("h3", "", t("providers")));
-  if (!data.providers.length) providers.append(el("p", "hint", t("noProviders")));
+  const fromEnvironment = data.environment_providers ?? [];
+  if (!data.providers.length && !fromEnvironment.length) providers.append(el("p", "hint", t("noProviders")));
+  // Set by environment variables when Orkas started: they answer, so they are listed (nothing to remove here).
+  for (const provider of fromEnvironment) {
+    const row = el("div", "provider environment");
+    row.dataset.provider = provider.name;
+    const where = provider.base_url ? ` · ${provider.base_url}` : "";
+    row.append(el("strong", "", provider.name), el("span", "hint", where));
+    const how = provider.variable ? t("fromEnvironmentKey", { variable: provider.variable }) : t("fromEnvironment");
+    row.append(el("div", "hint", how));
+    providers.append(row);
+  }
   for (const provider of data.providers) {
     const row = el("div", "provider");
     row.dataset.provider = provider.name;

@@ -48,3 +48,13 @@ def test_the_menu_leads_to_each_section_and_a_rule_can_be_taken_back(page: Page,
     expect(page.locator("#settings section.rules li.rule")).to_have_count(1, timeout=TIMEOUT)
     left = json.loads((app.home / "permission_rules.json").read_text())["rules"]
     assert left == [{"workspace": "/work/site", "key": "write_file"}]
+
+
+def test_a_provider_set_by_the_environment_is_listed_not_no_provider_yet(page: Page, app: App) -> None:
+    page.click("#settings-button")
+    section = page.locator("#settings section.providers")
+    row = section.locator('.provider.environment[data-provider="anthropic"]')
+    expect(row).to_be_visible(timeout=TIMEOUT)
+    expect(row).to_contain_text("ANTHROPIC_API_KEY")
+    expect(section).not_to_contain_text("No provider yet")
+    assert "sk-ant-test-key" not in section.inner_text()  # the variable's name, never its value

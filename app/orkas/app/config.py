@@ -117,6 +117,15 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
     )
 
 
+def environment_providers(settings: Settings) -> tuple[dict[str, str], ...]:
+    """The providers environment variables set (name, where, which variable holds the key; never the key)."""
+    return tuple(
+        {"name": spec.name, "base_url": spec.base_url or "", "variable": ENV_KEYS[spec.name][0] if spec.api_key else ""}
+        for spec in settings.providers
+        if spec.name in ENV_KEYS
+    )
+
+
 def _count(env: Mapping[str, str], name: str, default: int) -> int:
     """A positive whole number from the environment; anything else is a clear configuration error."""
     value = env.get(name)

@@ -54,3 +54,6 @@ class Services:
     packages: Packages | None = None  # external packages (skills and commands)
     evolution: Evolution | None = None  # self-evolution: status, history, undo
     connectors: ConnectorHub | None = None  # the person's MCP servers: status, add, remove, retry
+    # Providers set by environment variables (ANTHROPIC_API_KEY, …) that the settings do not name: they work,
+    # so Settings → Providers shows them (it said "No provider yet" while one answered).
+    environment: tuple[dict[str, str], ...] = ()

@@ -98,6 +98,7 @@ def add_settings_routes(api: FastAPI, services: Services) -> None:
         vault = services.vault() if product.providers else None
         return {
             "providers": describe_providers(product, vault),
+            "environment_providers": [p for p in services.environment if p["name"] not in product.providers],
             "pools": pools(product),
             "preferences": asdict(product.preferences),
             "vault": vault.key_source.description if vault is not None else None,
