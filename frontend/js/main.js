@@ -81,7 +81,7 @@ async function refreshList(query = $("#search").value.trim()) {
     ? (await get(`/api/search?q=${encodeURIComponent(query)}`))
       .map((hit) => ({ ...hit.conversation, snippet: hit.snippet, message: hit.message_id }))
     : await get("/api/conversations");
-  const drawn = JSON.stringify([query, state.current?.id ?? null, items]);
+  const drawn = JSON.stringify([query, state.current?.id ?? null, state.preferences?.language, new Date().toDateString(), items]);
   if (drawn === listDrawn && list.childElementCount) return; // unchanged: an open item menu stays open
   listDrawn = drawn;
   list.replaceChildren();
