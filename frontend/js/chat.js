@@ -420,7 +420,11 @@ export class ChatView {
     if (this.questions.has(event.id)) return;
     const card = permissionCard(this.conversationId, event);
     this.questions.set(event.id, card);
-    (this.turn ?? this.newTurn()).body.append(card);
+    // Right under the tool card it asks about, live and after a reload alike (appended, a replayed question
+    // landed wherever the turn had got to: below later cards and text).
+    const tool = this.cards.get(event.tool_use_id);
+    if (tool?.isConnected) tool.after(card);
+    else (this.turn ?? this.newTurn()).body.append(card);
     if (this.turn) this.turn.segment = null;
   }
 

@@ -173,7 +173,10 @@ def test_a_reload_during_an_approval_keeps_the_question_open(
     page: Page, app: App, anthropic_server: FakeServer
 ) -> None:
     anthropic_server.script(
-        wire.message(wire.tool_use("write_file", {"path": "after.md", "content": "a"}, id="toolu_w")),
+        wire.message(
+            wire.tool_use("write_file", {"path": "after.md", "content": "a"}, id="toolu_w"),
+            wire.tool_use("list_files", {"path": "."}, id="toolu_l"),
+        ),
         wire.reply_text("Saved after the reload."),
     )
     send(page, "write after.md")
@@ -182,6 +185,8 @@ def test_a_reload_during_an_approval_keeps_the_question_open(
     page.wait_for_selector("body[data-ready=true]")
     card = page.locator(".permission-card")
     expect(card).to_have_count(1, timeout=TIMEOUT)
+    # Right under the card of the call it asks about, as live (a replayed question went to the turn's end).
+    expect(page.locator('.tool-card:has-text("after.md") + .permission-card')).to_have_count(1)
     expect(card).not_to_have_class(re.compile(r"\banswered\b"))
     expect(card).not_to_be_focused()
     assert not (workspace_of(app) / "after.md").exists()
@@ -191,7 +196,7 @@ def test_a_reload_during_an_approval_keeps_the_question_open(
     expect(page.locator("button.stop")).to_be_hidden(timeout=TIMEOUT)
     page.reload()  # the history after the run equals what happened
     page.wait_for_selector("body[data-ready=true]")
-    expect(page.locator(".tool-card")).to_have_class(re.compile(r"\bok\b"), timeout=TIMEOUT)
+    expect(page.locator(".tool-card.ok")).to_have_count(2, timeout=TIMEOUT)
     expect(page.locator(".msg.assistant .markdown").last).to_have_text("Saved after the reload.")
     expect(page.locator("#messages")).not_to_contain_text("interrupted")
 

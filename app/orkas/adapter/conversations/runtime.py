@@ -271,16 +271,12 @@ class ConversationRuntime(Versions):
         active = self.active.get(conversation_id)
         if active is None:
             self._not_elsewhere(conversation_id, "answer it")
-        why = f"{by or 'Orkas'} had no terminal or window to ask in" if unattended else ""
+        why = f"{by} had no terminal or window to ask in" if unattended else ""
         if active is None or not active.permissions.answer(question_id, decision, why=why):
             return False
         answered = PermissionAnswered(question_id=question_id, decision=decision, by=by, unattended=unattended)
         self.publish(conversation_id, answered)
         return True
-
-    def finished_turns(self, conversation_id: str) -> int:
-        """How many turns have ended in this conversation's kept events (the phone's unread count)."""
-        return self.streams.finished_turns(conversation_id)
 
     async def delete(self, conversation_id: str) -> None:
         """To the recycle bin: the run stopped, its processes stopped, and no longer searchable."""

@@ -139,7 +139,7 @@ def create_mirror_app(
             {
                 **asdict(chat),
                 "running": chat.id in runtime.active,
-                "unread": devices.unread(device.id, chat.id, runtime.finished_turns(chat.id)),
+                "unread": devices.unread(device.id, chat.id, runtime.streams.finished_turns(chat.id)),
                 "floor": held.get(chat.id, {}).get("floor"),
                 "members": held.get(chat.id, {}).get("members", []),  # whom `@` can address
                 "waiting": waiting.get(chat.id, 0),  # approvals no one has given yet
@@ -156,7 +156,7 @@ def create_mirror_app(
             backlog, queue = runtime.subscribe(conversation_id, after)
             runtime.unsubscribe(conversation_id, queue)
             payload["events"] = backlog
-        devices.mark_read(device.id, conversation_id, runtime.finished_turns(conversation_id))
+        devices.mark_read(device.id, conversation_id, runtime.streams.finished_turns(conversation_id))
         return payload
 
     @api.websocket(f"{V1}/events")
