@@ -59,7 +59,7 @@ def test_the_certificate_is_the_one_the_desktop_shows(mirrored: Mirrored) -> Non
     pairing = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()
     assert pairing["fingerprint"] == mirrored.fingerprint and pairing["url"] == mirrored.mirror
     assert pairing["qr"].startswith("data:image/svg+xml") and pairing["expires_at"] - time.time() <= 120
-    assert pairing["link"] == f"{mirrored.mirror}/m/?pair={pairing['code']}&fp={mirrored.fingerprint}"
+    assert pairing["link"] == f"{mirrored.mirror}/m/#/?pair={pairing['code']}&fp={mirrored.fingerprint}"
 
 
 def test_unpaired_is_refused_everywhere_and_the_desktop_api_is_not_here(mirrored: Mirrored) -> None:

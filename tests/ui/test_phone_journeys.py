@@ -93,6 +93,32 @@ def test_back_goes_back_to_the_list_and_a_reload_stays_where_it_is(
     assert page.get_by_text("Taxes").count() >= 1
 
 
+def test_the_browser_s_back_and_forward_move_between_the_list_and_chats(
+    phone: Callable[[], Any], mirrored: Mirrored
+) -> None:
+    for title in ("Garden", "Taxes"):
+        mirrored.desktop("POST", "/api/conversations", {"title": title})
+    page = phone()
+    page.get_by_text("Garden").click()
+    wait_text(page, "Message (use @ to address an agent)")
+    page.wait_for_url("**#/chat/*", timeout=20_000)  # the address says where the person is
+    page.go_back()  # the browser's (or the phone's) Back
+    wait_text(page, "Conversations")
+    page.go_forward()
+    wait_text(page, "Message (use @ to address an agent)")
+    assert page.get_by_text("Garden").count() >= 1
+    page.go_back()
+    wait_text(page, "Conversations")
+    page.get_by_text("Taxes").click()
+    wait_text(page, "Message (use @ to address an agent)")
+    page.reload()  # a reload keeps the chat, and Back still leads to the list
+    semantics(page)
+    wait_text(page, "Message (use @ to address an agent)")
+    assert page.get_by_text("Taxes").count() >= 1
+    page.go_back()
+    wait_text(page, "Conversations")
+
+
 def session_of(page: Any) -> str | None:
     """The Flet session the page is in (its client keeps the id in sessionStorage); None mid-navigation."""
     try:

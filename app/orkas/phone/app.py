@@ -23,6 +23,7 @@ from typing import Any
 import flet_web.fastapi as flet_fastapi
 import msgpack
 from fastapi import Request, Response
+from flet.controls.types import RouteUrlStrategy
 from flet.messaging.protocol import MessageAction
 from flet_web.fastapi.flet_app_manager import app_manager
 from flet_web.fastapi.flet_upload import FletUpload
@@ -69,6 +70,9 @@ class PhoneApp:
                 flet_fastapi.app(
                     make_main(target, uploads),
                     no_cdn=True,
+                    # The route after a "#": a reload keeps it (at a path, Flet's client reported "/" and the
+                    # open chat gave way to the list), and the server is asked for /m/ alone.
+                    route_url_strategy=RouteUrlStrategy.HASH,
                     assets_dir=str(ASSETS),
                     app_name="Orkas",
                     app_short_name="Orkas",

@@ -8,7 +8,6 @@ this side. One session per phone tab, run by Flet in this process.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 import secrets
@@ -20,6 +19,7 @@ from urllib.parse import parse_qs
 import flet as ft
 
 from orkas.phone.client import MirrorClient, MirrorRefused, Target, Unpaired
+from orkas.phone.navigation import LIST, Navigator, chat_of, chat_route
 from orkas.phone.strings import Words, language
 from orkas.phone.transcript import USER, Item, Marker, Question, Transcript
 
@@ -62,6 +62,7 @@ class PhoneView:
         self.listed: list[dict[str, Any]] = []
         self.alerted: set[tuple[Any, Any]] = set()
         self.current: dict[str, Any] = {}
+        self.nav = Navigator(page, self._show)
         page.on_close = self._closed
 
     # ---- start and pairing ----
@@ -81,13 +82,13 @@ class PhoneView:
         code = (query.get("pair") or [""])[0]
         if isinstance(token, str) and token and not code:
             self.client.token = token
-            with contextlib.suppress(Unpaired):
-                opened = await self.prefs.get(OPEN_KEY)  # back where the person was (read first: the list clears it)
-                await self.show_list()
-                chosen = next((c for c in self.listed if c.get("id") == opened), None)
-                if chosen is not None:
-                    await self._guarded(self.show_chat(chosen))
-                return
+            # Back where the person was: the address a reload keeps, else the chat a restart left open (read
+            # before the list, which forgets it). The list first, so Back from the chat goes to it.
+            opened = chat_of(page.route) or await self.prefs.get(OPEN_KEY)
+            await self.nav.go(LIST)
+            if any(c.get("id") == opened for c in self.listed):
+                await self.nav.go(chat_route(str(opened)))
+            return
         self.show_pairing(code, (query.get("fp") or [""])[0])
 
     def show_pairing(self, code: str = "", fingerprint: str = "", note: str = "") -> None:
@@ -109,8 +110,7 @@ class PhoneView:
                 self.page.update()
                 return
             await self.prefs.set(TOKEN_KEY, token)
-            await self.page.push_route("/")  # the code is spent: keep it out of the address bar
-            await self.show_list()
+            await self.nav.go(LIST)  # and the code, spent, leaves the address bar
 
         rows: list[ft.Control] = [
             ft.Text(t("pair_title"), size=24, weight=ft.FontWeight.BOLD),
@@ -173,18 +173,31 @@ class PhoneView:
             await self._unpaired()
 
     async def refresh_list(self) -> None:
-        await self._guarded(self.show_list())
+        await self.nav.redraw(LIST)
 
     async def _back(self, _: Any) -> None:
-        """The app bar's ←: the list (a reload then stays on it). Awaited: a lambda returning the coroutine
-        left it never run, and the tap did nothing."""
-        await self.refresh_list()
+        """The app bar's ←: the list, as the browser's Back. Awaited: a lambda returning the coroutine left it
+        never run, and the tap did nothing."""
+        await self.nav.go(LIST)
 
     def _opener(self, chat: dict[str, Any]) -> Callable[[Any], Awaitable[None]]:
         async def open_chat(_: Any) -> None:
-            await self._guarded(self.show_chat(chat))
+            await self.nav.go(chat_route(str(chat["id"])))
 
         return open_chat
+
+    async def _show(self, route: str) -> str:
+        """Draw what a route names (the Navigator's side); a chat no longer there shows the list."""
+        wanted = chat_of(route)
+        chat = next((c for c in self.listed if c.get("id") == wanted), None) if wanted else None
+        if wanted and chat is None:  # made since the list was drawn (Forward, a typed address): ask again
+            self.listed = await self._guarded(self.client.conversations()) or self.listed
+            chat = next((c for c in self.listed if c.get("id") == wanted), None)
+        if chat is None:
+            await self._guarded(self.show_list())
+            return LIST
+        await self._guarded(self.show_chat(chat))
+        return chat_route(wanted)
 
     # ---- one conversation ----
     async def show_chat(self, chat: dict[str, Any]) -> None:
@@ -236,7 +249,7 @@ class PhoneView:
 
     async def reload_chat(self) -> None:
         if self.chat is not None:
-            await self._guarded(self.show_chat(self.current))
+            await self.nav.redraw(chat_route(self.chat.conversation))
 
     async def _watch(self, chat: Transcript) -> None:
         """The conversation live: catch-up after what the history held, then each event as it happens;
@@ -247,8 +260,8 @@ class PhoneView:
                     return
                 for item in chat.apply(event):
                     self.dirty[item.key] = item
-                if chat.stale:  # an edit or another answer elsewhere: draw the history again
-                    await self.reload_chat()
+                if chat.stale:  # an edit or another answer elsewhere: draw the history again, in a task of its
+                    self._errand(self.reload_chat())  # own (redrawing stops this watcher: it froze here)
                     return
                 self._schedule()
         except Unpaired:

@@ -70,7 +70,9 @@ def add_mirror_routes(api: FastAPI, mirror: MirrorControl) -> None:
             raise HTTPException(status_code=409, detail="turn the phone mirror on first (Settings → Phone)")
         pairing = mirror.devices.start_pairing()
         # A query, not a fragment: the phone view's session reads it (the code is spent on first use).
-        link = f"{server.url}/m/?pair={pairing.code}&fp={server.certificate.fingerprint}"
+        link = (
+            f"{server.url}/m/#/?pair={pairing.code}&fp={server.certificate.fingerprint}"  # the view routes by the "#"
+        )
         return {
             "code": pairing.code,
             "expires_at": pairing.expires_at,
