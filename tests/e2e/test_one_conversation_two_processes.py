@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from websockets.sync.client import connect
 
 from tests.conftest import subprocess_env
 from tests.fakes import anthropic as a_wire
@@ -40,6 +41,17 @@ def cli(app: App, server: FakeServer, chat: str, text: str) -> subprocess.Popen[
     env = subprocess_env(ORKAS_HOME=str(app.home), ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=server.url)
     command = [ORKAS, "run", text, "--session", chat, "--json"]
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=app.home)
+
+
+def events_after(app: App, chat: str, after: int, *, until_type: str) -> list[dict[str, Any]]:
+    """What the window's socket is sent after `after`, up to the first event of type `until_type`."""
+    url = app.base.replace("http://", "ws://") + f"/api/events?token={app.token}&conversation={chat}&after={after}"
+    got: list[dict[str, Any]] = []
+    with connect(url, open_timeout=10) as socket:
+        while not got or got[-1]["type"] != until_type:
+            data = json.loads(socket.recv(timeout=30))
+            got += [e for e in (data if isinstance(data, list) else [data]) if e.get("type") != "hello"]
+    return got
 
 
 def test_a_terminal_run_while_the_window_runs_is_refused_and_the_next_one_goes_on(
@@ -104,8 +116,15 @@ def test_the_window_opening_a_chat_a_terminal_run_waits_in_changes_nothing_of_it
         terminal = Terminal(anthropic_server, app.home, "write c", "--session", chat, ORKAS_HOME=str(app.home))
         terminal.question()
         written = transcript.read_bytes()
-        assert api.get(f"/api/conversations/{chat}/messages").status_code == 200  # the window (re)opens it
+        opened = api.get(f"/api/conversations/{chat}/messages")  # the window (re)opens it
+        assert opened.status_code == 200
         assert transcript.read_bytes() == written  # nothing rewritten under the terminal's run
+        # ...and sees it as it is: running, its question waiting (a view opened late saw a tool "interrupted").
+        assert opened.json()["running"] and "Writing." not in json.dumps(opened.json()["messages"])
+        replayed = events_after(app, chat, opened.json()["after"], until_type="permission_request")
+        kinds = [e["type"] for e in replayed]
+        assert kinds[0] == "user_message" and "tool_start" in kinds and kinds[-1] == "permission_request"
+        assert [c["running"] for c in api.get("/api/conversations").json() if c["id"] == chat] == [True]
         # Its question and its Stop belong to the terminal: the window is told so, not "no such question".
         events = (app.home / "conversations" / chat / "events.jsonl").read_text().splitlines()
         question = next(json.loads(e)["id"] for e in events if '"permission_request"' in e)
@@ -119,9 +138,37 @@ def test_the_window_opening_a_chat_a_terminal_run_waits_in_changes_nothing_of_it
         terminal.type("o")
         terminal.finish()
         assert terminal.proc.returncode == 0
+        assert [c["running"] for c in api.get("/api/conversations").json() if c["id"] == chat] == [False]
         kept = transcript.read_text()
         assert "All finished with c.txt." in kept and "interrupted" not in kept
         last = api.get(f"/api/conversations/{chat}/messages").json()["messages"][-1]
         assert "All finished with c.txt." in json.dumps(last)
+    finally:
+        app.stop()
+
+
+def test_a_terminal_run_killed_mid_turn_ends_in_the_open_window(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    """The window open on a chat a terminal runs: `kill -9` on the terminal, and the window stops showing a run
+    (it kept its Stop, which did nothing, and said "running" for good)."""
+    anthropic_server.script(slow(" ".join(f"w{i}" for i in range(200))))
+    app = start_app(tmp_path / "home", ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    try:
+        api = httpx.Client(base_url=app.base, headers={"X-Orkas-Token": app.token}, timeout=10)
+        chat = api.post("/api/conversations", json={"title": "Killed"}).json()["id"]
+        after = api.get(f"/api/conversations/{chat}/messages").json()["after"]
+        url = app.base.replace("http://", "ws://") + f"/api/events?token={app.token}&conversation={chat}&after={after}"
+        with connect(url, open_timeout=10) as socket:
+            run = cli(app, anthropic_server, chat, "tell me a long one")
+            kinds: list[str] = []
+            while "text_delta" not in kinds:  # it is streaming: kill it now
+                data = json.loads(socket.recv(timeout=30))
+                kinds += [e["type"] for e in (data if isinstance(data, list) else [data])]
+            run.kill()
+            run.communicate(timeout=10)
+            while kinds[-1] != "idle":
+                data = json.loads(socket.recv(timeout=30))
+                kinds += [e["type"] for e in (data if isinstance(data, list) else [data])]
+        assert [c["running"] for c in api.get("/api/conversations").json() if c["id"] == chat] == [False]
+        assert not api.get(f"/api/conversations/{chat}/messages").json()["running"]
     finally:
         app.stop()

@@ -156,7 +156,7 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
 
     @api.get("/api/conversations")
     async def conversations_list() -> list[dict[str, Any]]:
-        return [{**asdict(c), "running": c.id in runtime.active} for c in conversations.recent()]
+        return [{**asdict(c), "running": runtime.running(c.id)} for c in conversations.recent()]  # a terminal's too
 
     @api.post("/api/conversations", status_code=201)
     async def conversations_create(body: NewConversation) -> dict[str, Any]:

@@ -10,18 +10,17 @@ permission question; versions (edit, another answer, switch) are versions.py's.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from orkas.adapter.conversations.attachments import Attachment, content_for
 from orkas.adapter.conversations.counting import Counting
 from orkas.adapter.conversations.processes import ConversationProcesses
+from orkas.adapter.conversations.snapshots import Snapshots
 from orkas.adapter.conversations.store import Conversation, ConversationStore
 from orkas.adapter.conversations.streams import Published, Streams, Subscription
-from orkas.adapter.conversations.transcript import LoadReport
 from orkas.adapter.conversations.turns import Active, Groups, GroupTurn, Loop, Runner, Solo, run, shown, text_of
 from orkas.adapter.conversations.versions import Versions
 from orkas.adapter.wire import (
@@ -47,18 +46,6 @@ log = logging.getLogger(__name__)
 TITLE_SECONDS = 30.0  # a title call that takes longer is given up (the first words stay)
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """What a view draws on opening a conversation: the history, and the event to stream after."""
-
-    messages: Sequence[Message]
-    after: int
-    running: bool
-    report: LoadReport | None
-    unsent: list[dict[str, Any]] = field(default_factory=list)  # not sent (no provider): resend or discard
-    group: list[dict[str, Any]] | None = None  # a group conversation's bus records (then `messages` is empty)
-
-
 PrepareRun = Callable[[Conversation], tuple[Permissions, Budget | None]]
 
 
@@ -80,7 +67,7 @@ class Hooks:
     advertised: Callable[[str, str], Sequence[str]] | None = None  # (conversation, actor) → skills in its prompt
 
 
-class ConversationRuntime(Versions):
+class ConversationRuntime(Versions, Snapshots):
     """`make_agent` builds the agent for a conversation's run (raising `ConfigError` when it cannot);
     `prepare_run` gives that run its permissions (mode, saved rules) and budget; `processes` keeps each
     conversation's background processes across turns."""
@@ -115,63 +102,16 @@ class ConversationRuntime(Versions):
     def publish(self, conversation_id: str, event: ProductEvent, actor: str | None = None) -> Published:
         return self.streams.publish(conversation_id, event, actor)
 
-    def waiting_questions(self) -> list[dict[str, Any]]:
+    def waiting_questions(self, elsewhere: Sequence[str] = ()) -> list[dict[str, Any]]:
         """Permission requests no one has answered yet, in every running conversation (a phone that
-        connects is shown them at once)."""
-        return self.streams.waiting_questions(list(self.active))
+        connects is shown them at once), and in those of `elsewhere` another process runs."""
+        for conversation_id in elsewhere:
+            self.streams.catch_up(conversation_id)
+        return self.streams.waiting_questions([*self.active, *elsewhere])
 
-    def snapshot(self, conversation_id: str) -> Snapshot:
-        """The history to draw and the sequence number to stream after, so that nothing shows twice and
-        nothing is missed: while a run is going, the history stops where the run began and its events
-        are replayed (a live reply survives a reload)."""
-        active = self.active.get(conversation_id)
-        if self._is_group(conversation_id):
-            return self._group_snapshot(conversation_id, active)
-        session, report = self.store.session(conversation_id, write_back=active is None)  # a live run owns it
-        session.close()
-        return self._snapshot(conversation_id, session.messages(), report, active)
-
-    def _is_group(self, conversation_id: str) -> bool:
-        return self.groups is not None and self.groups.is_group(conversation_id)
-
-    def _group_snapshot(self, conversation_id: str, active: Active | None) -> Snapshot:
-        assert self.groups is not None
-        unsent = self.store.unsent(conversation_id)
-        if active is not None:
-            records = self.groups.history(conversation_id, active.history_length)
-            return Snapshot((), active.start_seq, True, None, unsent, group=records)
-        records = self.groups.history(conversation_id)
-        return Snapshot((), self.streams.last_seq(conversation_id), False, None, unsent, group=records)
-
-    async def opened(self, conversation_id: str) -> Snapshot:
-        """`snapshot`, with the transcript read on a worker thread: a view opening a long conversation
-        must not stall the others' streams. Read again if a run started or ended meanwhile, so the
-        history and the replay point always belong together."""
-        if await asyncio.to_thread(self._is_group, conversation_id):
-            active = self.active.get(conversation_id)
-            if active is not None and active.history_length is None:
-                return self.snapshot(conversation_id)
-            return await asyncio.to_thread(self._group_snapshot, conversation_id, active)
-        for _ in range(3):
-            active = self.active.get(conversation_id)
-            seq = self.streams.last_seq(conversation_id)
-            load = functools.partial(self.store.session, conversation_id, write_back=active is None)
-            session, report = await asyncio.to_thread(load)
-            session.close()
-            same_run = self.active.get(conversation_id) is active
-            if same_run and (active is not None or self.streams.last_seq(conversation_id) == seq):
-                return self._snapshot(conversation_id, session.messages(), report, active)
-        return self.snapshot(conversation_id)  # runs keep starting and ending: read it on the loop once
-
-    def _snapshot(
-        self, conversation_id: str, messages: Sequence[Message], report: LoadReport | None, active: Active | None
-    ) -> Snapshot:
-        if active is not None:
-            # Until the run has loaded its transcript nothing of it is written: all of it is history.
-            shown = messages if active.history_length is None else messages[: active.history_length]
-            return Snapshot(shown, active.start_seq, True, report, self.store.unsent(conversation_id))
-        after = self.streams.last_seq(conversation_id)
-        return Snapshot(messages, after, False, report, self.store.unsent(conversation_id))
+    def running(self, conversation_id: str) -> bool:
+        """A run goes in the conversation, here or in another process (a terminal's `orkas run`)."""
+        return conversation_id in self.active or self.store.running_elsewhere(conversation_id)
 
     def subscribe(self, conversation_id: str, after: int = 0) -> tuple[list[dict[str, Any]], Subscription]:
         """Events after `after` so far, and a queue of the ones to come, in their wire form (where they leave the

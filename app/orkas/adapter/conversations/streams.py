@@ -17,7 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from orkas.adapter.conversations.event_log import EventLog
-from orkas.adapter.wire import ALERTS, Idle, PermissionAnswered, ProductEvent, TurnEnd, UnknownEvent, from_wire, to_wire
+from orkas.adapter.wire import (
+    ALERTS,
+    Idle,
+    PermissionAnswered,
+    ProductEvent,
+    TurnEnd,
+    UnknownEvent,
+    UserMessageShown,
+    from_wire,
+    to_wire,
+)
 from orkas.engine.events import Done, PermissionRequest
 
 log = logging.getLogger(__name__)
@@ -111,6 +121,29 @@ class Streams:
                 queue.put_nowait(published.wire())
         del stream.events[:-KEEP_EVENTS]
 
+    def _end_orphaned(self, conversation_id: str) -> None:
+        """A run another process held ended without its `idle` (killed): views kept showing it running, with a
+        Stop that did nothing. Its last lines are read first: it writes them before letting go of the run."""
+        stream = self.streams.get(conversation_id)
+        if stream is None or not stream.events or isinstance(stream.events[-1].event, Idle):
+            return
+        if self.running(conversation_id) or self.elsewhere(conversation_id):
+            return
+        self.catch_up(conversation_id)
+        if stream.events and not isinstance(stream.events[-1].event, Idle):
+            self.publish(conversation_id, Idle())
+
+    def run_start(self, conversation_id: str) -> tuple[int, str]:
+        """Where the run going on now began in the kept events: the sequence number before its first event,
+        and the id of the message it answers ("" when not kept)."""
+        events = self.stream(conversation_id).events
+        start = next((i + 1 for i in range(len(events) - 1, -1, -1) if isinstance(events[i].event, Idle)), 0)
+        if start >= len(events):
+            return self.last_seq(conversation_id), ""
+        first = events[start]
+        message = first.event.message_id if isinstance(first.event, UserMessageShown) else ""
+        return first.seq - 1, message
+
     def watched(self) -> list[str]:
         """The conversations some view is subscribed to."""
         return [conversation_id for conversation_id, stream in self.streams.items() if stream.subscribers]
@@ -169,6 +202,7 @@ class Streams:
             for conversation_id in watched:
                 try:
                     self.catch_up(conversation_id)
+                    self._end_orphaned(conversation_id)
                 except Exception:  # one damaged log must not stop the others being followed
                     log.exception("cannot follow conversation %s", conversation_id)
             await asyncio.sleep(FOLLOW_EVERY)

@@ -132,19 +132,21 @@ def create_mirror_app(
             return {c.id: members.members(c.id) for c in runtime.store.recent()}
 
         held = await asyncio.to_thread(groups)
+        chats = runtime.store.recent()
+        running = {chat.id for chat in chats if runtime.running(chat.id)}  # a terminal's runs too
         waiting: dict[str, int] = {}
-        for question in runtime.waiting_questions():
+        for question in runtime.waiting_questions([c for c in running if c not in runtime.active]):
             waiting[question["conversation"]] = waiting.get(question["conversation"], 0) + 1
         return [
             {
                 **asdict(chat),
-                "running": chat.id in runtime.active,
+                "running": chat.id in running,
                 "unread": devices.unread(device.id, chat.id, runtime.streams.finished_turns(chat.id)),
                 "floor": held.get(chat.id, {}).get("floor"),
                 "members": held.get(chat.id, {}).get("members", []),  # whom `@` can address
                 "waiting": waiting.get(chat.id, 0),  # approvals no one has given yet
             }
-            for chat in runtime.store.recent()
+            for chat in chats
         ]
 
     @api.get(f"{V1}/conversations/{{conversation_id}}/messages")
