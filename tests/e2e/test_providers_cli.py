@@ -136,3 +136,12 @@ def test_a_base_url_with_a_password_sends_it_and_the_key_and_never_shows_it(
     expected = base64.b64encode(f"ana:{password}".encode()).decode()
     assert headers["proxy-authorization"] == f"Basic {expected}"
     assert password not in ran.stdout + ran.stderr
+
+
+def test_a_provider_the_environment_sets_is_listed_with_its_variable_not_its_key(tmp_path: Path) -> None:
+    env = subprocess_env(ORKAS_HOME=str(tmp_path / "home"), ANTHROPIC_API_KEY="sk-ant-secret-value")
+    listed = orkas("providers", "list", env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert "anthropic" in listed.stdout and "from the environment" in listed.stdout
+    assert "$ANTHROPIC_API_KEY" in listed.stdout and "secret-value" not in listed.stdout
+    assert "no providers configured" not in listed.stdout

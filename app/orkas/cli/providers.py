@@ -41,7 +41,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from orkas.adapter.settings.store import SettingsStore
     from orkas.adapter.settings.vault import Vault, VaultError
-    from orkas.app import settings_from_env
+    from orkas.app import environment_providers, settings_from_env
 
     settings = settings_from_env(env)
     store = SettingsStore(settings.data_dir / "settings.json")
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             return asyncio.run(_test(args.name, store, vault))
         if command == "detect":
             return asyncio.run(_detect(args.add, store, env))
-        return _list(store, vault)
+        return _list(store, vault, environment_providers(settings))
     except VaultError as e:
         print(f"orkas: {e}", file=sys.stderr)
         return EXIT_FAILED
@@ -87,12 +87,18 @@ def _add(args: argparse.Namespace, store: SettingsStore, vault: Vault) -> int:
     return EXIT_OK
 
 
-def _list(store: SettingsStore, vault: Vault) -> int:
+def _list(store: SettingsStore, vault: Vault, environment: tuple[dict[str, str], ...] = ()) -> int:
     from orkas.adapter.providers.admin import describe_providers, pools
 
     product = store.load()
+    for provider in environment:  # they answer too: a run uses them (the settings' own come first)
+        if provider["name"] not in product.providers:
+            where = f" at {provider['base_url']}" if provider["base_url"] else ""
+            key = f"its key in ${provider['variable']}" if provider["variable"] else "no key"
+            print(f"{provider['name']}{where}: from the environment ({key}; orkas providers add keeps it in the vault)")
     if not product.providers:
-        print("no providers configured (orkas providers add NAME --kind anthropic --key -)")
+        if not environment:
+            print("no providers configured (orkas providers add NAME --kind anthropic --key -)")
         return EXIT_OK
     for provider in describe_providers(product, vault):
         keys = [f"{k['credential']} {k['masked'] or '(missing from the vault)'}" for k in provider["keys"]]

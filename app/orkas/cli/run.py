@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 
 
 def _check(args: argparse.Namespace) -> None:
+    if not args.prompt.strip():  # an unset $PROMPT in a script: no empty message sent, no "Untitled chat" made
+        raise ConfigError("the message is empty: say what you want done")
     if args.max_tool_loops < 1:
         raise ConfigError("--max-tool-loops must be at least 1")
     if args.retries < 0:
