@@ -91,11 +91,11 @@ def _list(store: SettingsStore, vault: Vault, environment: tuple[dict[str, str],
     from orkas.adapter.providers.admin import describe_providers, pools
 
     product = store.load()
-    for provider in environment:  # they answer too: a run uses them (the settings' own come first)
-        if provider["name"] not in product.providers:
-            where = f" at {provider['base_url']}" if provider["base_url"] else ""
-            key = f"its key in ${provider['variable']}" if provider["variable"] else "no key"
-            print(f"{provider['name']}{where}: from the environment ({key}; orkas providers add keeps it in the vault)")
+    for found in environment:  # they answer too: a run uses them (the settings' own come first)
+        if found["name"] not in product.providers:
+            where = f" at {found['base_url']}" if found["base_url"] else ""
+            key = f"its key in ${found['variable']}" if found["variable"] else "no key"
+            print(f"{found['name']}{where}: from the environment ({key}; orkas providers add keeps it in the vault)")
     if not product.providers:
         if not environment:
             print("no providers configured (orkas providers add NAME --kind anthropic --key -)")
