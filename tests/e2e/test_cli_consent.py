@@ -66,7 +66,7 @@ def test_without_a_terminal_the_no_is_said_on_the_wire(anthropic_server: FakeSer
     ]
     told = json.dumps(result_block["content"])
     assert "declined without asking anyone (orkas run had no terminal or window to ask in)" in told
-    assert "not the person's refusal" in told
+    assert "not the person's refusal" in told and "the user did not approve" not in told  # one message, not two
 
 
 def test_without_a_terminal_text_mode_says_why_on_stderr(anthropic_server: FakeServer, tmp_path: Path) -> None:

@@ -130,7 +130,7 @@ async def _prepare(assembly: Assembly, conversation: Conversation, args: argpars
     if args.agent is not None:
         spec = _bound_agent(assembly, args.agent)
         conversation = assembly.store.tune(conversation.id, {"agent": spec.name})
-    wanted = [n.strip() for n in (args.agents or "").split(",") if n.strip()]
+    wanted = list(dict.fromkeys(n.strip() for n in (args.agents or "").split(",") if n.strip()))  # each once
     if wanted:
         _known(assembly, wanted)
         assembly.groups.set_members(conversation.id, wanted)

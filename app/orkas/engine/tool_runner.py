@@ -65,8 +65,9 @@ def batches(calls: Sequence[ToolUseBlock], tools: ToolSet) -> list[list[ToolUseB
 
 # A no nobody gave: the model must not take it for the person's refusal (and stop offering, or argue with them).
 UNASKED = (
-    "This was declined without asking anyone ({why}): it is not the person's refusal. Say what you would have "
-    "done and that it needs their approval, or do it in a way that needs none."
+    "not run: {tool} needs the person's approval, and it was declined without asking anyone ({why}). It is not "
+    "the person's refusal: say what you would have done and that it needs their approval, or do it in a way "
+    "that needs none."
 )
 
 
@@ -212,8 +213,8 @@ class ToolRunner:
             note_in(self.state, source)
         if call.id in notes:
             content = (*content, TextBlock(text=notes[call.id]))
-        if (why := self._unasked.pop(call.id, "")) and result.is_error:  # the tools say "the user did not approve"
-            content = (*content, TextBlock(text=UNASKED.format(why=why)))
+        if (why := self._unasked.pop(call.id, "")) and result.is_error:  # in place of "the user did not approve"
+            content = (TextBlock(text=UNASKED.format(tool=call.name, why=why)),)
         done[call.id] = ToolResultBlock(tool_use_id=call.id, content=content, is_error=result.is_error)
         duration = time.perf_counter() - began
         # Name, size and outcome only: a command's or a file's text never reaches the log.
