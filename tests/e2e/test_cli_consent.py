@@ -65,8 +65,10 @@ def test_without_a_terminal_the_no_is_said_on_the_wire(anthropic_server: FakeSer
         b for b in anthropic_server.requests[-1].json["messages"][-1]["content"] if b["type"] == "tool_result"
     ]
     told = json.dumps(result_block["content"])
-    assert "declined without asking anyone (orkas run had no terminal or window to ask in)" in told
-    assert "not the person's refusal" in told and "the user did not approve" not in told  # one message, not two
+    assert told.index("Nobody was asked (orkas run had no terminal or window to ask in)") < told.index(
+        "did not approve"
+    )
+    assert "This is not the person's refusal" in told  # framed first: the tool's words are not read as a refusal
 
 
 def test_without_a_terminal_text_mode_says_why_on_stderr(anthropic_server: FakeServer, tmp_path: Path) -> None:

@@ -64,10 +64,11 @@ def batches(calls: Sequence[ToolUseBlock], tools: ToolSet) -> list[list[ToolUseB
 
 
 # A no nobody gave: the model must not take it for the person's refusal (and stop offering, or argue with them).
-UNASKED = (
-    "not run: {tool} needs the person's approval, and it was declined without asking anyone ({why}). It is not "
-    "the person's refusal: say what you would have done and that it needs their approval, or do it in a way "
-    "that needs none."
+# The tool's own words stay between the two (which file, which host): they say "the user did not approve".
+UNASKED = "Nobody was asked ({why}): {tool} needs approval. The tool said:"
+UNASKED_END = (
+    "This is not the person's refusal: say what you would have done and that it needs their approval, or do it "
+    "in a way that needs none."
 )
 
 
@@ -213,8 +214,10 @@ class ToolRunner:
             note_in(self.state, source)
         if call.id in notes:
             content = (*content, TextBlock(text=notes[call.id]))
-        if (why := self._unasked.pop(call.id, "")) and result.is_error:  # in place of "the user did not approve"
-            content = (TextBlock(text=UNASKED.format(tool=call.name, why=why)),)
+        if (why := self._unasked.pop(call.id, "")) and result.is_error:  # it frames the tool's own words
+            said = " ".join(b.text for b in content if isinstance(b, TextBlock))
+            framed = f"{UNASKED.format(tool=call.name, why=why)} {said} {UNASKED_END}"
+            content = (TextBlock(text=framed), *(b for b in content if not isinstance(b, TextBlock)))
         done[call.id] = ToolResultBlock(tool_use_id=call.id, content=content, is_error=result.is_error)
         duration = time.perf_counter() - began
         # Name, size and outcome only: a command's or a file's text never reaches the log.
