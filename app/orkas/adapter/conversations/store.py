@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -140,7 +141,7 @@ class ConversationStore:
         """The right to run this conversation, across processes: the window and `orkas run --session` in a
         terminal each take it for a run, so two runs never number one event log twice or interleave one
         transcript. Raises ConversationBusy while another process holds it."""
-        held = try_lock(self._run_lock(conversation_id))
+        held = self._take(conversation_id)
         if held is None:
             raise ConversationBusy(
                 f"this conversation is running in {self.holder(conversation_id)}: "
@@ -161,11 +162,21 @@ class ConversationStore:
         """Whether another process holds the conversation's run lock (asked of one this process does not hold)."""
         if not self._run_lock(conversation_id).parent.is_dir():
             return False  # no such conversation (a lock is never made for one)
-        held = try_lock(self._run_lock(conversation_id))
-        if held is None:
-            return True
-        held.release()
-        return False
+        return self._take(conversation_id, look=True) is None
+
+    def _take(self, conversation_id: str, *, look: bool = False) -> HeldLock | None:
+        """The run lock if it is free (`look`: given back at once). A look takes it for a moment: in this
+        process looks and takes go one at a time (a look on a worker thread made a send here fail as "running
+        in the Orkas window"); another process's look is waited out by a few quick tries."""
+        for attempt in range(LOCK_TRIES):
+            with _TAKING:
+                held = try_lock(self._run_lock(conversation_id))
+                if held is not None and look:
+                    held.release()
+            if held is not None or attempt == LOCK_TRIES - 1:
+                return held
+            time.sleep(0.002 * (attempt + 1))
+        return None
 
     def _run_lock(self, conversation_id: str) -> Path:
         return self._folder(conversation_id) / "run.lock"
@@ -373,6 +384,8 @@ def _listed(root: Path) -> list[Conversation]:
 
 
 ANOTHER = "another Orkas (the window or a terminal's orkas run)"
+LOCK_TRIES = 4  # ~12 ms at most before a held run lock is taken for a run going on
+_TAKING = threading.Lock()
 
 
 def _this_process() -> str:
