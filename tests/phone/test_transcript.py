@@ -40,7 +40,7 @@ def test_a_history_becomes_bubbles_with_tools_and_markers() -> None:
     kinds = [(type(i).__name__, getattr(i, "who", "")) for i in chat.items]
     assert kinds == [("Bubble", "user"), ("Bubble", "assistant"), ("Marker", "")]  # a tool result is not a bubble
     answer = chat.items[1]
-    assert isinstance(answer, Bubble) and answer.text == "Looking. Two files." and answer.tools == ["bash: ls"]
+    assert isinstance(answer, Bubble) and answer.text == "Looking.\n\nTwo files." and answer.tools == ["bash: ls"]
     assert isinstance(chat.items[2], Marker) and chat.items[2].kind == "error"
 
 
@@ -192,3 +192,20 @@ def test_what_a_turn_can_say_beside_its_answer_reaches_the_phone() -> None:
     assert not chat.stale
     chat.apply(event(10, "history_changed"))
     assert chat.stale  # an edit elsewhere: the view reads the history again
+
+
+def test_text_after_a_tool_call_starts_a_paragraph_of_its_own_live_and_in_the_history() -> None:
+    chat = Transcript.from_history({**HISTORY, "messages": []})
+    chat.apply(event(4, "text_delta", text="Asking ghost."))
+    chat.apply(event(5, "tool_start", id="t1", name="list_files", summary="."))
+    chat.apply(event(6, "text_delta", text="Done"))
+    (bubble,) = chat.apply(event(7, "text_delta", text="."))
+    assert isinstance(bubble, Bubble) and bubble.text == "Asking ghost.\n\nDone."
+    said = [
+        {"id": "a1", "role": "assistant", "content": [{"type": "text", "text": "Asking ghost."},
+                                                      {"type": "tool_use", "id": "t1", "name": "list_files"}]},
+        {"id": "u2", "role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": []}]},
+        {"id": "a2", "role": "assistant", "content": [{"type": "text", "text": "Done."}]},
+    ]  # fmt: skip
+    history = Transcript.from_history({**HISTORY, "messages": said})
+    assert [i.text for i in history.items if isinstance(i, Bubble)] == ["Asking ghost.\n\nDone."]

@@ -601,3 +601,11 @@ async def test_reading_a_group_while_a_turn_runs_never_recovers_it(tmp_path: Pat
     runner.set_members(conversation.id, ["coder"])
     state = json.loads((store.root / conversation.id / "state.json").read_text())
     assert state["running"] is True and state["tasks"][0]["status"] == "open"
+
+
+async def test_what_the_commander_says_after_a_call_is_a_paragraph_of_its_own(tmp_path: Path, actors: Actors) -> None:
+    """ "Looking." and "Nothing there." around a call were posted as "Looking.Nothing there." (window, phone)."""
+    actors.script(COMMANDER, tool_call("list_files", {"path": "."}, say="Looking."), text("Nothing there."))
+    team = group(tmp_path, actors)
+    await drain(team, "look around")
+    assert [m.text for m in team.bus.messages if m.sender == COMMANDER] == ["Looking.\n\nNothing there."]

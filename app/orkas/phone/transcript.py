@@ -24,6 +24,15 @@ class Bubble:
     files: list[str] = field(default_factory=list)
     streaming: bool = False
     failed: str = ""  # why the turn failed, when it did
+    _tools_said: int = 0  # how many tool calls the text had been written after
+
+    def say(self, text: str) -> None:
+        """Text to the bubble; after a tool call, on a paragraph of its own ("Asking ghost.Done." ran together)."""
+        if text.strip() and self.text and len(self.tools) > self._tools_said:
+            self.text, text = self.text.rstrip() + "\n\n", text.lstrip()
+        if text.strip():
+            self._tools_said = len(self.tools)
+        self.text += text
 
 
 @dataclass
@@ -121,7 +130,7 @@ class Transcript:
                 self._add(bubble)
             for block in blocks:
                 if block.get("type") == "text":
-                    bubble.text += block.get("text", "")
+                    bubble.say(block.get("text", ""))
                 elif block.get("type") == "tool_use":
                     bubble.tools.append(_tool_line(block.get("name", ""), block.get("summary", "")))
                     given = block.get("input", {})
@@ -188,7 +197,7 @@ class Transcript:
 
     def _on_text_delta(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
         bubble = self._bubble(actor, event)
-        bubble.text += event.get("text", "")
+        bubble.say(event.get("text", ""))
         return [bubble]
 
     def _on_tool_start(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:

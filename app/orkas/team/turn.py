@@ -18,7 +18,7 @@ from orkas.adapter.conversations.sessions import PersistentSession
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
-from orkas.engine.events import Done, Error, Event, TextDelta, ToolEnd
+from orkas.engine.events import Done, Error, Event, TextDelta, ToolEnd, ToolStart
 from orkas.engine.runner import Agent
 from orkas.engine.session import InMemorySession
 from orkas.engine.steer import SteerQueue
@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 MENTION = re.compile(r"(?<![\w@.])@([a-z0-9][a-z0-9_-]{0,31})\b")
 GROUP = "group"  # the actor of the group's own events
 TEAM_TOOLS = frozenset({"dispatch_to", "run_worker", "hand_off_to", "create_agent"})
+PARAGRAPH = "\n\n"
 
 
 def parse_mentions(text: str, members: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -217,6 +218,8 @@ class Turn:
             async for event in events:
                 if isinstance(event, TextDelta):
                     self.pending.append(event.text)
+                elif isinstance(event, ToolStart) and self.pending and self.pending[-1] != PARAGRAPH:
+                    self.pending.append(PARAGRAPH)  # what it says after a call is not glued to what it said before
                 elif isinstance(event, ToolEnd) and event.name not in TEAM_TOOLS:
                     self.trail.append(_trail(event))
                 self.emit(COMMANDER, event)
