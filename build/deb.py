@@ -118,7 +118,9 @@ def _copyright() -> str:
     return (
         "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
         "Upstream-Name: orkas\n\nFiles: *\nCopyright: the Orkas developers\nLicense: see /opt/orkas\n"
-        "\nFiles: opt/orkas/_internal/orkas/phone/assets/fonts/*\n"
+        "\nFiles: opt/orkas/_internal/orkas/phone/assets/fonts/cjk.ttf\n"
         "License: Apache-2.0 (Droid Sans Fallback; see NOTICE beside it)\n"
+        "\nFiles: opt/orkas/_internal/orkas/phone/assets/fonts/notosanssymbols.ttf\n"
+        "License: OFL-1.1 (Noto Sans Symbols; see NOTICE beside it)\n"
         "\nFiles: opt/orkas/_internal/PySide6/*\nLicense: LGPL-3.0 (Qt for Python)\n"
     )
