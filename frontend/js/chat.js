@@ -266,6 +266,7 @@ export class ChatView {
           if (step.worker) turn.body.append(el("div", `worker-card ${step.ok ? "finished" : "failed"}`, t(step.ok ? "workerDone" : "workerFailed")));
         }
         if (record.failure) turn.body.append(el("div", "notice error", record.failure));
+        if (record.stopped) turn.body.append(el("div", "marker stopped", t("stopped"))); // the person's Stop, not a failure
         turn.input = record.usage?.input ?? 0;
         turn.output = record.usage?.output ?? 0;
         turn.cost = record.cost ?? null;

@@ -209,3 +209,14 @@ def test_text_after_a_tool_call_starts_a_paragraph_of_its_own_live_and_in_the_hi
     ]  # fmt: skip
     history = Transcript.from_history({**HISTORY, "messages": said})
     assert [i.text for i in history.items if isinstance(i, Bubble)] == ["Asking ghost.\n\nDone."]
+
+
+def test_a_group_bubble_the_person_stopped_reads_stopped_not_failed() -> None:
+    history = {"id": "g1", "after": 2, "running": False, "messages": [], "group": [
+        {"id": "m1", "from": "user", "text": "tell me", "seg": 0},
+        {"id": "m2", "from": "commander", "text": "Once upon", "seg": 0, "stopped": True},
+    ]}  # fmt: skip
+    chat = Transcript.from_history(history)
+    bubble, marker = chat.items[1:]
+    assert isinstance(bubble, Bubble) and bubble.text == "Once upon" and not bubble.failed
+    assert isinstance(marker, Marker) and marker.kind == "stopped"

@@ -304,6 +304,9 @@ async def test_stop_ends_every_actor_and_cancels_open_tasks(tmp_path: Path, acto
     errors = {e.actor for e in events if e.event.type == "error"}
     assert {"coder", "critic", COMMANDER} <= errors
     assert not team.state.running
+    # What the bus keeps says the person stopped it: no bubble reads "failed: stopped by the user" on a reload.
+    ended = [m for m in team.bus.messages if m.sender != USER and not m.dispatch]
+    assert ended and all(m.stopped and m.failure is None for m in ended)
 
 
 async def test_a_crash_mid_turn_marks_open_tasks_interrupted(tmp_path: Path, actors: Actors) -> None:

@@ -154,6 +154,8 @@ class Transcript:
         bubble.tools = [_tool_line(p.get("tool", ""), "") for p in record.get("process", []) if p.get("tool")]
         bubble.failed = record.get("failure") or ""
         self._add(bubble)
+        if record.get("stopped"):  # the person's Stop: said as such, not in red
+            self._add(Marker(key=f"s-{record['id']}", kind="stopped", text=""))
 
     # ---- live ----
     def apply(self, event: dict[str, Any]) -> list[Item]:

@@ -44,6 +44,7 @@ class GroupMessage:
     dispatch: str | None = None  # a hidden commander → agent task (shown as a card, not a bubble)
     process: tuple[dict[str, Any], ...] = ()  # the collapsed tool trail of the bubble
     failure: str | None = None
+    stopped: bool = False  # the person's Stop ended it: drawn as "Stopped", never as a failure
     model: str | None = None
     usage: dict[str, int] | None = None
     cost: float | None = None
@@ -52,7 +53,8 @@ class GroupMessage:
     def record(self) -> dict[str, Any]:
         data = asdict(self)
         data["from"] = data.pop("sender")
-        return {k: v for k, v in data.items() if v not in (None, (), [], {}, "") or k in ("text", "seg")}
+        kept = {k: v for k, v in data.items() if v not in (None, (), [], {}, "") or k in ("text", "seg")}
+        return {k: v for k, v in kept.items() if v is not False}
 
     @classmethod
     def from_record(cls, data: dict[str, Any]) -> GroupMessage:
@@ -70,6 +72,7 @@ class GroupMessage:
             dispatch=data.get("dispatch"),
             process=tuple(data.get("process") or ()),
             failure=data.get("failure"),
+            stopped=bool(data.get("stopped")),
             model=data.get("model"),
             usage=data.get("usage"),
             cost=data.get("cost"),

@@ -224,22 +224,34 @@ class Turn:
                     self.trail.append(_trail(event))
                 self.emit(COMMANDER, event)
                 last = event
-        failure = last.message if isinstance(last, Error) else None
-        self._flush_commander(failure=failure, usage_from=last)
+        stopped = isinstance(last, Error) and last.kind == "aborted"
+        failure = last.message if isinstance(last, Error) and not stopped else None
+        self._flush_commander(failure=failure, usage_from=last, stopped=stopped)
         state.cursors[COMMANDER] = group.bus.last_id or ""
         group.store.save()
         return isinstance(last, Done)
 
-    def _flush_commander(self, *, failure: str | None = None, usage_from: Event | None = None) -> None:
+    def _flush_commander(
+        self, *, failure: str | None = None, usage_from: Event | None = None, stopped: bool = False
+    ) -> None:
         """Post what the commander said since its last segment as one bubble segment."""
         text = "".join(self.pending).strip()
         self.pending.clear()
-        if not text and not self.trail and failure is None:
+        if not text and not self.trail and failure is None and not stopped:
             return
         extra: dict[str, Any] = {}
         if isinstance(usage_from, Done):
             extra = {"usage": _usage(usage_from), "cost": usage_from.cost}
-        self.post(COMMANDER, text, to=(USER,), seg=self.seg, process=tuple(self.trail), failure=failure, **extra)
+        self.post(
+            COMMANDER,
+            text,
+            to=(USER,),
+            seg=self.seg,
+            process=tuple(self.trail),
+            failure=failure,
+            stopped=stopped,
+            **extra,
+        )
         self.trail.clear()
         self.seg += 1
 
@@ -440,7 +452,8 @@ class Turn:
             parsed.text,
             to=addressed,
             process=tuple(trail),
-            failure=error.message if error is not None else None,
+            failure=error.message if error is not None and error.kind != "aborted" else None,
+            stopped=error is not None and error.kind == "aborted",
             model=spec.model,
             **extra,
         )
