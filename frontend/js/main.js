@@ -23,7 +23,7 @@ let find = null; // the find bar (Ctrl/Cmd+F), also opened by a search result
 // default; `inform` for news that is not a problem.
 function toast(message, action, tone = "") {
   const node = el("div", `toast ${tone}`.trim(), message);
-  node.setAttribute("role", "alert");
+  node.setAttribute("role", tone === "info" ? "status" : "alert");
   if (action) {
     const button = el("button", "small", action.label);
     button.type = "button";
@@ -387,11 +387,11 @@ async function deleteChat(chat = state.current) {
     if (next) await openChat(next);
     else newChat();
   } else await refreshList();
-  toast(t("chatDeleted"), { label: t("undo"), run: async () => {
+  toast(t("chatDeleted"), { label: t("undo"), run: async () => { // news, not an error: the neutral toast
     await post(`/api/recycle/${id}/restore`, {});
     await refreshList();
     await openChat(id);
-  } });
+  } }, "info");
 }
 
 // ---- folders: the workspace and granted folders ----

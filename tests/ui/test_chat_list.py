@@ -73,3 +73,36 @@ def test_any_chat_is_renamed_and_deleted_from_its_own_menu_with_in_app_dialogs(p
     expect(page.locator("#title")).to_have_text("draft plan")
     assert (app.home / "recycle" / "dddddddd44").exists()
     assert browser_dialogs == []  # never a browser prompt or confirm
+
+
+CONTRAST = """(node) => {
+  const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = (c) => { const v = rgb(c).map((x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  let back = node; let bg = getComputedStyle(back).backgroundColor;
+  while (bg === "rgba(0, 0, 0, 0)" || bg === "transparent") { back = back.parentElement; bg = getComputedStyle(back).backgroundColor; }
+  const [a, b] = [lum(getComputedStyle(node).color), lum(bg)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}"""
+
+
+def test_undo_after_a_delete_is_a_readable_button_in_a_neutral_toast(page: Page, app: App) -> None:
+    folder = app.home / "conversations"
+    now = time.time()
+    (folder / "eeeeeeee55").mkdir(parents=True)
+    meta = {"id": "eeeeeeee55", "title": "old notes", "created": now, "updated": now, "workspace": str(app.home)}
+    (folder / "eeeeeeee55" / "meta.json").write_text(json.dumps(meta))
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    chat = page.locator("#chats .chat", has_text="old notes")
+    chat.locator("summary").click()
+    chat.get_by_role("button", name="Delete").click()
+    answer_dialog(page)
+    toast = page.locator(".toast", has_text="recycle bin")
+    expect(toast).to_be_visible(timeout=TIMEOUT)
+    expect(toast).not_to_have_attribute("role", "alert")  # news, not an error
+    undo = toast.get_by_role("button", name="Undo")
+    assert undo.evaluate(CONTRAST) >= 4.5  # it was white on white
+    assert toast.evaluate(CONTRAST) >= 4.5
+    undo.click()
+    expect(page.locator("#chats .chat", has_text="old notes")).to_be_visible(timeout=TIMEOUT)
