@@ -77,10 +77,14 @@ def test_any_chat_is_renamed_and_deleted_from_its_own_menu_with_in_app_dialogs(p
 
 CONTRAST = """(node) => {
   const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
-  const lum = (c) => { const v = rgb(c).map((x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
-    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
-  let back = node; let bg = getComputedStyle(back).backgroundColor;
-  while (bg === "rgba(0, 0, 0, 0)" || bg === "transparent") { back = back.parentElement; bg = getComputedStyle(back).backgroundColor; }
+  const linear = (x) => (x /= 255) <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+  const lum = (c) => { const v = rgb(c).map(linear); return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  let back = node;
+  let bg = getComputedStyle(back).backgroundColor;
+  while (bg === "rgba(0, 0, 0, 0)" || bg === "transparent") {
+    back = back.parentElement;
+    bg = getComputedStyle(back).backgroundColor;
+  }
   const [a, b] = [lum(getComputedStyle(node).color), lum(bg)].sort((x, y) => y - x);
   return (a + 0.05) / (b + 0.05);
 }"""
