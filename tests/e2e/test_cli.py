@@ -315,7 +315,9 @@ def test_a_run_refused_before_sending_leaves_no_empty_chat_behind(tmp_path: Path
         result = orkas("run", "hi", *extra, env=env, cwd=cwd)
         assert result.returncode == 2, result.stderr
         assert "session" not in result.stderr  # no id to continue: there is nothing to continue
-    for empty in ("", "   "):  # an unset $PROMPT in a script
+    for empty in ("", "   ", "\u200b", "\t\u00a0\n"):  # an unset $PROMPT in a script; nothing that shows
         result = orkas("run", empty, env=env, cwd=tmp_path)
         assert result.returncode == 2 and "orkas: the message is empty" in result.stderr, result.stderr
+    result = orkas("run", "hi", "--model", "", env=env, cwd=tmp_path)  # an unset $MODEL: not the default, silently
+    assert result.returncode == 2 and "--model needs a model" in result.stderr, result.stderr
     assert not list((home / "conversations").glob("*")) and not list((home / "workspaces").glob("*"))

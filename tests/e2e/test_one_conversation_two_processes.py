@@ -135,6 +135,16 @@ def test_the_window_opening_a_chat_a_terminal_run_waits_in_changes_nothing_of_it
         assert answer.json()["detail"].endswith("answer it there")
         stop = api.post(f"/api/conversations/{chat}/stop", json={})
         assert stop.status_code == 409 and stop.json()["detail"].endswith("stop it there")
+        # Nor can it be deleted under the terminal (its run then failed writing into the recycle bin).
+        deleted = api.request("DELETE", f"/api/conversations/{chat}", json={})
+        assert deleted.status_code == 409 and deleted.json()["detail"].endswith("stop it, then delete it there")
+        # A second terminal is refused in one line, with no false "repaired" before it.
+        second = cli(app, anthropic_server, chat, "me too")
+        _, said = second.communicate(timeout=60)
+        assert second.returncode == 2 and said.strip().splitlines() == [
+            f"orkas: this conversation is running in a terminal (orkas run, process {terminal.proc.pid}): "
+            "send again when that run ends, or stop it there"
+        ]
         terminal.type("o")
         terminal.finish()
         assert terminal.proc.returncode == 0

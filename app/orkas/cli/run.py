@@ -17,6 +17,7 @@ import asyncio
 import logging
 import signal
 import sys
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,7 @@ from orkas.app import Settings, embedder_for, load_configured, settings_from_env
 from orkas.app.agents import RunLimits
 from orkas.app.assembly import Assembly, Knowledge
 from orkas.cli.consent import TerminalConsent
-from orkas.core.errors import ConfigError, NotFound, OrkasError
+from orkas.core.errors import ConfigError, ConversationBusy, NotFound, OrkasError
 from orkas.core.logging import since_start
 from orkas.core.paths import sessions_dir
 
@@ -42,8 +43,10 @@ log = logging.getLogger(__name__)
 
 
 def _check(args: argparse.Namespace) -> None:
-    if not args.prompt.strip():  # an unset $PROMPT in a script: no empty message sent, no "Untitled chat" made
+    if not _visible(args.prompt):  # an unset $PROMPT in a script: no empty message sent, no "Untitled chat" made
         raise ConfigError("the message is empty: say what you want done")
+    if args.model is not None and not args.model.strip():  # an unset $MODEL: not the default model, silently
+        raise ConfigError("--model needs a model (provider/model, e.g. anthropic/claude-sonnet-4-5)")
     if args.max_tool_loops < 1:
         raise ConfigError("--max-tool-loops must be at least 1")
     if args.retries < 0:
@@ -56,6 +59,11 @@ def _check(args: argparse.Namespace) -> None:
         raise ConfigError(f"--agent names one agent; for a group of {args.agent!r} use --agents")
     if args.agents is not None and not [n for n in args.agents.split(",") if n.strip()]:
         raise ConfigError("--agents needs at least one agent's name (orkas agents list)")
+
+
+def _visible(text: str) -> bool:
+    """Some character that shows: spaces, zero-width and control characters alone are nothing to send."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Cc", "Zs") for ch in text)
 
 
 async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -101,6 +109,11 @@ def _conversation(assembly: Assembly, args: argparse.Namespace) -> Conversation:
         conversation = store.place(args.session, args.workspace) if args.workspace else store.get(args.session)
     except NotFound:
         conversation = _adopt(assembly, args.session, workspace)
+    if store.running_elsewhere(conversation.id):  # refused before any repair is said (none was made)
+        raise ConversationBusy(
+            f"this conversation is running in {store.holder(conversation.id)}: "
+            "send again when that run ends, or stop it there"
+        )
     session, report = store.session(conversation.id)  # repaired now, and said so
     session.close()
     if report is not None and report.changed:

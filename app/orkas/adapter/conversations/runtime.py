@@ -221,6 +221,7 @@ class ConversationRuntime(Versions, Snapshots):
     async def delete(self, conversation_id: str) -> None:
         """To the recycle bin: the run stopped, its processes stopped, and no longer searchable."""
         self.store.get(conversation_id)  # NotFound before anything stops
+        self._not_elsewhere(conversation_id, "stop it, then delete it")  # its run would fail writing into the bin
         active = self.active.get(conversation_id)
         if active is not None and self.stop(conversation_id) and active.task is not None:
             await asyncio.wait({active.task}, timeout=5)
