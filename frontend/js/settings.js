@@ -20,21 +20,44 @@ import { rulesSection } from "./settings_rules.js";
 import { skillsSection } from "./settings_skills.js";
 import { usageSection } from "./settings_usage.js";
 
-// A side menu of the dialog's sections: each entry brings its section into view.
-function sectionMenu(body) {
+// A side menu of the dialog's sections: each entry brings its section into view, and the one in view is marked
+// (aria-current) as the person scrolls.
+function sectionMenu(dialog, body) {
   const nav = el("nav", "settings-menu");
   nav.setAttribute("aria-label", t("settings"));
+  const links = new Map();
   for (const section of body.querySelectorAll(":scope > section")) {
     const heading = section.querySelector("h3");
     if (!heading) continue;
     const link = el("button", "menu-link", heading.textContent);
     link.type = "button";
+    heading.tabIndex = -1; // the menu takes focus to the section's title, not into its first field
     link.addEventListener("click", () => {
       section.scrollIntoView({ block: "start" });
-      section.querySelector("input, select, textarea, button")?.focus({ preventScroll: true });
+      heading.focus({ preventScroll: true });
+      current(section);
     });
+    links.set(section, link);
     nav.append(link);
   }
+  const current = (section) => {
+    for (const [s, link] of links) {
+      if (s === section) link.setAttribute("aria-current", "true"); else link.removeAttribute("aria-current");
+    }
+  };
+  const inView = () => { // the last section whose top has reached the top of what shows (below the menu if above)
+    const head = dialog.querySelector(".settings-head")?.getBoundingClientRect().bottom ?? 0;
+    const above = getComputedStyle(nav).flexDirection !== "column";
+    const top = (above ? nav.getBoundingClientRect().bottom : head) + 72; // within a scroll margin of it
+    let seen = [...links.keys()][0];
+    for (const section of links.keys()) if (section.getBoundingClientRect().top <= top) seen = section;
+    return seen;
+  };
+  // Whichever part scrolls (the dialog, or its body beside the menu): scroll events do not bubble, so caught.
+  dialog.addEventListener("scroll", () => current(inView()), { passive: true, capture: true });
+  current(inView());
+  nav.inView = inView;
+  nav.mark = current;
   return nav;
 }
 
@@ -47,7 +70,16 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
   dialog.replaceChildren(head, body);
 
   // A redraw after an action: never reopens a dialog the person closed meanwhile.
-  const refresh = () => (dialog.open ? openSettings(dialog, { onPreferences, onError, onInfo, onOpenChat }, true) : undefined);
+  // It stays on the section the person was in (a redraw jumped back to Providers).
+  const refresh = async () => {
+    if (!dialog.open) return;
+    const was = dialog.querySelector(".settings-menu")?.inView?.()?.className;
+    await openSettings(dialog, { onPreferences, onError, onInfo, onOpenChat }, true);
+    const section = was && dialog.querySelector(`.settings-body > section.${was.split(" ")[0]}`);
+    if (!section) return;
+    section.scrollIntoView({ block: "start" });
+    dialog.querySelector(".settings-menu")?.mark?.(section);
+  };
   const guard = (action) => async (...args) => {
     try { await action(...args); } catch (error) { onError(error.message); }
   };
@@ -84,6 +116,6 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
     phoneSection(guard, refresh),
   ]));
   if (data.about) body.append(aboutSection(data.about, prefs, save, guard, onInfo));
-  if (body.parentNode === dialog) dialog.insertBefore(sectionMenu(body), body); // not if a redraw replaced it
+  if (body.parentNode === dialog) dialog.insertBefore(sectionMenu(dialog, body), body); // not if a redraw replaced it
   if (!dialog.open && !redraw) dialog.showModal();
 }

@@ -103,9 +103,15 @@ export async function addProviderForm(guard, refresh) {
   const choices = el("fieldset", "model-choices");
   const fetchModels = actionButton("", t("fetchModels"), guard(async () => {
     choices.replaceChildren(el("legend", "", t("testing")));
-    const { models: found } = await post("/api/providers/models", {
-      kind: kind.value, base_url: baseUrl.value.trim() || null, key: key.value || null,
-    });
+    let found;
+    try {
+      ({ models: found } = await post("/api/providers/models", {
+        kind: kind.value, base_url: baseUrl.value.trim() || null, key: key.value || null,
+      }));
+    } catch (error) { // said here, in the form, not left on "Testing…" with the reason in a toast behind the dialog
+      choices.replaceChildren(el("legend", "", t("fetchModels")), el("p", "test-result failed", error.message));
+      return;
+    }
     choices.replaceChildren(el("legend", "", t("pickModels")));
     const picked = new Set(models.value.split(",").map((m) => m.trim()).filter(Boolean));
     for (const model of found) {

@@ -58,3 +58,53 @@ def test_a_provider_set_by_the_environment_is_listed_not_no_provider_yet(page: P
     expect(row).to_contain_text("ANTHROPIC_API_KEY")
     expect(section).not_to_contain_text("No provider yet")
     assert "sk-ant-test-key" not in section.inner_text()  # the variable's name, never its value
+
+
+def _below_the_menu(page: Page, section: str) -> bool:
+    """The section's title is in view, not under the sticky menu (its top below the menu's bottom, or the menu
+    beside it)."""
+    return bool(
+        page.evaluate(
+            """(name) => {
+              const title = document.querySelector(`#settings section.${name} h3`).getBoundingClientRect();
+              const menu = document.querySelector("#settings nav.settings-menu").getBoundingClientRect();
+              const beside = menu.right <= title.left;
+              return title.top >= 0 && title.bottom <= innerHeight && (beside || title.top >= menu.bottom);
+            }""",
+            section,
+        )
+    )
+
+
+def test_settings_sections_show_their_title_mark_where_you_are_and_stay_put_on_a_redraw(page: Page, app: App) -> None:
+    rules = {"rules": [{"workspace": "/w", "key": "bash:make"}, {"workspace": "/w", "key": "write_file"}]}
+    (app.home / "permission_rules.json").write_text(json.dumps(rules))
+    for width in (1200, 860):  # the menu beside the sections, and above them (sticky)
+        page.set_viewport_size({"width": width, "height": 800})
+        page.reload()
+        page.wait_for_selector("body[data-ready=true]")
+        page.click("#settings-button")
+        menu = page.locator("#settings nav.settings-menu")
+        menu.get_by_role("button", name="Usage").click()
+        expect(menu.get_by_role("button", name="Usage")).to_have_attribute("aria-current", "true", timeout=TIMEOUT)
+        assert _below_the_menu(page, "usage"), width
+        page.keyboard.press("Escape")
+    page.click("#settings-button")
+    menu = page.locator("#settings nav.settings-menu")
+    menu.get_by_role("button", name="Permissions and rules").click()
+    section = page.locator("#settings section.rules")
+    section.locator('li.rule[data-key="bash:make"]').get_by_role("button", name="Remove").click()  # a redraw
+    expect(section.locator("li.rule")).to_have_count(1, timeout=TIMEOUT)
+    expect(page.locator("#settings section.rules")).to_be_in_viewport()  # it jumped back to Providers
+    expect(menu.get_by_role("button", name="Permissions and rules")).to_have_attribute("aria-current", "true")
+
+
+def test_fetching_models_that_fails_says_why_in_the_form(page: Page, app: App) -> None:
+    page.click("#settings-button")
+    form = page.locator("#settings form.add-provider")
+    form.locator("input[name=name]").fill("local")
+    form.locator("select[name=kind]").select_option("openai-compatible")
+    form.locator("input[name=base_url]").fill("http://127.0.0.1:9/v1")  # nothing listens there
+    form.get_by_role("button", name="Fetch models").click()
+    expect(form.locator(".test-result.failed")).to_be_visible(timeout=TIMEOUT)
+    expect(form).not_to_contain_text("Testing")
