@@ -72,6 +72,9 @@ function row(connector, guard, refresh) {
     actionButton("small", t("connectorCheck"), guard(async () => {
       const found = await post(`/api/connectors/${connector.id}/check`);
       if (found.error) throw new Error(found.error);
+      // It answered with its tools: connected, said at once (it still read "not connected" until a redraw).
+      item.className = "connector status-connected";
+      item.querySelector(".badge").textContent = t("connector_connected");
       toolList.replaceChildren(...found.tools.map((tool) => el("li", "", `${tool.name} (${toolNote(tool)}) — ${tool.description}`)));
       if (!found.tools.length) toolList.replaceChildren(el("li", "hint", t("connectorNoTools")));
     })),

@@ -113,6 +113,12 @@ export async function learningSection(prefs, save, guard, refresh, onInfo, onOpe
     })),
   );
 
+  // "user_correction (“instead”)" as a person would say it: "you corrected it: “instead”".
+  const said = (reason) => {
+    const [, kind, detail] = reason.match(/^(\w+) \((.*)\)$/s) ?? [null, "", reason];
+    const words = kind && t(`why_${kind}`, { detail });
+    return words && words !== `why_${kind}` ? words : reason;
+  };
   for (const agent of agents) {
     const block = el("div", "learning-agent");
     block.dataset.agent = agent.agent;
@@ -121,9 +127,10 @@ export async function learningSection(prefs, save, guard, refresh, onInfo, onOpe
     block.append(el("p", "hint", t("learningState", {
       last: when(agent.last_reflection),
       state: agent.dirty ? t("learningDirty") : t("learningIdle"),
-      score: trigger.score.toFixed(2),
+      ready: t(trigger.fires ? "learningReady" : "learningNotReady"),
     })));
-    if (trigger.why.length) block.append(el("p", "hint why", trigger.why.join("; ")));
+    block.title = `trigger ${trigger.score.toFixed(2)}`; // the figure, for who wants it; the words say what it means
+    if (trigger.why.length) block.append(el("p", "hint why", trigger.why.map(said).join("; ")));
     for (const part of ["competence", "strategies"]) {
       if (!agent.memo[part]) continue;
       block.append(el("h5", "", t(`memo_${part}`)), el("pre", `memo ${part}`, agent.memo[part]));

@@ -66,6 +66,8 @@ def test_the_connectors_screen(page: Page, app: App) -> None:
         "echo (read-only, stays on this computer: runs without asking) — Say the text back.", timeout=TIMEOUT
     )
     expect(item.locator(".connector-tools")).to_contain_text("write_note (may send data off this computer")
+    expect(item.locator(".badge")).to_have_text("connected")  # it listed its tools: it read "not connected"
+    expect(page.locator("#settings section.connectors")).not_to_contain_text("mcp_call")  # words for people
 
     item.get_by_role("button", name="Turn off").click()
     expect(

@@ -59,6 +59,7 @@ def app(tmp_path: Path) -> Iterator[App]:
                 skills_read=["monthly-totals"],
             )
         )
+    log.record(RunSignals(agent="analyst", conversation="c1", correction=("en", "instead")))  # since its last look
     running = start_app(data, HOME=str(tmp_path))
     yield running
     running.stop()
@@ -77,6 +78,9 @@ def test_the_learning_screen_shows_what_was_learned_and_undoes_it(page: Page, ap
     assert (app.home / "learned" / "analyst" / "skills" / "quarterly").is_dir()
     block = page.locator('#settings section.learning .learning-agent[data-agent="analyst"]')
     expect(block.locator("pre.memo.strategies")).to_contain_text("group by month", timeout=TIMEOUT)
+    expect(block.locator("p.hint").first).to_contain_text("to learn from")  # not "trigger 0.90"
+    assert "trigger" not in block.locator("p.hint").first.inner_text()
+    expect(block.locator("p.why")).to_contain_text("you corrected it: “instead”")  # not user_correction (…)
     skill = block.locator('li.learned-skill[data-skill="monthly-totals"]')
     expect(skill.locator(".tag.health")).to_have_text("healthy")
     expect(skill.locator("svg.trend polyline")).to_have_count(3)
