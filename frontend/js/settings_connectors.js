@@ -102,6 +102,38 @@ async function addOne(entry, refresh) {
   return true;
 }
 
+// Well-known servers, their commands filled in: a pick fills the form, the person fills in what is theirs (a
+// folder, a token) and adds it — confirmed like any local command (the exact command shown first).
+const DIRECTORY = [
+  { name: "filesystem", kind: "local", command: "npx -y @modelcontextprotocol/server-filesystem /path/to/folder" },
+  { name: "git", kind: "local", command: "uvx mcp-server-git --repository /path/to/repository" },
+  { name: "fetch", kind: "local", command: "uvx mcp-server-fetch" },
+  { name: "memory", kind: "local", command: "npx -y @modelcontextprotocol/server-memory" },
+  { name: "sqlite", kind: "local", command: "uvx mcp-server-sqlite --db-path /path/to/data.db" },
+  { name: "postgres", kind: "local", command: "npx -y @modelcontextprotocol/server-postgres postgresql://localhost/mydb" },
+  { name: "github", kind: "remote", url: "https://api.githubcopilot.com/mcp/", headers: "Authorization=Bearer <your token>" },
+];
+
+function directory(form) {
+  const list = el("div", "connector-directory");
+  list.append(el("span", "hint", t("connectorDirectory")));
+  for (const known of DIRECTORY) {
+    const pick = el("button", "small", known.name);
+    pick.type = "button";
+    pick.addEventListener("click", () => {
+      const f = form.elements;
+      f.name.value = known.name;
+      f.kind.value = known.kind;
+      f.kind.dispatchEvent(new Event("change"));
+      if (known.kind === "remote") { f.url.value = known.url; f.headers.value = known.headers ?? ""; }
+      else f.command.value = known.command;
+      (known.kind === "remote" ? f.headers : f.command).focus();
+    });
+    list.append(pick);
+  }
+  return list;
+}
+
 function addForm(guard, refresh) {
   const form = el("form", "connector-form");
   const kind = el("select");
@@ -126,6 +158,7 @@ function addForm(guard, refresh) {
   const submit = el("button", "", t("connectorAdd"));
   submit.type = "submit";
   form.append(field(t("connectorName"), "name"), kindField, remote, local, submit);
+  form.prepend(directory(form));
   form.addEventListener("submit", guard(async (event) => {
     event.preventDefault();
     const f = form.elements;

@@ -101,3 +101,19 @@ def test_the_connectors_screen(page: Page, app: App) -> None:
     expect(importer.locator(".import-entries")).to_contain_text("neither a command nor a url", timeout=TIMEOUT)
     importer.locator("li.import-entry", has_text="remote-one").get_by_role("button", name="Add").click()
     expect(page.locator('li.connector[data-connector="custom-remote-one"]')).to_be_visible(timeout=TIMEOUT)
+
+
+def test_a_well_known_server_fills_the_form_and_is_confirmed_like_any_command(page: Page, app: App) -> None:
+    connectors = section(page)
+    form = connectors.locator("form.connector-form")
+    form.locator(".connector-directory").get_by_role("button", name="fetch").click()
+    expect(form.get_by_label("Command", exact=True)).to_have_value("uvx mcp-server-fetch", timeout=TIMEOUT)
+    expect(form.get_by_label("Name", exact=True)).to_have_value("fetch")
+    form.get_by_role("button", name="Add").click()  # the exact command first, as for any local command
+    dialog = page.locator("dialog.ask[open]")
+    expect(dialog).to_contain_text("uvx mcp-server-fetch", timeout=TIMEOUT)
+    dialog.get_by_role("button", name="Cancel").click()
+    assert saved(app) == {}
+    form.locator(".connector-directory").get_by_role("button", name="github").click()
+    expect(form.locator("select[name=kind]")).to_have_value("remote")
+    expect(form.get_by_label("URL", exact=True)).to_have_value("https://api.githubcopilot.com/mcp/")
