@@ -26,7 +26,7 @@ from orkas.app import Settings, embedder_for, load_configured, settings_from_env
 from orkas.app.agents import RunLimits
 from orkas.app.assembly import Assembly, Knowledge
 from orkas.cli.consent import TerminalConsent
-from orkas.core.errors import ConfigError, ConversationBusy, NotFound, OrkasError
+from orkas.core.errors import ConfigError, NotFound, OrkasError
 from orkas.core.logging import since_start
 from orkas.core.paths import sessions_dir
 
@@ -110,10 +110,7 @@ def _conversation(assembly: Assembly, args: argparse.Namespace) -> Conversation:
     except NotFound:
         conversation = _adopt(assembly, args.session, workspace)
     if store.running_elsewhere(conversation.id):  # refused before any repair is said (none was made)
-        raise ConversationBusy(
-            f"this conversation is running in {store.holder(conversation.id)}: "
-            "send again when that run ends, or stop it there"
-        )
+        raise store.busy(conversation.id)
     session, report = store.session(conversation.id)  # repaired now, and said so
     session.close()
     if report is not None and report.changed:

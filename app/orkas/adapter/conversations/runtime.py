@@ -32,7 +32,7 @@ from orkas.adapter.wire import (
     TitleChanged,
     UnsentDiscarded,
 )
-from orkas.core.errors import ConfigError, ConversationBusy, NoProvider, OrkasError
+from orkas.core.errors import ConfigError, NoProvider, OrkasError
 from orkas.core.fsutil import HeldLock
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
@@ -182,9 +182,7 @@ class ConversationRuntime(Versions, Snapshots):
         """A run another process holds (a terminal's `orkas run`) is answered and stopped there: say so, rather
         than a "no such question" or a Stop that silently does nothing."""
         if conversation_id not in self.active and self.store.running_elsewhere(conversation_id):
-            raise ConversationBusy(
-                f"this conversation is running in {self.store.holder(conversation_id)}: {what} there"
-            )
+            raise self.store.busy(conversation_id, what)
 
     def stop(self, conversation_id: str) -> bool:
         """Raises ConversationBusy for a run another process holds."""

@@ -143,13 +143,14 @@ class ConversationStore:
         transcript. Raises ConversationBusy while another process holds it."""
         held = self._take(conversation_id)
         if held is None:
-            raise ConversationBusy(
-                f"this conversation is running in {self.holder(conversation_id)}: "
-                "send again when that run ends, or stop it there"
-            )
+            raise self.busy(conversation_id)
         with contextlib.suppress(OSError):  # who holds it, for the refusal the other side gets
             (self._run_lock(conversation_id).with_name("run.holder")).write_text(_this_process())
         return held
+
+    def busy(self, conversation_id: str, what: str = "send again when that run ends, or stop it") -> ConversationBusy:
+        """The refusal for a run another process holds, naming it and where to act ("… : {what} there")."""
+        return ConversationBusy(f"this conversation is running in {self.holder(conversation_id)}: {what} there")
 
     def holder(self, conversation_id: str) -> str:
         """Who holds the conversation's run lock, in words ("a terminal (orkas run, process 12)")."""

@@ -91,10 +91,7 @@ class Streams:
             stream.events = [p for data in on_disk.load() if (p := _typed(conversation_id, data)) is not None]
             stream.next_seq = stream.events[-1].seq + 1 if stream.events else 1
             self.streams[conversation_id] = stream
-            last = stream.events[-1].event if stream.events else None
-            if last is not None and not isinstance(last, Idle) and not self.running(conversation_id):
-                if not self.elsewhere(conversation_id):  # not a run going on in another process
-                    self.publish(conversation_id, Idle())  # the server stopped mid-run: the replay must end
+            self._end_orphaned(conversation_id)  # the server stopped mid-run: the replay must end
         return stream
 
     def _written_elsewhere(self, conversation_id: str, stream: _Stream) -> bool:
@@ -122,8 +119,9 @@ class Streams:
         del stream.events[:-KEEP_EVENTS]
 
     def _end_orphaned(self, conversation_id: str) -> None:
-        """A run another process held ended without its `idle` (killed): views kept showing it running, with a
-        Stop that did nothing. Its last lines are read first: it writes them before letting go of the run."""
+        """A run that ended without its `idle` — this server's, stopped mid-run, or another process's, killed (views
+        kept showing it running, with a Stop that did nothing) — is ended. Another process's last lines are read
+        first: it writes them before letting go of the run."""
         stream = self.streams.get(conversation_id)
         if stream is None or not stream.events or isinstance(stream.events[-1].event, Idle):
             return
