@@ -52,8 +52,8 @@ class NoCdn:
 
 
 def _font(path: str) -> Path | None:
-    family = path.partition("/assets/fonts/")[2].partition("/")[0]
-    return FONTS.get(family) if family and "/" in path.partition("/assets/fonts/")[2] else None
+    family, inside, _ = path.partition("/assets/fonts/")[2].partition("/")  # <family>/<its subset file>
+    return FONTS.get(family) if inside else None
 
 
 @functools.cache
