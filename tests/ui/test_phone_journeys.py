@@ -16,6 +16,8 @@ from tests.fakes.server import FakeServer
 from tests.mirror_helpers import Mirrored, restart_mirrored
 from tests.ui.test_phone import COMPOSER, PHONE, RECORDER, icon, semantics, type_into, wait_text
 
+IN_A_CHAT = "Message (use @ to address an agent)"  # what a conversation's screen shows, and the list's does not
+
 
 def said(server: FakeServer) -> list[str]:
     """The person's words in each request the model got (its last message's text)."""
@@ -78,20 +80,26 @@ def open_after_reload(page: Any, title: str) -> None:
     out; a second tap is allowed, and the note of session 18 asks for the cause."""
     page.get_by_text(title).click()
     try:
-        wait_text(page, "Message (use @ to address an agent)", timeout=10)
+        wait_text(page, IN_A_CHAT, timeout=10)
     except Exception:
         page.get_by_text(title).click()
-        wait_text(page, "Message (use @ to address an agent)")
+        wait_text(page, IN_A_CHAT)
+
+
+def in_garden(phone: Callable[[], Any], mirrored: Mirrored) -> Any:
+    """A paired phone open on "Garden", with "Taxes" in the list too."""
+    for title in ("Garden", "Taxes"):
+        mirrored.desktop("POST", "/api/conversations", {"title": title})
+    page = phone()
+    page.get_by_text("Garden").click()
+    wait_text(page, IN_A_CHAT)
+    return page
 
 
 def test_back_goes_back_to_the_list_and_a_reload_stays_where_it_is(
     phone: Callable[[], Any], mirrored: Mirrored
 ) -> None:
-    for title in ("Garden", "Taxes"):
-        mirrored.desktop("POST", "/api/conversations", {"title": title})
-    page = phone()
-    page.get_by_text("Garden").click()
-    wait_text(page, "Message (use @ to address an agent)")
+    page = in_garden(phone, mirrored)
     icon(page, "Back").click()  # the app's ←
     wait_text(page, "Conversations")
     page.reload()  # a reload stays on the list
@@ -100,31 +108,27 @@ def test_back_goes_back_to_the_list_and_a_reload_stays_where_it_is(
     open_after_reload(page, "Taxes")
     page.reload()  # a reload in a chat reopens that chat
     semantics(page)
-    wait_text(page, "Message (use @ to address an agent)")
+    wait_text(page, IN_A_CHAT)
     assert page.get_by_text("Taxes").count() >= 1
 
 
 def test_the_browser_s_back_and_forward_move_between_the_list_and_chats(
     phone: Callable[[], Any], mirrored: Mirrored
 ) -> None:
-    for title in ("Garden", "Taxes"):
-        mirrored.desktop("POST", "/api/conversations", {"title": title})
-    page = phone()
-    page.get_by_text("Garden").click()
-    wait_text(page, "Message (use @ to address an agent)")
+    page = in_garden(phone, mirrored)
     page.wait_for_url("**#/chat/*", timeout=20_000)  # the address says where the person is
     page.go_back()  # the browser's (or the phone's) Back
     wait_text(page, "Conversations")
     page.go_forward()
-    wait_text(page, "Message (use @ to address an agent)")
+    wait_text(page, IN_A_CHAT)
     assert page.get_by_text("Garden").count() >= 1
     page.go_back()
     wait_text(page, "Conversations")
     page.get_by_text("Taxes").click()
-    wait_text(page, "Message (use @ to address an agent)")
+    wait_text(page, IN_A_CHAT)
     page.reload()  # a reload keeps the chat, and Back still leads to the list
     semantics(page)
-    wait_text(page, "Message (use @ to address an agent)")
+    wait_text(page, IN_A_CHAT)
     assert page.get_by_text("Taxes").count() >= 1
     page.go_back()
     wait_text(page, "Conversations")
