@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 import flet as ft
 
 LIST = "/"
+ADDRESS_WAIT = 10.0  # seconds a client has to say it put a route in its address bar
 
 
 def chat_route(conversation_id: str) -> str:
@@ -33,6 +34,7 @@ class Navigator:
         self._wanted = ""
         self._lock = asyncio.Lock()
         self._rejoining = False
+        self._addressing: set[asyncio.Task[None]] = set()
         page.on_route_change = self._changed
         page.on_connect = self._rejoined
 
@@ -45,7 +47,7 @@ class Navigator:
             drawn = await self.show(route)
             before, self.showing = self.showing, drawn
             if drawn != before and (drawn != route or not from_address):
-                await self.page.push_route(drawn)  # its echo finds it shown already
+                self._address(drawn)  # its echo finds it shown already
 
     async def redraw(self, route: str) -> None:
         """Draw `route` again if it is still what is shown and nothing else is on its way."""
@@ -62,7 +64,7 @@ class Navigator:
         if self._rejoining:  # not the person's navigation: the address gets back what is shown
             self._rejoining = False
             if route != self.showing:
-                await self.page.push_route(self.showing)
+                self._address(self.showing)
             return
         if route != self.showing:
             await self.go(route, from_address=True)
@@ -71,6 +73,20 @@ class Navigator:
         """A reload rejoins the same session, and Flet's client then reports the route "/" whatever its address
         says: the chat on screen gave way to the list. That one route change is not the person's."""
         self._rejoining = bool(self.showing) and _screen(self.page.route) != self.showing
+
+    def _address(self, route: str) -> None:
+        """Put `route` in the address bar, not waiting under the lock: Flet's push_route waits for the client's
+        answer with no end, and a client reloaded before it answered never does — every later navigation
+        (the first tap after the reload) then queued behind it for good."""
+        task = asyncio.create_task(self._push(route))
+        self._addressing.add(task)
+        task.add_done_callback(self._addressing.discard)
+
+    async def _push(self, route: str) -> None:
+        try:
+            await asyncio.wait_for(self.page.push_route(route), ADDRESS_WAIT)
+        except TimeoutError:
+            pass  # the client that was asked is gone; the one that rejoined gets the route from _rejoined
 
 
 def _screen(route: str) -> str:
