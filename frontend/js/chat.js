@@ -311,6 +311,7 @@ export class ChatView {
     } else this.userBubble(event.message_id, event.text, event.attachments ?? []);
     this.turn = null;
     this.setRunning(true);
+    this.scroll(true); // a new turn: whatever was being read, its answer is what comes next
   }
 
   // Nothing could answer (no provider yet): the message stays, marked, with what to do about it.
@@ -427,11 +428,13 @@ export class ChatView {
     if (tool?.isConnected) tool.after(card);
     else (this.turn ?? this.newTurn()).body.append(card);
     if (this.turn) this.turn.segment = null;
+    this.hooks.follower?.approval(card);
   }
 
   on_permission_answered(event) {
     const card = this.questions.get(event.question_id);
     if (card) permissionAnswered(card, event.decision, event.by, event.expired, event.unattended, event.stopped);
+    if (card) this.hooks.follower?.answered(card);
   }
 
   on_retry(event) {
@@ -749,11 +752,11 @@ export class ChatView {
     bubble.append(nav);
   }
 
+  // Follow the newest content while the person is at the bottom (follow.js); `force`: they are now.
   scroll(force = false) {
-    const box = this.container.parentElement;
-    if (!box) return;
-    const near = box.scrollHeight - box.scrollTop - box.clientHeight < 160;
-    if (force || near) box.scrollTop = box.scrollHeight;
+    const follower = this.hooks.follower;
+    if (follower) force ? follower.follow() : follower.grew();
+    else if (force) this.container.parentElement?.scrollTo(0, 1e9);
   }
 }
 

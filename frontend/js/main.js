@@ -8,6 +8,7 @@ import { Composer } from "./composer.js";
 import { askConfirm, askText } from "./dialogs.js";
 import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
 import { FindBar } from "./find.js";
+import { Follower } from "./follow.js";
 import { firstRunPanel, memoryOffer } from "./first_run.js";
 import { reconcileRemembered } from "./remembered.js";
 import { openSettings } from "./settings.js";
@@ -17,6 +18,7 @@ import { setLanguage, t } from "./strings.js";
 const $ = (selector) => document.querySelector(selector);
 
 const state = { current: null, view: null, stream: null, preferences: null, navigation: 0 };
+const follower = new Follower($("#scroll"), $("#messages"), $("#waiting-pill"));
 let find = null; // the find bar (Ctrl/Cmd+F), also opened by a search result
 
 // A short message; `action` ({ label, run }) adds a button, e.g. Undo after a delete. Errors by
@@ -165,6 +167,7 @@ function newChat() {
   $("#members").hidden = true;
   $("#folders").hidden = true;
   $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
+  follower.reset();
   for (const item of document.querySelectorAll("#chats .chat")) item.classList.remove("active");
   options.show(null);
   composer.setRunning(false);
@@ -217,7 +220,9 @@ async function openChat(id) {
   $("#title").textContent = chat.title || t("untitled");
   $("#title").title = chat.workspace;
   for (const item of document.querySelectorAll("#chats .chat")) item.classList.toggle("active", item.dataset.id === id);
+  follower.reset();
   const view = new ChatView($("#messages"), id, {
+    follower,
     onRunning: (running) => composer.setRunning(running),
     onQueuedDropped: (text) => composer.giveBack(text),
     onOpenProviders: () => showSettings("providers"),

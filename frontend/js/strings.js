@@ -511,6 +511,8 @@ const STRINGS = {
     expiredUnanswered: "Declined: no answer within 10 minutes",
     unattendedDeclined: "Declined: asked by orkas run with no terminal to answer on",
     stoppedDeclined: "Declined: the run was stopped",
+    approvalWaiting: "1 approval waiting ↓",
+    approvalsWaiting: "{count} approvals waiting ↓",
   },
   zh: {
     app: "Orkas",
@@ -1021,6 +1023,8 @@ const STRINGS = {
     expiredUnanswered: "已拒绝：10 分钟内未回答",
     unattendedDeclined: "已拒绝：orkas run 没有可以回答的终端",
     stoppedDeclined: "已拒绝：运行已停止",
+    approvalWaiting: "1 个审批等待中 ↓",
+    approvalsWaiting: "{count} 个审批等待中 ↓",
   },
   pt: {
     app: "Orkas",
@@ -1531,6 +1535,8 @@ const STRINGS = {
     expiredUnanswered: "Recusado: sem resposta em 10 minutos",
     unattendedDeclined: "Recusado: o orkas run não tinha um terminal para perguntar",
     stoppedDeclined: "Recusado: a execução foi parada",
+    approvalWaiting: "1 aprovação esperando ↓",
+    approvalsWaiting: "{count} aprovações esperando ↓",
   },
 };
 

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import struct
 import subprocess
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +78,62 @@ def test_a_chat_a_terminal_starts_appears_in_the_open_window_without_a_reload(
     finally:
         context.close()
         app.stop()
+
+
+def png(width: int, height: int) -> bytes:
+    """A grey picture of the given size (big enough to grow the chat when it loads)."""
+    row = b"\x00" + b"\x80\x80\x80" * width
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(row * height))
+        + chunk(b"IEND", b"")
+    )
+
+
+IN_VIEW = """card => { const box = document.querySelector('#scroll').getBoundingClientRect();
+  const at = card.getBoundingClientRect(); return at.top >= box.top && at.bottom <= box.bottom; }"""
+AT_BOTTOM = (
+    "() => { const s = document.querySelector('#scroll'); return s.scrollHeight - s.scrollTop - s.clientHeight < 48; }"
+)
+
+
+def test_the_chat_follows_new_content_and_never_hides_a_waiting_approval(
+    page: Any, app: Any, anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    long = "\n\n".join(f"Step {n}: a paragraph of the plan, long enough to fill a line or two." for n in range(40))
+    anthropic_server.script(
+        a_wire.message(a_wire.text(long), a_wire.tool_use("write_file", {"path": "plan.md", "content": "p"}, id="tw")),
+        a_wire.reply_text("Written."),
+        a_wire.reply_text("A grey picture."),
+    )
+    page.fill("textarea.input", "plan it")
+    page.keyboard.press("Enter")
+    card = page.locator(".permission-card")
+    expect(card).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function(IN_VIEW, arg=card.element_handle(), timeout=TIMEOUT)  # it came into view by itself
+    pill = page.locator("#waiting-pill")
+    expect(pill).to_be_hidden()
+    page.locator("#scroll").hover()
+    page.mouse.wheel(0, -20_000)  # the person scrolls up to read the plan
+    expect(pill).to_have_text("1 approval waiting ↓", timeout=TIMEOUT)
+    pill.click()
+    page.wait_for_function(IN_VIEW, arg=card.element_handle(), timeout=TIMEOUT)
+    expect(card).to_be_focused()  # its keys answer it now
+    expect(pill).to_be_hidden()
+    card.locator("button.allow_once").click()
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Written.", timeout=TIMEOUT)
+    picture = tmp_path / "grey.png"  # sent from the bottom, it grows the chat when it loads, after the send
+    picture.write_bytes(png(300, 320))
+    page.locator("#composer input[type=file]").set_input_files(str(picture))
+    expect(page.locator("#composer .chip[data-attachment-id]")).to_have_count(1, timeout=TIMEOUT)
+    page.fill("textarea.input", "and this?")
+    page.keyboard.press("Enter")
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("A grey picture.", timeout=TIMEOUT)
+    page.wait_for_function("document.querySelector('.msg.user img.inline-image')?.naturalHeight === 320")
+    page.wait_for_function(AT_BOTTOM, timeout=TIMEOUT)

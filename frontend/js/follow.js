@@ -1,0 +1,95 @@
+// The chat follows its newest content while the person is at the bottom, and lets them read in peace when
+// they have scrolled up. "At the bottom" is what the person last did, not where the content is now: a tall
+// card (an approval) or an image that loads late grows the chat after it was drawn, and a rule judged after
+// the growth ("near the bottom?") stopped following just when something new needed seeing.
+// An approval waiting out of sight is never silent: a pill says how many wait and takes the person there.
+
+import { t } from "./strings.js";
+
+const SLACK = 48; // px from the bottom that still count as "at the bottom" (a wheel notch is ~100)
+
+export class Follower {
+  constructor(box, content, pill) {
+    this.box = box;
+    this.content = content;
+    this.pill = pill;
+    this.following = true;
+    this.waiting = new Set(); // approval cards not answered yet
+    box.addEventListener("scroll", () => {
+      this.following = this.atBottom();
+      this.update();
+    }, { passive: true });
+    new ResizeObserver(() => {
+      if (this.following) this.toBottom();
+      this.update();
+    }).observe(content);
+    pill.addEventListener("click", () => this.showWaiting());
+  }
+
+  atBottom() {
+    return this.box.scrollHeight - this.box.scrollTop - this.box.clientHeight <= SLACK;
+  }
+
+  toBottom() {
+    this.box.scrollTop = this.box.scrollHeight;
+  }
+
+  // A chat opened, or the person sent something: whatever they were reading, they are at the newest now.
+  follow() {
+    this.following = true;
+    this.toBottom();
+    this.update();
+  }
+
+  // A chat opened: the approvals of the chat left behind are not this one's.
+  reset() {
+    this.waiting.clear();
+    this.follow();
+  }
+
+  // Grown by a stream, a card, a notice: stay at the newest if the person was there.
+  grew() {
+    if (this.following) this.toBottom();
+    this.update();
+  }
+
+  approval(card) {
+    this.waiting.add(card);
+    if (this.following) {
+      this.toBottom();
+      // Placed under its tool card, with a later one below it: the bottom alone might not show it.
+      if (!this.inView(card)) card.scrollIntoView({ block: "nearest" });
+    }
+    this.update();
+  }
+
+  answered(card) {
+    this.waiting.delete(card);
+    this.update();
+  }
+
+  inView(card) {
+    const seen = this.box.getBoundingClientRect();
+    const at = card.getBoundingClientRect();
+    return at.bottom > seen.top && at.top < seen.bottom;
+  }
+
+  unseen() {
+    return [...this.waiting].filter((card) => card.isConnected && !this.inView(card));
+  }
+
+  update() {
+    for (const card of this.waiting) if (!card.isConnected) this.waiting.delete(card);
+    const unseen = this.unseen();
+    this.pill.hidden = unseen.length === 0;
+    if (unseen.length) this.pill.textContent = t(unseen.length === 1 ? "approvalWaiting" : "approvalsWaiting", { count: unseen.length });
+  }
+
+  showWaiting() {
+    const card = this.unseen()[0];
+    if (!card) return;
+    card.scrollIntoView({ block: "center" });
+    card.focus({ preventScroll: true }); // its keys answer it (Deny first)
+    this.update();
+  }
+}
