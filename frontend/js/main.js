@@ -16,7 +16,7 @@ import { setLanguage, t } from "./strings.js";
 
 const $ = (selector) => document.querySelector(selector);
 
-const state = { current: null, view: null, stream: null, preferences: null, navigation: 0 };
+const state = { current: null, view: null, stream: null, preferences: null, navigation: 0, workspace: null };
 let find = null; // the find bar (Ctrl/Cmd+F), also opened by a search result
 
 // A short message; `action` ({ label, run }) adds a button, e.g. Undo after a delete. Errors by
@@ -157,6 +157,7 @@ function newChat() {
   state.stream?.close();
   state.stream = null;
   state.current = null;
+  state.workspace = null; // "In a folder…" sets it after this
   state.group = false;
   state.view = null;
   sessionStorage.removeItem("orkas-open");
@@ -175,23 +176,38 @@ function newChat() {
 // The first message of a new chat creates it (then the list shows it, titled by that message).
 async function createChat() {
   state.creating = true;
-  const chat = await post("/api/conversations", {});
+  const chat = await post("/api/conversations", state.workspace ? { workspace: state.workspace } : {});
+  state.workspace = null;
   await options.created(chat.id).catch((error) => toast(error.message)); // what was picked on the blank page
   await openChat(chat.id);
   await refreshList();
   return chat.id;
 }
 
-// A chat that works in a folder the person picks (native picker in the window, a path in a browser).
+// A chat that works in a folder the person picks (the native picker in the window, a typed path in a browser).
+// The server checks the folder first, and the chat is then made by its first message like any new chat: a
+// cancelled pick or a refused folder leaves no empty "Untitled chat" behind, and a refused path stays typed.
 async function newChatInFolder() {
   const bridge = desktop();
-  const folder = bridge
-    ? await bridge.pick_folder()
-    : await askText({ title: t("folderTitle"), label: t("workspacePrompt"), action: t("open") });
-  if (!folder?.trim()) return;
-  const chat = await post("/api/conversations", { workspace: folder.trim() });
-  await openChat(chat.id);
-  await refreshList();
+  let typed = "";
+  let problem = "";
+  for (;;) {
+    const folder = bridge
+      ? await bridge.pick_folder()
+      : await askText({ title: t("folderTitle"), label: t("workspacePrompt"), action: t("open"), value: typed, problem });
+    if (!folder?.trim()) return;
+    try {
+      const { workspace } = await post("/api/conversations/workspace", { workspace: folder.trim() });
+      newChat();
+      state.workspace = workspace;
+      $("#title").title = workspace;
+      $("#messages").append(el("p", "hint chat-folder", t("chatFolder", { folder: workspace })));
+      return;
+    } catch (error) {
+      if (bridge || error.status !== 400) throw error; // the window's picker: said, and picked again at will
+      [typed, problem] = [folder, error.message];
+    }
+  }
 }
 
 async function ensureChat() {
