@@ -7,6 +7,7 @@ import { ChatOptions } from "./chat_options.js";
 import { Composer } from "./composer.js";
 import { askConfirm, askText } from "./dialogs.js";
 import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
+import { routeDrops } from "./drops.js";
 import { FindBar } from "./find.js";
 import { firstRunPanel, memoryOffer } from "./first_run.js";
 import { reconcileRemembered } from "./remembered.js";
@@ -545,6 +546,7 @@ const composer = new Composer($("#composer"), {
   onEditLast: () => state.view?.editLast(),
 });
 const options = new ChatOptions(composer.form, { onError: toast });
+routeDrops(); // a drop on Settings → Knowledge adds the folder; any other, an attachment (drops.js)
 
 // With no model configured, an empty chat offers the first steps instead of an empty page; once there is one,
 // it asks once whether to turn memory and learning on (both off until the person says so).

@@ -114,3 +114,87 @@ def test_in_a_folder_in_the_window_uses_the_native_picker(browser: Any, served: 
         assert not errors, errors
     finally:
         page.context.close()
+
+
+def drop(page: Page, target: str, name: str) -> None:
+    """A folder dropped on `target` as the page sees it: a file list with only a name (never a path)."""
+    page.evaluate(
+        """([selector, name]) => {
+            const target = document.querySelector(selector);
+            const data = new DataTransfer();
+            data.items.add(new File([], name));
+            for (const type of ["dragenter", "dragover", "drop"]) {
+                target.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
+            }
+        }""",
+        [target, name],
+    )
+
+
+def handbook(tmp_path: Path, name: str, words: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "rules.md").write_text(f"# Rules\n{words}\n")
+    return folder
+
+
+def test_a_knowledge_folder_is_picked_or_dropped_in_the_window(browser: Any, served: App, tmp_path: Path) -> None:
+    picked = handbook(tmp_path, "picked", "Lighthouse keepers count ships.")
+    dropped = handbook(tmp_path, "dropped", "Harbour pilots steer ships.")
+    page, errors = open_page(browser, served, picks=[str(picked)])
+    try:
+        page.click("#settings-button")
+        panel = page.locator("section.knowledge")
+        panel.get_by_role("button", name="Choose a folder…").click()
+        expect(panel.locator(".kb-docs .entry")).to_have_count(1, timeout=TIMEOUT)
+        expect(panel.locator(".kb-watched li")).to_contain_text(str(picked.resolve()))
+
+        drop(page, "section.knowledge .kb-docs", "dropped")  # anywhere on the section
+        page.evaluate("(paths) => window.orkasDropped(paths)", [str(dropped)])  # what window.py sends next
+        expect(panel.locator(".kb-docs .entry")).to_have_count(2, timeout=TIMEOUT)
+        expect(panel.locator(".kb-watched li")).to_have_count(2)
+        assert page.evaluate("window.attached") == []  # not an attachment for a chat
+
+        drop(page, "section.knowledge", "nothing")  # a drop the window had no path for
+        page.evaluate("() => window.orkasDropped([])")
+        expect(panel.locator(".kb-drop-status")).to_contain_text("type its full path", timeout=TIMEOUT)
+        page.keyboard.press("Escape")
+        page.evaluate("(paths) => window.orkasDropped(paths)", [str(dropped / "rules.md")])  # elsewhere: the chat's
+        page.wait_for_function("window.attached.length === 1")
+        assert not errors, errors
+    finally:
+        page.context.close()
+
+
+def test_in_a_browser_a_dropped_folder_says_the_path_must_be_typed(browser: Any, served: App, tmp_path: Path) -> None:
+    folder = handbook(tmp_path, "handbook", "The lighthouse keeper counts ships.\n" + "Filler line.\n" * 80)
+    (folder / "more.md").write_text("Nothing about towers.\n" * 40 + "Lighthouses guide the keeper's ships.\n")
+    page, errors = open_page(browser, served)
+    try:
+        page.click("#settings-button")
+        panel = page.locator("section.knowledge")
+        expect(panel.locator(".kb-drop-status")).to_contain_text("type the full path", timeout=TIMEOUT)
+        expect(panel.get_by_role("button", name="Choose a folder…")).to_have_count(0)  # no picker in a tab
+        drop(page, "section.knowledge", "handbook")
+        status = panel.locator(".kb-drop-status")
+        expect(status).to_contain_text("only the name of what was dropped (handbook)", timeout=TIMEOUT)
+        expect(panel.locator("input[name=path]")).to_be_focused()
+        assert chats(served) == []  # the composer did not take it as an attachment (which makes a chat)
+
+        panel.locator("input[name=path]").fill(str(folder))
+        panel.locator(".kb-add-path button[type=submit]").click()
+        expect(panel.locator(".kb-docs .entry")).to_have_count(2, timeout=TIMEOUT)
+        query = panel.locator("input[name=q]")
+        query.fill("lighthouse keepers")
+        query.press("Enter")
+        results = panel.locator(".kb-results li")
+        expect(results).to_have_count(2, timeout=TIMEOUT)
+        marks = panel.locator(".kb-results mark")
+        expect(marks.first).to_be_in_viewport()  # the results are scrolled to
+        words = {text.lower() for text in marks.all_inner_texts()}
+        assert words == {"lighthouse", "keeper", "lighthouses"}, words  # the index's stemming, as it matched
+        more = results.filter(has_text="more.md")
+        expect(more.locator(".snippet")).to_contain_text("Lighthouses guide")  # the passage around the match
+        assert not errors, errors
+    finally:
+        page.context.close()
