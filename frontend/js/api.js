@@ -15,9 +15,10 @@ export function takeToken() {
 const token = takeToken();
 
 export class ApiError extends Error {
-  constructor(status, message) {
+  constructor(status, message, data = {}) {
     super(message);
     this.status = status;
+    this.data = data; // the whole answer: some refusals say which field they are about
   }
 }
 
@@ -47,7 +48,7 @@ async function answer(response) {
   if (!response.ok) {
     const detail = data.detail ?? data.error ?? response.statusText;
     const message = Array.isArray(detail) ? detail.map((d) => d.msg).join("; ") : String(detail);
-    throw new ApiError(response.status, message);
+    throw new ApiError(response.status, message, data);
   }
   return data;
 }

@@ -33,15 +33,21 @@ function open({ title, body, action, danger = false }, read) {
   });
 }
 
-// A line of text (a title, a name, a folder). Resolves to the trimmed text, or null.
-export function askText({ title, label, value = "", action = t("save") }) {
+// A line of text (a title, a name, a folder). Resolves to the trimmed text, or null. `problem`: why the text
+// given last time was refused, said above it (asked again with `value`, nothing typed is lost).
+export function askText({ title, label, value = "", action = t("save"), problem = "" }) {
   const input = el("input");
   input.name = "answer";
   input.value = value;
   input.required = true;
   const field = el("label", "ask-field", label);
   field.append(input);
-  return open({ title, body: [field], action }, () => input.value.trim() || null);
+  const said = problem ? [el("p", "error", problem)] : [];
+  if (problem) {
+    said[0].setAttribute("role", "alert");
+    input.setAttribute("aria-invalid", "true");
+  }
+  return open({ title, body: [...said, field], action }, () => input.value.trim() || null);
 }
 
 // A yes/no question about something that cannot be taken back lightly (a delete).

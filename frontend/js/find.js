@@ -1,7 +1,34 @@
-// Find in the open chat (Ctrl/Cmd+F): the messages that contain the words, with next and previous;
-// Esc closes it. It searches what the chat shows, so a reply still streaming is found as it grows.
+// Find in the open chat (Ctrl/Cmd+F): every place the words occur, marked where they are, counted ("2 of 5"),
+// with next and previous; Esc closes it. It searches what the chat shows, so a reply still streaming is found
+// as it grows. The marks are CSS highlights over ranges of the page's own text (the `find` and `find-current`
+// highlights, styled in app.css): nothing is written into the messages, which chat.js redraws as it likes.
 
 import { t } from "./strings.js";
+
+const SKIPPED = "button, svg, summary, .error-actions"; // the page's controls, not what was said
+
+// The messages' text as one string per message, with where each piece of it lives.
+function textOf(message) {
+  const pieces = [];
+  let text = "";
+  const walker = document.createTreeWalker(message, NodeFilter.SHOW_TEXT, {
+    acceptNode: (node) => (node.parentElement?.closest(SKIPPED) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+  });
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    pieces.push({ node, at: text.length });
+    text += node.data;
+  }
+  return { text, pieces };
+}
+
+// The text node and the offset in it of a position in the message's string.
+function locate(pieces, position, end) {
+  for (let index = pieces.length - 1; index >= 0; index--) {
+    const { node, at } = pieces[index];
+    if (position > at || (position === at && !end)) return [node, position - at];
+  }
+  return [pieces[0].node, 0];
+}
 
 export class FindBar {
   constructor(root, messages) {
@@ -9,7 +36,7 @@ export class FindBar {
     this.messages = messages;
     this.input = root.querySelector("#find-input");
     this.count = root.querySelector("#find-count");
-    this.matches = [];
+    this.matches = []; // [{ range, message }] in the order the chat shows them
     this.at = -1;
     this.relabel();
     this.input.addEventListener("input", () => this.search());
@@ -34,8 +61,8 @@ export class FindBar {
     for (let frame = 0; frame < 2; frame++) await new Promise((done) => requestAnimationFrame(done));
     this.input.value = words;
     this.open();
-    const target = messageId && this.matches.findIndex((node) => node.dataset.messageId === messageId
-      || (node.dataset.messageIds ?? "").split(" ").includes(messageId));
+    const target = messageId && this.matches.findIndex(({ message }) => message.dataset.messageId === messageId
+      || (message.dataset.messageIds ?? "").split(" ").includes(messageId));
     if (target > 0) { this.at = target - 1; this.step(1); }
   }
 
@@ -53,7 +80,9 @@ export class FindBar {
   }
 
   clear() {
-    for (const node of this.matches) node.classList.remove("found", "found-current");
+    for (const node of this.messages.querySelectorAll(".msg.found-current")) node.classList.remove("found-current");
+    globalThis.CSS?.highlights?.delete("find");
+    globalThis.CSS?.highlights?.delete("find-current");
     this.matches = [];
     this.at = -1;
   }
@@ -62,19 +91,29 @@ export class FindBar {
     this.clear();
     const words = this.input.value.trim().toLowerCase();
     if (!words) { this.count.textContent = ""; return; }
-    this.matches = [...this.messages.querySelectorAll(".msg")].filter((node) =>
-      node.textContent.toLowerCase().includes(words));
-    for (const node of this.matches) node.classList.add("found");
+    for (const message of this.messages.querySelectorAll(".msg")) {
+      const { text, pieces } = textOf(message);
+      const lower = text.toLowerCase(); // the same length as the text for the scripts people type here
+      for (let found = lower.indexOf(words); found !== -1; found = lower.indexOf(words, found + words.length)) {
+        const range = document.createRange();
+        range.setStart(...locate(pieces, found, false));
+        range.setEnd(...locate(pieces, found + words.length, true));
+        this.matches.push({ range, message });
+      }
+    }
+    if (globalThis.Highlight) CSS.highlights.set("find", new Highlight(...this.matches.map(({ range }) => range)));
     this.step(1);
   }
 
   step(direction) {
     if (!this.matches.length) { this.count.textContent = this.input.value.trim() ? t("findNone") : ""; return; }
-    for (const node of this.matches) node.classList.remove("found-current");
     this.at = (this.at + direction + this.matches.length) % this.matches.length;
-    const current = this.matches[this.at];
-    current.classList.add("found-current");
-    current.scrollIntoView({ block: "center" });
+    const { range, message } = this.matches[this.at];
+    for (const node of this.messages.querySelectorAll(".msg.found-current")) node.classList.remove("found-current");
+    message.classList.add("found-current"); // which message holds it, for the eye a hint only (app.css)
+    if (globalThis.Highlight) CSS.highlights.set("find-current", new Highlight(range));
+    const holder = range.startContainer.parentElement ?? message;
+    holder.scrollIntoView({ block: "center" });
     this.count.textContent = t("findCount", { at: this.at + 1, of: this.matches.length });
   }
 }

@@ -7,6 +7,7 @@ import { ChatOptions } from "./chat_options.js";
 import { Composer } from "./composer.js";
 import { askConfirm, askText } from "./dialogs.js";
 import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
+import { routeDrops } from "./drops.js";
 import { FindBar } from "./find.js";
 import { Follower } from "./follow.js";
 import { firstRunPanel, memoryOffer } from "./first_run.js";
@@ -17,7 +18,7 @@ import { setLanguage, t } from "./strings.js";
 
 const $ = (selector) => document.querySelector(selector);
 
-const state = { current: null, view: null, stream: null, preferences: null, navigation: 0 };
+const state = { current: null, view: null, stream: null, preferences: null, navigation: 0, workspace: null };
 const follower = new Follower($("#scroll"), $("#messages"), $("#waiting-pill"));
 let find = null; // the find bar (Ctrl/Cmd+F), also opened by a search result
 
@@ -159,6 +160,7 @@ function newChat() {
   state.stream?.close();
   state.stream = null;
   state.current = null;
+  state.workspace = null; // "In a folder…" sets it after this
   state.group = false;
   state.view = null;
   sessionStorage.removeItem("orkas-open");
@@ -178,23 +180,38 @@ function newChat() {
 // The first message of a new chat creates it (then the list shows it, titled by that message).
 async function createChat() {
   state.creating = true;
-  const chat = await post("/api/conversations", {});
+  const chat = await post("/api/conversations", state.workspace ? { workspace: state.workspace } : {});
+  state.workspace = null;
   await options.created(chat.id).catch((error) => toast(error.message)); // what was picked on the blank page
   await openChat(chat.id);
   await refreshList();
   return chat.id;
 }
 
-// A chat that works in a folder the person picks (native picker in the window, a path in a browser).
+// A chat that works in a folder the person picks (the native picker in the window, a typed path in a browser).
+// The server checks the folder first, and the chat is then made by its first message like any new chat: a
+// cancelled pick or a refused folder leaves no empty "Untitled chat" behind, and a refused path stays typed.
 async function newChatInFolder() {
   const bridge = desktop();
-  const folder = bridge
-    ? await bridge.pick_folder()
-    : await askText({ title: t("folderTitle"), label: t("workspacePrompt"), action: t("open") });
-  if (!folder?.trim()) return;
-  const chat = await post("/api/conversations", { workspace: folder.trim() });
-  await openChat(chat.id);
-  await refreshList();
+  let typed = "";
+  let problem = "";
+  for (;;) {
+    const folder = bridge
+      ? await bridge.pick_folder()
+      : await askText({ title: t("folderTitle"), label: t("workspacePrompt"), action: t("open"), value: typed, problem });
+    if (!folder?.trim()) return;
+    try {
+      const { workspace } = await post("/api/conversations/workspace", { workspace: folder.trim() });
+      newChat();
+      state.workspace = workspace;
+      $("#title").title = workspace;
+      $("#messages").append(el("p", "hint chat-folder", t("chatFolder", { folder: workspace })));
+      return;
+    } catch (error) {
+      if (bridge || error.status !== 400) throw error; // the window's picker: said, and picked again at will
+      [typed, problem] = [folder, error.message];
+    }
+  }
 }
 
 async function ensureChat() {
@@ -534,6 +551,7 @@ const composer = new Composer($("#composer"), {
   onEditLast: () => state.view?.editLast(),
 });
 const options = new ChatOptions(composer.form, { onError: toast });
+routeDrops(); // a drop on Settings → Knowledge adds the folder; any other, an attachment (drops.js)
 
 // With no model configured, an empty chat offers the first steps instead of an empty page; once there is one,
 // it asks once whether to turn memory and learning on (both off until the person says so).

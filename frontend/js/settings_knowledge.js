@@ -1,7 +1,8 @@
 // Settings → Knowledge base: documents, folders kept in sync, meaning search.
 
-import { del, download, get, listen, post, put } from "./api.js";
+import { del, desktop, download, get, listen, post, put } from "./api.js";
 import { el } from "./cards.js";
+import { folderDropZone } from "./drops.js";
 import { t } from "./strings.js";
 import { actionButton, saveAs, select } from "./settings_common.js";
 
@@ -121,26 +122,7 @@ export async function knowledgeSection(data, guard, refresh, onError) {
     section.append(el("h4", "", t("kbWatched")), watched);
   }
 
-  const addPath = el("form", "kb-add-path");
-  const path = el("input");
-  path.name = "path";
-  path.placeholder = t("kbPath");
-  path.setAttribute("aria-label", t("kbPath"));
-  const watchLabel = el("label", "hint");
-  const watch = el("input");
-  watch.type = "checkbox";
-  watch.name = "watch";
-  watch.checked = true;
-  watchLabel.append(watch, ` ${t("kbWatch")}`);
-  const addButton = el("button", "", t("add"));
-  addButton.type = "submit";
-  addPath.append(path, watchLabel, addButton);
-  addPath.addEventListener("submit", guard(async (event) => {
-    event.preventDefault();
-    const added = await post("/api/kb/paths", { path: path.value.trim(), watch: watch.checked });
-    if (added.indexing) showFiles({ done: 0, total: null, path: added.indexing }); // a folder: progress follows
-    else refresh();
-  }));
+  const addPath = pathForm(section, guard, (folder) => showFiles({ done: 0, total: null, path: folder }), refresh);
   const addText = el("form", "kb-add-text");
   const title = el("input");
   title.name = "title";
@@ -170,13 +152,82 @@ export async function knowledgeSection(data, guard, refresh, onError) {
     results.replaceChildren();
     for (const hit of hits) {
       const item = el("li", "");
-      item.append(el("code", "citation", hit.citation), el("div", "snippet", hit.text.slice(0, 300)));
+      item.append(el("code", "citation", hit.citation), snippet(hit.text, hit.marks ?? []));
       results.append(item);
     }
     if (!hits.length) results.append(el("li", "hint", t("noneFound")));
+    (results.querySelector("mark") ?? results).scrollIntoView({ block: "nearest" });
   }));
   section.append(addPath, addText, search, results);
   return section;
+}
+
+// A passage around its first match, the words the server found (`marks`: [start, end) in code points) in <mark>.
+const SNIPPET = 300;
+function snippet(text, marks) {
+  const chars = [...text]; // code points, as the server counts
+  const from = Math.max(0, (marks[0]?.[0] ?? 0) - 60);
+  const to = Math.min(chars.length, from + SNIPPET);
+  const node = el("div", "snippet");
+  let at = from;
+  if (from > 0) node.append("…");
+  for (const [start, end] of marks) {
+    if (end <= at || start >= to) continue;
+    node.append(chars.slice(at, Math.max(at, start)).join(""), el("mark", "", chars.slice(Math.max(at, start), Math.min(end, to)).join("")));
+    at = Math.min(end, to);
+  }
+  node.append(chars.slice(at, to).join(""));
+  if (to < chars.length) node.append("…");
+  return node;
+}
+
+// A file or folder to add: typed, picked with the window's native folder picker, or dropped anywhere on the section
+// (`zone`). A browser tab can neither pick nor learn a dropped folder's path: there the path is typed.
+function pathForm(zone, guard, onIndexing, refresh) {
+  const form = el("form", "kb-add-path");
+  const path = el("input");
+  path.name = "path";
+  path.placeholder = t("kbPath");
+  path.setAttribute("aria-label", t("kbPath"));
+  const watchLabel = el("label", "hint");
+  const watch = el("input");
+  watch.type = "checkbox";
+  watch.name = "watch";
+  watch.checked = true;
+  watchLabel.append(watch, ` ${t("kbWatch")}`);
+  const addButton = el("button", "", t("add"));
+  addButton.type = "submit";
+  const said = el("p", "hint kb-drop-status", t(desktop() ? "kbDropHint" : "kbDropHintBrowser"));
+  said.setAttribute("role", "status");
+  const add = async (chosen) => {
+    const added = await post("/api/kb/paths", { path: chosen, watch: watch.checked });
+    if (added.indexing) onIndexing(added.indexing); // a folder: progress follows
+    else refresh();
+  };
+  form.append(path);
+  const bridge = desktop();
+  if (bridge?.pick_folder) {
+    form.append(actionButton("kb-pick", t("kbPickFolder"), guard(async () => {
+      const chosen = await bridge.pick_folder();
+      if (chosen) { path.value = chosen; await add(chosen); }
+    })));
+  }
+  form.append(watchLabel, addButton, said);
+  form.addEventListener("submit", guard(async (event) => {
+    event.preventDefault();
+    await add(path.value.trim());
+  }));
+  folderDropZone(zone, {
+    onPaths: guard(async (paths) => {
+      if (!paths.length) { said.textContent = t("kbDropNoPath"); path.focus(); return; }
+      for (const dropped of paths) { path.value = dropped; await add(dropped); }
+    }),
+    onNames: (names) => {
+      said.textContent = t("kbDropNeedsPath", { name: names.join(", ") });
+      path.focus();
+    },
+  });
+  return form;
 }
 
 // What meaning search runs on: the bundled model, nothing, or an OpenAI-compatible provider's

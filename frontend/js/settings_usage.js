@@ -57,41 +57,51 @@ export async function usageSection() {
   return section;
 }
 
-// The spending limits every run keeps to — in this window, on the phone and in `orkas run` — and today's spend.
+// The spending limits every run keeps to — in this window, on the phone and in `orkas run` — and what was spent.
+// The same three `orkas budget` sets. What the person typed goes to the server as typed (text, not a number
+// input, which reads "1e" or "1,5" as empty — no limit — without a word): the one rule for amounts is the
+// server's, and a refusal marks the field it is about and keeps everything typed.
+const LIMITS = [["per_day", "limitPerDay"], ["per_month", "limitPerMonth"], ["per_conversation", "limitPerConversation"]];
+
 async function limitsForm() {
   const budget = await get("/api/budget");
   const form = el("div", "usage-limits");
-  form.append(el("h4", "", t("usageLimits")));
-  const field = (name, label, value) => {
+  form.append(el("h4", "", t("usageLimits")), el("p", "hint", t("limitsHint")));
+  const inputs = {};
+  for (const [name, label] of LIMITS) {
     const wrap = el("label", "field");
     const input = el("input");
-    input.type = "number";
-    input.min = "0";
-    input.step = "0.01";
     input.name = name;
-    input.value = value ?? "";
+    input.inputMode = "decimal";
+    input.autocomplete = "off";
+    input.value = budget[name] ?? "";
     input.placeholder = t("limitNone");
-    wrap.append(el("span", "", label), input);
-    return [wrap, input];
-  };
-  const [dayField, day] = field("per_day", t("limitPerDay"), budget.per_day);
-  const [chatField, chat] = field("per_conversation", t("limitPerConversation"), budget.per_conversation);
+    wrap.append(el("span", "", t(label)), input);
+    form.append(wrap);
+    inputs[name] = input;
+  }
   const said = el("p", "hint limits-status", t("spentToday", { cost: money(budget.spent_today ?? 0) }));
   said.setAttribute("role", "status");
-  const amount = (input) => (input.value.trim() === "" ? null : Number(input.value));
+  const month = el("p", "hint limits-month", t("spentMonth", { cost: money(budget.spent_month ?? 0) }));
   const save = actionButton("save-limits", t("save"), async () => {
+    for (const input of Object.values(inputs)) input.removeAttribute("aria-invalid");
+    const typed = Object.fromEntries(Object.entries(inputs).map(([name, input]) => [name, input.value.trim() || null]));
     try {
-      const saved = await put("/api/budget", { per_day: amount(day), per_conversation: amount(chat) });
-      day.value = saved.per_day ?? "";
-      chat.value = saved.per_conversation ?? "";
+      const saved = await put("/api/budget", typed);
+      for (const [name, input] of Object.entries(inputs)) input.value = saved[name] ?? "";
       said.textContent = t("limitsSaved");
       said.classList.remove("error");
     } catch (error) {
       said.textContent = error.message;
       said.classList.add("error");
+      const wrong = inputs[error.data?.limit];
+      if (wrong) {
+        wrong.setAttribute("aria-invalid", "true");
+        wrong.focus();
+      }
     }
   });
-  form.append(el("p", "hint", t("limitsHint")), dayField, chatField, save, said);
+  form.append(save, said, month);
   return form;
 }
 

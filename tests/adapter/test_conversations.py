@@ -79,3 +79,29 @@ async def test_history_survives_a_restart_and_search_finds_titles_and_content(st
     content_hit = next(h for h in restarted.search("cheaper by"))
     assert "cheaper by 12%" in content_hit.snippet
     assert restarted.search("nothing like this") == [] and restarted.search("  ") == []
+
+
+def test_a_chat_s_folder_is_checked_before_the_chat_is_made(store: ConversationStore, tmp_path: Path) -> None:
+    """ "In a folder…" made the chat, then its first run refused the folder: an empty chat was left behind."""
+    from orkas.adapter.conversations.folders import work_folder
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("x")
+    assert work_folder(project) == project.resolve()
+    refused = {
+        "project": "not a full path",  # relative: it would be read from the server's own folder
+        str(project / "notes.txt"): "not a folder",
+        str(tmp_path / "missing"): "not a folder",
+        "~": "the home folder",
+        "/": "the home folder",  # it holds the home folder
+        "/etc": "protected location",
+        str(tmp_path / "data"): "protected location",  # the app's data, given as protected
+    }
+    (tmp_path / "data").mkdir(exist_ok=True)
+    for chosen, why in refused.items():
+        with pytest.raises(ConfigError, match=why):
+            work_folder(Path(chosen), protected=[tmp_path / "data"])
+        with pytest.raises(ConfigError, match=why):
+            store.create(workspace=Path(chosen), protected=[tmp_path / "data"])
+    assert store.recent() == []  # nothing made for a folder refused

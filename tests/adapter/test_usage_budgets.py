@@ -117,3 +117,21 @@ def test_amounts_below_a_cent_are_said_in_full_not_as_nothing() -> None:
 
     assert [dollars(a) for a in (0.0005, 1e-7, 0.0045)] == ["$0.0005", "$0.0000001", "$0.0045"]
     assert [dollars(a) for a in (0, 0.01, 12.5, 1234.5)] == ["$0.00", "$0.01", "$12.50", "$1,234.50"]
+
+
+def test_a_monthly_limit_counts_this_calendar_month_only(tmp_path: Path) -> None:
+    import time
+
+    now = time.mktime((2026, 3, 2, 12, 0, 0, 0, 0, -1))
+    ledger = UsageLedger(tmp_path / "usage.jsonl", clock=lambda: now)
+    lines = [
+        {"day": "2026-02-28", "conversation": "a", "cost": 5.0},  # last month: not counted
+        {"day": "2026-03-01", "conversation": "a", "cost": 1.5},
+        {"day": "2026-03-02", "conversation": "b", "cost": 0.5},
+    ]
+    (tmp_path / "usage.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert ledger.month_cost() == 2.0 and ledger.month_cost("2026-02") == 5.0
+    assert LedgerBudget(ledger, conversation="c", per_month=2.5).blocked() is None
+    blocked = LedgerBudget(ledger, conversation="c", per_month=2.0).blocked()
+    assert blocked is not None and "monthly budget of $2.00 is reached ($2.00 spent this month)" in blocked
+    assert "orkas budget --month" in blocked

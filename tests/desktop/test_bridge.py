@@ -48,3 +48,25 @@ def test_open_folder_opens_folders_only(tmp_path: Path) -> None:
     for bad in (str(skill / "run.sh"), str(tmp_path / "link"), "relative/path", str(tmp_path / "missing"), "a\0b", 7):
         assert not bridge.open_folder(bad)  # type: ignore[arg-type]
     assert opened == [skill.as_uri()]
+
+
+def test_the_folder_picker_answers_the_chosen_folder_or_none(tmp_path: Path) -> None:
+    import webview
+
+    class Window:  # pywebview's window, as far as the picker uses it
+        def __init__(self, answer: tuple[str, ...] | None) -> None:
+            self.answer = answer
+            self.asked: list[object] = []
+
+        def create_file_dialog(self, kind: object) -> tuple[str, ...] | None:
+            self.asked.append(kind)
+            return self.answer
+
+    bridge = Bridge(lambda conversation, path: {})
+    assert bridge.pick_folder() is None  # no window yet
+    chosen = Window((str(tmp_path),))
+    bridge._window = chosen
+    assert bridge.pick_folder() == str(tmp_path)
+    assert chosen.asked == [webview.FileDialog.FOLDER]  # a folder dialog, not a file one
+    bridge._window = Window(None)  # closed without a choice
+    assert bridge.pick_folder() is None

@@ -23,7 +23,9 @@ BAD_BODIES = [
     '{"per_day": "five"}',
     '{"per_day": [1]}',
     '{"per_conversation": 2e6}',
+    '{"per_month": "1e"}',
 ]
+SET = "per day: $5.00; per month: no limit; per conversation: $0.50"
 BAD = ["-1", "-0.01", "nan", "inf", "-inf", "1e308", "1000000.01", "five", ""]
 
 
@@ -32,7 +34,7 @@ def budget(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([ORKAS, "budget", *args], env=env, capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.parametrize("flag", ["--day", "--conversation"])
+@pytest.mark.parametrize("flag", ["--day", "--month", "--conversation"])
 def test_the_cli_refuses_a_bad_amount_and_keeps_what_was_set(tmp_path: Path, flag: str) -> None:
     home = tmp_path / "home"
     assert budget(home, "--day", "5", "--conversation", "0.5").returncode == 0
@@ -41,7 +43,7 @@ def test_the_cli_refuses_a_bad_amount_and_keeps_what_was_set(tmp_path: Path, fla
         assert refused.returncode == 2, (value, refused.stdout)
         assert "spending limit" in refused.stderr, (value, refused.stderr)
     shown = budget(home)
-    assert shown.returncode == 0 and shown.stdout.strip() == "per day: $5.00; per conversation: $0.50"
+    assert shown.returncode == 0 and shown.stdout.strip() == SET
     assert budget(home, "--conversation", "0.001").stdout.strip().endswith("per conversation: $0.001")  # not $0.00
     assert budget(home, "--day", "0").stdout.startswith("per day: no limit")
 
@@ -54,7 +56,7 @@ def test_a_file_broken_by_an_older_version_is_repaired_by_setting_the_limit_agai
     assert broken.returncode == 2 and "spending limit" in broken.stderr  # says which value, not just "ValueError"
     repaired = budget(home, "--day", "5")
     assert repaired.returncode == 0, repaired.stderr
-    assert repaired.stdout.strip() == "per day: $5.00; per conversation: $0.50"  # the valid one kept
+    assert repaired.stdout.strip() == SET  # the valid one kept
 
 
 def test_the_usage_form_s_route_refuses_the_same_amounts_and_keeps_what_was_set(tmp_path: Path) -> None:
@@ -70,10 +72,12 @@ def test_the_usage_form_s_route_refuses_the_same_amounts_and_keeps_what_was_set(
         for body in BAD_BODIES:
             answer = put(body)
             assert answer.status_code == 400 and "spending limit" in answer.json()["detail"], (body, answer.text)
+            assert answer.json()["limit"] == next(iter(json.loads(body)))  # the form marks that field
         assert put('{"per_week": 3}').status_code == 422  # no such limit
-        assert put("{}").json() | {"spent_today": 0} == {"per_day": 5, "per_conversation": 0.5, "spent_today": 0}
+        kept = put("{}").json() | {"spent_today": 0, "spent_month": 0}
+        assert kept == {"per_day": 5, "per_month": None, "per_conversation": 0.5, "spent_today": 0, "spent_month": 0}
         assert put('{"per_day": null}').json()["per_conversation"] == 0.5  # one turned off, the other kept
-        assert budget(app.home, "--day", "7").stdout.strip() == "per day: $7.00; per conversation: $0.50"
+        assert budget(app.home, "--day", "7").stdout.strip() == SET.replace("$5.00", "$7.00")
         got = httpx.get(f"{app.base}/api/budget", headers=headers, timeout=10).json()
         assert (got["per_day"], got["per_conversation"]) == (7, 0.5)  # the CLI's and the form's are the same
     finally:

@@ -332,3 +332,24 @@ def test_an_embedder_without_a_first_tier_indexes_in_one_pass() -> None:
     kb = KnowledgeBase.in_memory(embedder=HashingEmbedder())
     kb.add_text("deploy.md", DOCS["deploy.md"])
     assert kb.embed_pending() == 1 and kb.pending() == 0 and kb.refining() == 0
+
+
+def test_a_result_s_words_are_marked_as_the_keyword_index_matched_them() -> None:
+    from orkas.engine.memory.terms import highlights
+
+    texts = [
+        "Lighthouses guide ships; a lighthouse keeper.",  # word forms, as the stemmer matches them
+        "call os.path.join here, not os.join",  # an identifier's words in a row
+        "我们用向量检索。",  # Chinese windows, merged where they overlap
+        "nothing to see \x02 here",  # no match; a marker character in the text shifts nothing
+        "😀 keeper",  # offsets in code points, as the page counts them
+    ]
+    marks = highlights(texts, "the lighthouse keepers os.path.join 向量检索")
+    assert [[text[a:b] for a, b in found] for text, found in zip(texts, marks, strict=True)] == [
+        ["Lighthouses", "lighthouse", "keeper"],
+        ["os.path.join"],
+        ["向量检索"],
+        [],
+        ["keeper"],
+    ]
+    assert highlights(["the and of"], "the") == [[]]  # stop words mark nothing

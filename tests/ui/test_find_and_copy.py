@@ -20,11 +20,17 @@ def chat(page: Page, text: str, answer: str) -> None:
     expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
 
 
-def test_find_walks_the_messages_that_match_and_copy_takes_a_message(
+def marked(page: Page, highlight: str) -> list[str]:
+    """The text of each range a CSS highlight paints (find.js marks the words, not the messages)."""
+    return page.evaluate(f"[...(CSS.highlights.get('{highlight}') ?? [])].map((range) => range.toString())")
+
+
+def test_find_marks_each_match_counts_them_and_copy_takes_a_message(
     page: Page, app: App, anthropic_server: FakeServer
 ) -> None:
     anthropic_server.script(
-        wire.reply_text("Lighthouses guide ships."), wire.reply_text("A **lighthouse** keeper counts ships.")
+        wire.reply_text("Lighthouses guide ships."),
+        wire.reply_text("A **lighthouse** keeper counts ships from the light-house, not the lighthouse."),
     )
     chat(page, "tell me about lighthouses", "Lighthouses guide ships.")
     chat(page, "and their keepers", "keeper counts ships")
@@ -33,26 +39,39 @@ def test_find_walks_the_messages_that_match_and_copy_takes_a_message(
     expect(page.locator("#find")).to_be_visible()
     expect(page.locator("#find-input")).to_be_focused()
     page.keyboard.type("LIGHTHOUSE")
-    expect(page.locator("#find-count")).to_have_text("1 of 3")
-    expect(page.locator(".msg.found")).to_have_count(3)
+    expect(page.locator("#find-count")).to_have_text("1 of 4")  # matches, not messages: the last answer has two
+    assert marked(page, "find") == ["lighthouse", "Lighthouse", "lighthouse", "lighthouse"]
+    assert marked(page, "find-current") == ["lighthouse"]
     page.keyboard.press("Enter")
-    expect(page.locator("#find-count")).to_have_text("2 of 3")
+    expect(page.locator("#find-count")).to_have_text("2 of 4")
+    page.locator("#find-next").click()
+    page.locator("#find-next").click()
+    expect(page.locator("#find-count")).to_have_text("4 of 4")
+    page.locator("#find-next").click()
+    expect(page.locator("#find-count")).to_have_text("1 of 4")  # wraps around
     page.locator("#find-previous").click()
-    page.locator("#find-previous").click()
-    expect(page.locator("#find-count")).to_have_text("3 of 3")  # wraps around
+    expect(page.locator("#find-count")).to_have_text("4 of 4")
     expect(page.locator(".msg.found-current")).to_contain_text("keeper counts ships")
+    page.locator("#find-previous").click()
+    expect(page.locator("#find-count")).to_have_text("3 of 4")
+    holder = "CSS.highlights.get('find-current').values().next().value.startContainer.parentElement.tagName"
+    assert page.evaluate(holder) == "STRONG"  # the bold word itself
+    page.locator("#find-input").fill("a lighthouse keeper")  # across the bold word's markup
+    expect(page.locator("#find-count")).to_have_text("1 of 1")
+    assert marked(page, "find") == ["A lighthouse keeper"]
     page.locator("#find-input").fill("albatross")
     expect(page.locator("#find-count")).to_have_text("Not found")
+    assert marked(page, "find") == []
     page.locator("#find-input").press("Escape")
     expect(page.locator("#find")).to_be_hidden()
-    expect(page.locator(".msg.found")).to_have_count(0)
+    assert marked(page, "find") == [] and marked(page, "find-current") == []
 
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     answer = page.locator(".msg.assistant").last
     answer.hover()
     answer.get_by_role("button", name="Copy").click()
     copied = page.evaluate("navigator.clipboard.readText()")
-    assert copied == "A **lighthouse** keeper counts ships."  # the Markdown as written
+    assert copied == "A **lighthouse** keeper counts ships from the light-house, not the lighthouse."  # as written
     expect(answer.locator(".copy-message")).to_have_attribute("data-copied", "true")
     question = page.locator(".msg.user").first
     question.get_by_role("button", name="Copy").click()

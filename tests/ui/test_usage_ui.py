@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.fakes.server import FakeServer
 from tests.ui.conftest import App
@@ -107,3 +107,54 @@ def test_a_bad_limit_is_refused_with_a_clear_message(page: Page, app: App) -> No
     expect(limits.locator(".limits-status.error")).to_contain_text("a spending limit is from $0", timeout=TIMEOUT)
     saved = app.home / "settings.json"
     assert not saved.exists() or json.loads(saved.read_text()).get("budgets", {}).get("per_conversation") is None
+
+
+def test_the_limits_in_the_window_are_the_ones_orkas_budget_shows_and_a_bad_one_loses_nothing(
+    page: Page, app: App
+) -> None:
+    """Per day, per month and per conversation, as `orkas budget` has them: set in the window, the CLI shows them;
+    set with the CLI, the window shows them. A typed amount that is not one ("1e": a number input read it as empty,
+    no limit, without a word) is refused by name, and nothing typed or set before is lost."""
+    from tests.e2e.test_spending_limits import budget
+
+    def open_usage() -> Locator:
+        page.click("#settings-button")
+        page.locator("#settings nav.settings-menu").get_by_role("button", name="Usage").click()
+        limits = page.locator("#settings .usage-limits")
+        expect(limits.locator(".limits-status")).to_contain_text("Spent today", timeout=TIMEOUT)
+        return limits
+
+    limits = open_usage()
+    limits.locator("input[name=per_day]").fill("2")
+    limits.locator("input[name=per_month]").fill("30")
+    limits.locator("input[name=per_conversation]").fill("0.5")
+    limits.locator("button.save-limits").click()
+    expect(limits.locator(".limits-status")).to_contain_text("Saved", timeout=TIMEOUT)
+    assert budget(app.home).stdout.strip() == "per day: $2.00; per month: $30.00; per conversation: $0.50"
+
+    assert budget(app.home, "--month", "45", "--day", "0").returncode == 0
+    page.keyboard.press("Escape")
+    limits = open_usage()
+    expect(limits.locator("input[name=per_month]")).to_have_value("45")
+    expect(limits.locator("input[name=per_day]")).to_have_value("")  # 0: no limit
+    expect(limits.locator("input[name=per_conversation]")).to_have_value("0.5")
+
+    limits.locator("input[name=per_day]").fill("3")
+    month = limits.locator("input[name=per_month]")
+    month.fill("")
+    month.press_sequentially("1e")
+    limits.locator("button.save-limits").click()
+    expect(limits.locator(".limits-status.error")).to_have_text(
+        "per month: a spending limit is an amount in US dollars, not '1e'", timeout=TIMEOUT
+    )
+    expect(month).to_have_attribute("aria-invalid", "true")
+    expect(month).to_be_focused()
+    expect(month).to_have_value("1e")
+    expect(limits.locator("input[name=per_day]")).to_have_value("3")  # what was typed stays
+    assert budget(app.home).stdout.strip() == "per day: no limit; per month: $45.00; per conversation: $0.50"
+
+    month.fill("")  # empty: no limit
+    limits.locator("button.save-limits").click()
+    expect(limits.locator(".limits-status")).to_contain_text("Saved", timeout=TIMEOUT)
+    expect(month).not_to_have_attribute("aria-invalid", "true")
+    assert budget(app.home).stdout.strip() == "per day: $3.00; per month: no limit; per conversation: $0.50"

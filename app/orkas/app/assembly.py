@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -259,9 +259,7 @@ class Assembly:
 
     def budget(self, conversation_id: str) -> LedgerBudget:
         limits = load_configured(self.settings).product.budgets
-        return LedgerBudget(
-            self.ledger, conversation=conversation_id, per_conversation=limits.per_conversation, per_day=limits.per_day
-        )
+        return LedgerBudget(self.ledger, conversation_id, **asdict(limits))
 
     # ---- the runtime every entry point drives ----
     def learning(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 
-from orkas.adapter.settings.store import SettingsStore, set_limits
+from orkas.adapter.settings.store import LIMITS, SettingsStore, set_limits
 from orkas.adapter.settings.usage import Totals, UsageLedger, dollars, today
 
 EXIT_OK = 0
@@ -16,6 +16,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     usage.add_argument("--day", help="another day, as YYYY-MM-DD")
     budget = commands.add_parser("budget", help="show or set spending limits (US dollars; 0 turns a limit off)")
     budget.add_argument("--day", type=str, help="limit per day (0 for none)")
+    budget.add_argument("--month", type=str, help="limit per calendar month (0 for none)")
     budget.add_argument("--conversation", type=str, help="limit per conversation (0 for none)")
 
 
@@ -45,10 +46,10 @@ def budget(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from orkas.app import settings_from_env
 
     store = SettingsStore(settings_from_env(env).data_dir / "settings.json")
-    given = {"per_day": args.day, "per_conversation": args.conversation}
+    given = {"per_day": args.day, "per_month": args.month, "per_conversation": args.conversation}
     changes = {name: value for name, value in given.items() if value is not None}
     budgets = set_limits(store, **changes) if changes else store.load().budgets
-    print(f"per day: {_dollars(budgets.per_day)}; per conversation: {_dollars(budgets.per_conversation)}")
+    print("; ".join(f"{name.replace('_', ' ')}: {_dollars(getattr(budgets, name))}" for name in LIMITS))
     return EXIT_OK
 
 

@@ -100,7 +100,7 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 def _conversation(assembly: Assembly, args: argparse.Namespace) -> Conversation:
     """The conversation this command continues (`--session ID`), or a new one in the workspace."""
     store = assembly.store
-    workspace: Path = args.workspace or Path.cwd()
+    workspace: Path = (args.workspace or Path.cwd()).absolute()  # a relative --workspace is from here
     if args.session is not None and not args.session.strip():  # an unset $ID in a script: not a new chat
         raise ConfigError("--session needs a conversation's id (leave it out to start a new conversation)")
     if not args.session:

@@ -54,8 +54,7 @@ def open_window(
     def on_drop(event: dict[str, Any]) -> None:
         files = event.get("dataTransfer", {}).get("files", [])
         paths = [f["pywebviewFullPath"] for f in files if f.get("pywebviewFullPath")]
-        if not paths:
-            return
+        # Sent even when there are none: a part of the page that took the drop waits for them (frontend/js/drops.js)
         window.evaluate_js(f"window.orkasDropped && window.orkasDropped({json.dumps(paths)})")
 
     splash = True

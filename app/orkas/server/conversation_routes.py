@@ -15,6 +15,7 @@ from starlette.requests import ClientDisconnect
 
 from orkas.adapter.conversations import export
 from orkas.adapter.conversations.attachments import AttachmentError
+from orkas.adapter.conversations.folders import work_folder
 from orkas.adapter.conversations.runtime import ConversationRuntime
 from orkas.adapter.conversations.store import TUNABLE, Conversation
 from orkas.adapter.wire import WIRE_VERSION, hello
@@ -34,6 +35,10 @@ if TYPE_CHECKING:
 class NewConversation(BaseModel):
     title: str = Field(default="", max_length=200)
     workspace: str | None = None
+
+
+class Workspace(BaseModel):
+    workspace: str = Field(min_length=1, max_length=4096)
 
 
 class Change(BaseModel):
@@ -160,8 +165,16 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
 
     @api.post("/api/conversations", status_code=201)
     async def conversations_create(body: NewConversation) -> dict[str, Any]:
-        workspace = Path(body.workspace).expanduser() if body.workspace else None
-        return asdict(config(lambda: conversations.create(title=body.title, workspace=workspace)))
+        workspace = Path(body.workspace) if body.workspace else None
+        protected = services.protected() if services is not None else ()
+        return asdict(config(lambda: conversations.create(title=body.title, workspace=workspace, protected=protected)))
+
+    @api.post("/api/conversations/workspace")
+    async def conversations_workspace(body: Workspace) -> dict[str, str]:
+        """Whether a chat may work in this folder, before one is made ("In a folder…"): the resolved folder, or
+        400 saying why not. Making the chat checks again, the same way (folders.work_folder)."""
+        protected = services.protected() if services is not None else ()
+        return {"workspace": str(config(lambda: work_folder(Path(body.workspace), protected)))}
 
     @api.get("/api/conversations/{conversation_id}/export")
     async def conversations_export(conversation_id: str, format: Literal["md", "zip"] = "md") -> Response:

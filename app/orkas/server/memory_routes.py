@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from orkas.adapter.knowledge.progress import KbProgress, KbStatus
 from orkas.adapter.knowledge.service import KnowledgeService
 from orkas.engine.memory import Memory, MemoryRejected, MemoryStore
+from orkas.engine.memory.terms import highlights
 from orkas.server.sockets import forward
 
 T = TypeVar("T")
@@ -163,7 +164,8 @@ def add_knowledge_routes(api: FastAPI, knowledge: KnowledgeService) -> None:
             hits = await asyncio.to_thread(knowledge.kb.search, q, min(max(k, 1), 50), mode)
         except ValueError as e:  # meaning search asked for while it is off
             raise HTTPException(status_code=400, detail=str(e)) from None
-        return [{**asdict(h), "citation": h.citation} for h in hits]
+        marks = await asyncio.to_thread(highlights, [h.text for h in hits], q)  # the words, for the page to mark
+        return [{**asdict(h), "citation": h.citation, "marks": found} for h, found in zip(hits, marks, strict=True)]
 
     @api.websocket("/api/kb/events")
     async def kb_events(socket: WebSocket) -> None:

@@ -10,15 +10,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, HTTPException, Query
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from orkas import __version__
 from orkas.adapter.providers.admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
 from orkas.adapter.providers.catalog import PRESETS, list_models
 from orkas.adapter.settings.preferences import change_preferences
-from orkas.adapter.settings.store import Kind, set_limits
+from orkas.adapter.settings.store import Kind, LimitRefused, set_limits
 from orkas.adapter.settings.vault import FileKey, VaultError
-from orkas.core.errors import ProviderError
+from orkas.core.errors import ConfigError, ProviderError
 from orkas.engine.retry import describe
 from orkas.engine.sandbox.executor import confinement
 from orkas.server.answers import answered, config
@@ -68,6 +69,7 @@ class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     per_day: Any = None
+    per_month: Any = None
     per_conversation: Any = None
 
 
@@ -119,13 +121,19 @@ def add_settings_routes(api: FastAPI, services: Services) -> None:
         """The spending limits every run keeps to (the window's, the phone's and `orkas run`'s), and today's spend."""
         budgets = config(services.settings.load).budgets
         spent = await asyncio.to_thread(services.usage.day) if services.usage is not None else None
-        return {**asdict(budgets), "spent_today": spent.cost if spent is not None else 0.0}
+        month = await asyncio.to_thread(services.usage.month_cost) if services.usage is not None else 0.0
+        return {**asdict(budgets), "spent_today": spent.cost if spent is not None else 0.0, "spent_month": month}
 
     @api.put("/api/budget")
-    async def budget_set(body: Limits) -> dict[str, Any]:
+    async def budget_set(body: Limits) -> Any:
+        """A refused amount answers 400 with the sentence and `limit`, the one it is about (the form marks it)."""
         changes = {name: getattr(body, name) for name in body.model_fields_set}
-        with answered():
+        try:
             await asyncio.to_thread(set_limits, services.settings, **changes)
+        except LimitRefused as e:
+            return JSONResponse({"detail": str(e), "limit": e.limit}, status_code=400)
+        except ConfigError as e:
+            raise HTTPException(status_code=400, detail=str(e)) from None
         return await budget_get()
 
     @api.get("/api/models")

@@ -16,12 +16,13 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from orkas.adapter.conversations.branches import Branches
+from orkas.adapter.conversations.folders import work_folder
 from orkas.adapter.conversations.sessions import SESSION_ID, PersistentSession, load
 from orkas.adapter.conversations.transcript import LoadReport
 from orkas.core.errors import ConfigError, ConversationBusy, NotFound
@@ -81,14 +82,15 @@ class ConversationStore:
             raise ConfigError(f"invalid conversation id {conversation_id!r}")
         return self.root / conversation_id
 
-    def create(self, *, title: str = "", workspace: Path | None = None) -> Conversation:
+    def create(self, *, title: str = "", workspace: Path | None = None, protected: Sequence[Path] = ()) -> Conversation:
+        """`workspace`: a folder the person chose, checked by `work_folder` first (`protected`: the app's places)."""
         conversation_id = uuid.uuid4().hex
         folder = self._folder(conversation_id)
         if workspace is None:
             workspace = self.workspaces / conversation_id
             workspace.mkdir(parents=True, exist_ok=True)
-        elif not workspace.is_dir():
-            raise ConfigError(f"workspace {str(workspace)!r} is not a folder")
+        else:
+            workspace = work_folder(workspace, protected)
         folder.mkdir(parents=True)
         now = self._now()
         conversation = Conversation(conversation_id, title.strip()[:TITLE_CHARS], now, now, str(workspace.resolve()))

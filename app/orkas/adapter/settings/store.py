@@ -47,6 +47,10 @@ class Budgets:
 
     per_conversation: float | None = None
     per_day: float | None = None
+    per_month: float | None = None  # the calendar month, local time
+
+
+LIMITS = ("per_day", "per_month", "per_conversation")  # what `orkas budget` and Settings → Usage can set
 
 
 @dataclass(slots=True)
@@ -158,6 +162,14 @@ def spending_limit(value: object) -> float | None:
     return amount or None
 
 
+class LimitRefused(ConfigError):
+    """A spending limit that is not a valid amount; `limit` names which (one of LIMITS)."""
+
+    def __init__(self, limit: str, message: str) -> None:
+        super().__init__(f"{limit.replace('_', ' ')}: {message}")
+        self.limit = limit
+
+
 def _limit_or_none(value: object) -> float | None:
     try:
         return spending_limit(value)
@@ -166,13 +178,18 @@ def _limit_or_none(value: object) -> float | None:
 
 
 def set_limits(store: SettingsStore, **limits: object) -> Budgets:
-    """Change the limits named (`per_day`, `per_conversation`; None or 0 turns one off), keep the others:
-    the one way `orkas budget` and Settings → Usage change them, checked alike. Nothing is saved unless
-    every value is valid."""
-    unknown = set(limits) - {"per_day", "per_conversation"}
+    """Change the limits named (LIMITS; None or 0 turns one off), keep the others: the one way `orkas budget`
+    and Settings → Usage change them, checked alike. Nothing is saved unless every value is valid; the
+    refusal (LimitRefused) names the limit it is about."""
+    unknown = set(limits) - set(LIMITS)
     if unknown:
         raise ConfigError(f"unknown spending limit: {', '.join(sorted(unknown))}")
-    checked = {name: spending_limit(value) for name, value in limits.items()}
+    checked: dict[str, float | None] = {}
+    for name, value in limits.items():
+        try:
+            checked[name] = spending_limit(value)
+        except ConfigError as e:
+            raise LimitRefused(name, str(e)) from None
     try:
         product = store.load()
     except ConfigError:
@@ -203,9 +220,7 @@ class SettingsStore:
             entries = [Entry(e["provider"], e["model"], e.get("credential")) for e in data.get("entries", [])]
             raw_budgets = data.get("budgets") or {}
             read = _limit_or_none if repairing_limits else spending_limit
-            budgets = Budgets(
-                per_conversation=read(raw_budgets.get("per_conversation")), per_day=read(raw_budgets.get("per_day"))
-            )
+            budgets = Budgets(**{name: read(raw_budgets.get(name)) for name in LIMITS})
             raw_preferences = data.get("preferences") or {}
             known = {k: raw_preferences[k] for k in Preferences.__dataclass_fields__ if k in raw_preferences}
             preferences = Preferences(**known)

@@ -103,6 +103,12 @@ class UsageLedger:
         self.load()
         return self.by_day.get(day or today(self.clock), Totals())
 
+    def month_cost(self, month: str | None = None) -> float:
+        """What the calendar month ("YYYY-MM"; this one by default) cost so far."""
+        self.load()
+        prefix = (month or today(self.clock)[:7]) + "-"
+        return sum(totals.cost for day, totals in self.by_day.items() if day.startswith(prefix))
+
     def conversation(self, conversation: str) -> Totals:
         self.load()
         return self.by_conversation.get(conversation, Totals())
@@ -142,12 +148,13 @@ class UsageLedger:
 
 @dataclass
 class LedgerBudget:
-    """Budgets per conversation and per day, in US dollars; None means no limit."""
+    """Budgets per conversation, per day and per calendar month, in US dollars; None means no limit."""
 
     ledger: UsageLedger
     conversation: str
     per_conversation: float | None = None
     per_day: float | None = None
+    per_month: float | None = None
 
     def blocked(self) -> str | None:
         if self.per_day is not None:
@@ -156,6 +163,13 @@ class LedgerBudget:
                 return (
                     f"the daily budget of {dollars(self.per_day)} is reached ({dollars(spent)} spent today); "
                     "raise it with `orkas budget --day …` or continue tomorrow"
+                )
+        if self.per_month is not None:
+            spent = self.ledger.month_cost()
+            if spent >= self.per_month:
+                return (
+                    f"the monthly budget of {dollars(self.per_month)} is reached ({dollars(spent)} spent this month); "
+                    "raise it with `orkas budget --month …` or continue next month"
                 )
         if self.per_conversation is not None:
             spent = self.ledger.conversation(self.conversation).cost

@@ -16,6 +16,7 @@ or a question word (什么, 怎么 …).
 from __future__ import annotations
 
 import re
+import sqlite3
 
 # Stored beside the index: a knowledge base written with another version re-indexes its chunks on open
 KEYWORD_INDEX = "porter-bigram-1"
@@ -73,3 +74,55 @@ def query_terms(query: str, cap: int = 48) -> list[str]:
             if term not in found:
                 found.append(term)
     return found[:cap]
+
+
+Span = tuple[int, int]  # [start, end) in a text
+
+
+def highlights(texts: list[str], query: str) -> list[list[Span]]:
+    """Where each text holds the query's words, as the keyword index matches them (the same stemmer: "lighthouse"
+    marks "Lighthouses"; an identifier's words in a row), and its Chinese, Japanese or Korean windows as written:
+    what a search result shows marked. Overlapping spans are merged; a text without the words gets none."""
+    terms = query_terms(query)
+    spans: list[list[Span]] = [[] for _ in texts]
+    words = [term for term in terms if not CJK.match(term)]
+    if words:
+        db = sqlite3.connect(":memory:")
+        try:
+            db.execute(f"CREATE VIRTUAL TABLE t USING fts5(body, tokenize='{TOKENIZER}')")
+            # the markers may not occur in a text: anything in their place keeps every offset where it was
+            clean = [text.replace("\x02", " ").replace("\x03", " ") for text in texts]
+            db.executemany("INSERT INTO t (rowid, body) VALUES (?, ?)", enumerate(clean))
+            expression = " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+            rows = db.execute("SELECT rowid, highlight(t, 0, char(2), char(3)) FROM t WHERE t MATCH ?", (expression,))
+            for index, marked in rows:
+                spans[index] += _marked_spans(marked)
+        finally:
+            db.close()
+    for index, text in enumerate(texts):
+        for term in (term for term in terms if CJK.match(term)):
+            spans[index] += [(m.start(), m.end()) for m in re.finditer(re.escape(term), text)]
+    return [_merged(found) for found in spans]
+
+
+def _marked_spans(marked: str) -> list[Span]:
+    found: list[Span] = []
+    offset, start = 0, 0
+    for char in marked:
+        if char == "\x02":
+            start = offset
+        elif char == "\x03":
+            found.append((start, offset))
+        else:
+            offset += 1
+    return found
+
+
+def _merged(spans: list[Span]) -> list[Span]:
+    merged: list[Span] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
