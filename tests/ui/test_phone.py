@@ -122,7 +122,7 @@ def test_a_phone_pairs_watches_sends_approves_stops_and_reconnects(
         # Open it while it streams: what was said so far, then live to the end.
         page.get_by_text("Garden plan").click()
         wait_text(page, "Streaming")
-        assert icon(page, "Stop").is_visible()  # joined while it ran
+        assert page.get_by_role("button", name="Stop").is_visible()  # joined while it ran
         assert page.get_by_text("end.").count() == 0
         wait_text(page, "end.")
 
@@ -140,7 +140,7 @@ def test_a_phone_pairs_watches_sends_approves_stops_and_reconnects(
         type_into(page, COMPOSER, "tell me a long story")
         icon(page, "Send").click()
         wait_text(page, "Once upon a time")
-        icon(page, "Stop").click()
+        page.get_by_role("button", name="Stop").click()
         wait_text(page, "Stopped")
         assert not mirrored.desktop("GET", f"/api/conversations/{chat}/messages").json()["running"]
 
