@@ -16,7 +16,18 @@ import pytest
 from tests.fakes import anthropic as wire
 from tests.fakes.server import FakeServer
 from tests.mirror_helpers import Mirrored, restart_mirrored
-from tests.ui.test_phone import COMPOSER, ICON, PHONE, RECORDER, icon, semantics, type_into, wait_text
+from tests.ui.test_phone import (
+    COMPOSER,
+    ICON,
+    PHONE,
+    RECORDER,
+    THUMB,
+    icon,
+    semantics,
+    thumb_sized,
+    type_into,
+    wait_text,
+)
 
 IN_A_CHAT = "Message (use @ to address an agent)"  # what a conversation's screen shows, and the list's does not
 
@@ -204,19 +215,10 @@ def test_the_phone_view_loads_everything_from_this_computer_and_draws_its_symbol
         context.close()
 
 
-THUMB = 48  # px: the smallest target a fingertip hits reliably (Material's and Apple's guidance)
 IPHONE = (
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
     "Version/17.5 Mobile/15E148 Safari/604.1"
 )  # Flutter still lays out for a desktop here (it reads navigator.platform, Linux): sizes must not rely on it
-
-
-def thumb_sized(target: Any) -> dict[str, float]:
-    """The target's box as the browser lays it out: at least THUMB on each side."""
-    target.wait_for()
-    box = target.bounding_box()
-    assert box is not None and box["width"] >= THUMB and box["height"] >= THUMB, box
-    return box  # type: ignore[no-any-return]
 
 
 def test_a_new_user_starts_a_chat_on_the_phone_retries_approves_knowing_the_risk_and_sees_the_photo(
@@ -244,7 +246,9 @@ def test_a_new_user_starts_a_chat_on_the_phone_retries_approves_knowing_the_risk
         page.goto(pairing["link"])
         semantics(page)
         wait_text(page, "Pair this phone")
-        page.get_by_role("button", name="Pair").tap()  # the name is left as the phone filled it in
+        pair = page.get_by_role("button", name="Pair")
+        thumb_sized(pair)
+        pair.tap()  # the name is left as the phone filled it in
         wait_text(page, "Conversations")
         assert [d["name"] for d in mirrored.desktop("GET", "/api/mirror/devices").json()] == ["iPhone (Safari)"]
 
