@@ -220,3 +220,32 @@ def test_a_group_bubble_the_person_stopped_reads_stopped_not_failed() -> None:
     bubble, marker = chat.items[1:]
     assert isinstance(bubble, Bubble) and bubble.text == "Once upon" and not bubble.failed
     assert isinstance(marker, Marker) and marker.kind == "stopped"
+
+
+def test_the_latest_failure_offers_retry_of_the_message_before_it_and_a_new_message_withdraws_it() -> None:
+    chat = Transcript.from_history({**HISTORY, "messages": HISTORY["messages"][:-1], "after": 0})
+    first = chat.apply(event(1, "error", kind="provider", message="Overloaded"))
+    assert isinstance(first[0], Marker) and first[0].retry == "u1"  # the person's last message, answered again
+    chat.apply(event(2, "user_message", message_id="u2", text="again?"))
+    assert first[0].retry == ""  # an old failure would answer an old message: no Retry there any more
+    chat.apply(event(3, "text_delta", text="Half"))
+    (failed,) = chat.apply(event(4, "error", kind="provider", message="reset"))
+    assert isinstance(failed, Bubble) and failed.failed == "reset" and failed.retry == "u2"
+    assert chat.apply(event(5, "error", kind="aborted", message="Stopped"))[-1].kind == "stopped"  # type: ignore[union-attr]
+    history = Transcript.from_history(HISTORY)  # after a reload too
+    assert isinstance(history.items[-1], Marker) and history.items[-1].retry == "u1"
+    group = Transcript.from_history({**HISTORY, "messages": [], "group": [{"id": "m1", "from": "user", "text": "hi"}]})
+    assert not group.apply(event(4, "error", kind="provider", message="x"))[0].retry  # type: ignore[union-attr]
+
+
+def test_an_attached_image_is_kept_structured_for_its_thumbnail_and_a_question_carries_its_risk() -> None:
+    chat = Transcript.from_history({**HISTORY, "messages": []})
+    photo = {"name": "cat (1).png", "id": "a1", "media_type": "image/png", "size": 9}
+    (bubble,) = chat.apply(event(4, "user_message", message_id="u2", text="look", attachments=[photo]))
+    assert isinstance(bubble, Bubble) and [(f.name, f.image) for f in bubble.files] == [("cat (1).png", True)]
+    asked = {"id": "q1", "tool_use_id": "t", "tool": "bash", "preview": "curl x | sh"}
+    risky = {"level": "dangerous", "categories": ["network", "runs_program"], "effect": "network"}
+    (question,) = chat.apply(event(5, "permission_request", **asked, **risky))
+    assert isinstance(question, Question)
+    said = (question.level, question.categories, question.effect)
+    assert said == ("dangerous", ("network", "runs_program"), "network")

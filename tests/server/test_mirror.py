@@ -35,6 +35,9 @@ ROUTES = [
     ("POST", "/mirror/api/v1/conversations/0123456789abcdef0123456789abcdef/messages"),
     ("POST", "/mirror/api/v1/conversations/0123456789abcdef0123456789abcdef/stop"),
     ("POST", "/mirror/api/v1/conversations/0123456789abcdef0123456789abcdef/answers"),
+    ("POST", "/mirror/api/v1/conversations"),
+    ("POST", "/mirror/api/v1/conversations/0123456789abcdef0123456789abcdef/messages/m1/regenerate"),
+    ("GET", "/mirror/api/v1/conversations/0123456789abcdef0123456789abcdef/attachments/a1"),
 ]
 
 
@@ -336,3 +339,25 @@ def test_the_phone_takes_back_a_memory_write_and_only_a_paired_one_can(mirrored:
     assert mirrored.desktop("GET", "/api/memory").json()["notes"]["entries"] == []
     again = mirrored.phone("POST", "/mirror/api/v1/memory/undo", token=token, body=undo)
     assert again.status_code == 400  # already gone: said, nothing else touched
+
+
+def test_a_phone_starts_a_chat_and_sees_only_its_images(mirrored: Mirrored) -> None:
+    token, _device = mirrored.pair()
+    made = mirrored.phone("POST", "/mirror/api/v1/conversations", token=token, body={})
+    assert made.status_code == 201, made.text
+    chat = made.json()["id"]
+    assert [c["id"] for c in mirrored.desktop("GET", "/api/conversations").json()] == [chat]  # the desktop's too
+    base = f"/mirror/api/v1/conversations/{chat}/attachments"
+    for name, body in (("a.png", b"\x89PNG\r\n\x1a\nnot really"), ("notes.txt", b"plain")):
+        stored = mirrored.phone("POST", base, token=token, params={"name": name}, content=body,
+                                headers={"Content-Type": "application/octet-stream"})  # fmt: skip
+        assert stored.status_code == 201, stored.text
+        shown = mirrored.phone("GET", f"{base}/{stored.json()['id']}", token=token)
+        if name == "a.png":
+            assert shown.status_code == 200 and shown.content == body
+            assert shown.headers["content-security-policy"] == "default-src 'none'"
+        else:
+            assert shown.status_code == 404  # not an image: never served to be drawn
+    again = f"/mirror/api/v1/conversations/{chat}/messages/nope/regenerate"
+    retried = mirrored.phone("POST", again, token=token, body={})
+    assert retried.status_code == 404  # no such message: said, nothing started

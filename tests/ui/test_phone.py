@@ -74,6 +74,23 @@ def icon(page: Any, name: str) -> Any:
     return page.get_by_label(name, exact=True)
 
 
+THUMB = 48  # px: the smallest target a fingertip hits reliably (Material's and Apple's guidance)
+
+
+def thumb_sized(target: Any, timeout: float = 10) -> dict[str, float]:
+    """`target`'s box once it is shown and still (a screen sliding in is measured where it lands): at least
+    THUMB on each side."""
+    target.wait_for()
+    deadline = time.time() + timeout
+    before, box = None, target.bounding_box()
+    while box != before:
+        assert time.time() < deadline, f"never still: {box}"
+        target.page.wait_for_timeout(50)  # one frame or so between two reads of a moving box
+        before, box = box, target.bounding_box()
+    assert box is not None and box["width"] >= THUMB and box["height"] >= THUMB, box
+    return box  # type: ignore[no-any-return]
+
+
 def wait_text(page: Any, text: str, timeout: float = 20) -> None:
     """Shown text: a node's own text, or its label when Flutter merged a card's lines into one node."""
     found = page.get_by_text(text, exact=False).or_(page.get_by_label(text, exact=False))
@@ -122,7 +139,7 @@ def test_a_phone_pairs_watches_sends_approves_stops_and_reconnects(
         # Open it while it streams: what was said so far, then live to the end.
         page.get_by_text("Garden plan").click()
         wait_text(page, "Streaming")
-        assert icon(page, "Stop").is_visible()  # joined while it ran
+        assert page.get_by_role("button", name="Stop").is_visible()  # joined while it ran
         assert page.get_by_text("end.").count() == 0
         wait_text(page, "end.")
 
@@ -140,7 +157,7 @@ def test_a_phone_pairs_watches_sends_approves_stops_and_reconnects(
         type_into(page, COMPOSER, "tell me a long story")
         icon(page, "Send").click()
         wait_text(page, "Once upon a time")
-        icon(page, "Stop").click()
+        page.get_by_role("button", name="Stop").click()
         wait_text(page, "Stopped")
         assert not mirrored.desktop("GET", f"/api/conversations/{chat}/messages").json()["running"]
 
@@ -242,7 +259,7 @@ def test_a_group_on_the_phone_shows_each_agent_and_offers_its_members(
         wait_text(page, "Floor: commander")  # the list says who holds the group's floor
         page.get_by_text("Team").click()
         type_into(page, COMPOSER, "@c")
-        wait_text(page, "@coder")
+        thumb_sized(page.get_by_label("@coder", exact=True))  # a name offered after @ fits a thumb
         wait_text(page, "@critic")
         type_into(page, COMPOSER, "build and review")
         icon(page, "Send").click()

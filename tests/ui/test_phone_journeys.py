@@ -1,6 +1,7 @@
 """Journeys a person walks on the phone view, each end to end in a real browser at 390×844 with touch
 against a real `orkas serve --mirror` and the wire-level fake model (issue 35): what is typed is what is
-sent, Back goes back to the list, a reload stays where it is. No test waits a fixed time for the app."""
+sent, Back goes back to the list, a reload stays where it is, a new user starts a chat on the phone with
+every target big enough for a thumb. No test waits a fixed time for the app."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +17,18 @@ import pytest
 from tests.fakes import anthropic as wire
 from tests.fakes.server import FakeServer
 from tests.mirror_helpers import Mirrored, restart_mirrored
-from tests.ui.test_phone import COMPOSER, PHONE, RECORDER, icon, semantics, type_into, wait_text
+from tests.ui.test_phone import (
+    COMPOSER,
+    ICON,
+    PHONE,
+    RECORDER,
+    THUMB,
+    icon,
+    semantics,
+    thumb_sized,
+    type_into,
+    wait_text,
+)
 
 IN_A_CHAT = "Message (use @ to address an agent)"  # what a conversation's screen shows, and the list's does not
 
@@ -195,3 +208,92 @@ def test_the_phone_view_loads_everything_from_this_computer_and_draws_its_symbol
         assert not problems, problems
     finally:
         context.close()
+
+
+IPHONE = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.5 Mobile/15E148 Safari/604.1"
+)  # Flutter still lays out for a desktop here (it reads navigator.platform, Linux): sizes must not rely on it
+
+
+def test_a_new_user_starts_a_chat_on_the_phone_retries_approves_knowing_the_risk_and_sees_the_photo(
+    browser: Any, mirrored: Mirrored, anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    """Issue 35 §5, as a new user at 390×844 with touch: every target fits a thumb, tooltips never stay over the
+    composer, and what was missing is there — a new chat, Retry, the approval's risk, the photo, a device name."""
+    overloaded = wire.error(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"})
+    anthropic_server.script(
+        *[overloaded] * 4,  # the first message fails, after the engine's own tries
+        wire.reply_text("Hello after the retry."),
+        wire.message(wire.tool_use("bash", {"command": "rm -rf build"}, id="toolu_rm")),  # asks first
+        wire.reply_text("Cleaned the build folder."),
+        wire.reply_text("A fine icon."),
+    )
+    photo = tmp_path / "photo.png"
+    photo.write_bytes(ICON.read_bytes())
+    pairing = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()
+    context = browser.new_context(ignore_https_errors=True, user_agent=IPHONE, **PHONE)
+    context.add_init_script(RECORDER)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(pairing["link"])
+        semantics(page)
+        wait_text(page, "Pair this phone")
+        pair = page.get_by_role("button", name="Pair")
+        thumb_sized(pair)
+        pair.tap()  # the name is left as the phone filled it in
+        wait_text(page, "Conversations")
+        assert [d["name"] for d in mirrored.desktop("GET", "/api/mirror/devices").json()] == ["iPhone (Safari)"]
+
+        # A new chat, from the phone.
+        new_chat = page.get_by_role("button", name="New chat")
+        for target in (new_chat, icon(page, "Refresh"), icon(page, "Light or dark")):
+            thumb_sized(target)
+        new_chat.tap()
+        wait_text(page, IN_A_CHAT)
+        assert len(mirrored.desktop("GET", "/api/conversations").json()) == 1
+        for name in ("Back", "Refresh", "Attach a photo or file", "Send"):
+            thumb_sized(icon(page, name))
+
+        # Its first message fails; Retry sends it again. (Send is clicked: a tap the browser reports as a pointer
+        # that hovers, as a stylus's or a trackpad's does — its tooltip stayed up over the composer.)
+        type_into(page, COMPOSER, "hello there")
+        icon(page, "Send").click()
+        retry = page.get_by_role("button", name="Retry")
+        thumb_sized(retry)
+        assert icon(page, "Send").count() == 1, "a tooltip is still up over the composer"
+        retry.tap()
+        wait_text(page, "Hello after the retry.")
+        assert said(anthropic_server)[-1] == "hello there"
+        assert page.get_by_role("button", name="Retry").count() == 0  # the failed try is the other version now
+
+        # An approval says how risky it is; its buttons, and Stop (away from Refresh), fit a thumb.
+        type_into(page, COMPOSER, "clean the build")
+        icon(page, "Send").tap()
+        wait_text(page, "bash asks for permission")
+        wait_text(page, "Medium risk: changes the workspace · deletes files")
+        answers = [page.get_by_role("button", name=n) for n in ("Allow once", "Allow this run", "Deny")]
+        for target in answers:
+            thumb_sized(target)
+        stop, refresh = thumb_sized(page.get_by_role("button", name="Stop")), thumb_sized(icon(page, "Refresh"))
+        assert stop["y"] >= refresh["y"] + refresh["height"] + THUMB, (stop, refresh)  # not side by side
+        answers[0].tap()
+        wait_text(page, "Cleaned the build folder.")
+
+        # A photo sent from the phone shows as a thumbnail in the transcript.
+        with page.expect_file_chooser() as chooser:
+            icon(page, "Attach a photo or file").tap()
+        chooser.value.set_files(str(photo))
+        wait_text(page, "Attached photo.png")
+        type_into(page, COMPOSER, "what is this?")
+        icon(page, "Send").tap()
+        wait_text(page, "A fine icon.")
+        thumbnail = page.get_by_role("img", name="Photo photo.png")
+        thumbnail.wait_for()
+        box = thumbnail.bounding_box()
+        assert box is not None and box["width"] >= 100 and box["height"] >= 100, box
+    finally:
+        context.close()
+    assert not errors, errors

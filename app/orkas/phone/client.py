@@ -56,6 +56,9 @@ class MirrorClient:
         return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
     async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        return (await self._request(method, path, **kwargs)).json()
+
+    async def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         try:
             headers = {**self._headers(), **kwargs.pop("headers", {})}
             response = await self._http.request(method, path, headers=headers, **kwargs)
@@ -65,7 +68,7 @@ class MirrorClient:
             raise Unpaired(_detail(response))
         if response.status_code >= 400:
             raise MirrorRefused(_detail(response))
-        return response.json()
+        return response
 
     async def pair(self, code: str, device_name: str) -> str:
         answer = await self._call("POST", "/pair", json={"code": code.strip(), "device_name": device_name})
@@ -76,6 +79,11 @@ class MirrorClient:
         found: list[dict[str, Any]] = await self._call("GET", "/conversations")
         return found
 
+    async def create(self) -> dict[str, Any]:
+        """A new chat, shaped as the list's entries."""
+        made: dict[str, Any] = await self._call("POST", "/conversations", json={})
+        return made
+
     async def messages(self, conversation: str, after: int = -1) -> dict[str, Any]:
         found: dict[str, Any] = await self._call(
             "GET", f"/conversations/{quote(conversation)}/messages", params={"after": after}
@@ -85,6 +93,16 @@ class MirrorClient:
     async def send(self, conversation: str, text: str, attachments: list[str] | None = None) -> None:
         body = {"text": text, "attachments": attachments or []}
         await self._call("POST", f"/conversations/{quote(conversation)}/messages", json=body)
+
+    async def retry(self, conversation: str, message: str) -> None:
+        """Answer the person's message `message` again (after an error)."""
+        await self._call("POST", f"/conversations/{quote(conversation)}/messages/{quote(message)}/regenerate", json={})
+
+    async def image(self, conversation: str, attachment: str) -> bytes:
+        """An attached image's bytes (only images the conversation holds; anything else is refused)."""
+        path = f"/conversations/{quote(conversation)}/attachments/{quote(attachment)}"
+        response = await self._request("GET", path)
+        return response.content
 
     async def stop(self, conversation: str) -> None:
         await self._call("POST", f"/conversations/{quote(conversation)}/stop", json={})

@@ -13,6 +13,20 @@ from typing import Any
 ASSISTANT = "assistant"
 USER = "user"
 TOOL_LINE = 120  # characters of a tool call's input shown under its name
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})  # what the mirror shows inline
+
+
+@dataclass(frozen=True)
+class File:
+    """A file the person attached: named in the bubble; an image the conversation holds is also a thumbnail."""
+
+    name: str
+    id: str = ""  # the conversation's attachment, by which its image is fetched
+    media_type: str = ""
+
+    @property
+    def image(self) -> bool:
+        return bool(self.id) and self.media_type in IMAGE_TYPES
 
 
 @dataclass
@@ -21,9 +35,10 @@ class Bubble:
     who: str  # "user", "assistant", or a group agent's name
     text: str = ""
     tools: list[str] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
+    files: list[File] = field(default_factory=list)
     streaming: bool = False
     failed: str = ""  # why the turn failed, when it did
+    retry: str = ""  # the person's message a Retry answers again (on the latest failure only)
     _tools_said: int = 0  # how many tool calls the text had been written after
 
     def say(self, text: str) -> None:
@@ -43,7 +58,9 @@ class Question:
     conversation: str
     tool: str
     preview: str
-    level: str
+    level: str  # read_only | workspace_write | runs_program | dangerous: the risk, said on the card
+    categories: tuple[str, ...] = ()  # what it does (deletes files, network…), as the desktop's card lists them
+    effect: str = ""  # what approving grants beyond the sandbox: "" | network | unconfined
     decision: str = ""  # allow_once | allow_run | always | deny, once answered (by anyone)
     by: str = ""  # "" = the desktop, else the phone (or `orkas run`) that answered
     declined: str = ""  # "expired" | "unattended" | "stopped": a no nobody gave, said as such
@@ -60,6 +77,7 @@ class Marker:
     undone: bool = False
     phrase: str = ""  # a string of the phone's (strings.py) the view says in the person's language, with `args`
     args: dict[str, Any] = field(default_factory=dict)
+    retry: str = ""  # error: the person's message a Retry answers again (on the latest failure only)
 
 
 Item = Bubble | Question | Marker
@@ -85,6 +103,9 @@ class Transcript:
     floor: str = ""
     title: str = ""
     stale: bool = False  # the history changed (an edit, another answer): the view reads it again
+    group: bool = False  # a group's turn is not retried from here (nor on the desktop)
+    _asked: str = ""  # the person's latest message: what Retry answers again
+    _failed: Bubble | Marker | None = None  # the failure that offers Retry now
     _open: dict[str, Bubble] = field(default_factory=dict)  # the bubble each actor is writing into
     _index: dict[str, Item] = field(default_factory=dict)
     _memory_calls: dict[str, dict[str, Any]] = field(default_factory=dict)  # history: memory writes awaiting results
@@ -94,7 +115,8 @@ class Transcript:
     def from_history(cls, payload: dict[str, Any]) -> Transcript:
         chat = cls(conversation=str(payload.get("id", "")), after=int(payload.get("after", -1)))
         chat.running = bool(payload.get("running"))
-        if payload.get("group") is not None:
+        chat.group = payload.get("group") is not None
+        if chat.group:
             for record in payload["group"]:
                 chat._group_record(record)
         else:
@@ -118,8 +140,10 @@ class Transcript:
                 if block.get("type") == "tool_result" and given is not None and not block.get("is_error"):
                     self._remembered(f"m-{block['tool_use_id']}", given)
             text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-            files = [str(b.get("name", "")) for b in blocks if b.get("type") == "attachment"]
+            files = _files([b for b in blocks if b.get("type") == "attachment"])
             if text.strip() or files:  # tool results travel as user messages: not the person's words
+                self._asked = str(message["id"])
+                self._withdraw_retry()
                 self._add(Bubble(key=message["id"], who=USER, text=text, files=files))
             return
         if role == "assistant":
@@ -141,7 +165,10 @@ class Transcript:
                         }
             return
         if role == "app" and message.get("kind") in ("stopped", "error"):
-            self._add(Marker(key=message["id"], kind=message["kind"], text=message.get("text", "")))
+            marker = Marker(key=message["id"], kind=message["kind"], text=message.get("text", ""))
+            self._add(marker)
+            if marker.kind == "error":
+                self._offer_retry(marker)
 
     def _group_record(self, record: dict[str, Any]) -> None:
         sender = str(record.get("from", ""))
@@ -149,7 +176,7 @@ class Transcript:
             self._add(_asked(str(record["id"]), record))
             return
         who = USER if sender == USER else sender
-        files = [str(a.get("name", "")) for a in record.get("attachments", [])]
+        files = _files(record.get("attachments", []))
         bubble = Bubble(key=record["id"], who=who, text=record.get("text", ""), files=files)
         bubble.tools = [_tool_line(p.get("tool", ""), "") for p in record.get("process", []) if p.get("tool")]
         bubble.failed = record.get("failure") or ""
@@ -175,14 +202,17 @@ class Transcript:
 
     def _on_user_message(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
         self.running = True
-        files = [str(a.get("name", "")) for a in event.get("attachments", [])]
         self._open.clear()
+        self._asked = str(event.get("message_id", ""))
+        withdrawn = self._withdraw_retry()
         if event.get("message_id") in self._index:  # a queued message becoming the turn's: drawn already
-            return []
-        return [self._add(Bubble(key=event["message_id"], who=USER, text=event.get("text", ""), files=files))]
+            return withdrawn
+        files = _files(event.get("attachments", []))
+        said = Bubble(key=event["message_id"], who=USER, text=event.get("text", ""), files=files)
+        return [*withdrawn, self._add(said)]
 
     def _on_message_queued(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
-        files = [str(a.get("name", "")) for a in event.get("attachments", [])]
+        files = _files(event.get("attachments", []))
         return [self._add(Bubble(key=event["message_id"], who=USER, text=event.get("text", ""), files=files))]
 
     def _on_queued_dropped(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
@@ -227,6 +257,8 @@ class Transcript:
             tool=event.get("tool", ""),
             preview=event.get("preview", ""),
             level=event.get("level", ""),
+            categories=tuple(str(c) for c in event.get("categories", ())),
+            effect=str(event.get("effect") or ""),
         )
         return [*([ending] if ending else []), self._add(question)]
 
@@ -249,11 +281,16 @@ class Transcript:
         if event.get("kind") == "aborted":
             return [*self._close_all(), self._add(Marker(key=f"s{seq}", kind="stopped", text=""))]
         ending = self._open.pop(actor) if actor in self._open else None
+        failed: Bubble | Marker
         if ending is None:
-            return [self._add(Marker(key=f"e{seq}", kind="error", text=event.get("message", "")))]
-        ending.streaming = False
-        ending.failed = event.get("message", "")
-        return [ending]
+            failed = Marker(key=f"e{seq}", kind="error", text=event.get("message", ""))
+            self._add(failed)
+        else:
+            ending.streaming = False
+            ending.failed = event.get("message", "")
+            failed = ending
+        self._offer_retry(failed)
+        return [failed]
 
     def _on_idle(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
         self.running = False
@@ -322,6 +359,20 @@ class Transcript:
         self._add(marker)
         return marker
 
+    def _offer_retry(self, failed: Bubble | Marker) -> None:
+        """The latest failure offers Retry of the person's message before it (one agent only, as on the desktop)."""
+        if self._asked and not self.group:
+            self._withdraw_retry()
+            failed.retry, self._failed = self._asked, failed
+
+    def _withdraw_retry(self) -> list[Item]:
+        """A newer message or failure: the older failure's Retry goes (it would answer an old message again)."""
+        failed, self._failed = self._failed, None
+        if failed is None:
+            return []
+        failed.retry = ""
+        return [failed]
+
     def _bubble(self, actor: str, event: dict[str, Any]) -> Bubble:
         bubble = self._open.get(actor)
         if bubble is None:
@@ -341,6 +392,11 @@ class Transcript:
 
     def waiting(self) -> list[Question]:
         return [q for q in self.items if isinstance(q, Question) and not q.decision]
+
+
+def _files(shown: list[dict[str, Any]]) -> list[File]:
+    """Attachments as the history and the events show them (name, id, media type)."""
+    return [File(str(a.get("name", "")), str(a.get("id") or ""), str(a.get("media_type") or "")) for a in shown]
 
 
 def _tool_line(name: str, summary: str) -> str:

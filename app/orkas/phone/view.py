@@ -1,4 +1,4 @@
-"""The phone view (Flet, web mode): pair, the conversation list, one conversation live.
+"""The phone view (Flet, web mode): pair, the conversation list (a new chat from there), one conversation live.
 
 It holds no state of its own: everything it shows comes from the mirror's sync API (client.py) and is
 drawn from a `Transcript`; the device token lives in the phone's browser storage and nowhere else on
@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
-import secrets
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -19,9 +17,13 @@ from urllib.parse import parse_qs
 import flet as ft
 
 from orkas.phone.client import MirrorClient, MirrorRefused, Target, Unpaired
+from orkas.phone.composer import Composer
+from orkas.phone.device import device_name
+from orkas.phone.drawing import Drawing
 from orkas.phone.navigation import LIST, Navigator, chat_of, chat_route
 from orkas.phone.strings import Words, language
-from orkas.phone.transcript import USER, Item, Marker, Question, Transcript
+from orkas.phone.touch import icon_button, tall, theme
+from orkas.phone.transcript import Bubble, File, Item, Marker, Question, Transcript
 
 log = logging.getLogger(__name__)
 TOKEN_KEY = "orkas.device_token"
@@ -31,8 +33,7 @@ OPEN_KEY = "orkas.open"  # the conversation on screen, so a fresh page (or sessi
 LIST_ALERTS = ("permission_request", "permission_answered", "done", "error", "turn_end")
 REDRAW_EVERY = 0.05  # seconds: streamed text is redrawn at most this often (a delta per frame would flood)
 PULL = 60  # pixels pulled down past the top of the list to refresh it
-UPLOAD_WINDOW = 300  # seconds a signed upload URL stays good
-MENTION = re.compile(r"@([\w.-]*)$")
+PHOTO_MOST = 8 * 1024 * 1024  # bytes: a larger photo is named, not drawn (it would cross the session's socket)
 
 
 def make_main(target: Target, uploads: Path) -> Callable[[ft.Page], Awaitable[None]]:
@@ -46,19 +47,17 @@ class PhoneView:
     def __init__(self, page: ft.Page, target: Target, uploads: Path) -> None:
         self.page = page
         self.client = MirrorClient(target)
-        self.uploads = uploads
-        self.uploading: dict[str, tuple[str, str]] = {}  # picked name -> (stored as, conversation)
         self.prefs = ft.SharedPreferences()
-        self.picker = ft.FilePicker(on_upload=self._uploaded)
+        self.composer = Composer(page, self.client, uploads, self._guarded)
         self.t = Words("en")
+        self.drawing = Drawing(self.t, self)
         self.watching: asyncio.Task[None] | None = None
         self.chat: Transcript | None = None
         self.drawn: dict[str, ft.Control] = {}
         self.dirty: dict[str, Item] = {}
         self.flush: asyncio.Task[None] | None = None
         self.errands: set[asyncio.Task[None]] = set()  # fire-and-forget work, held until done
-        self.members: list[str] = []
-        self.pending: list[str] = []  # attachment ids for the next message
+        self.photos: dict[str, bytes | None] = {}  # attachment id -> its bytes (None: being fetched, or not shown)
         self.listed: list[dict[str, Any]] = []
         self.alerted: set[tuple[Any, Any]] = set()
         self.current: dict[str, Any] = {}
@@ -70,13 +69,13 @@ class PhoneView:
         page = self.page
         page.title = "Orkas"
         page.fonts = {"cjk": "fonts/cjk.ttf"}  # Chinese would be boxes without it
-        page.theme = ft.Theme(font_family="cjk", color_scheme_seed=ft.Colors.INDIGO)
-        page.dark_theme = ft.Theme(font_family="cjk", color_scheme_seed=ft.Colors.INDIGO)
+        page.theme = theme()
+        page.dark_theme = theme()
         saved_theme = await self.prefs.get(THEME_KEY)
         page.theme_mode = {"light": ft.ThemeMode.LIGHT, "dark": ft.ThemeMode.DARK}.get(
             str(saved_theme), ft.ThemeMode.SYSTEM
         )
-        self.t = Words(language(str(await self.prefs.get(LANG_KEY) or "en").split(",")))
+        self.t = self.drawing.t = Words(language(str(await self.prefs.get(LANG_KEY) or "en").split(",")))
         token = await self.prefs.get(TOKEN_KEY)
         query = parse_qs(page.route.partition("?")[2])
         code = (query.get("pair") or [""])[0]
@@ -97,14 +96,13 @@ class PhoneView:
         # An on_change (even one doing nothing) makes Flet send each keystroke at once, so a quick tap on
         # Pair never reads a value from before the last edit.
         code_field = ft.TextField(label=t("code"), value=code, autofocus=not code, on_change=_kept)
-        name_field = ft.TextField(
-            label=t("device_name"), value=_device_name(self.page.client_user_agent or ""), on_change=_kept
-        )
+        named = device_name(self.page.client_user_agent or "", t)
+        name_field = ft.TextField(label=t("device_name"), value=named, on_change=_kept)
         problem = ft.Text(note, color=ft.Colors.ERROR)
 
         async def pair(_: Any) -> None:
             try:
-                token = await self.client.pair(code_field.value or "", name_field.value or "Phone")
+                token = await self.client.pair(code_field.value or "", name_field.value or named)
             except (MirrorRefused, Unpaired) as e:
                 problem.value = str(e)
                 self.page.update()
@@ -117,7 +115,7 @@ class PhoneView:
             ft.Text(t("pair_help")),
             code_field,
             name_field,
-            ft.FilledButton(t("pair"), on_click=pair),
+            tall(ft.FilledButton(t("pair"), on_click=pair)),
             problem,
         ]
         if fingerprint:
@@ -155,7 +153,8 @@ class PhoneView:
         bar = ft.AppBar(
             title=ft.Text(t("conversations")), actions=[self._refresh_button(self.refresh_list), self._theme()]
         )
-        self._screen(bar, listing)
+        new = ft.FloatingActionButton(icon=ft.Icons.ADD, content=t("new_chat"), on_click=self._new_chat)
+        self._screen(bar, listing, new)
         self.watching = asyncio.create_task(self._watch_list())
 
     async def _watch_list(self) -> None:
@@ -171,6 +170,13 @@ class PhoneView:
                     return  # show_list starts a new watcher
         except Unpaired:
             await self._unpaired()
+
+    async def _new_chat(self, _: Any) -> None:
+        """A chat started from the phone, opened at once, ready for its first message."""
+        made = await self._guarded(self.client.create())
+        if made:
+            self.listed = [made, *self.listed]
+            await self.nav.go(chat_route(str(made["id"])))
 
     async def refresh_list(self) -> None:
         await self.nav.redraw(LIST)
@@ -204,7 +210,6 @@ class PhoneView:
         self._stop_watching()
         t = self.t
         conversation = str(chat["id"])
-        self.members = [str(m) for m in chat.get("members") or []]
         self.current = chat
         payload = await self.client.messages(conversation, after=-1)
         await self.prefs.set(OPEN_KEY, conversation)
@@ -213,36 +218,16 @@ class PhoneView:
         self.listing = ft.ListView(expand=True, spacing=8, auto_scroll=True, on_scroll=self._pulled(self.reload_chat))
         for item in self.chat.items:
             self._draw(item)
-        self.floor = ft.Text(t("floor", name=chat.get("floor") or ""), size=12, visible=bool(self.members))
-        self.stop_button = ft.IconButton(ft.Icons.STOP_CIRCLE, tooltip=t("stop"), on_click=self._stop)
-        self.stop_button.visible = self.chat.running
+        members = [str(m) for m in chat.get("members") or []]
+        self.floor = ft.Text(t("floor", name=chat.get("floor") or ""), size=12, visible=bool(members))
+        self.title = ft.Text(chat.get("title") or t("untitled"), max_lines=1)
         bar = ft.AppBar(
-            leading=ft.IconButton(ft.Icons.ARROW_BACK, tooltip=t("back"), on_click=self._back),
-            title=ft.Text(chat.get("title") or "…", max_lines=1),
-            actions=[self.stop_button, self._refresh_button(self.reload_chat)],
+            leading=icon_button(ft.Icons.ARROW_BACK, t("back"), self._back),
+            title=self.title,
+            actions=[self._refresh_button(self.reload_chat)],
         )
-        self.mentions = ft.Row(wrap=True, spacing=4, visible=False)
-        self.composer = ft.TextField(
-            hint_text=t("message"),
-            label=t("message"),
-            multiline=True,
-            min_lines=1,
-            max_lines=5,
-            shift_enter=True,
-            expand=True,
-            on_submit=self._send,
-            on_change=self._suggest,
-        )
-        self.attached = ft.Text("", size=12, visible=False)
-        composer = ft.Row(
-            [
-                ft.IconButton(ft.Icons.ADD_PHOTO_ALTERNATE, tooltip=t("attach"), on_click=self._attach),
-                self.composer,
-                ft.IconButton(ft.Icons.SEND, tooltip=t("send"), on_click=self._send),
-            ],
-            vertical_alignment=ft.CrossAxisAlignment.END,
-        )
-        self._screen(bar, ft.Column([self.floor, self.listing, self.attached, self.mentions, composer], expand=True))
+        bottom = self.composer.build(t, conversation, members, self.chat.running)
+        self._screen(bar, ft.Column([self.floor, self.listing, bottom], expand=True))
         # Plain tasks on the server's loop, not page.run_task: that one fails while the phone's socket is
         # down (no connection, no loop), which is exactly when events must keep being applied.
         self.watching = asyncio.create_task(self._watch(self.chat))
@@ -279,13 +264,13 @@ class PhoneView:
         for item in items:
             self._draw(item)
         if self.chat is not None:
-            self.stop_button.visible = self.chat.running
+            self.composer.running(self.chat.running)
             self.floor.value = self.t("floor", name=self.chat.floor) if self.chat.floor else self.floor.value
+            self.title.value = self.chat.title or self.title.value
         self.page.update()
 
-    # ---- drawing ----
     def _draw(self, item: Item) -> None:
-        control = self._control(item)
+        control = self.drawing.control(item)
         old = self.drawn.get(item.key)
         self.drawn[item.key] = control
         if old is None:
@@ -293,162 +278,43 @@ class PhoneView:
         else:
             self.listing.controls[self.listing.controls.index(old)] = control
 
-    def _control(self, item: Item) -> ft.Control:
-        t = self.t
-        if isinstance(item, Question):
-            return self._question(item)
-        if isinstance(item, Marker) and item.kind == "remembered":
-            return self._remembered(item)
-        if isinstance(item, Marker):
-            text = t("stopped") if item.kind == "stopped" else t(item.phrase, **item.args) if item.phrase else item.text
-            color = ft.Colors.ERROR if item.kind == "error" else ft.Colors.ON_SURFACE_VARIANT
-            return ft.Text(text, italic=True, color=color, text_align=ft.TextAlign.CENTER)
-        mine = item.who == USER
-        lines: list[ft.Control] = []
-        if not mine:
-            lines.append(
-                ft.Text(t("assistant") if item.who == "assistant" else item.who, weight=ft.FontWeight.BOLD, size=12)
-            )
-        lines += [_with_icon(ft.Icons.BUILD_OUTLINED, tool, italic=True) for tool in item.tools[-5:]]
-        lines += [_with_icon(ft.Icons.ATTACH_FILE, name) for name in item.files]
-        if item.text:
-            # Not selectable: Flutter hides selectable text from the accessibility tree (screen readers).
-            lines.append(ft.Markdown(item.text, extension_set=ft.MarkdownExtensionSet.GITHUB_WEB))
-        if item.streaming:  # a still marker: an animated bar keeps Flutter's accessibility tree from updating
-            lines.append(ft.Text("…", size=12, color=ft.Colors.ON_SURFACE_VARIANT))
-        if item.failed:
-            lines.append(ft.Text(t("failed", reason=item.failed), color=ft.Colors.ERROR, size=12))
-        return ft.Row(
-            [
-                ft.Container(
-                    ft.Column(lines, spacing=4, tight=True),
-                    padding=10,
-                    border_radius=12,
-                    bgcolor=ft.Colors.PRIMARY_CONTAINER if mine else ft.Colors.SURFACE_CONTAINER_HIGHEST,
-                    expand=True,
-                )
-            ],
-            alignment=ft.MainAxisAlignment.END if mine else ft.MainAxisAlignment.START,
-        )
+    def _redraw(self, item: Item) -> None:
+        if self.chat is not None and item.key in self.drawn:
+            self._draw(item)
+            self.page.update()
 
-    def _remembered(self, item: Marker) -> ft.Control:
-        """ "Remembered: …" with Undo: every memory write is seen, and can be taken back from here."""
-        t = self.t
-        words = t("forgot", entry=item.text) if item.removed else t("remembered", entry=item.text)
-        said = ft.Text(words, italic=True, color=ft.Colors.ON_SURFACE_VARIANT, expand=True)
-        if item.undone:
-            return ft.Row([said, ft.Text(t("forgotten"), size=12)])
+    # ---- what the transcript's controls do (drawing.Acts) ----
+    async def answer(self, question: Question, decision: str) -> None:
+        await self._guarded(self.client.answer(question.conversation, question.key, decision))
 
+    async def undo(self, marker: Marker) -> None:
         async def forget() -> bool:
-            await self.client.undo_memory(item.target, item.text, item.replaced, item.removed)
+            await self.client.undo_memory(marker.target, marker.text, marker.replaced, marker.removed)
             return True
 
-        async def undo(_: Any) -> None:
-            if await self._guarded(forget()):
-                item.undone = True
-                self._draw(item)
-                self.page.update()
+        if await self._guarded(forget()):
+            marker.undone = True
+            self._redraw(marker)
 
-        return ft.Row([said, ft.TextButton(t("undo"), on_click=undo)])
+    async def retry(self, item: Bubble | Marker) -> None:
+        """Answer the person's message again; the failed try stays on the computer as the other version."""
+        if self.chat is not None and item.retry:
+            await self._guarded(self.client.retry(self.chat.conversation, item.retry))
 
-    def _question(self, question: Question) -> ft.Control:
-        t = self.t
-        body: list[ft.Control] = [
-            ft.Text(t("approval", tool=question.tool), weight=ft.FontWeight.BOLD),
-            ft.Text(question.preview, font_family="monospace", size=12),
-        ]
-        if question.declined:
-            body.append(ft.Text(t(f"declined_{question.declined}"), italic=True))
-        elif question.decision:
-            answer = t("answered_deny") if question.decision == "deny" else t("answered_allow")
-            body.append(ft.Text(t("answered_by", answer=answer, who=question.by or t("desktop")), italic=True))
-        else:
-            body.append(
-                ft.Row(
-                    [
-                        ft.FilledButton(t("once"), on_click=self._answerer(question, "once")),
-                        ft.OutlinedButton(t("run"), on_click=self._answerer(question, "run")),
-                        ft.TextButton(t("deny"), on_click=self._answerer(question, "deny")),
-                    ],
-                    wrap=True,
-                )
-            )
-        return ft.Card(ft.Container(ft.Column(body, tight=True, spacing=6), padding=12))
+    def thumbnail(self, file: File, item: Item) -> bytes | None:
+        if file.id not in self.photos and self.chat is not None:
+            self.photos[file.id] = None
+            self._errand(self._fetch_photo(self.chat.conversation, file, item))
+        return self.photos[file.id]
 
-    def _answerer(self, question: Question, decision: str) -> Callable[[Any], Awaitable[None]]:
-        async def answer(_: Any) -> None:
-            await self._guarded(self.client.answer(question.conversation, question.key, decision))
-
-        return answer
-
-    # ---- acting ----
-    async def _send(self, _: Any) -> None:
-        text = (self.composer.value or "").strip()
-        if not text or self.chat is None:
-            return
-        self.composer.value = ""
-        self.mentions.visible = False
-        files, self.pending = self.pending, []
-        self.attached.visible = False
-        self.page.update()
-        await self._guarded(self.client.send(self.chat.conversation, text, files))
-
-    async def _stop(self, _: Any) -> None:
-        if self.chat is not None:
-            await self._guarded(self.client.stop(self.chat.conversation))
-
-    async def _attach(self, _: Any) -> None:
-        """A photo or file goes up over HTTP to a URL this session signed (app.py), then on to the
-        conversation through the API, like the desktop's attachments (same limits and rules)."""
-        if self.chat is None:
-            return
-        picked = await self.picker.pick_files(allow_multiple=False)
-        for chosen in picked or []:
-            stored_as = secrets.token_hex(12)  # never the phone's own file name on this disk
-            self.uploading[chosen.name] = (stored_as, self.chat.conversation)
-            url = self.page.get_upload_url(stored_as, UPLOAD_WINDOW)
-            await self.picker.upload([ft.FilePickerUploadFile(upload_url=url, id=chosen.id)])
-
-    async def _uploaded(self, event: ft.FilePickerUploadEvent) -> None:
-        if event.file_name not in self.uploading:
-            return
-        if event.error:
-            self.uploading.pop(event.file_name)
-            self._say(self.t("error", reason=event.error))
-            return
-        if event.progress is None or event.progress < 1:
-            return
-        stored_as, conversation = self.uploading.pop(event.file_name)
-        path = self.uploads / stored_as
+    async def _fetch_photo(self, conversation: str, file: File, item: Item) -> None:
         try:
-            data = await asyncio.to_thread(path.read_bytes)
-        except OSError as e:
-            self._say(self.t("error", reason=str(e)))
-            return
-        finally:
-            path.unlink(missing_ok=True)
-        stored = await self._guarded(self.client.upload(conversation, event.file_name, data))
-        if stored and self.chat is not None and self.chat.conversation == conversation:
-            self.pending.append(str(stored["id"]))
-            self.attached.value = self.t("attached", name=event.file_name)
-            self.attached.visible = True
-            self.page.update()
-
-    def _suggest(self, _: Any) -> None:
-        """`@` offers the group's members; a tap completes the name."""
-        typed = MENTION.search(self.composer.value or "")
-        names = [m for m in self.members if typed and m.lower().startswith(typed.group(1).lower())]
-        self.mentions.controls = [ft.Chip(ft.Text(f"@{name}"), on_click=self._mentioner(name)) for name in names]
-        self.mentions.visible = bool(names)
-        self.page.update()
-
-    def _mentioner(self, name: str) -> Callable[[Any], None]:
-        def complete(_: Any) -> None:
-            self.composer.value = MENTION.sub(f"@{name} ", self.composer.value or "")
-            self.mentions.visible = False
-            self.page.update()
-
-        return complete
+            data = await self.client.image(conversation, file.id)
+        except (MirrorRefused, Unpaired):
+            return  # gone since (the file was removed): its name still shows, as on the desktop
+        if len(data) <= PHOTO_MOST:
+            self.photos[file.id] = data
+            self._redraw(item)
 
     # ---- helpers ----
     async def _guarded(self, work: Awaitable[Any]) -> Any:
@@ -466,8 +332,9 @@ class PhoneView:
     def _say(self, text: str) -> None:
         self.page.show_dialog(ft.SnackBar(ft.Text(text)))
 
-    def _screen(self, bar: ft.AppBar | None, body: ft.Control) -> None:
+    def _screen(self, bar: ft.AppBar | None, body: ft.Control, action: ft.FloatingActionButton | None = None) -> None:
         self.page.appbar = bar
+        self.page.floating_action_button = action
         self.page.controls = [ft.SafeArea(body, expand=True)]
         self.page.update()
 
@@ -475,7 +342,7 @@ class PhoneView:
         async def clicked(_: Any) -> None:
             await refresh()
 
-        return ft.IconButton(ft.Icons.REFRESH, tooltip=self.t("refresh"), on_click=clicked)
+        return icon_button(ft.Icons.REFRESH, self.t("refresh"), clicked)
 
     def _pulled(self, refresh: Callable[[], Awaitable[None]]) -> Callable[[ft.OnScrollEvent], Awaitable[None]]:
         """Pull to refresh: a drag far enough past the top of a list reloads it."""
@@ -494,7 +361,7 @@ class PhoneView:
             await self.prefs.set(THEME_KEY, "dark" if dark else "light")
             self.page.update()
 
-        return ft.IconButton(ft.Icons.BRIGHTNESS_6, tooltip=self.t("theme"), on_click=toggle)
+        return icon_button(ft.Icons.BRIGHTNESS_6, self.t("theme"), toggle)
 
     def _errand(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
@@ -503,6 +370,7 @@ class PhoneView:
 
     def _stop_watching(self) -> None:
         self.chat = None
+        self.composer.leave()
         if self.watching is not None:
             self.watching.cancel()
         self.watching = None
@@ -510,14 +378,6 @@ class PhoneView:
     async def _closed(self, _: Any) -> None:
         self._stop_watching()
         await self.client.close()
-
-
-def _device_name(agent: str) -> str:
-    """A name the person recognises in the device list: "iPhone", "Android phone", else "Phone"."""
-    for marker, name in (("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android phone")):
-        if marker in agent:
-            return name
-    return "Phone"
 
 
 def _pill(text: str) -> ft.Control:
@@ -531,8 +391,3 @@ def _pill(text: str) -> ft.Control:
 
 def _kept(_: Any) -> None:
     """A text field's change, already stored in its `value` by Flet."""
-
-
-def _with_icon(icon: ft.IconData, text: str, *, italic: bool = False) -> ft.Control:
-    """A tool call or a file in a bubble (icons, not emoji: the bundled fonts have none)."""
-    return ft.Row([ft.Icon(icon, size=14), ft.Text(text, size=12, italic=italic, expand=True)], spacing=4)

@@ -17,7 +17,7 @@ from orkas.adapter.conversations import export
 from orkas.adapter.conversations.attachments import AttachmentError
 from orkas.adapter.conversations.folders import work_folder
 from orkas.adapter.conversations.runtime import ConversationRuntime
-from orkas.adapter.conversations.store import TUNABLE, Conversation
+from orkas.adapter.conversations.store import TUNABLE
 from orkas.adapter.wire import WIRE_VERSION, hello
 from orkas.core.errors import ConfigError
 from orkas.engine.catalog import lookup
@@ -154,6 +154,20 @@ async def receive_upload(
     except BaseException:
         await asyncio.to_thread(upload.abort)
         raise
+
+
+async def attached_image(
+    runtime: ConversationRuntime, services: Services, conversation_id: str, attachment_id: str
+) -> Response:
+    """An attached image, to show inline in the chat (the desktop's and the phone's). Only the conversation's
+    own image attachments: any other id (or file type) is a 404, and the response can never run as a page."""
+    config(lambda: runtime.store.get(conversation_id))
+    found = await asyncio.to_thread(services.attachments.image, conversation_id, attachment_id)
+    if found is None:
+        raise HTTPException(status_code=404, detail="no such image in this conversation")
+    data = await asyncio.to_thread(Path(found.path).read_bytes)
+    headers = {"Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff"}
+    return Response(data, media_type=found.media_type, headers=headers)
 
 
 def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services: Services | None) -> None:
@@ -355,20 +369,9 @@ def _add_file_routes(api: FastAPI, runtime: ConversationRuntime, services: Servi
     """Attachments and granted folders: what a conversation may read besides its workspace."""
     conversations = runtime.store
 
-    def conversation(conversation_id: str) -> Conversation:
-        return config(lambda: conversations.get(conversation_id))
-
     @api.get("/api/conversations/{conversation_id}/attachments/{attachment_id}")
     async def attachments_image(conversation_id: str, attachment_id: str) -> Response:
-        """An attached image, to show inline in the chat. Only the conversation's own image attachments:
-        any other id (or file type) is a 404, and the response can never run as a page."""
-        conversation(conversation_id)
-        found = await asyncio.to_thread(services.attachments.image, conversation_id, attachment_id)
-        if found is None:
-            raise HTTPException(status_code=404, detail="no such image in this conversation")
-        data = await asyncio.to_thread(Path(found.path).read_bytes)
-        headers = {"Content-Security-Policy": "default-src 'none'", "X-Content-Type-Options": "nosniff"}
-        return Response(data, media_type=found.media_type, headers=headers)
+        return await attached_image(runtime, services, conversation_id, attachment_id)
 
     @api.post("/api/conversations/{conversation_id}/attachments", status_code=201)
     async def attachments_upload(

@@ -14,7 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
+from fastapi import FastAPI, HTTPException, Query, Request, Response, WebSocket
 from pydantic import BaseModel, Field
 
 from orkas.adapter.conversations.runtime import ConversationRuntime
@@ -24,7 +24,7 @@ from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.memory import MemoryRejected
 from orkas.phone.client import Target
 from orkas.server.answers import answered, config
-from orkas.server.conversation_routes import history_payload, receive_upload
+from orkas.server.conversation_routes import attached_image, history_payload, receive_upload
 from orkas.server.memory_routes import MemoryUndo
 from orkas.server.mirror.fanout import Fanout, send_frames
 from orkas.server.mirror.security import MirrorGuard
@@ -42,6 +42,10 @@ PHONE_FRAME = 0.040  # seconds of events gathered into one message to a phone: 2
 class Pair(BaseModel):
     code: str = Field(min_length=1, max_length=40)
     device_name: str = Field(default="Phone", max_length=60)
+
+
+class NewChat(BaseModel):
+    title: str = Field(default="", max_length=200)
 
 
 class Send(BaseModel):
@@ -149,6 +153,13 @@ def create_mirror_app(
             for chat in chats
         ]
 
+    @api.post(f"{V1}/conversations", status_code=201)
+    async def create(body: NewChat, request: Request) -> dict[str, Any]:
+        """A new chat started on the phone, in the default workspace (choosing a folder stays the desktop's)."""
+        device_of(request)
+        chat = config(lambda: runtime.store.create(title=body.title))
+        return {**asdict(chat), "running": False, "unread": 0, "floor": None, "members": [], "waiting": 0}
+
     @api.get(f"{V1}/conversations/{{conversation_id}}/messages")
     async def messages(conversation_id: str, request: Request, after: int = Query(default=-1)) -> dict[str, Any]:
         device = device_of(request)
@@ -193,6 +204,13 @@ def create_mirror_app(
         files = config(lambda: services.attachments.get(conversation_id, body.attachments)) if body.attachments else []
         return config(lambda: runtime.send(conversation_id, body.text, files))
 
+    @api.post(f"{V1}/conversations/{{conversation_id}}/messages/{{message_id}}/regenerate", status_code=202)
+    async def regenerate(conversation_id: str, message_id: str, request: Request) -> dict[str, Any]:
+        """Retry after an error (or another answer): the desktop's own, the failed try kept as a version."""
+        device_of(request)
+        with answered():
+            return await runtime.regenerate(conversation_id, message_id)
+
     @api.post(f"{V1}/conversations/{{conversation_id}}/stop")
     async def stop(conversation_id: str, request: Request) -> dict[str, bool]:
         device_of(request)
@@ -224,6 +242,12 @@ def create_mirror_app(
     ) -> dict[str, Any]:
         device_of(request)
         return await receive_upload(runtime, services, conversation_id, request, name)
+
+    @api.get(f"{V1}/conversations/{{conversation_id}}/attachments/{{attachment_id}}")
+    async def image(conversation_id: str, attachment_id: str, request: Request) -> Response:
+        """An attached image, for the thumbnail in the phone's transcript."""
+        device_of(request)
+        return await attached_image(runtime, services, conversation_id, attachment_id)
 
     if (
         phone is not None and uploads is not None
