@@ -4,6 +4,7 @@
 
 import { el, permissionAnswered, permissionCard, toolCard, toolFinished, toolProgress } from "./cards.js";
 import { download } from "./api.js";
+import { revealInChat } from "./follow.js";
 import { renderMarkdown } from "./markdown.js";
 import { rememberedLine } from "./remembered.js";
 import { t } from "./strings.js";
@@ -179,8 +180,15 @@ export class ChatView {
     const message = event.message;
     if (!message.dispatch) return; // bubbles stream in live; the person's own is drawn by user_message
     // The commander's words before a dispatch end its segment: what it says next comes after the agents.
+    // Every ask of that step goes in that segment's bubble, as a reload draws them from the bus (the second
+    // of two parallel asks landed after the first agent's answer). Its cost line goes with the commander's
+    // last segment, which the bus gives the whole run's usage.
     const commander = this.actorTurns.get("commander");
-    this.dispatchCard(message, commander?.body ?? this.container);
+    if (commander) {
+      this.asking = commander;
+      commander.foot.textContent = "";
+    }
+    this.dispatchCard(message, this.asking?.body ?? this.container);
     this.actorTurns.delete("commander");
     if (this.turn === commander) this.turn = null;
   }
@@ -199,6 +207,8 @@ export class ChatView {
   }
 
   on_turn_end(event) {
+    this.asking = null;
+    if (event.aborted) this.marker("stopped", t("stopped"));
     for (const turn of this.actorTurns.values()) turn.el.classList.add("finished");
     for (const card of this.workers.values()) card.classList.add(event.aborted ? "failed" : "finished");
     this.actorTurns.clear();
@@ -238,7 +248,7 @@ export class ChatView {
     show.addEventListener("click", () => {
       const answers = [...this.container.querySelectorAll(`.msg.agent[data-actor="${CSS.escape(message.to[0])}"]`)];
       const answer = answers.find((node) => card.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING);
-      if (answer) { answer.scrollIntoView({ block: "center" }); answer.classList.add("highlight"); }
+      if (answer) { revealInChat(answer); answer.classList.add("highlight"); }
     });
     card.append(show);
     host.append(card);
@@ -250,12 +260,26 @@ export class ChatView {
     if (!records.length && !unsent.length) this.container.append(el("p", "empty", t("emptyChat")));
     this.drawing = [];
     let commander = null;
+    let stopped = false;
+    const endTurn = () => {
+      if (stopped) this.marker("stopped", t("stopped"));
+      stopped = false;
+    };
     for (const record of records) {
       if (record.from === "user") {
+        endTurn();
         this.userBubble(record.id, record.text, record.attachments ?? []);
         commander = null;
       } else if (record.dispatch) {
-        this.dispatchCard(record, commander?.body ?? this.container);
+        if (!commander) { // asked with no words first: live, the commander's bubble opened all the same
+          this.actor = "commander";
+          commander = this.newTurn();
+          this.actor = null;
+          commander.el.classList.add("finished");
+        }
+        this.dispatchCard(record, commander.body);
+      } else if (record.from === "commander" && !record.text && !record.process?.length && !record.failure) {
+        stopped ||= Boolean(record.stopped); // a Stop's empty segment: nothing said, no bubble
       } else {
         this.actor = record.from;
         const turn = this.newTurn();
@@ -266,7 +290,7 @@ export class ChatView {
           if (step.worker) turn.body.append(el("div", `worker-card ${step.ok ? "finished" : "failed"}`, t(step.ok ? "workerDone" : "workerFailed")));
         }
         if (record.failure) turn.body.append(el("div", "notice error", record.failure));
-        if (record.stopped) turn.body.append(el("div", "marker stopped", t("stopped"))); // the person's Stop, not a failure
+        stopped ||= Boolean(record.stopped); // the person's Stop, not a failure: said once, after the turn
         turn.input = record.usage?.input ?? 0;
         turn.output = record.usage?.output ?? 0;
         turn.cost = record.cost ?? null;
@@ -275,6 +299,7 @@ export class ChatView {
         commander = record.from === "commander" ? turn : commander;
       }
     }
+    endTurn();
     for (const message of unsent) this.on_message_not_sent({ ...message, kind: "no_provider" });
     this.turn = null;
     this.finishHistory();
@@ -406,7 +431,8 @@ export class ChatView {
     if (event.name === DISPATCH) {
       const said = event.content.filter((b) => b.type === "text").map((b) => b.text).join(" ");
       const why = said.replace(ENVELOPE, "").trim(); // the envelope the commander is handed, never shown
-      if (event.is_error) (this.turn ?? this.newTurn()).body.append(el("div", "notice error", t("dispatchFailed", { reason: why })));
+      // An ask the person's Stop cut short did not fail: the turn's one "Stopped" says it.
+      if (event.is_error && !event.stopped) (this.turn ?? this.newTurn()).body.append(el("div", "notice error", t("dispatchFailed", { reason: why })));
       return;
     }
     const card = this.cards.get(event.id);
@@ -476,7 +502,8 @@ export class ChatView {
   on_error(event) {
     if (this.turn) this.turn.el.classList.add("finished");
     this.closeOpenCards();
-    if (event.kind === "aborted") this.marker("stopped", t("stopped"));
+    // A group's Stop ends every actor's run: its one marker comes with the turn's end (on_turn_end).
+    if (event.kind === "aborted") { if (!this.actor) this.marker("stopped", t("stopped")); }
     else this.errorMarker(event.message, { error: event.kind, cause: event.cause, attempts: event.attempts });
     this.turn = null;
   }

@@ -3,6 +3,7 @@
 // as it grows. The marks are CSS highlights over ranges of the page's own text (the `find` and `find-current`
 // highlights, styled in app.css): nothing is written into the messages, which chat.js redraws as it likes.
 
+import { revealInChat } from "./follow.js";
 import { t } from "./strings.js";
 
 const SKIPPED = "button, svg, summary, .error-actions"; // the page's controls, not what was said
@@ -113,7 +114,7 @@ export class FindBar {
     message.classList.add("found-current"); // which message holds it, for the eye a hint only (app.css)
     if (globalThis.Highlight) CSS.highlights.set("find-current", new Highlight(range));
     const holder = range.startContainer.parentElement ?? message;
-    holder.scrollIntoView({ block: "center" });
+    revealInChat(holder);
     this.count.textContent = t("findCount", { at: this.at + 1, of: this.matches.length });
   }
 }

@@ -6,6 +6,14 @@
 
 import { t } from "./strings.js";
 
+let active = null; // the chat's one Follower
+
+// Scroll the chat to `node` at the person's request: the chat stops following the newest content.
+export function revealInChat(node, block = "center") {
+  active?.release();
+  node.scrollIntoView({ block });
+}
+
 const SLACK = 48; // px from the bottom that still count as "at the bottom" (a wheel notch is ~100)
 
 export class Follower {
@@ -14,15 +22,13 @@ export class Follower {
     this.content = content;
     this.pill = pill;
     this.following = true;
-    this.waiting = new Set(); // approval cards not answered yet
+    this.waiting = new Set();
+    active = this; // approval cards not answered yet
     box.addEventListener("scroll", () => {
       this.following = this.atBottom();
       this.update();
     }, { passive: true });
-    new ResizeObserver(() => {
-      if (this.following) this.toBottom();
-      this.update();
-    }).observe(content);
+    new ResizeObserver(() => this.grew()).observe(content);
     pill.addEventListener("click", () => this.showWaiting());
   }
 
@@ -32,6 +38,12 @@ export class Follower {
 
   toBottom() {
     this.box.scrollTop = this.box.scrollHeight;
+  }
+
+  // The person asked to see something (a found match, a search result, "Show the answer"): they are reading
+  // there now, and what streams in meanwhile must not pull them away before their scroll event comes.
+  release() {
+    this.following = false;
   }
 
   // A chat opened, or the person sent something: whatever they were reading, they are at the newest now.

@@ -28,7 +28,8 @@ def script(server: FakeServer) -> None:
     router = ByActor({"coder": "CODER-BOT", "commander": "commander of a team"})
     dispatch = a_wire.tool_use("dispatch_to", {"to": "coder", "message": "write add()"}, id="toolu_d")
     router.add("commander", a_wire.message(a_wire.text("Asking the coder."), dispatch), a_wire.reply_text("Done."))
-    router.add("coder", a_wire.reply_text("def add(a, b): return a + b"))
+    # Its hand-back marker is control markup, split across deltas on the wire: no view may show it.
+    router.add("coder", a_wire.reply_text('def add(a, b): return a + b <handback reason="completed_handoff" />'))
     server.script(*[router] * router.total)
 
 
@@ -93,6 +94,7 @@ def test_the_window_the_phone_and_the_terminal_get_the_same_events(
         window, phone, sent = asyncio.run(window_and_phone(m, chat, token, after, from_the_window))
         assert sent.status_code == 202, sent.text
         assert shape(window) == shape(phone)
+        assert "handback" not in json.dumps(window) + json.dumps(phone)
         kinds = [kind for kind, _ in shape(window)]
         assert kinds[0] == "user_message" and kinds[-2:] == ["turn_end", "idle"]
         assert {actor for _, actor in shape(window)} >= {"group", "commander", "coder"}
@@ -109,6 +111,7 @@ def test_the_window_the_phone_and_the_terminal_get_the_same_events(
         window_saw, phone_saw, ran = asyncio.run(window_and_phone(m, chat, token, window[-1]["seq"], from_the_terminal))
         assert ran.returncode == 0, ran.stderr
         terminal = [json.loads(line) for line in ran.stdout.splitlines()]
+        assert "handback" not in ran.stdout
         assert shape(terminal) == shape(window)
         assert terminal[0]["seq"] == window[-1]["seq"] + 1  # numbered on from where the window left off
         assert {e["conversation"] for e in terminal} == {chat} and {e["v"] for e in terminal} == {window[0]["v"]}

@@ -109,7 +109,7 @@ def test_parallel_dispatch_shows_two_live_bubbles(
     page.wait_for_selector("body[data-ready=true]")
     expect(page.locator('.msg.assistant.agent[data-actor="coder"]')).to_have_count(1, timeout=TIMEOUT)
     expect(page.locator('.msg.assistant.agent[data-actor="critic"]')).to_have_count(1)
-    expect(page.locator('.msg.assistant[data-actor="commander"]')).to_contain_text("Both are done.")
+    expect(page.locator('.msg.assistant[data-actor="commander"]').last).to_contain_text("Both are done.")
 
 
 def test_a_hand_off_moves_the_floor_indicator_and_it_survives_a_reload(
@@ -163,6 +163,12 @@ def test_stop_ends_every_live_bubble(
             "msg assistant agent finished"
         )
     expect(page.locator(".marker.stopped").first).to_be_visible()
+    live = page.evaluate(SHAPE)
+    assert page.locator("#messages").inner_text().lower().count("stopped") == 1  # the person's Stop, said once
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".marker.stopped").first).to_be_visible(timeout=TIMEOUT)
+    assert page.evaluate(SHAPE) == live
 
 
 def test_a_reload_mid_dispatch_shows_every_bubble_once(
@@ -276,3 +282,48 @@ def test_members_are_added_and_removed_from_the_bar_and_the_chat_becomes_a_group
     page.locator('#members .member[data-member="coder"] button').click()
     expect(page.locator('#members .member[data-member="coder"]')).to_have_count(0, timeout=TIMEOUT)
     expect(page.locator("#members select.add-member")).to_be_visible()
+
+
+# What a person sees of a group chat, in order: each bubble, card and marker, whose it is, its words, its cost line.
+SHAPE = """() => [...document.querySelectorAll(
+  '#messages :is(.msg, .dispatch-card, .marker, .notice, .worker-card, .tool-card)'
+)].map((n) => {
+  const kind = n.classList.contains('msg') ? (n.classList.contains('user') ? 'user' : 'answer') : n.classList[0];
+  const words = n.classList.contains('msg')
+    ? [...n.querySelectorAll(':scope > .body > .markdown')].map((m) => m.innerText.trim()).join(' | ')
+    : (n.querySelector('summary') ?? n).innerText.trim();
+  const foot = n.querySelector(':scope > .turn-foot')?.innerText.trim() ?? '';
+  return [kind, n.dataset.actor ?? '', words, foot];
+})"""
+
+
+def test_a_group_turn_reads_the_same_live_and_after_a_reload(
+    group_app: tuple[App, ByActor, str], group_page: Page, anthropic_server: FakeServer
+) -> None:
+    page = group_page
+    app, router, _ = group_app
+    router.add(
+        "commander",
+        wire.message(
+            wire.text("Asking both."),
+            wire.tool_use("dispatch_to", {"to": "coder", "message": "write it"}, id="toolu_a"),
+            wire.tool_use("dispatch_to", {"to": "critic", "message": "review it"}, id="toolu_b"),
+        ),
+        wire.reply_text("Both are done."),
+    )
+    # Asked first, the coder ends last: the order they were asked in is the one both views keep.
+    router.add("coder", Reply(events=wire.events([wire.text("code written")]), event_delay=0.4))
+    router.add("critic", Reply(events=wire.events([wire.text("review written")]), event_delay=0.02))
+    anthropic_server.script(*[router] * router.total)
+    open_app(page, app)
+    send(page, "build and review")
+    last = page.locator('.msg.assistant[data-actor="commander"]').last
+    expect(last).to_contain_text("Both are done.", timeout=TIMEOUT)
+    expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+    live = page.evaluate(SHAPE)
+    text = page.locator("#messages").inner_text()
+    assert "<worker-" not in text and "<handback" not in text and "failed" not in text.lower()
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(last).to_contain_text("Both are done.", timeout=TIMEOUT)
+    assert page.evaluate(SHAPE) == live

@@ -66,6 +66,7 @@ class ToolEnd:
     details: Mapping[str, Any] | None  # what the UI shows
     is_error: bool
     duration: float  # seconds
+    stopped: bool = False  # the person's Stop ended it unfinished: not a failure to report as one
     type: Literal["tool_end"] = "tool_end"
 
 

@@ -235,6 +235,7 @@ class ToolRunner:
             details=result.details,
             is_error=result.is_error,
             duration=duration,
+            stopped=result.is_error and self.signal.aborted,
         )
 
     def _check(self, call: ToolUseBlock, tool: Tool | None, truncated: bool) -> ToolResult | None:

@@ -169,3 +169,32 @@ def render_for(actor: str, messages: Sequence[GroupMessage]) -> str:
                 text = wrap(text, f"{message.sender}, after reading {', '.join(map(str, sources))}")
             parts.append(f'<msg from="{message.sender}">\n{text}\n</msg>')
     return "\n".join(parts)
+
+
+def in_asked_order(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A history's records with the answers of members asked together in the order they were asked.
+
+    The bus keeps each answer where it ended, so the first to finish came first; the person saw them in the
+    order they were asked (each bubble opens as its ask starts), and a reload swapped them. One order for both.
+    """
+    out: list[dict[str, Any]] = []
+    asked: list[str] = []
+    answers: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        out.extend(sorted(answers, key=lambda r: asked.index(r["from"]) if r["from"] in asked else len(asked)))
+        answers.clear()
+
+    for record in records:
+        if record.get("dispatch"):
+            flush()  # answers to earlier asks stay before a later ask
+            asked.extend(record.get("to") or ())
+            out.append(record)
+        elif record["from"] in (USER, COMMANDER):
+            flush()
+            asked.clear()
+            out.append(record)
+        else:
+            answers.append(record)
+    flush()
+    return out

@@ -23,7 +23,7 @@ from orkas.engine.runner import Agent
 from orkas.engine.steer import SteerQueue
 from orkas.engine.tools.base import Tool
 from orkas.team.agents import AgentSpec, AgentStore
-from orkas.team.bus import COMMANDER, USER, Bus
+from orkas.team.bus import COMMANDER, USER, Bus, in_asked_order
 from orkas.team.group import DISPATCH_CAP, MODEL_CALLS, Group, model_slots
 from orkas.team.migrate import ensure_group_layout
 from orkas.team.state import StateStore
@@ -123,7 +123,7 @@ class GroupRunner:
 
     def history(self, conversation_id: str, limit: int | None = None) -> list[dict[str, Any]]:
         records = [m.record() for m in Bus(self.folder(conversation_id) / "messages.jsonl").messages]
-        return records if limit is None else records[:limit]
+        return in_asked_order(records if limit is None else records[:limit])
 
     def size(self, conversation_id: str) -> int:
         return len(self.history(conversation_id))

@@ -27,7 +27,7 @@ from orkas.engine.tools.untrusted import marked, note, outside_source, sources_r
 from orkas.team.agents import AgentSpec, AgentStore
 from orkas.team.bus import COMMANDER, USER, Bus, GroupMessage, render_for
 from orkas.team.events import ActorEvent, MessagePosted, StateChanged, TeamEvent, TurnEnd, UnknownMentions
-from orkas.team.handback import parse_handback
+from orkas.team.handback import StreamScrub, parse_handback
 from orkas.team.state import StateStore, Task
 from orkas.team.tools import CreateAgent, DispatchTo, HandOffTo, RunWorker
 
@@ -431,11 +431,13 @@ class Turn:
                 untrusted=read,
             )
         ) as events:
+            scrub = StreamScrub()  # its hand-back marker is the floor's business, never text to show
             async for event in events:
                 read += _read(event)
                 if isinstance(event, ToolEnd):
                     trail.append(_trail(event))
-                self.emit(name, event)
+                for shown in scrub.events(event):
+                    self.emit(name, shown)
                 last = event
         error = last if isinstance(last, Error) else None
         raw = last.text if isinstance(last, Done) else error.partial_text if error is not None else ""
