@@ -44,6 +44,7 @@ export class ChatView {
     }
     const last = messages.at(-1);
     if (last?.role === "assistant" && last.stop_reason === "max_tokens") this.cutOff();
+    if (last?.role === "app" && last.kind === "stopped") this.offerContinue(this.container.querySelector(".marker.stopped:last-of-type"));
     for (const message of unsent) this.on_message_not_sent({ ...message, kind: "no_provider" });
     this.showVersions(versions);
     this.forked = versions.length > 0;
@@ -152,8 +153,10 @@ export class ChatView {
   }
 
   historyNotice(message) {
-    if (message.kind === "stopped") this.marker("stopped", t("stopped"));
-    else if (message.kind === "error") this.errorMarker(message.text, message.detail ?? {});
+    let node = null;
+    if (message.kind === "stopped") node = this.marker("stopped", t("stopped"));
+    else if (message.kind === "error") node = this.errorMarker(message.text, message.detail ?? {});
+    if (node) node.dataset.messageIds = message.id; // a version of an answer may begin with it: its arrows go here
     this.turn = null;
   }
 
@@ -315,6 +318,7 @@ export class ChatView {
 
   on_user_message(event) {
     this.lastUser = event.message_id;
+    for (const old of this.container.querySelectorAll(".marker .continue")) old.remove(); // a new turn began
     if (event.text === this.hooks.continueNote) {
       this.container.querySelector(".marker.cut-off")?.remove();
       this.marker("continued", t("continued"));
@@ -503,7 +507,12 @@ export class ChatView {
     if (this.turn) this.turn.el.classList.add("finished");
     this.closeOpenCards();
     // A group's Stop ends every actor's run: its one marker comes with the turn's end (on_turn_end).
-    if (event.kind === "aborted") { if (!this.actor) this.marker("stopped", t("stopped")); }
+    if (event.kind === "aborted" && !this.actor) {
+      // The person's Stop, in a one-agent chat: what was written so far can be continued or answered again,
+      // at once (they showed only after a reload).
+      if (this.turn) this.turnActions(this.turn);
+      this.offerContinue(this.marker("stopped", t("stopped")));
+    }
     else this.errorMarker(event.message, { error: event.kind, cause: event.cause, attempts: event.attempts });
     this.turn = null;
   }
@@ -728,7 +737,13 @@ export class ChatView {
 
   cutOff() {
     if (!this.single) return;
-    const node = this.marker("cut-off", t("cutOff"));
+    this.offerContinue(this.marker("cut-off", t("cutOff")));
+  }
+
+  // Continue, on the marker of an answer that ended early (cut off, or stopped): the newest only.
+  offerContinue(node) {
+    if (!this.single || !node) return;
+    for (const old of this.container.querySelectorAll(".marker .continue")) old.remove();
     node.append(" ", this.action(t("continueAnswer"), "continue", () => this.hooks.onContinue?.()));
     node.querySelector(".continue").textContent = t("continueAnswer");
   }
@@ -759,6 +774,7 @@ export class ChatView {
     more.append(el("summary", "", t("errorDetails")), el("code", "", message));
     row.append(more);
     node.append(row);
+    return node;
   }
 
   showVersions(versions) {
@@ -766,8 +782,12 @@ export class ChatView {
     for (const version of versions) this.versionArrows(version);
   }
 
+  // On the message the versions differ from: the person's (edits: versions of the prompt) or the answer's
+  // first part (another answer, a retry: versions of the answer), never one mixing both.
   versionArrows(version) {
-    const bubble = this.bubbles.get(version.message_id);
+    const bubble = this.bubbles.get(version.message_id)
+      ?? this.container.querySelector(`[data-message-ids~="${CSS.escape(version.message_id)}"]`)
+      ?? this.answerTo(version.after);
     if (!bubble) return;
     const nav = el("div", "versions");
     const go = (index) => () => this.hooks.onVersion?.(version.after, index);
@@ -777,6 +797,13 @@ export class ChatView {
     next.disabled = version.index === version.count - 1;
     nav.append(back, el("span", "version-count", t("versionOf", { at: version.index + 1, of: version.count })), next);
     bubble.append(nav);
+  }
+
+  // The answer drawn live after the person's message `id` (a live bubble does not know its message's id yet).
+  answerTo(id) {
+    let node = this.bubbles.get(id)?.nextElementSibling;
+    while (node && !node.matches(".msg.assistant, .marker.error, .marker.stopped")) node = node.nextElementSibling;
+    return node ?? null;
   }
 
   // Follow the newest content while the person is at the bottom (follow.js); `force`: they are now.

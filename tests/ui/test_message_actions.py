@@ -7,7 +7,7 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 from tests.fakes import anthropic as wire
-from tests.fakes.server import FakeServer
+from tests.fakes.server import FakeServer, Reply
 from tests.ui.conftest import App
 
 TIMEOUT = 15_000
@@ -22,7 +22,7 @@ def answers(page: Page) -> object:
     return page.locator(".msg.assistant .markdown")
 
 
-def test_another_answer_edit_and_the_versions_survive_a_reload(
+def test_another_answer_versions_the_answer_an_edit_versions_the_prompt_and_both_survive_a_reload(
     page: Page, app: App, anthropic_server: FakeServer
 ) -> None:
     anthropic_server.script(wire.reply_text("First."), wire.reply_text("Second."), wire.reply_text("Third."))
@@ -30,11 +30,12 @@ def test_another_answer_edit_and_the_versions_survive_a_reload(
     expect(answers(page)).to_have_text(["First."], timeout=TIMEOUT)
     page.get_by_role("button", name="Another answer").click()
     expect(answers(page)).to_have_text(["Second."], timeout=TIMEOUT)
-    bubble = page.locator(".msg.user")
-    expect(bubble.locator(".version-count")).to_have_text("2 of 2", timeout=TIMEOUT)
-    bubble.get_by_role("button", name="Previous version").click()
+    answer = page.locator(".msg.assistant")
+    expect(answer.locator(".version-count")).to_have_text("2 of 2", timeout=TIMEOUT)
+    expect(page.locator(".msg.user .versions")).to_have_count(0)  # the prompt is the same one: no "2 of 2" on it
+    answer.get_by_role("button", name="Previous version").click()
     expect(answers(page)).to_have_text(["First."], timeout=TIMEOUT)
-    expect(page.locator(".msg.user .version-count")).to_have_text("1 of 2")
+    expect(page.locator(".msg.assistant .version-count")).to_have_text("1 of 2")
 
     page.locator(".msg.user").get_by_role("button", name="Edit message").click()
     editor = page.locator(".msg.user .editor textarea")
@@ -43,18 +44,38 @@ def test_another_answer_edit_and_the_versions_survive_a_reload(
     editor.press("Enter")
     expect(answers(page)).to_have_text(["Third."], timeout=TIMEOUT)
     expect(page.locator(".msg.user .text")).to_have_text("Name a fruit")
-    expect(page.locator(".msg.user .version-count")).to_have_text("3 of 3", timeout=TIMEOUT)
+    # Two prompts, one answer each: the prompt's arrows count prompts, never the colour's answers with them.
+    expect(page.locator(".msg.user .version-count")).to_have_text("2 of 2", timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .versions")).to_have_count(0)
     # What the model was sent for the edit: the edited message alone, never the old branch.
     sent = anthropic_server.requests[-1].json["messages"]
     assert [m["content"][0]["text"] for m in sent] == ["Name a fruit"]
 
     page.reload()
     page.wait_for_selector("body[data-ready=true]")
-    expect(page.locator(".msg.user .version-count")).to_have_text("3 of 3", timeout=TIMEOUT)
+    expect(page.locator(".msg.user .version-count")).to_have_text("2 of 2", timeout=TIMEOUT)
     page.locator(".msg.user").get_by_role("button", name="Previous version").click()
     expect(page.locator(".msg.user .text")).to_have_text("Name a colour", timeout=TIMEOUT)
-    expect(answers(page)).to_have_text(["Second."])  # versions keep their order: First, Second, then the edit
-    expect(page.locator(".msg.user .version-count")).to_have_text("2 of 3")
+    expect(answers(page)).to_have_text(["First."])  # the colour's answers come back with it, as left: 1 of 2
+    expect(page.locator(".msg.user .version-count")).to_have_text("1 of 2")
+    expect(page.locator(".msg.assistant .version-count")).to_have_text("1 of 2")
+
+
+def test_a_stopped_answer_offers_continue_and_another_answer_at_once(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    words = " ".join(f"w{i}" for i in range(60))
+    anthropic_server.script(Reply(events=wire.events([wire.text(words)]), event_delay=0.5))
+    send(page, "Tell me a long story")
+    expect(answers(page)).to_contain_text("w0", timeout=TIMEOUT)
+    page.click("#composer button.stop")
+    stopped = page.locator(".marker.stopped")
+    expect(stopped.get_by_role("button", name="Continue")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant").get_by_role("button", name="Another answer")).to_be_visible()
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".marker.stopped").get_by_role("button", name="Continue")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant").get_by_role("button", name="Another answer")).to_be_visible()
 
 
 def test_an_error_is_said_in_words_and_retry_answers_again(page: Page, app: App, anthropic_server: FakeServer) -> None:
@@ -74,7 +95,7 @@ def test_an_error_is_said_in_words_and_retry_answers_again(page: Page, app: App,
     page.reload()
     page.wait_for_selector("body[data-ready=true]")
     expect(answers(page)).to_have_text(["Back again."], timeout=TIMEOUT)
-    page.locator(".msg.user").get_by_role("button", name="Previous version").click()
+    page.locator(".msg.assistant").get_by_role("button", name="Previous version").click()  # a version of the answer
     # Still in words after a reload: the transcript keeps what the view needs to say it.
     expect(page.locator(".marker.error .error-words")).to_contain_text("overloaded", timeout=TIMEOUT)
 

@@ -1,7 +1,8 @@
 """Branches: the versions of a conversation after an edit or a new answer.
 
-Editing a message, or asking for another answer, forks the conversation where that message stands:
-what came from there on is put aside as a branch, and the transcript continues from the fork. Every
+Editing a message forks the conversation where that message stands (versions of the prompt); asking for
+another answer forks it just after the message (versions of the answer): what came from there on is put aside
+as a branch, and the transcript continues from the fork. Every
 branch stays reachable: switching puts the transcript's own tail aside as a branch in turn and brings
 the chosen one back, so the versions of a message read "2 of 3" and nothing is ever dropped.
 
@@ -48,6 +49,20 @@ class Branches:
         versions[versions.index(LIVE)] = self._store(messages[at:])
         versions.append(LIVE)
         self._save(index)
+        return list(messages[:at])
+
+    def fork_answer(self, messages: Sequence[Message], at: int) -> list[Message]:
+        """Another answer to the person's `messages[at]`: its answer and what followed are put aside as a version
+        *of the answer* (the fork point is that message, so its arrows go on the answer, never on the prompt an
+        edit forks), and the transcript keeps what came before it: the run sends the same message again, under
+        its id. Nothing after it (a retry of a try that left nothing) puts nothing aside."""
+        tail = messages[at + 1 :]
+        if tail:
+            index = self._index()
+            versions = index.setdefault(messages[at].id, [LIVE])
+            versions[versions.index(LIVE)] = self._store(tail)
+            versions.append(LIVE)
+            self._save(index)
         return list(messages[:at])
 
     def switch(self, messages: Sequence[Message], after: str, to: int) -> list[Message]:

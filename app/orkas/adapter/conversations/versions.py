@@ -49,9 +49,9 @@ class Versions:
     async def regenerate(self, conversation_id: str, message_id: str) -> dict[str, Any]:
         """Answer message `message_id` again (another answer, or a retry after an error); the previous
         answer stays reachable as another version."""
-        original = await self._fork(conversation_id, message_id)
+        original = await self._fork(conversation_id, message_id, answer=True)
         self._signal(conversation_id, another_answer=1)
-        return self._restart(conversation_id, UserMessage(content=original.content))
+        return self._restart(conversation_id, UserMessage(id=original.id, content=original.content))
 
     async def switch_version(self, conversation_id: str, after: str, index: int) -> None:
         self._idle_single(conversation_id)
@@ -66,7 +66,8 @@ class Versions:
     def versions(self, conversation_id: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
         return [asdict(v) for v in self.store.branches(conversation_id).shown(messages)]
 
-    async def _fork(self, conversation_id: str, message_id: str) -> UserMessage:
+    async def _fork(self, conversation_id: str, message_id: str, *, answer: bool = False) -> UserMessage:
+        """`answer`: fork after the message (a version of its answer), else at it (a version of the prompt)."""
         self._idle_single(conversation_id)
         session, _ = await asyncio.to_thread(self.store.session, conversation_id)
         try:
@@ -76,7 +77,8 @@ class Versions:
             if not isinstance(original, UserMessage) or not _typed(original):
                 raise NotFound("that message is not in this conversation (an older part may have been summarized)")
             assert at is not None
-            await session.rewrite(self.store.branches(conversation_id).fork(messages, at))
+            branches = self.store.branches(conversation_id)
+            await session.rewrite(branches.fork_answer(messages, at) if answer else branches.fork(messages, at))
         finally:
             session.close()
         self.publish(conversation_id, HistoryChanged())
