@@ -68,6 +68,11 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
   const head = el("header", "settings-head");
   head.append(el("h2", "", t("settings")), close);
   dialog.replaceChildren(head, body);
+  // The head stays on top as the dialog scrolls: a section brought into view, and the side menu, start below it
+  // (a section's title went under it; the menu covered the dialog's own title). app.css reads --settings-head.
+  new ResizeObserver(() => {
+    if (head.offsetHeight) dialog.style.setProperty("--settings-head", `${head.offsetHeight}px`);
+  }).observe(head); // measured once the dialog shows it (closed, it has no height)
 
   // A redraw after an action: never reopens a dialog the person closed meanwhile.
   // It stays on the section the person was in (a redraw jumped back to Providers).

@@ -61,15 +61,20 @@ def test_a_provider_set_by_the_environment_is_listed_not_no_provider_yet(page: P
 
 
 def _below_the_menu(page: Page, section: str) -> bool:
-    """The section's title is in view, not under the sticky menu (its top below the menu's bottom, or the menu
-    beside it)."""
+    """The section's title is in view, not under the sticky head or menu (its top below the menu's bottom, or the
+    menu beside it)."""
     return bool(
         page.evaluate(
             """(name) => {
               const title = document.querySelector(`#settings section.${name} h3`).getBoundingClientRect();
               const menu = document.querySelector("#settings nav.settings-menu").getBoundingClientRect();
+              const head = document.querySelector("#settings .settings-head");
               const beside = menu.right <= title.left;
-              return title.top >= 0 && title.bottom <= innerHeight && (beside || title.top >= menu.bottom);
+              // and neither the menu nor a section ever covers the dialog's own head (its title, Close)
+              const own = head.querySelector("h2").getBoundingClientRect();
+              const shown = head.contains(document.elementFromPoint(own.left + 4, own.top + own.height / 2));
+              return shown && title.top >= head.getBoundingClientRect().bottom && title.bottom <= innerHeight
+                && (beside || title.top >= menu.bottom);
             }""",
             section,
         )

@@ -146,7 +146,9 @@ class Drawing:
         """How risky the action is, what it does and what approving grants: the desktop card's, in words."""
         t = self.t
         said = [t(f"risk_{question.level}")] if t.knows(f"risk_{question.level}") else []
-        said += [t(f"category_{c}") if t.knows(f"category_{c}") else c for c in question.categories]
+        # The level says it already ("Medium risk: runs a program"), and two programs are one "runs a program".
+        doing = [c for c in dict.fromkeys(question.categories) if c != question.level]
+        said += [t(f"category_{c}") if t.knows(f"category_{c}") else c for c in doing]
         color = ft.Colors.ERROR if question.level == HIGH_RISK else ft.Colors.ON_SURFACE_VARIANT
         lines: list[ft.Control] = []
         if said:
