@@ -30,8 +30,14 @@ from tests.ui.test_phone import PHONE, semantics, wait_text  # noqa: E402
 OUT = ROOT / "docs" / "screenshots"
 TIMEOUT = 30_000
 MARKERS = {"coder": "CODER-BOT", "critic": "CRITIC-BOT", "commander": "commander of a team"}
-CODE = "Here is `parse()`:\n\n```python\ndef parse(text):\n    return [l for l in text.splitlines() if l.strip()]\n```\n\n"
-REVIEW = "Two points on the parser:\n\n1. An empty input returns `[]`: good.\n2. Tabs count as text: say so in the docstring.\n\n"
+CODE = (
+    "Here is `parse()`:\n\n```python\ndef parse(text):\n"
+    "    return [line for line in text.splitlines() if line.strip()]\n```\n\n"
+)
+REVIEW = (
+    "Two points on the parser:\n\n1. An empty input returns `[]`: good.\n"
+    "2. Tabs count as text: say so in the docstring.\n\n"
+)
 
 
 def group_chat(m: Mirrored, fake: FakeServer, browser: Any) -> None:
