@@ -105,6 +105,7 @@ export class Composer {
     for (const name of names) {
       const option = el("button", "mention", `@${name}`);
       option.type = "button";
+      option.dataset.member = name; // its look (members.js)
       option.addEventListener("click", () => {
         const start = before.length - typed[1].length;
         this.input.value = `${this.input.value.slice(0, start)}${name} ${this.input.value.slice(before.length)}`;

@@ -9,6 +9,7 @@ import { askConfirm, askText } from "./dialogs.js";
 import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
 import { routeDrops } from "./drops.js";
 import { FindBar } from "./find.js";
+import { MemberBar } from "./members.js";
 import { Follower } from "./follow.js";
 import { firstRunPanel, memoryOffer } from "./first_run.js";
 import { reconcileRemembered } from "./remembered.js";
@@ -166,7 +167,8 @@ function newChat() {
   sessionStorage.removeItem("orkas-open");
   $("#title").textContent = t("newChat");
   $("#total").textContent = "";
-  $("#members").hidden = true;
+  members.clearDraft();
+  members.showDraft().catch((error) => toast(error.message)); // agents can join before the first message
   $("#folders").hidden = true;
   $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
   follower.reset();
@@ -183,6 +185,13 @@ async function createChat() {
   const chat = await post("/api/conversations", state.workspace ? { workspace: state.workspace } : {});
   state.workspace = null;
   await options.created(chat.id).catch((error) => toast(error.message)); // what was picked on the blank page
+  try {
+    await members.apply(chat.id); // before the first message: its first turn is the group's
+  } catch (error) { // not sent to a chat without the members asked for: the text stays in the box, the chat opens
+    await openChat(chat.id);
+    await refreshList();
+    throw error;
+  }
   await openChat(chat.id);
   await refreshList();
   return chat.id;
@@ -248,7 +257,7 @@ async function openChat(id) {
     onAnnounce: (text) => { $("#announcer").textContent = text; },
     onResend: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/resend`, {})),
     onDiscard: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/discard`, {})),
-    onFloor: (floor) => showFloor(floor),
+    onFloor: (floor) => members.floor(floor),
     group: Boolean(history.group),
     continueNote: history.continue_note,
     onEdit: guarded((message, text) => post(`/api/conversations/${id}/messages/${message}/edit`, { text })),
@@ -269,7 +278,7 @@ async function openChat(id) {
   if (history.group) view.renderGroupHistory(history.group, history.unsent ?? []);
   else view.renderHistory(history.messages, history.unsent ?? [], history.versions ?? []);
   reconcileRemembered($("#messages")).catch(() => {}); // an entry already taken back offers no Undo
-  showMembers(id).catch((error) => toast(error.message));
+  members.show(id).catch((error) => toast(error.message));
   showTotal(id).catch(() => {});
   composer.setRunning(history.running);
   state.stream = new EventStream(id, history.after, (event) => {
@@ -288,58 +297,6 @@ async function openChat(id) {
     }
   }, (connected) => { if (!state.expired) $("#offline").hidden = connected; });
   $("#folders").hidden = true;
-}
-
-// ---- the group: members and who holds the floor ----
-async function showMembers(id) {
-  const info = await get(`/api/conversations/${id}/members`);
-  if (state.current?.id !== id) return;
-  const bar = $("#members");
-  bar.replaceChildren();
-  composer.setMembers(info.members);
-  bar.hidden = !info.members.length && !info.agents.length;
-  bar.append(el("span", "label", t("members")));
-  const change = (members) => guarded(async () => {
-    await put(`/api/conversations/${id}/members`, { members });
-    if (!state.group && members.length) await openChat(id); // it became a group: its history is now the bus
-    else await showMembers(id);
-  });
-  for (const name of info.members) {
-    const agent = info.agents.find((a) => a.name === name);
-    const chip = el("span", "member", name);
-    chip.dataset.member = name;
-    if (agent?.color) chip.style.borderColor = agent.color;
-    const remove = el("button", "small", "×");
-    remove.type = "button";
-    remove.setAttribute("aria-label", t("removeMember", { name }));
-    remove.addEventListener("click", change(info.members.filter((m) => m !== name)));
-    chip.append(remove);
-    bar.append(chip);
-  }
-  const others = info.agents.filter((a) => !info.members.includes(a.name));
-  if (others.length) {
-    const pick = el("select", "add-member");
-    pick.setAttribute("aria-label", t("addMember"));
-    pick.append(new Option(t("addMember"), ""));
-    for (const agent of others) pick.append(new Option(agent.name, agent.name));
-    pick.addEventListener("change", () => { if (pick.value) change([...info.members, pick.value])(); });
-    bar.append(pick);
-  }
-  const floor = el("span", "floor");
-  floor.id = "floor";
-  bar.append(floor);
-  showFloor(info.floor);
-}
-
-function showFloor(floor) {
-  const node = $("#floor");
-  if (!node) return;
-  node.replaceChildren();
-  if (!floor || floor === "commander") return;
-  const back = el("button", "small link", t("backToCommander"));
-  back.type = "button";
-  back.addEventListener("click", () => composer.insert("@commander "));
-  node.append(t("talkingTo", { name: floor }), " · ", back);
 }
 
 // The conversation's total so far (every call, every actor), beside its title.
@@ -551,6 +508,14 @@ const composer = new Composer($("#composer"), {
   onEditLast: () => state.view?.editLast(),
 });
 const options = new ChatOptions(composer.form, { onError: toast });
+const members = new MemberBar($("#members"), {
+  composer,
+  onError: toast,
+  onChanged: async (id, names) => {
+    if (!state.group && names.length) await openChat(id); // it became a group: its history is now the bus
+    else await members.show(id);
+  },
+});
 routeDrops(); // a drop on Settings → Knowledge adds the folder; any other, an attachment (drops.js)
 
 // With no model configured, an empty chat offers the first steps instead of an empty page; once there is one,
@@ -627,14 +592,20 @@ async function start() {
   $("#settings-button").addEventListener("click", guarded(() => showSettings()));
   let timer;
   $("#search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => refreshList(), 200); });
-  $("#settings").addEventListener("close", () => options.refreshModels().catch(() => {})); // providers changed
+  $("#settings").addEventListener("close", () => { // providers changed, or an agent's colour
+    options.refreshModels().catch(() => {});
+    (state.current ? members.show(state.current.id) : members.showDraft()).catch(() => {});
+  });
   await options.refreshModels().catch(() => {});
   await refreshList();
   const last = sessionStorage.getItem("orkas-open");
   const first = document.querySelector("#chats .chat")?.dataset.id;
   const target = [...document.querySelectorAll("#chats .chat")].some((c) => c.dataset.id === last) ? last : first;
   if (target) await openChat(target);
-  else $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
+  else {
+    $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
+    await members.showDraft().catch((error) => toast(error.message));
+  }
   await offerFirstRun();
   await noticeProposals();
   document.body.dataset.ready = "true";

@@ -6,6 +6,7 @@ import { el } from "./cards.js";
 import { askText } from "./dialogs.js";
 import { t } from "./strings.js";
 import { actionButton } from "./settings_common.js";
+import { paintLooks } from "./members.js";
 
 function field(label, name, value = "", multiline = false) {
   const wrap = el("label", "field");
@@ -17,8 +18,40 @@ function field(label, name, value = "", multiline = false) {
   return wrap;
 }
 
+// Its model: the configured models (/api/models, as the composer's switcher offers them), or the default
+// (the chat's own model). One written by hand that is not configured stays offered, as it is.
+function modelField(models) {
+  const wrap = el("label", "field");
+  const select = el("select");
+  select.name = "model";
+  select.append(new Option(t("agentModelDefault"), ""));
+  for (const model of models) select.append(new Option(model, model));
+  wrap.append(el("span", "", t("agentModel")), select);
+  return wrap;
+}
+
+// Its colour: derived from its name until the person chooses one (kept in its AGENT.md).
+function colorField() {
+  const wrap = el("div", "field agent-color");
+  const own = el("input");
+  own.type = "checkbox";
+  own.name = "own_color";
+  const picker = el("input");
+  picker.type = "color";
+  picker.name = "color";
+  picker.setAttribute("aria-label", t("agentColor"));
+  own.addEventListener("change", () => { picker.disabled = !own.checked; });
+  const choose = el("label", "check");
+  choose.append(own, " ", t("agentColorOwn"));
+  wrap.append(el("span", "", t("agentColor")), choose, picker);
+  return wrap;
+}
+
 export async function agentsSection(guard, refresh) {
-  const { agents, problems } = await get("/api/agents");
+  const [{ agents, problems }, { models }] = await Promise.all([
+    get("/api/agents"), get("/api/models").catch(() => ({ models: [] })),
+  ]);
+  paintLooks(agents);
   const section = el("section", "agents");
   section.append(el("h3", "", t("agents")));
   const list = el("ul", "agent-list");
@@ -31,7 +64,12 @@ export async function agentsSection(guard, refresh) {
     form.elements.name.readOnly = Boolean(agent);
     form.elements.description.value = agent?.description ?? "";
     form.elements.prompt.value = agent?.prompt ?? "";
-    form.elements.model.value = agent?.model ?? "";
+    const model = form.elements.model;
+    if (agent?.model && ![...model.options].some((o) => o.value === agent.model)) model.append(new Option(agent.model, agent.model));
+    model.value = agent?.model ?? "";
+    form.elements.own_color.checked = Boolean(agent?.color);
+    form.elements.color.disabled = !agent?.color;
+    form.elements.color.value = agent?.look?.color ?? "#2563eb";
     form.elements.interactive.checked = Boolean(agent?.interactive);
     form.elements.backend.value = agent?.backend ?? "";
     form.elements.cli.value = agent?.cli ?? "";
@@ -41,7 +79,9 @@ export async function agentsSection(guard, refresh) {
   for (const agent of agents) {
     const item = el("li", "agent");
     item.dataset.agent = agent.name;
-    item.append(el("strong", "", agent.name), el("span", "hint", ` ${agent.description}`));
+    const look = el("span", "look");
+    look.dataset.member = agent.name;
+    item.append(look, el("strong", "", agent.name), el("span", "hint", ` ${agent.description}`));
     if (agent.backend) { // an external agent CLI: which, and whether it is there (a missing one is said)
       item.append(el("span", "tag external", t("agentExternal", { backend: agent.backend })));
       if (agent.cli_found === false) item.append(el("span", "error-text", ` ${t("agentCliMissing", { cli: agent.cli || agent.backend })}`));
@@ -84,7 +124,8 @@ export async function agentsSection(guard, refresh) {
     field(t("agentName"), "name"),
     field(t("agentDescription"), "description"),
     field(t("agentPrompt"), "prompt", "", true),
-    field(t("agentModel"), "model"),
+    modelField(models),
+    colorField(),
     interactive,
     backendField,
     field(t("agentCli"), "cli"),
@@ -96,7 +137,8 @@ export async function agentsSection(guard, refresh) {
       name: form.elements.name.value.trim(),
       description: form.elements.description.value.trim(),
       prompt: form.elements.prompt.value,
-      model: form.elements.model.value.trim() || null,
+      model: form.elements.model.value || null,
+      color: form.elements.own_color.checked ? form.elements.color.value : null,
       interactive: form.elements.interactive.checked,
       backend: form.elements.backend.value || null,
       cli: form.elements.cli.value.trim() || null,
@@ -106,5 +148,6 @@ export async function agentsSection(guard, refresh) {
     refresh();
   }));
   section.append(list, form);
+  fill(null);
   return section;
 }

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from orkas.core.errors import ConfigError
-from orkas.team.agents import AgentSpec, AgentStore, parse, render
+from orkas.team.agents import PALETTE, AgentSpec, AgentStore, look, parse, render
 
 GOOD = """---
 name: tutor
@@ -45,7 +45,7 @@ def test_a_hand_written_file_parses_and_round_trips() -> None:
         ("---\nname: other\ndescription: d\n---\nbody", "differs from its folder"),
         ("---\nname: tutor\n---\nbody", "description is required"),
         ("---\nname: tutor\ndescription: d\n---\n   \n", "body"),
-        ("---\nname: tutor\ndescription: d\nmodel: claude\n---\nbody", "provider/model"),
+        ("---\nname: tutor\ndescription: d\nmodel: claude sonnet\n---\nbody", "provider/model"),
         ("---\nname: tutor\ndescription: d\ntools: 3\n---\nbody", "list of tool names"),
         ("---\nname: tutor\ndescription: d\ninteractive: maybe\n---\nbody", "true or false"),
         ("---\nname: Tutor\ndescription: d\n---\nbody", "lowercase"),
@@ -76,3 +76,29 @@ def test_names_that_would_be_confused_or_escape_are_refused(tmp_path: Path, name
     with pytest.raises(ConfigError):
         AgentStore(tmp_path).add(AgentSpec(name=name, description="d", prompt="p"))
     assert not any(tmp_path.rglob("AGENT.md"))
+
+
+@pytest.mark.parametrize("color", ["red", "#12345", "#ggg", "3a7", "#3a7; x", 7, ["#3a7"]])
+def test_a_colour_that_is_not_hex_is_refused_in_a_file_and_from_the_form(tmp_path: Path, color: object) -> None:
+    text = f"---\nname: tutor\ndescription: d\ncolor: {color!r}\n---\nbody"
+    with pytest.raises(ConfigError, match="color must be #rgb or #rrggbb"):
+        parse(text, folder_name="tutor")
+    with pytest.raises(ConfigError, match="color must be"):
+        AgentStore(tmp_path).add(AgentSpec(name="tutor", description="d", prompt="p", color=str(color)))
+    assert not any(tmp_path.rglob("AGENT.md"))
+
+
+def test_a_chosen_colour_is_kept_as_written_and_drawn_in_full() -> None:
+    spec = parse("---\nname: tutor\ndescription: d\ncolor: '#3A7'\n---\nbody", folder_name="tutor")
+    assert spec.color == "#3A7" and parse(render(spec), folder_name="tutor") == spec
+    assert spec.public()["look"] == {"color": "#33aa77", "ink": "#000000", "initial": "T"}
+    assert look("tutor", "#1c1d21")["ink"] == "#ffffff"  # the initial reads on a dark colour too
+
+
+def test_an_agent_without_a_colour_gets_one_from_its_name_the_same_everywhere() -> None:
+    # Pinned values: a stable hash (not Python's per-process one), so no agent changes colour between launches.
+    assert look("coder") == {"color": "#0f766e", "ink": "#ffffff", "initial": "C"}
+    assert look("tutor")["color"] == "#7c3aed"
+    names = [f"agent-{i}" for i in range(200)]
+    assert {look(name)["color"] for name in names} == set(PALETTE)  # every colour of the palette is used
+    assert AgentSpec(name="coder", description="d", prompt="p").public()["color"] is None  # derived: not written

@@ -124,10 +124,10 @@ def test_a_hand_off_moves_the_floor_indicator_and_it_survives_a_reload(
     open_app(page, app)
     send(page, "teach me fractions")
     expect(page.locator('.msg.assistant.agent[data-actor="tutor"]')).to_contain_text("part of a whole", timeout=TIMEOUT)
-    expect(page.locator("#floor")).to_contain_text("Talking to tutor", timeout=TIMEOUT)
+    expect(page.locator("#floor")).to_contain_text("Talking to: tutor", timeout=TIMEOUT)
     page.reload()
     page.wait_for_selector("body[data-ready=true]")
-    expect(page.locator("#floor")).to_contain_text("Talking to tutor", timeout=TIMEOUT)
+    expect(page.locator("#floor")).to_contain_text("Talking to: tutor", timeout=TIMEOUT)
     send(page, "what is a half?")  # no @: the floor holder answers, then hands back
     expect(page.locator('.msg.assistant.agent[data-actor="tutor"]').last).to_contain_text(
         "Half is 1/2.", timeout=TIMEOUT
@@ -327,3 +327,99 @@ def test_a_group_turn_reads_the_same_live_and_after_a_reload(
     page.wait_for_selector("body[data-ready=true]")
     expect(last).to_contain_text("Both are done.", timeout=TIMEOUT)
     assert page.evaluate(SHAPE) == live
+
+
+def look_of(locator: Any) -> tuple[str, str]:
+    """The initial drawn before a name (its ::before) and the colour it is drawn in."""
+    shown: list[str] = locator.evaluate(
+        "(n) => { const s = getComputedStyle(n, '::before'); return [s.content, s.backgroundColor]; }"
+    )
+    initial, _, spoken = shown[0].partition(" / ")
+    assert spoken == '""', shown  # decoration: the name beside it is what a screen reader says
+    return initial.strip('"'), shown[1]
+
+
+def rgb(color: str) -> str:
+    return "rgb({}, {}, {})".format(*(int(color[i : i + 2], 16) for i in (1, 3, 5)))
+
+
+def test_a_new_chat_gets_its_members_before_its_first_message(
+    browser: Any, anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    """New chat → two agents added on the blank page → `@` offers them → "@coder hi" answered in the coder's
+    colour and initial → a hand-off gives the tutor the floor ("Talking to: tutor") → "hand back" returns it."""
+    router = ByActor(MARKERS)
+    router.add("coder", wire.reply_text("Hello from the coder."))
+    router.add("commander", wire.message(wire.tool_use("hand_off_to", {"to": "tutor", "message": "teach fractions"})))
+    router.add("tutor", wire.reply_text("A fraction is part of a whole."))
+    anthropic_server.script(*[router] * router.total)
+    app = start_app(tmp_path / "home", ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        with httpx.Client(base_url=app.base, headers={"X-Orkas-Token": app.token}, timeout=30) as client:
+            for name, interactive in (("coder", False), ("critic", False), ("tutor", True)):
+                body = {"name": name, "description": f"the {name}", "prompt": f"You are {MARKERS[name]}."}
+                assert client.post("/api/agents", json={**body, "interactive": interactive}).status_code == 201
+            page.goto(app.url)
+            page.wait_for_selector("body[data-ready=true]")
+            pick = page.locator("#members select.add-member")  # the blank page of a new chat
+            pick.select_option("coder")
+            expect(page.locator('#members .member[data-member="coder"]')).to_be_visible(timeout=TIMEOUT)
+            page.locator("#members select.add-member").select_option("tutor")
+            expect(page.locator("#members .member")).to_have_count(2, timeout=TIMEOUT)
+            assert client.get("/api/conversations").json() == []  # nothing made yet: walking away leaves nothing
+
+            page.fill("#composer textarea", "@")
+            page.locator("#composer textarea").dispatch_event("input")
+            expect(page.locator("#composer .mentions button.mention")).to_have_text(["@coder", "@tutor", "@commander"])
+            expect(page.get_by_role("button", name="@coder", exact=True)).to_be_visible()  # the initial is not read
+            send(page, "@coder hi")
+            coder = page.locator('.msg.assistant.agent[data-actor="coder"]')
+            expect(coder).to_contain_text("Hello from the coder.", timeout=TIMEOUT)
+            looks = {a["name"]: a["look"] for a in client.get("/api/agents").json()["agents"]}
+            assert looks["coder"]["color"] != looks["tutor"]["color"]
+            assert look_of(coder.locator(".actor")) == ("C", rgb(looks["coder"]["color"]))
+            assert look_of(page.locator('#members .member[data-member="coder"]')) == ("C", rgb(looks["coder"]["color"]))
+            assert look_of(page.locator('#members .member[data-member="tutor"]')) == ("T", rgb(looks["tutor"]["color"]))
+            [chat] = client.get("/api/conversations").json()
+            assert client.get(f"/api/conversations/{chat['id']}/members").json()["members"] == ["coder", "tutor"]
+            expect(page.locator("#floor")).to_have_text("")  # the commander holds the floor: nothing said
+
+            expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+            send(page, "teach me fractions")
+            expect(page.locator('.msg.assistant.agent[data-actor="tutor"]')).to_contain_text("part of a whole")
+            floor = page.locator("#floor")
+            expect(floor).to_have_text("Talking to: tutor · hand back", timeout=TIMEOUT)
+            expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+            floor.get_by_role("button", name="hand back").click()
+            expect(floor).to_have_text("", timeout=TIMEOUT)
+            assert client.get(f"/api/conversations/{chat['id']}/members").json()["floor"] == "commander"
+    finally:
+        context.close()
+        app.stop()
+    assert not errors, f"the page raised: {errors}"
+
+
+def test_settings_offers_an_agent_the_configured_models_and_a_colour(page: Page, app: App) -> None:
+    page.click("#settings-button")
+    form = page.locator("#settings section.agents form.agent-form")
+    models = form.locator("select[name=model] option")
+    expect(models.first).to_have_text("Default (the chat's model)", timeout=TIMEOUT)
+    offered = models.evaluate_all("(all) => all.map((o) => o.value)")
+    configured = httpx.get(f"{app.base}/api/models", headers={"X-Orkas-Token": app.token}).json()["models"]
+    assert configured and offered == ["", *configured]
+    form.locator("input[name=name]").fill("tutor")
+    form.locator("input[name=description]").fill("explains things")
+    form.locator("textarea[name=prompt]").fill("You are patient.")
+    form.locator("select[name=model]").select_option(configured[0])
+    form.get_by_label("Choose one").check()
+    form.locator("input[name=color]").fill("#aa3300")
+    form.get_by_role("button", name="Create agent").click()
+    agent = page.locator('#settings li.agent[data-agent="tutor"]')
+    expect(agent).to_be_visible(timeout=TIMEOUT)
+    written = (app.home / "agents" / "tutor" / "AGENT.md").read_text()
+    assert f"model: {configured[0]}" in written and "color: '#aa3300'" in written
+    assert look_of(agent.locator(".look")) == ("T", "rgb(170, 51, 0)")

@@ -256,7 +256,7 @@ def test_a_group_on_the_phone_shows_each_agent_and_offers_its_members(
         page.goto(pairing["link"])
         semantics(page)
         page.get_by_role("button", name="Pair").click()
-        wait_text(page, "Floor: commander")  # the list says who holds the group's floor
+        wait_text(page, "Group: coder, critic")  # the list says it is a group, and whose
         page.get_by_text("Team").click()
         type_into(page, COMPOSER, "@c")
         thumb_sized(page.get_by_label("@coder", exact=True))  # a name offered after @ fits a thumb

@@ -138,8 +138,10 @@ class PhoneView:
         for chat in chats:
             status = [t("waiting")] if chat.get("waiting") else []
             status += [t("running")] if chat.get("running") else []
-            if chat.get("members"):
-                status.append(t("floor", name=chat.get("floor") or "commander"))
+            if chat.get("floor") not in (None, "commander"):  # a member answers every message
+                status.append(t("floor", name=chat["floor"]))
+            elif chat.get("members"):
+                status.append(t("group", names=", ".join(chat["members"])))
             unread = int(chat.get("unread") or 0)
             tiles.append(
                 ft.ListTile(

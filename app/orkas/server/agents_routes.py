@@ -1,5 +1,6 @@
 """The agents of the group chat (`/api/agents`: list with the files that cannot be used, create, edit,
-duplicate, delete) and a conversation's members and floor (`/api/conversations/{id}/members`)."""
+duplicate, delete) and a conversation's members and floor (`/api/conversations/{id}/members`; `…/hand-back`
+gives the floor back to the commander, and every view hears it as the turn's own `state_changed`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any, Protocol
 from fastapi import FastAPI, HTTPException, Response
 from pydantic import BaseModel, Field
 
+from orkas.adapter.conversations.runtime import ConversationRuntime
+from orkas.adapter.wire import StateChanged
 from orkas.core.errors import NotFound
 from orkas.server.answers import answered, config
 from orkas.team.agents import AgentSpec, AgentStore
@@ -20,6 +23,8 @@ class Members(Protocol):
     def set_members(self, conversation_id: str, names: list[str]) -> dict[str, Any]: ...
 
     def is_group(self, conversation_id: str) -> bool: ...
+
+    def hand_back(self, conversation_id: str) -> bool: ...
 
 
 class AgentBody(BaseModel):
@@ -60,7 +65,9 @@ def _spec(body: AgentBody) -> AgentSpec:
     )
 
 
-def add_agents_routes(api: FastAPI, agents: AgentStore, members: Members | None) -> None:
+def add_agents_routes(
+    api: FastAPI, agents: AgentStore, members: Members | None, runtime: ConversationRuntime | None = None
+) -> None:
     def listing() -> dict[str, Any]:
         loaded = agents.load()
         return {
@@ -111,3 +118,19 @@ def add_agents_routes(api: FastAPI, agents: AgentStore, members: Members | None)
     @api.put("/api/conversations/{conversation_id}/members")
     async def members_set(conversation_id: str, body: MemberList) -> dict[str, Any]:
         return config(lambda: members.set_members(conversation_id, body.members))
+
+    if runtime is None:
+        return
+
+    @api.post("/api/conversations/{conversation_id}/hand-back")
+    async def members_hand_back(conversation_id: str) -> dict[str, Any]:
+        """The person gives the floor back to the commander (the member that held it is no longer answering
+        every message). Between turns only: a running turn holds the floor and writes it when it ends."""
+        if runtime.running(conversation_id):
+            raise HTTPException(status_code=409, detail="wait for the answer to finish (or stop it), then hand back")
+        if config(lambda: members.hand_back(conversation_id)):
+            state = config(lambda: members.members(conversation_id))
+            opened = sum(1 for task in state["tasks"] if task["status"] == "open")
+            changed = StateChanged(floor=state["floor"], floor_source=state["floor_source"], open_tasks=opened)
+            runtime.publish(conversation_id, changed, "group")
+        return config(lambda: members.members(conversation_id))

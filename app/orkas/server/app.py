@@ -61,7 +61,7 @@ def create_app(
     if services is not None:
         add_settings_routes(api, services)
     if services is not None and services.agents is not None:
-        add_agents_routes(api, services.agents, services.members)
+        add_agents_routes(api, services.agents, services.members, runtime)
     if services is not None and services.skills is not None:
         add_skills_routes(api, services.skills)
         if services.packages is not None:

@@ -4,19 +4,24 @@ agent's system prompt. Hand-editable: a broken file is reported by name and the 
     ---
     name: tutor
     description: Explains a topic step by step; use for teaching.
-    model: anthropic/claude-sonnet-4-5      # optional: its own model entry (pool, rotation)
+    model: anthropic/claude-sonnet-4-5      # optional: its own model (provider/model, or a name providers route)
     tools: [read_file, grep_files]          # optional allow-list
     skills: [pdf-tables]                    # optional: the trusted skills it may use (default: all shared)
     interactive: true                       # may hold the floor after a hand-off
-    color: "#3a7"                            # optional
+    color: "#3a7"                           # optional: #rgb or #rrggbb (else one derived from the name)
     ---
     You are a patient tutor…
+
+Each agent has a look — a colour and an initial — shown on its bubbles, in the member bar and in the `@`
+names: its chosen colour, or one of `PALETTE` picked by a stable hash of its name (the same in every process
+and on every machine), so two agents rarely look alike and none changes between launches.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
+import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -32,6 +37,13 @@ NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 RESERVED = frozenset({"user", "commander", "all", "everyone", "worker", "orkas"})  # the bus's actors, Orkas itself
 FILE = "AGENT.md"
 MAX_PROMPT = 64 * 1024
+MODEL = re.compile(r"^[^\s/][^\s]{0,199}$")
+COLOR = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
+# White initials read on each of these (contrast ≥ 5:1), in light and dark themes alike.
+PALETTE = (
+    "#2563eb", "#0f766e", "#7c3aed", "#b45309", "#be185d",
+    "#15803d", "#c2410c", "#4f46e5", "#0369a1", "#a21caf",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +71,8 @@ class AgentSpec:
             "model": self.model,
             "tools": list(self.tools) if self.tools is not None else None,
             "interactive": self.interactive,
-            "color": self.color,
+            "color": self.color,  # the chosen one (None: derived, see `look`)
+            "look": look(self.name, self.color),
             "avatar": self.avatar,
             "worktree": self.worktree,
             "skills": list(self.skills) if self.skills is not None else None,
@@ -74,6 +87,36 @@ class AgentSpec:
 class Loaded:
     agents: dict[str, AgentSpec] = field(default_factory=dict)
     problems: dict[str, str] = field(default_factory=dict)  # folder name -> what is wrong, in a sentence
+
+
+def check_color(color: object) -> str:
+    """A chosen colour as written (`#rgb` or `#rrggbb`); ConfigError for anything else."""
+    if not isinstance(color, str) or not COLOR.match(color):
+        raise ConfigError(f'color must be #rgb or #rrggbb, e.g. "#3a7" (quoted in YAML), not {color!r}')
+    return color
+
+
+def look(name: str, color: str | None = None) -> dict[str, str]:
+    """How an agent is drawn: `color` (#rrggbb: the chosen one, else derived from the name), `ink` (the
+    initial's colour that reads on it) and `initial`. Every view takes it from here; none derives its own."""
+    if color is None:
+        shown = PALETTE[zlib.crc32(name.encode("utf-8")) % len(PALETTE)]
+    else:
+        digits = check_color(color)[1:].lower()
+        shown = "#" + (digits if len(digits) == 6 else "".join(c * 2 for c in digits))
+    return {"color": shown, "ink": _ink(shown), "initial": name[:1].upper()}
+
+
+def _ink(color: str) -> str:
+    """Black or white, whichever contrasts more with `color` (WCAG relative luminance)."""
+
+    def channel(hex2: str) -> float:
+        c = int(hex2, 16) / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(color[i : i + 2]) for i in (1, 3, 5))
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return "#ffffff" if (1.05 / (luminance + 0.05)) >= ((luminance + 0.05) / 0.05) else "#000000"
 
 
 def check_name(name: str) -> str:
@@ -113,8 +156,9 @@ def parse(text: str, *, folder_name: str) -> AgentSpec:
     if len(prompt) > MAX_PROMPT:
         raise ConfigError(f"the instructions are longer than {MAX_PROMPT // 1024} KB")
     model = meta.get("model")
-    if model is not None and (not isinstance(model, str) or "/" not in model):
-        raise ConfigError("model must be provider/model, e.g. anthropic/claude-sonnet-4-5")
+    # As the model switcher offers them (/api/models): provider/model, or a name the providers route.
+    if model is not None and (not isinstance(model, str) or not MODEL.match(model)):
+        raise ConfigError("model must be provider/model or a model's name, e.g. anthropic/claude-sonnet-4-5")
     tools = meta.get("tools")
     if tools is not None:
         if isinstance(tools, str):
@@ -141,6 +185,9 @@ def parse(text: str, *, folder_name: str) -> AgentSpec:
     for flag in ("interactive", "worktree"):
         if not isinstance(meta.get(flag, False), bool):
             raise ConfigError(f"{flag} must be true or false")
+    color = meta.get("color") or None  # an empty field: not chosen
+    if color is not None:
+        color = check_color(color)
     return AgentSpec(
         name=name,
         description=description.strip(),
@@ -148,7 +195,7 @@ def parse(text: str, *, folder_name: str) -> AgentSpec:
         model=model,
         tools=tuple(tools) if tools is not None else None,
         interactive=bool(meta.get("interactive", False)),
-        color=str(meta["color"]) if meta.get("color") else None,
+        color=color,
         avatar=str(meta["avatar"]) if meta.get("avatar") else None,
         worktree=bool(meta.get("worktree", False)),
         skills=tuple(skills) if skills is not None else None,

@@ -112,6 +112,11 @@ class GroupRunner:
             store.save()
         return self.members(conversation_id)
 
+    def hand_back(self, conversation_id: str) -> bool:
+        """The floor back to the commander, between turns (a running turn keeps its state in memory and would
+        write over this: the caller refuses while one runs). True when it moved."""
+        return self.is_group(conversation_id) and self._state(conversation_id).hand_back()
+
     def _state(self, conversation_id: str) -> StateStore:
         """The group's state as it is on disk — read, never recovered (a crash is recovered where a turn
         starts: a reader while a turn runs would otherwise mark that turn's tasks interrupted)."""

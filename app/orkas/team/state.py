@@ -98,6 +98,14 @@ class StateStore:
             self.state.floor, self.state.floor_source = COMMANDER, "default"
         self.save()
 
+    def hand_back(self) -> bool:
+        """The person gives the floor back to the commander; False when the commander already held it."""
+        if self.state.floor == COMMANDER:
+            return False
+        self.state.floor, self.state.floor_source = COMMANDER, "user_selection"
+        self.save()
+        return True
+
     def add_task(self, owner: str, goal: str) -> Task:
         task = Task(id=uuid.uuid4().hex[:12], owner=owner, goal=goal)
         self.state.tasks.append(task)
