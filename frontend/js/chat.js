@@ -9,7 +9,9 @@ import { renderMarkdown } from "./markdown.js";
 import { rememberedLine } from "./remembered.js";
 import { t } from "./strings.js";
 
-const DISPATCH = "dispatch_to"; // the commander's tool for asking a member
+// The commander's tools for asking a member: each ask is drawn once, as the dispatch card its group_message
+// brings (a hand-off's tool card showed the raw <worker-result> envelope beside it).
+const ASKS = new Set(["dispatch_to", "hand_off_to"]);
 const ENVELOPE = /<\/?worker-(?:error|result)\b[^>]*>/g;
 
 export class ChatView {
@@ -420,8 +422,7 @@ export class ChatView {
 
   on_tool_start(event) {
     const turn = this.turn ?? this.newTurn();
-    // Asking a member is drawn once, as the dispatch card its group_message brings (not as a tool card too).
-    if (event.name !== DISPATCH) this.addTool(turn, event.id, event.name, event.input, event.summary);
+    if (!ASKS.has(event.name)) this.addTool(turn, event.id, event.name, event.input, event.summary);
     turn.segment = null;
     turn.thinking = null;
   }
@@ -432,7 +433,7 @@ export class ChatView {
   }
 
   on_tool_end(event) {
-    if (event.name === DISPATCH) {
+    if (ASKS.has(event.name)) {
       const said = event.content.filter((b) => b.type === "text").map((b) => b.text).join(" ");
       const why = said.replace(ENVELOPE, "").trim(); // the envelope the commander is handed, never shown
       // An ask the person's Stop cut short did not fail: the turn's one "Stopped" says it.
@@ -506,14 +507,13 @@ export class ChatView {
   on_error(event) {
     if (this.turn) this.turn.el.classList.add("finished");
     this.closeOpenCards();
-    // A group's Stop ends every actor's run: its one marker comes with the turn's end (on_turn_end).
-    if (event.kind === "aborted" && !this.actor) {
-      // The person's Stop, in a one-agent chat: what was written so far can be continued or answered again,
-      // at once (they showed only after a reload).
-      if (this.turn) this.turnActions(this.turn);
-      this.offerContinue(this.marker("stopped", t("stopped")));
-    }
-    else this.errorMarker(event.message, { error: event.kind, cause: event.cause, attempts: event.attempts });
+    if (event.kind === "aborted") {
+      // A group's Stop ends every actor's run: its one marker comes with the turn's end (on_turn_end).
+      // In a one-agent chat, what was written so far can be continued or answered again at once (they showed
+      // only after a reload).
+      if (!this.actor && this.turn) this.turnActions(this.turn);
+      if (!this.actor) this.offerContinue(this.marker("stopped", t("stopped")));
+    } else this.errorMarker(event.message, { error: event.kind, cause: event.cause, attempts: event.attempts });
     this.turn = null;
   }
 

@@ -125,6 +125,8 @@ def test_a_hand_off_moves_the_floor_indicator_and_it_survives_a_reload(
     send(page, "teach me fractions")
     expect(page.locator('.msg.assistant.agent[data-actor="tutor"]')).to_contain_text("part of a whole", timeout=TIMEOUT)
     expect(page.locator("#floor")).to_contain_text("Talking to: tutor", timeout=TIMEOUT)
+    expect(page.locator(".dispatch-card")).to_have_count(1)  # the hand-off, drawn once: no tool card with its
+    expect(page.locator(".tool-card")).to_have_count(0)  # raw <worker-result> envelope beside it
     page.reload()
     page.wait_for_selector("body[data-ready=true]")
     expect(page.locator("#floor")).to_contain_text("Talking to: tutor", timeout=TIMEOUT)
