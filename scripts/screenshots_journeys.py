@@ -92,6 +92,8 @@ def phone(m: Mirrored, fake: FakeServer, browser: Any) -> None:
     page.get_by_role("button", name="Pair").click()
     wait_text(page, "Conversations")
     wait_text(page, "Release build")
+    wait_text(page, "New chat")
+    page.wait_for_timeout(500)  # the New chat button's entrance
     page.screenshot(path=str(OUT / "phone-list.png"))
     fake.script(
         wire.message(
