@@ -30,6 +30,8 @@ export class ChatView {
     this.actor = null;
     this.actorTurns = new Map();
     this.workers = new Map();
+    this.asked = 0; // the person's messages and the answers so far: a button names the one it acts on
+    this.answers = 0;
     container.replaceChildren();
   }
 
@@ -523,7 +525,10 @@ export class ChatView {
     this.container.querySelector(".empty")?.remove();
     const bubble = el("div", "msg user");
     bubble.dataset.messageId = id;
-    if (text) bubble.append(el("div", "text", text), copyButton(() => text));
+    bubble.dataset.number = ++this.asked;
+    bubble.setAttribute("role", "article");
+    bubble.setAttribute("aria-label", t("youSaid"));
+    if (text) bubble.append(el("div", "text", text), copyButton(() => text, t("copyYourMessage", { n: this.asked })));
     if (text && this.single) bubble.append(this.editButton(bubble, id, text));
     if (files.length) {
       const chips = el("div", "chips");
@@ -560,6 +565,10 @@ export class ChatView {
   newTurn() {
     this.container.querySelector(".empty")?.remove();
     const node = el("div", "msg assistant");
+    node.dataset.number = ++this.answers;
+    node.setAttribute("role", "article");
+    const speaker = this.actor && this.actor !== "commander" ? this.actor : null;
+    node.setAttribute("aria-label", speaker ? t("agentAnswered", { name: speaker }) : t("orkasAnswered"));
     const body = el("div", "body");
     const foot = el("div", "turn-foot");
     if (this.actor && this.actor !== "commander") { // an agent's own bubble, with its name
@@ -571,7 +580,7 @@ export class ChatView {
     this.container.append(node);
     const turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null, segments: [],
       question: this.lastUser };
-    node.append(copyButton(() => turn.segments.map((s) => s.raw).join("\n\n").trim()));
+    node.append(copyButton(() => turn.segments.map((s) => s.raw).join("\n\n").trim(), t("copyAnswer", { n: this.answers })));
     this.turn = turn;
     return turn;
   }
@@ -678,7 +687,7 @@ export class ChatView {
   }
 
   editButton(bubble, id, text) {
-    return this.action(t("editMessage"), "edit-message", () => this.startEdit(bubble, id, text));
+    return this.action(t("editYourMessage", { n: bubble.dataset.number }), "edit-message", () => this.startEdit(bubble, id, text));
   }
 
   // The last message the person wrote, in edit mode (↑ in an empty composer).
@@ -723,7 +732,8 @@ export class ChatView {
   turnActions(turn) {
     if (!this.single || !turn.question || turn.el.querySelector(".regenerate")) return;
     const question = turn.question;
-    turn.el.append(this.action(t("regenerate"), "regenerate", () => this.hooks.onRegenerate?.(question)));
+    const label = t("regenerateAnswer", { n: turn.el.dataset.number });
+    turn.el.append(this.action(label, "regenerate", () => this.hooks.onRegenerate?.(question)));
   }
 
   cutOff() {
@@ -744,7 +754,9 @@ export class ChatView {
     const row = el("div", "error-actions");
     if (this.single && this.lastUser) {
       const question = this.lastUser;
-      const retry = this.action(t("retry"), "retry", () => this.hooks.onRegenerate?.(question));
+      const asked = this.bubbles.get(question)?.dataset.number;
+      const label = asked ? t("retryYourMessage", { n: asked }) : t("retry");
+      const retry = this.action(label, "retry", () => this.hooks.onRegenerate?.(question));
       retry.textContent = t("retry");
       row.append(retry);
     }
@@ -789,16 +801,17 @@ export class ChatView {
 
 // Copy on every message: the Markdown as written (an answer) or the text as typed (the person's).
 // The button holds no text of its own (its icon is CSS), so a bubble's text is only the message.
-function copyButton(text) {
+// `label` says which message ("Copy answer 3"): a screen reader lists every button of the chat alike.
+function copyButton(text, label) {
   const button = el("button", "small copy-message");
   button.type = "button";
-  button.title = t("copy");
-  button.setAttribute("aria-label", t("copy"));
+  button.title = label;
+  button.setAttribute("aria-label", label);
   button.addEventListener("click", async () => {
     await navigator.clipboard.writeText(text());
     button.dataset.copied = "true";
     button.setAttribute("aria-label", t("copied"));
-    setTimeout(() => { delete button.dataset.copied; button.setAttribute("aria-label", t("copy")); }, 1500);
+    setTimeout(() => { delete button.dataset.copied; button.setAttribute("aria-label", label); }, 1500);
   });
   return button;
 }

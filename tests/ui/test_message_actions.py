@@ -36,7 +36,7 @@ def test_another_answer_edit_and_the_versions_survive_a_reload(
     expect(answers(page)).to_have_text(["First."], timeout=TIMEOUT)
     expect(page.locator(".msg.user .version-count")).to_have_text("1 of 2")
 
-    page.locator(".msg.user").get_by_role("button", name="Edit message").click()
+    page.locator(".msg.user").get_by_role("button", name="Edit your message").click()
     editor = page.locator(".msg.user .editor textarea")
     expect(editor).to_have_value("Name a colour")
     editor.fill("Name a fruit")
