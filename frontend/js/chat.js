@@ -2,7 +2,7 @@
 // Every bubble and card is keyed by its id (message id, tool call id, question id), so an event seen
 // again after a reconnect or a replay updates what is there and never draws a second copy.
 
-import { el, permissionAnswered, permissionCard, toolCard, toolFinished, toolProgress } from "./cards.js";
+import { el, permissionAnswered, permissionCard, shorten, toolCard, toolFinished, toolProgress } from "./cards.js";
 import { download } from "./api.js";
 import { revealInChat } from "./follow.js";
 import { renderMarkdown } from "./markdown.js";
@@ -457,6 +457,10 @@ export class ChatView {
     else (this.turn ?? this.newTurn()).body.append(card);
     if (this.turn) this.turn.segment = null;
     this.hooks.follower?.approval(card);
+    if (!ANNOUNCED.has(event.id)) { // once: a reconnect or a chat opened again replays the question
+      ANNOUNCED.add(event.id);
+      this.hooks.onAnnounce?.(t("approvalNeeded", { tool: event.tool, preview: shorten(event.preview ?? "", 80) }));
+    }
   }
 
   on_permission_answered(event) {
@@ -815,6 +819,9 @@ function copyButton(text, label) {
   });
   return button;
 }
+
+// Approvals already said aloud on this page, by question id.
+const ANNOUNCED = new Set();
 
 const EAGER = 30; // answers drawn at once when a history opens; older ones when scrolled near
 const DRAW_BUDGET_MS = 8; // of each frame, for drawing answers scrolled near
