@@ -2,7 +2,7 @@
 // Every bubble and card is keyed by its id (message id, tool call id, question id), so an event seen
 // again after a reconnect or a replay updates what is there and never draws a second copy.
 
-import { el, permissionAnswered, permissionCard, toolCard, toolFinished, toolProgress } from "./cards.js";
+import { el, permissionAnswered, permissionCard, shorten, toolCard, toolFinished, toolProgress } from "./cards.js";
 import { download } from "./api.js";
 import { revealInChat } from "./follow.js";
 import { renderMarkdown } from "./markdown.js";
@@ -32,6 +32,8 @@ export class ChatView {
     this.actor = null;
     this.actorTurns = new Map();
     this.workers = new Map();
+    this.asked = 0; // the person's messages and the answers so far: a button names the one it acts on
+    this.answers = 0;
     container.replaceChildren();
   }
 
@@ -460,6 +462,10 @@ export class ChatView {
     else (this.turn ?? this.newTurn()).body.append(card);
     if (this.turn) this.turn.segment = null;
     this.hooks.follower?.approval(card);
+    if (!ANNOUNCED.has(event.id)) { // once: a reconnect or a chat opened again replays the question
+      ANNOUNCED.add(event.id);
+      this.hooks.onAnnounce?.(t("approvalNeeded", { tool: event.tool, preview: shorten(event.preview ?? "", 80) }));
+    }
   }
 
   on_permission_answered(event) {
@@ -532,7 +538,10 @@ export class ChatView {
     this.container.querySelector(".empty")?.remove();
     const bubble = el("div", "msg user");
     bubble.dataset.messageId = id;
-    if (text) bubble.append(el("div", "text", text), copyButton(() => text));
+    bubble.dataset.number = ++this.asked;
+    bubble.setAttribute("role", "article");
+    bubble.setAttribute("aria-label", t("youSaid"));
+    if (text) bubble.append(el("div", "text", text), copyButton(() => text, t("copyYourMessage", { n: this.asked })));
     if (text && this.single) bubble.append(this.editButton(bubble, id, text));
     if (files.length) {
       const chips = el("div", "chips");
@@ -569,6 +578,10 @@ export class ChatView {
   newTurn() {
     this.container.querySelector(".empty")?.remove();
     const node = el("div", "msg assistant");
+    node.dataset.number = ++this.answers;
+    node.setAttribute("role", "article");
+    const speaker = this.actor && this.actor !== "commander" ? this.actor : null;
+    node.setAttribute("aria-label", speaker ? t("agentAnswered", { name: speaker }) : t("orkasAnswered"));
     const body = el("div", "body");
     const foot = el("div", "turn-foot");
     if (this.actor && this.actor !== "commander") { // an agent's own bubble, with its name
@@ -580,7 +593,7 @@ export class ChatView {
     this.container.append(node);
     const turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null, segments: [],
       question: this.lastUser };
-    node.append(copyButton(() => turn.segments.map((s) => s.raw).join("\n\n").trim()));
+    node.append(copyButton(() => turn.segments.map((s) => s.raw).join("\n\n").trim(), t("copyAnswer", { n: this.answers })));
     this.turn = turn;
     return turn;
   }
@@ -687,7 +700,7 @@ export class ChatView {
   }
 
   editButton(bubble, id, text) {
-    return this.action(t("editMessage"), "edit-message", () => this.startEdit(bubble, id, text));
+    return this.action(t("editYourMessage", { n: bubble.dataset.number }), "edit-message", () => this.startEdit(bubble, id, text));
   }
 
   // The last message the person wrote, in edit mode (↑ in an empty composer).
@@ -732,7 +745,8 @@ export class ChatView {
   turnActions(turn) {
     if (!this.single || !turn.question || turn.el.querySelector(".regenerate")) return;
     const question = turn.question;
-    turn.el.append(this.action(t("regenerate"), "regenerate", () => this.hooks.onRegenerate?.(question)));
+    const label = t("regenerateAnswer", { n: turn.el.dataset.number });
+    turn.el.append(this.action(label, "regenerate", () => this.hooks.onRegenerate?.(question)));
   }
 
   cutOff() {
@@ -759,7 +773,9 @@ export class ChatView {
     const row = el("div", "error-actions");
     if (this.single && this.lastUser) {
       const question = this.lastUser;
-      const retry = this.action(t("retry"), "retry", () => this.hooks.onRegenerate?.(question));
+      const asked = this.bubbles.get(question)?.dataset.number;
+      const label = asked ? t("retryYourMessage", { n: asked }) : t("retry");
+      const retry = this.action(label, "retry", () => this.hooks.onRegenerate?.(question));
       retry.textContent = t("retry");
       row.append(retry);
     }
@@ -816,19 +832,23 @@ export class ChatView {
 
 // Copy on every message: the Markdown as written (an answer) or the text as typed (the person's).
 // The button holds no text of its own (its icon is CSS), so a bubble's text is only the message.
-function copyButton(text) {
+// `label` says which message ("Copy answer 3"): a screen reader lists every button of the chat alike.
+function copyButton(text, label) {
   const button = el("button", "small copy-message");
   button.type = "button";
-  button.title = t("copy");
-  button.setAttribute("aria-label", t("copy"));
+  button.title = label;
+  button.setAttribute("aria-label", label);
   button.addEventListener("click", async () => {
     await navigator.clipboard.writeText(text());
     button.dataset.copied = "true";
     button.setAttribute("aria-label", t("copied"));
-    setTimeout(() => { delete button.dataset.copied; button.setAttribute("aria-label", t("copy")); }, 1500);
+    setTimeout(() => { delete button.dataset.copied; button.setAttribute("aria-label", label); }, 1500);
   });
   return button;
 }
+
+// Approvals already said aloud on this page, by question id.
+const ANNOUNCED = new Set();
 
 const EAGER = 30; // answers drawn at once when a history opens; older ones when scrolled near
 const DRAW_BUDGET_MS = 8; // of each frame, for drawing answers scrolled near

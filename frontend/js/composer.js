@@ -40,6 +40,7 @@ export class Composer {
     this.picker.addEventListener("change", () => { this.uploadAll([...this.picker.files]); this.picker.value = ""; });
     this.form.addEventListener("submit", (event) => { event.preventDefault(); this.send(); });
     this.input.addEventListener("keydown", (event) => {
+      if (this.mentionKey(event)) return; // the @ list is open: its keys first (Enter picks, never sends)
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) { event.preventDefault(); this.send(); }
       if (event.key === "Escape" && this.running) this.stop();
       if (event.key === "ArrowUp" && !this.input.value && !event.isComposing) { event.preventDefault(); this.onEditLast?.(); }
@@ -52,9 +53,14 @@ export class Composer {
     this.watchDrops();
     // @-mentions: the conversation's members (and the commander), offered as the person types.
     this.members = [];
+    // A listbox the box points into (aria-activedescendant): the focus stays in the box while ↑/↓ move.
     this.suggestions = el("div", "mentions");
+    this.suggestions.id = "mentions";
+    this.suggestions.setAttribute("role", "listbox");
     this.suggestions.hidden = true;
     this.form.prepend(this.suggestions);
+    this.input.setAttribute("aria-autocomplete", "list");
+    this.input.setAttribute("aria-controls", "mentions");
     this.input.addEventListener("input", () => this.suggest());
     // It grows with what is typed, up to half the window; then it scrolls.
     this.input.addEventListener("input", () => this.fit());
@@ -66,6 +72,7 @@ export class Composer {
   relabel() {
     this.input.placeholder = this.running ? t("placeholderRunning") : t("placeholder");
     this.input.setAttribute("aria-label", t("placeholder"));
+    this.suggestions.setAttribute("aria-label", t("mentionsLabel"));
     this.attachButton.title = t("attach");
     this.attachButton.setAttribute("aria-label", t("attach"));
     this.sendButton.textContent = t("send");
@@ -101,19 +108,49 @@ export class Composer {
     const typed = /(?:^|\s)@([a-z0-9_-]*)$/.exec(before);
     const names = typed && this.members.length ? [...this.members, "commander"].filter((n) => n.startsWith(typed[1])) : [];
     this.suggestions.replaceChildren();
-    this.suggestions.hidden = !names.length;
-    for (const name of names) {
+    names.forEach((name, index) => {
       const option = el("button", "mention", `@${name}`);
       option.type = "button";
       option.dataset.member = name; // its look (members.js)
+      option.id = `mention-${index}`;
+      option.tabIndex = -1; // reached with ↑/↓ from the box, not by Tab
+      option.setAttribute("role", "option");
       option.addEventListener("click", () => {
         const start = before.length - typed[1].length;
         this.input.value = `${this.input.value.slice(0, start)}${name} ${this.input.value.slice(before.length)}`;
-        this.suggestions.hidden = true;
+        this.closeMentions();
         this.input.focus();
       });
       this.suggestions.append(option);
-    }
+    });
+    if (names.length) this.pickMention(0);
+    else this.closeMentions();
+  }
+
+  // The @ list's keys, while it is open: ↑/↓ move, Enter or Tab take the marked name, Escape closes it.
+  mentionKey(event) {
+    const options = [...this.suggestions.children];
+    if (this.suggestions.hidden || !options.length || event.isComposing) return false;
+    const at = options.findIndex((o) => o.getAttribute("aria-selected") === "true");
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      this.pickMention((at + (event.key === "ArrowDown" ? 1 : -1) + options.length) % options.length);
+    } else if ((event.key === "Enter" || event.key === "Tab") && !event.shiftKey) {
+      options[Math.max(at, 0)].click();
+    } else if (event.key === "Escape") this.closeMentions();
+    else return false;
+    event.preventDefault(); // Escape here closes the list: it does not stop the turn too (main.js)
+    return true;
+  }
+
+  pickMention(index) {
+    [...this.suggestions.children].forEach((option, i) => option.setAttribute("aria-selected", String(i === index)));
+    this.suggestions.hidden = false;
+    this.input.setAttribute("aria-activedescendant", `mention-${index}`);
+  }
+
+  closeMentions() {
+    this.suggestions.hidden = true;
+    this.input.removeAttribute("aria-activedescendant");
   }
 
   setRunning(running) {

@@ -99,7 +99,6 @@ async function refreshList(query = $("#search").value.trim()) {
     }
     const item = el("li", "chat");
     item.dataset.id = chat.id;
-    item.classList.toggle("active", chat.id === state.current?.id);
     item.classList.toggle("pinned", Boolean(chat.pinned));
     const open = el("button", "chat-open", chat.title || t("untitled"));
     open.type = "button";
@@ -117,10 +116,19 @@ async function refreshList(query = $("#search").value.trim()) {
       await refreshList();
     }));
     item.append(open, pin, itemMenu(chat));
+    markOpen(item, state.current?.id);
     if (chat.snippet && chat.snippet !== chat.title) item.append(el("div", "snippet", chat.snippet));
     if (chat.running) item.classList.add("running");
     list.append(item);
   }
+}
+
+// The open chat, marked in the list: seen (.active) and told to a screen reader (aria-current).
+function markOpen(item, openId) {
+  const open = item.dataset.id === openId;
+  item.classList.toggle("active", open);
+  if (open) item.querySelector(".chat-open")?.setAttribute("aria-current", "page");
+  else item.querySelector(".chat-open")?.removeAttribute("aria-current");
 }
 
 // Each chat's own menu: rename or delete it without opening it first.
@@ -172,7 +180,7 @@ function newChat() {
   $("#folders").hidden = true;
   $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
   follower.reset();
-  for (const item of document.querySelectorAll("#chats .chat")) item.classList.remove("active");
+  for (const item of document.querySelectorAll("#chats .chat")) markOpen(item, null);
   options.show(null);
   composer.setRunning(false);
   offerFirstRun();
@@ -245,7 +253,7 @@ async function openChat(id) {
   sessionStorage.setItem("orkas-open", id);
   $("#title").textContent = chat.title || t("untitled");
   $("#title").title = chat.workspace;
-  for (const item of document.querySelectorAll("#chats .chat")) item.classList.toggle("active", item.dataset.id === id);
+  for (const item of document.querySelectorAll("#chats .chat")) markOpen(item, id);
   follower.reset();
   const view = new ChatView($("#messages"), id, {
     follower,
@@ -326,11 +334,14 @@ async function renameChat(chat = state.current) {
   await refreshList();
 }
 
-// The shortcuts sheet (Ctrl/Cmd+/): every key the app answers to, in the person's language.
+// The shortcuts sheet (Ctrl/Cmd+/): every key the app answers to, in the person's language. A browser tab
+// never sees Ctrl+N (Chromium opens a window; a page cannot take it): there it offers Ctrl+Shift+O, as
+// ChatGPT does, which a page may take. The window keeps Ctrl+N; both work in it.
 function showShortcuts() {
   const sheet = $("#shortcuts");
   const mod = /Mac|iPhone|iPad/.test(navigator.platform) ? "⌘" : "Ctrl";
-  const rows = [["F", "shortcutFind"], ["N", "newChat"], ["K", "search"], [",", "settings"], ["/", "shortcuts"]];
+  const newChatKey = desktop() ? "N" : "Shift+O";
+  const rows = [["F", "shortcutFind"], [newChatKey, "newChat"], ["K", "search"], [",", "settings"], ["/", "shortcuts"]];
   const list = el("dl", "shortcut-list");
   for (const [key, label] of rows) list.append(el("dt", "", `${mod}+${key}`), el("dd", "", t(label)));
   list.append(el("dt", "", "Esc"), el("dd", "", t("shortcutStop")), el("dt", "", "Enter"), el("dd", "", t("send")),
@@ -560,6 +571,7 @@ async function start() {
   const settings = await get("/api/settings").catch(() => null);
   applyPreferences(settings?.preferences ?? { theme: "system", language: "auto" });
   translatePage();
+  $("#skip-link").addEventListener("click", (event) => { event.preventDefault(); composer.input.focus(); });
   $("#new-chat").addEventListener("click", newChat);
   $("#new-in-folder").addEventListener("click", guarded(newChatInFolder));
   $("#rename").addEventListener("click", guarded(() => renameChat()));
@@ -568,6 +580,7 @@ async function start() {
   const shortcuts = {
     f: () => find.open(),
     n: () => newChat(),
+    "shift+o": () => newChat(), // in a browser tab, where Ctrl+N is the browser's
     k: () => $("#search").focus(),
     ",": guarded(() => showSettings()),
     "/": () => showShortcuts(),
@@ -582,7 +595,8 @@ async function start() {
     // Esc stops the turn from anywhere, unless it is closing something (a dialog, an editor, a menu).
     if (event.key === "Escape" && composer.running && !document.querySelector("dialog[open]") && !event.defaultPrevented
         && !event.target.closest?.(".editor, #find")) composer.stop().catch((error) => toast(error.message));
-    const action = (event.ctrlKey || event.metaKey) && !event.altKey ? shortcuts[event.key.toLowerCase()] : null;
+    const key = `${event.shiftKey && /^[a-z]$/i.test(event.key) ? "shift+" : ""}${event.key.toLowerCase()}`;
+    const action = (event.ctrlKey || event.metaKey) && !event.altKey ? shortcuts[key] : null;
     if (action) { event.preventDefault(); action(); }
   });
   for (const button of document.querySelectorAll("#export button")) {

@@ -45,7 +45,7 @@ def test_switching_language_translates_everything_at_once(page: Page, app: App, 
     expect(page.locator("#settings section.about")).to_be_attached(timeout=TIMEOUT)
     english = english_only()
     before = set(page.evaluate(VISIBLE)) & english
-    assert {"Send", "Settings", "Edit message", "Providers", "Chat settings"} <= before  # the check sees them
+    assert {"Send", "Settings", "Orkas answered", "Providers", "Chat settings"} <= before  # the check sees them
     page.locator("#settings").get_by_role("button", name="Language").click()
     page.select_option("#settings select[name=language]", "zh")
     expect(page.locator("html")).to_have_attribute("lang", "zh", timeout=TIMEOUT)
@@ -56,7 +56,8 @@ def test_switching_language_translates_everything_at_once(page: Page, app: App, 
     left = sorted(set(page.evaluate(VISIBLE)) & english)
     assert not left, f"still in English with the dialog open: {left}"
     page.locator("#settings button.close").click()
-    expect(page.locator(".msg.user").get_by_role("button", name="编辑消息")).to_have_count(1, timeout=TIMEOUT)
+    edit = page.locator(".msg.user").get_by_role("button", name="编辑你的第 1 条消息")
+    expect(edit).to_have_count(1, timeout=TIMEOUT)
     left = sorted(set(page.evaluate(VISIBLE)) & english)
     assert not left, f"still in English in the chat: {left}"
     page.click("#new-chat")

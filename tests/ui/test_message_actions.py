@@ -37,7 +37,7 @@ def test_another_answer_versions_the_answer_an_edit_versions_the_prompt_and_both
     expect(answers(page)).to_have_text(["First."], timeout=TIMEOUT)
     expect(page.locator(".msg.assistant .version-count")).to_have_text("1 of 2")
 
-    page.locator(".msg.user").get_by_role("button", name="Edit message").click()
+    page.locator(".msg.user").get_by_role("button", name="Edit your message").click()
     editor = page.locator(".msg.user .editor textarea")
     expect(editor).to_have_value("Name a colour")
     editor.fill("Name a fruit")
