@@ -22,13 +22,22 @@ export class Follower {
     this.content = content;
     this.pill = pill;
     this.following = true;
-    this.waiting = new Set();
-    active = this; // approval cards not answered yet
+    this.lastTop = 0;
+    this.waiting = new Set(); // approval cards not answered yet
+    active = this;
     box.addEventListener("scroll", () => {
-      this.following = this.atBottom();
+      // Only the person moving up stops the following, and reaching the bottom starts it again. Judging each
+      // scroll by where it ends read our own scroll (its event comes a frame later, after an image grew the
+      // chat) and the browser's scroll anchoring (a few px down) as the person leaving the bottom.
+      const top = this.box.scrollTop;
+      if (this.atBottom()) this.following = true;
+      else if (top < this.lastTop) this.following = false;
+      this.lastTop = top;
       this.update();
     }, { passive: true });
-    new ResizeObserver(() => this.grew()).observe(content);
+    const resized = new ResizeObserver(() => this.grew());
+    resized.observe(content);
+    resized.observe(box); // the box shrinks too (a file chip above the message box): still at the bottom
     pill.addEventListener("click", () => this.showWaiting());
   }
 

@@ -377,7 +377,7 @@ def test_a_new_chat_gets_its_members_before_its_first_message(
             page.fill("#composer textarea", "@")
             page.locator("#composer textarea").dispatch_event("input")
             expect(page.locator("#composer .mentions button.mention")).to_have_text(["@coder", "@tutor", "@commander"])
-            expect(page.get_by_role("button", name="@coder", exact=True)).to_be_visible()  # the initial is not read
+            expect(page.get_by_role("option", name="@coder", exact=True)).to_be_visible()  # the initial is not read
             send(page, "@coder hi")
             coder = page.locator('.msg.assistant.agent[data-actor="coder"]')
             expect(coder).to_contain_text("Hello from the coder.", timeout=TIMEOUT)
