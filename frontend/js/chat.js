@@ -560,6 +560,7 @@ export class ChatView {
     const image = el("img", "inline-image");
     image.alt = file.name;
     image.loading = "lazy";
+    image.addEventListener("load", () => this.scroll()); // it grew the chat after it was drawn: still at the newest
     download(`/api/conversations/${this.conversationId}/attachments/${encodeURIComponent(file.id)}`, "blob")
       .then((blob) => { image.src = URL.createObjectURL(blob); })
       .catch(() => image.remove()); // gone since (the file was removed): the chip still names it
@@ -823,6 +824,8 @@ export class ChatView {
   }
 
   // Follow the newest content while the person is at the bottom (follow.js); `force`: they are now.
+  // Called as anything is drawn (a streamed piece, a card, a picture loaded): pinned to the bottom here, before
+  // the frame's layout, when the person is following (follow.js).
   scroll(force = false) {
     const follower = this.hooks.follower;
     if (follower) force ? follower.follow() : follower.grew();

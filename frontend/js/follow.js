@@ -17,9 +17,8 @@ export function revealInChat(node, block = "center") {
 const SLACK = 48; // px from the bottom that still count as "at the bottom" (a wheel notch is ~100)
 
 export class Follower {
-  constructor(box, content, pill) {
+  constructor(box, pill) {
     this.box = box;
-    this.content = content;
     this.pill = pill;
     this.following = true;
     this.lastTop = 0;
@@ -35,9 +34,10 @@ export class Follower {
       this.lastTop = top;
       this.update();
     }, { passive: true });
-    const resized = new ResizeObserver(() => this.grew());
-    resized.observe(content);
-    resized.observe(box); // the box shrinks too (a file chip above the message box): still at the bottom
+    // The box shrinks (a file chip above the message box): still at the bottom. What grows the chat calls
+    // grew() itself (chat.js, as it draws, and as a picture loads): a ResizeObserver on the chat pinned it
+    // after layout, and every streamed frame became two (17 → 33 ms).
+    new ResizeObserver(() => this.grew()).observe(box);
     pill.addEventListener("click", () => this.showWaiting());
   }
 
@@ -70,7 +70,7 @@ export class Follower {
 
   // Grown by a stream, a card, a notice: stay at the newest if the person was there.
   grew() {
-    if (this.following) this.toBottom();
+    if (this.following && this.box.scrollHeight - this.box.scrollTop - this.box.clientHeight > 1) this.toBottom();
     this.update();
   }
 
@@ -99,11 +99,14 @@ export class Follower {
     return [...this.waiting].filter((card) => card.isConnected && !this.inView(card));
   }
 
+  // Called on every scroll and growth: with no approval waiting it touches nothing (no layout, no style).
   update() {
+    if (!this.waiting.size && this.pill.hidden) return;
     for (const card of this.waiting) if (!card.isConnected) this.waiting.delete(card);
     const unseen = this.unseen();
-    this.pill.hidden = unseen.length === 0;
-    if (unseen.length) this.pill.textContent = t(unseen.length === 1 ? "approvalWaiting" : "approvalsWaiting", { count: unseen.length });
+    if (this.pill.hidden !== (unseen.length === 0)) this.pill.hidden = unseen.length === 0;
+    const said = unseen.length ? t(unseen.length === 1 ? "approvalWaiting" : "approvalsWaiting", { count: unseen.length }) : "";
+    if (said && this.pill.textContent !== said) this.pill.textContent = said;
   }
 
   showWaiting() {

@@ -20,7 +20,7 @@ import { setLanguage, t } from "./strings.js";
 const $ = (selector) => document.querySelector(selector);
 
 const state = { current: null, view: null, stream: null, preferences: null, navigation: 0, workspace: null };
-const follower = new Follower($("#scroll"), $("#messages"), $("#waiting-pill"));
+const follower = new Follower($("#scroll"), $("#waiting-pill"));
 let find = null; // the find bar (Ctrl/Cmd+F), also opened by a search result
 
 // A short message; `action` ({ label, run }) adds a button, e.g. Undo after a delete. Errors by
