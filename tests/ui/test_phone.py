@@ -83,7 +83,7 @@ def thumb_sized(target: Any, timeout: float = 10) -> dict[str, float]:
     target.wait_for()
     deadline = time.time() + timeout
     before, box = None, target.bounding_box()
-    while box != before:
+    while box is None or box != before:  # no box: drawn again meanwhile (a list of names redrawn as typed)
         assert time.time() < deadline, f"never still: {box}"
         target.page.wait_for_timeout(50)  # one frame or so between two reads of a moving box
         before, box = box, target.bounding_box()

@@ -90,7 +90,8 @@ class SkillWatcher:
                     self._observer.unschedule(self._watches.pop(key))
                 except (KeyError, OSError):
                     pass
-            for key in wanted - set(self._watches):
+            new = wanted - set(self._watches)
+            for key in new:
                 folder, recursive = key
                 try:
                     self._watches[key] = self._observer.schedule(Changed(recursive), folder, recursive=recursive)
@@ -98,7 +99,9 @@ class SkillWatcher:
                     log.warning("cannot watch %s for skills: %s", folder, e.strerror or e)
             # A folder on the way to a root made while these watches were being set (`mkdir -p` under load)
             # raised its event before anything watched it: look again, or that root is missed for good.
-            if self._wanted() != wanted:
+            # And a root just come into being (`mkdir -p …/skills/haiku` then its SKILL.md) may have got its
+            # files between our last look and this watch: one more look after the burst settles.
+            if self._wanted() != wanted or any(recursive for _folder, recursive in new):
                 self._changed_locked()
 
     def _on_the_way(self, *paths: str | bytes) -> bool:
