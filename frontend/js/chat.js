@@ -747,7 +747,7 @@ export class ChatView {
     if (!this.single || !turn.question || turn.el.querySelector(".regenerate")) return;
     const question = turn.question;
     const label = t("regenerateAnswer", { n: turn.el.dataset.number });
-    turn.el.append(this.action(label, "regenerate", () => this.hooks.onRegenerate?.(question)));
+    turn.el.append(this.action(label, "regenerate", () => this.once(() => this.hooks.onRegenerate?.(question))));
   }
 
   cutOff() {
@@ -759,7 +759,7 @@ export class ChatView {
   offerContinue(node) {
     if (!this.single || !node) return;
     for (const old of this.container.querySelectorAll(".marker .continue")) old.remove();
-    node.append(" ", this.action(t("continueAnswer"), "continue", () => this.hooks.onContinue?.()));
+    node.append(" ", this.action(t("continueAnswer"), "continue", () => this.once(() => this.hooks.onContinue?.())));
     node.querySelector(".continue").textContent = t("continueAnswer");
   }
 
@@ -776,7 +776,7 @@ export class ChatView {
       const question = this.lastUser;
       const asked = this.bubbles.get(question)?.dataset.number;
       const label = asked ? t("retryYourMessage", { n: asked }) : t("retry");
-      const retry = this.action(label, "retry", () => this.hooks.onRegenerate?.(question));
+      const retry = this.action(label, "retry", () => this.once(() => this.hooks.onRegenerate?.(question)));
       retry.textContent = t("retry");
       row.append(retry);
     }
@@ -821,6 +821,14 @@ export class ChatView {
     let node = this.bubbles.get(id)?.nextElementSibling;
     while (node && !node.matches(".msg.assistant, .marker.error, .marker.stopped")) node = node.nextElementSibling;
     return node ?? null;
+  }
+
+  // One at a time: a click while the last one is on its way, or while a reply is being written, does nothing
+  // (five quick clicks on "Another answer" made a phantom version and a pile of error toasts).
+  once(run) {
+    if (this.running || this.sending) return;
+    this.sending = true;
+    Promise.resolve(run()).finally(() => { this.sending = false; });
   }
 
   // Follow the newest content while the person is at the bottom (follow.js); `force`: they are now.

@@ -89,7 +89,7 @@ async function refreshList(query = $("#search").value.trim()) {
   if (drawn === listDrawn && list.childElementCount) return; // unchanged: an open item menu stays open
   listDrawn = drawn;
   list.replaceChildren();
-  if (!items.length) list.append(el("li", "hint", t("noChats")));
+  if (!items.length) list.append(el("li", "hint", t(query ? "noChatsMatch" : "noChats"))); // not "no chats" for a search
   let heading = null;
   for (const chat of items) {
     const group = query ? null : dateGroup(chat);

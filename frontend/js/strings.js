@@ -536,6 +536,7 @@ const STRINGS = {
     retryYourMessage: "Retry your message {n}",
     approvalNeeded: "Approval needed: {tool} — {preview}",
     mentionsLabel: "Members to mention",
+    noChatsMatch: "No chat matches that search",
   },
   zh: {
     app: "Orkas",
@@ -1071,6 +1072,7 @@ const STRINGS = {
     retryYourMessage: "重试你的第 {n} 条消息",
     approvalNeeded: "需要审批：{tool} — {preview}",
     mentionsLabel: "可提及的成员",
+    noChatsMatch: "没有匹配的对话",
   },
   pt: {
     app: "Orkas",
@@ -1606,6 +1608,7 @@ const STRINGS = {
     retryYourMessage: "Tentar de novo sua mensagem {n}",
     approvalNeeded: "Aprovação necessária: {tool} — {preview}",
     mentionsLabel: "Membros para mencionar",
+    noChatsMatch: "Nenhuma conversa corresponde à busca",
   },
 };
 
