@@ -80,7 +80,9 @@ async function limitsForm() {
     form.append(wrap);
     inputs[name] = input;
   }
-  const said = el("p", "hint limits-status", t("spentToday", { cost: money(budget.spent_today ?? 0) }));
+  const spent = el("p", "hint limits-status", t("spentToday", { cost: money(budget.spent_today ?? 0) }));
+  // What saving said, on a line of its own: it took the place of "Spent today".
+  const said = el("p", "hint limits-result");
   said.setAttribute("role", "status");
   const month = el("p", "hint limits-month", t("spentMonth", { cost: money(budget.spent_month ?? 0) }));
   const save = actionButton("save-limits", t("save"), async () => {
@@ -101,7 +103,7 @@ async function limitsForm() {
       }
     }
   });
-  form.append(save, said, month);
+  form.append(save, said, spent, month);
   return form;
 }
 

@@ -78,7 +78,8 @@ def test_a_spending_limit_set_in_settings_stops_a_run_and_raising_it_there_lets_
     expect(limits.locator(".limits-status")).to_have_text("Spent today: $1.00", timeout=TIMEOUT)
     limits.locator("input[name=per_day]").fill("0.5")
     limits.locator("button.save-limits").click()
-    expect(limits.locator(".limits-status")).to_contain_text("Saved", timeout=TIMEOUT)
+    expect(limits.locator(".limits-result")).to_contain_text("Saved", timeout=TIMEOUT)
+    expect(limits.locator(".limits-status")).to_have_text("Spent today: $1.00")  # still said beside it
     assert json.loads((app.home / "settings.json").read_text())["budgets"]["per_day"] == 0.5
     page.keyboard.press("Escape")
 
@@ -92,7 +93,7 @@ def test_a_spending_limit_set_in_settings_stops_a_run_and_raising_it_there_lets_
     expect(limits.locator("input[name=per_day]")).to_be_focused(timeout=TIMEOUT)
     limits.locator("input[name=per_day]").fill("5")
     limits.locator("button.save-limits").click()
-    expect(limits.locator(".limits-status")).to_contain_text("Saved", timeout=TIMEOUT)
+    expect(limits.locator(".limits-result")).to_contain_text("Saved", timeout=TIMEOUT)
     page.keyboard.press("Escape")
     alert.locator("button.retry").click()
     expect(page.locator(".msg.assistant .markdown").last).to_have_text("Within budget now.", timeout=TIMEOUT)
@@ -104,7 +105,7 @@ def test_a_bad_limit_is_refused_with_a_clear_message(page: Page, app: App) -> No
     limits = page.locator("#settings .usage-limits")
     limits.locator("input[name=per_conversation]").fill("-3")
     limits.locator("button.save-limits").click()
-    expect(limits.locator(".limits-status.error")).to_contain_text("a spending limit is from $0", timeout=TIMEOUT)
+    expect(limits.locator(".limits-result.error")).to_contain_text("a spending limit is from $0", timeout=TIMEOUT)
     saved = app.home / "settings.json"
     assert not saved.exists() or json.loads(saved.read_text()).get("budgets", {}).get("per_conversation") is None
 
@@ -129,7 +130,7 @@ def test_the_limits_in_the_window_are_the_ones_orkas_budget_shows_and_a_bad_one_
     limits.locator("input[name=per_month]").fill("30")
     limits.locator("input[name=per_conversation]").fill("0.5")
     limits.locator("button.save-limits").click()
-    expect(limits.locator(".limits-status")).to_contain_text("Saved", timeout=TIMEOUT)
+    expect(limits.locator(".limits-result")).to_contain_text("Saved", timeout=TIMEOUT)
     assert budget(app.home).stdout.strip() == "per day: $2.00; per month: $30.00; per conversation: $0.50"
 
     assert budget(app.home, "--month", "45", "--day", "0").returncode == 0
@@ -144,7 +145,7 @@ def test_the_limits_in_the_window_are_the_ones_orkas_budget_shows_and_a_bad_one_
     month.fill("")
     month.press_sequentially("1e")
     limits.locator("button.save-limits").click()
-    expect(limits.locator(".limits-status.error")).to_have_text(
+    expect(limits.locator(".limits-result.error")).to_have_text(
         "per month: a spending limit is an amount in US dollars, not '1e'", timeout=TIMEOUT
     )
     expect(month).to_have_attribute("aria-invalid", "true")
@@ -155,6 +156,6 @@ def test_the_limits_in_the_window_are_the_ones_orkas_budget_shows_and_a_bad_one_
 
     month.fill("")  # empty: no limit
     limits.locator("button.save-limits").click()
-    expect(limits.locator(".limits-status")).to_contain_text("Saved", timeout=TIMEOUT)
+    expect(limits.locator(".limits-result")).to_contain_text("Saved", timeout=TIMEOUT)
     expect(month).not_to_have_attribute("aria-invalid", "true")
     assert budget(app.home).stdout.strip() == "per day: $3.00; per month: no limit; per conversation: $0.50"
