@@ -21,17 +21,30 @@ export class Follower {
     this.box = box;
     this.pill = pill;
     this.following = true;
-    this.lastTop = 0;
+    this.touchY = 0;
+    this.dragging = false; // the scrollbar, held
     this.waiting = new Set(); // approval cards not answered yet
     active = this;
+    // Only the person leaves the bottom: a wheel or a finger moving up, a key that scrolls up, a drag of the
+    // scrollbar. A scroll's own event cannot say whose it was: our own scroll's event comes a frame late (after
+    // an image grew the chat), the browser's scroll anchoring nudges it, and a chat swapped for another clamps
+    // it to the top — each read as the person leaving, and the chat stopped following. Reaching the bottom,
+    // however it happens, starts following again.
+    const away = () => { this.following = false; this.update(); };
+    box.addEventListener("wheel", (event) => { if (event.deltaY < 0) away(); }, { passive: true });
+    box.addEventListener("touchstart", (event) => { this.touchY = event.touches[0]?.clientY ?? 0; }, { passive: true });
+    box.addEventListener("touchmove", (event) => {
+      if ((event.touches[0]?.clientY ?? 0) > this.touchY) away(); // the finger goes down: the chat goes up
+    }, { passive: true });
+    document.addEventListener("keydown", (event) => {
+      const typing = event.target instanceof HTMLTextAreaElement || event.target instanceof HTMLInputElement;
+      if (!typing && ["PageUp", "ArrowUp", "Home"].includes(event.key)) away();
+    });
+    box.addEventListener("pointerdown", (event) => { if (event.target === box) this.dragging = true; });
+    document.addEventListener("pointerup", () => { this.dragging = false; });
     box.addEventListener("scroll", () => {
-      // Only the person moving up stops the following, and reaching the bottom starts it again. Judging each
-      // scroll by where it ends read our own scroll (its event comes a frame later, after an image grew the
-      // chat) and the browser's scroll anchoring (a few px down) as the person leaving the bottom.
-      const top = this.box.scrollTop;
       if (this.atBottom()) this.following = true;
-      else if (top < this.lastTop) this.following = false;
-      this.lastTop = top;
+      else if (this.dragging) this.following = false;
       this.update();
     }, { passive: true });
     // The box shrinks (a file chip above the message box): still at the bottom. What grows the chat calls
