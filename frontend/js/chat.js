@@ -517,8 +517,10 @@ export class ChatView {
       // A group's Stop ends every actor's run: its one marker comes with the turn's end (on_turn_end).
       // In a one-agent chat, what was written so far can be continued or answered again at once (they showed
       // only after a reload).
-      if (!this.actor && this.turn) this.turnActions(this.turn);
-      if (!this.actor) this.offerContinue(this.marker("stopped", t("stopped")));
+      if (!this.actor) {
+        if (this.turn) this.turnActions(this.turn);
+        this.offerContinue(this.marker("stopped", t("stopped")));
+      }
     } else this.errorMarker(event.message, { error: event.kind, cause: event.cause, attempts: event.attempts });
     this.turn = null;
   }

@@ -43,12 +43,7 @@ class Branches:
 
     def fork(self, messages: Sequence[Message], at: int) -> list[Message]:
         """Put `messages[at:]` aside as a branch; returns what the transcript keeps (`messages[:at]`)."""
-        after = messages[at - 1].id if at else ""
-        index = self._index()
-        versions = index.setdefault(after, [LIVE])
-        versions[versions.index(LIVE)] = self._store(messages[at:])
-        versions.append(LIVE)
-        self._save(index)
+        self._put_aside(messages[at - 1].id if at else "", messages[at:])
         return list(messages[:at])
 
     def fork_answer(self, messages: Sequence[Message], at: int) -> list[Message]:
@@ -56,14 +51,17 @@ class Branches:
         *of the answer* (the fork point is that message, so its arrows go on the answer, never on the prompt an
         edit forks), and the transcript keeps what came before it: the run sends the same message again, under
         its id. Nothing after it (a retry of a try that left nothing) puts nothing aside."""
-        tail = messages[at + 1 :]
-        if tail:
-            index = self._index()
-            versions = index.setdefault(messages[at].id, [LIVE])
-            versions[versions.index(LIVE)] = self._store(tail)
-            versions.append(LIVE)
-            self._save(index)
+        if tail := messages[at + 1 :]:
+            self._put_aside(messages[at].id, tail)
         return list(messages[:at])
+
+    def _put_aside(self, after: str, tail: Sequence[Message]) -> None:
+        """`tail` becomes a stored version of fork point `after`, where the live one stood; the live one after it."""
+        index = self._index()
+        versions = index.setdefault(after, [LIVE])
+        versions[versions.index(LIVE)] = self._store(tail)
+        versions.append(LIVE)
+        self._save(index)
 
     def switch(self, messages: Sequence[Message], after: str, to: int) -> list[Message]:
         """The transcript with version `to` of fork point `after` in place of its own tail (which is put
