@@ -35,6 +35,20 @@ def test_answers_to_asks_made_together_follow_the_asks_not_who_finished_first() 
     ]  # fmt: skip
 
 
+def test_a_stop_written_before_the_answers_it_stopped_does_not_reorder_them() -> None:
+    records = [
+        rec("user", "do a and b"),
+        rec("commander", dispatch="a", to=["coder"]),
+        rec("commander", dispatch="b", to=["critic"]),
+        rec("critic", "half of b", stopped=True),
+        rec("commander", "", stopped=True),  # the commander's run ended first, between its members' ends
+        rec("coder", "half of a", stopped=True),
+        rec("user", "again"),
+    ]
+    texts = [r["text"] or r.get("dispatch") or "" for r in in_asked_order(records)]
+    assert texts == ["do a and b", "a", "b", "half of a", "half of b", "", "again"]
+
+
 def test_a_hand_back_marker_split_anywhere_across_deltas_never_streams_out() -> None:
     said = 'Half is 1/2 <b>ok</b> a < b. <handback reason="completed_handoff" />'
     for first in range(len(said)):

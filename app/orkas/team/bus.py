@@ -181,8 +181,13 @@ def in_asked_order(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     asked: list[str] = []
     answers: list[dict[str, Any]] = []
 
+    def place(record: dict[str, Any]) -> int:
+        if record["from"] == COMMANDER:
+            return len(asked) + 1  # its empty Stop segment goes after the answers it was waiting for
+        return asked.index(record["from"]) if record["from"] in asked else len(asked)
+
     def flush() -> None:
-        out.extend(sorted(answers, key=lambda r: asked.index(r["from"]) if r["from"] in asked else len(asked)))
+        out.extend(sorted(answers, key=place))
         answers.clear()
 
     for record in records:
@@ -190,6 +195,10 @@ def in_asked_order(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             flush()  # answers to earlier asks stay before a later ask
             asked.extend(record.get("to") or ())
             out.append(record)
+        elif _stop_segment(record):
+            # A Stop ends the commander's run at once: its empty segment can be written before the answers of
+            # the members it stopped, and must not split them (the first to stop came first after a reload).
+            answers.append(record)
         elif record["from"] in (USER, COMMANDER):
             flush()
             asked.clear()
@@ -198,3 +207,14 @@ def in_asked_order(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             answers.append(record)
     flush()
     return out
+
+
+def _stop_segment(record: dict[str, Any]) -> bool:
+    """The commander's segment a Stop ended with nothing said: no bubble of its own, only "Stopped"."""
+    return (
+        record["from"] == COMMANDER
+        and bool(record.get("stopped"))
+        and not record.get("text")
+        and not record.get("process")
+        and not record.get("failure")
+    )
