@@ -51,6 +51,13 @@ export class Follower {
     // grew() itself (chat.js, as it draws, and as a picture loads): a ResizeObserver on the chat pinned it
     // after layout, and every streamed frame became two (17 → 33 ms).
     new ResizeObserver(() => this.grew()).observe(box);
+    // A message drawn while the chat opens is laid out at a guessed height first (content-visibility: its real
+    // one comes a frame later, when the browser renders it): pinned before that, a chat opening on a waiting
+    // approval landed at the top. After layout, only a chat that is not at the bottom any more is moved: one
+    // already pinned before the frame (grew) costs a read of a clean layout, no second layout.
+    new ResizeObserver(() => {
+      if (this.following && this.box.scrollHeight - this.box.scrollTop - this.box.clientHeight > 1) this.grew();
+    }).observe(box.firstElementChild);
     pill.addEventListener("click", () => this.showWaiting());
   }
 

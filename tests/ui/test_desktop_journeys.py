@@ -117,6 +117,10 @@ def test_the_chat_follows_new_content_and_never_hides_a_waiting_approval(
     card = page.locator(".permission-card")
     expect(card).to_be_visible(timeout=TIMEOUT)
     page.wait_for_function(IN_VIEW, arg=card.element_handle(), timeout=TIMEOUT)  # it came into view by itself
+    page.click("#new-chat")  # away and back: the chat opens on its waiting approval, not at the top
+    page.locator("#chats .chat button.chat-open").first.click()
+    expect(card).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function(IN_VIEW, arg=card.element_handle(), timeout=TIMEOUT)
     pill = page.locator("#waiting-pill")
     expect(pill).to_be_hidden()
     page.locator("#scroll").hover()
