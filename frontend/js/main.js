@@ -64,7 +64,22 @@ function relabelAll() {
   find?.relabel();
   refreshList().catch((error) => toast(error.message));
   if (state.current) openChat(state.current.id).catch((error) => toast(error.message));
-  else if (document.body.dataset.ready) newChat();
+  else if (document.body.dataset.ready) relabelBlankPage();
+}
+
+// A new chat's blank page in the new language: what was picked on it (members, a folder, a model) stays, and
+// the first message still makes the chat with it (drawn afresh, the page forgot them all).
+function relabelBlankPage() {
+  $("#title").textContent = t("newChat");
+  const messages = $("#messages");
+  const offered = messages.querySelector(".empty, .first-run, .offer");
+  if (offered) {
+    offered.replaceWith(el("p", "empty", t("emptyChat")));
+    offerFirstRun();
+  }
+  const folder = messages.querySelector(".chat-folder");
+  if (folder) folder.textContent = t("chatFolder", { folder: state.workspace });
+  members.showDraft().catch((error) => toast(error.message));
 }
 
 // ---- the chat list ----

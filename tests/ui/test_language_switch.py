@@ -3,6 +3,9 @@ on screen: the page, the composer, the chat list, the open chat's actions and th
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import httpx
 from playwright.sync_api import Page, expect
 
 from tests.fakes import anthropic as wire
@@ -63,3 +66,43 @@ def test_switching_language_translates_everything_at_once(page: Page, app: App, 
     page.click("#new-chat")
     left = sorted(set(page.evaluate(VISIBLE)) & english)
     assert not left, f"still in English on a new chat: {left}"
+
+
+def test_a_language_change_on_a_new_chat_s_blank_page_keeps_what_was_picked_there(
+    page: Page, app: App, anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    headers = {"X-Orkas-Token": app.token}
+    made = httpx.post(
+        f"{app.base}/api/agents",
+        headers=headers,
+        timeout=10,
+        json={"name": "coder", "description": "codes", "prompt": "Codes."},
+    )
+    assert made.status_code == 201, made.text
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    page.click("#new-in-folder")  # a chat in a folder, with a member, picked before its first message
+    page.locator("dialog.ask[open] input").fill(str(project))
+    page.locator("dialog.ask[open] button[type=submit]").click()
+    expect(page.locator("#messages .chat-folder")).to_contain_text(str(project.resolve()), timeout=TIMEOUT)
+    page.locator("#members select.add-member").select_option("coder")
+    expect(page.locator('#members .member[data-member="coder"]')).to_be_visible(timeout=TIMEOUT)
+    page.click("#settings-button")
+    page.locator("#settings").get_by_role("button", name="Language").click()
+    page.select_option("#settings select[name=language]", "zh")
+    expect(page.locator("#composer button.send")).to_have_text("发送", timeout=TIMEOUT)
+    page.locator("#settings button.close").click()
+    expect(page.locator("#title")).to_have_text("新对话")
+    expect(page.locator('#members .member[data-member="coder"]')).to_be_visible()  # still picked
+    expect(page.locator("#messages .chat-folder")).to_contain_text(str(project.resolve()))
+    anthropic_server.script(wire.reply_text("好。"))
+    page.fill("textarea.input", "你好")
+    page.keyboard.press("Enter")
+    expect(page.locator("#chats .chat")).to_have_count(1, timeout=TIMEOUT)
+    [chat] = httpx.get(f"{app.base}/api/conversations", headers=headers, timeout=10).json()
+    assert chat["workspace"] == str(project.resolve())  # made with what was picked before the change
+    members = httpx.get(f"{app.base}/api/conversations/{chat['id']}/members", headers=headers, timeout=10).json()
+    assert members["members"] == ["coder"]
+    expect(page.locator(".msg.assistant")).to_contain_text("好。", timeout=TIMEOUT)
