@@ -761,7 +761,8 @@ export class ChatView {
   offerContinue(node) {
     if (!this.single || !node) return;
     for (const old of this.container.querySelectorAll(".marker .continue")) old.remove();
-    node.append(" ", this.action(t("continueAnswer"), "continue", () => this.once(() => this.hooks.onContinue?.())));
+    const label = this.answers ? t("continueAnswerN", { n: this.answers }) : t("continueAnswer"); // which one, said
+    node.append(" ", this.action(label, "continue", () => this.once(() => this.hooks.onContinue?.())));
     node.querySelector(".continue").textContent = t("continueAnswer");
   }
 
@@ -809,6 +810,10 @@ export class ChatView {
       ?? this.answerTo(version.after);
     if (!bubble) return;
     const nav = el("div", "versions");
+    nav.setAttribute("role", "group"); // a screen reader says whose versions the arrows move between
+    const mine = bubble.classList.contains("user");
+    const number = bubble.dataset.number ?? this.answerTo(version.after)?.dataset.number ?? "";
+    if (number) nav.setAttribute("aria-label", t(mine ? "versionsOfMessage" : "versionsOfAnswer", { n: number }));
     const go = (index) => () => this.hooks.onVersion?.(version.after, index);
     const back = this.action(t("previousVersion"), "version-previous", go(version.index - 1));
     const next = this.action(t("nextVersion"), "version-next", go(version.index + 1));

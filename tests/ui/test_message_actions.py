@@ -33,6 +33,7 @@ def test_another_answer_versions_the_answer_an_edit_versions_the_prompt_and_both
     answer = page.locator(".msg.assistant")
     expect(answer.locator(".version-count")).to_have_text("2 of 2", timeout=TIMEOUT)
     expect(page.locator(".msg.user .versions")).to_have_count(0)  # the prompt is the same one: no "2 of 2" on it
+    expect(answer.get_by_role("group", name="Versions of answer 1")).to_be_visible()  # said whose they are
     answer.get_by_role("button", name="Previous version").click()
     expect(answers(page)).to_have_text(["First."], timeout=TIMEOUT)
     expect(page.locator(".msg.assistant .version-count")).to_have_text("1 of 2")
@@ -47,6 +48,7 @@ def test_another_answer_versions_the_answer_an_edit_versions_the_prompt_and_both
     # Two prompts, one answer each: the prompt's arrows count prompts, never the colour's answers with them.
     expect(page.locator(".msg.user .version-count")).to_have_text("2 of 2", timeout=TIMEOUT)
     expect(page.locator(".msg.assistant .versions")).to_have_count(0)
+    expect(page.locator(".msg.user").get_by_role("group", name="Versions of your message 1")).to_be_visible()
     # What the model was sent for the edit: the edited message alone, never the old branch.
     sent = anthropic_server.requests[-1].json["messages"]
     assert [m["content"][0]["text"] for m in sent] == ["Name a fruit"]
@@ -76,6 +78,7 @@ def test_a_stopped_answer_offers_continue_and_another_answer_at_once(
     page.wait_for_selector("body[data-ready=true]")
     expect(page.locator(".marker.stopped").get_by_role("button", name="Continue")).to_be_visible(timeout=TIMEOUT)
     expect(page.locator(".msg.assistant").get_by_role("button", name="Another answer")).to_be_visible()
+    expect(stopped.get_by_role("button", name="Continue answer 1", exact=True)).to_be_visible()  # which one, said
 
 
 def test_an_error_is_said_in_words_and_retry_answers_again(page: Page, app: App, anthropic_server: FakeServer) -> None:
