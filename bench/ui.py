@@ -166,6 +166,8 @@ def open_long_chat(page: Page, chat_id: str) -> dict[str, float]:
     page.evaluate(
         """async () => {
           const box = document.querySelector("#scroll");
+          // A person leaves the bottom with the wheel (or a key, or the scrollbar): the chat stops following.
+          box.dispatchEvent(new WheelEvent("wheel", { deltaY: -100, bubbles: true }));
           const steps = 40;
           for (let i = steps; i >= 0; i--) {
             box.scrollTop = (box.scrollHeight * i) / steps;
