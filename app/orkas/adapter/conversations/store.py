@@ -31,6 +31,7 @@ from orkas.engine.sandbox import PathPolicy
 
 TITLE_CHARS = 80
 TUNABLE = frozenset({"model", "instructions", "temperature", "reasoning", "agent"})
+APP_TITLES = frozenset({"first_words", "model"})  # a title's sources the app may replace (see `title_source`)
 
 
 @dataclass(slots=True)
@@ -240,6 +241,19 @@ class ConversationStore:
         if conversation.title_source != "first_words" or not title:
             return None
         conversation.title, conversation.title_source = title, "model"
+        self._save(conversation)
+        return conversation
+
+    def follow_first_prompt(self, conversation_id: str, first_prompt: str) -> Conversation | None:
+        """The chat's first message became another (edited, or another version of it shown): a title the app
+        made from the old one (its first words, or the model's) becomes the new one's first words, else the
+        sidebar names the chat, and its search finds it, by words it no longer says. Never a title the person
+        typed. None when the title stays."""
+        conversation = self.get(conversation_id)
+        title = " ".join(first_prompt.split())[:TITLE_CHARS]
+        if conversation.title_source not in APP_TITLES or not title or title == conversation.title:
+            return None
+        conversation.title, conversation.title_source = title, "first_words"
         self._save(conversation)
         return conversation
 
