@@ -268,7 +268,10 @@ async function openChat(id) {
     onFloor: (floor) => members.floor(floor),
     group: Boolean(history.group),
     continueNote: history.continue_note,
-    onEdit: guarded((message, text) => post(`/api/conversations/${id}/messages/${message}/edit`, { text })),
+    onEdit: guarded((message, text) => {
+      composer.input.focus(); // the editor's box is gone: the person types on in the composer, not on the page
+      return post(`/api/conversations/${id}/messages/${message}/edit`, { text });
+    }),
     onRegenerate: guarded((message) => post(`/api/conversations/${id}/messages/${message}/regenerate`, {})),
     onContinue: guarded(() => post(`/api/conversations/${id}/continue`, {})),
     onVersion: guarded(async (after, index) => {
