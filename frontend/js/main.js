@@ -579,7 +579,7 @@ async function start() {
   $("#new-in-folder").addEventListener("click", guarded(newChatInFolder));
   $("#rename").addEventListener("click", guarded(() => renameChat()));
   $("#delete").addEventListener("click", guarded(() => deleteChat()));
-  find = new FindBar($("#find"), $("#messages"));
+  find = new FindBar($("#find"), $("#messages"), $("#scroll"));
   const shortcuts = {
     f: () => find.open(),
     n: () => newChat(),
