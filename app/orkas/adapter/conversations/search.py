@@ -8,6 +8,7 @@ stay one arrow away; when one is brought back it is the transcript again, and fo
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from orkas.adapter.conversations.sessions import load
@@ -45,8 +46,11 @@ def search(store: ConversationStore, query: str, limit: int = 20) -> list[Hit]:
 def _find(store: ConversationStore, conversation_id: str, needle: str) -> tuple[str, str] | None:
     """The snippet around the first match, and that message's id."""
     path = store.root / conversation_id / "messages.jsonl"
-    if not path.exists() or needle not in path.read_text(errors="replace").lower():
-        return None  # cheap pre-check before decoding anything
+    # A cheap pre-check before decoding anything: the words as the transcript's JSON spells them (a quote or a
+    # backslash escaped; any other letter as it is).
+    spelled = json.dumps(needle, ensure_ascii=False)[1:-1]
+    if not path.exists() or spelled not in path.read_text(errors="replace").lower():
+        return None
     session, _ = load(path, write_back=False)
     for message in session.messages():
         if isinstance(message, UserMessage | AssistantMessage):
