@@ -727,10 +727,17 @@ export class ChatView {
     buttons.append(cancel, send);
     editor.append(box, buttons);
     const close = () => { editor.remove(); bubble.classList.remove("editing"); };
-    cancel.addEventListener("click", close);
+    // Given up: back on the button that opened it, not on the page (the box the focus was in is gone).
+    const giveUp = () => { close(); bubble.querySelector(".edit-message")?.focus(); };
+    cancel.addEventListener("click", giveUp);
     box.addEventListener("keydown", (event) => {
-      if (event.key === "Escape") { event.stopPropagation(); close(); }
-      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) { event.preventDefault(); editor.requestSubmit(); }
+      if (event.key === "Escape") { event.stopPropagation(); giveUp(); }
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        // A repeat is the Enter that opened the editor from its button, still held: the person has not seen the
+        // editor yet. Only an Enter pressed in it sends (as after a click).
+        if (!event.repeat) editor.requestSubmit();
+      }
     });
     editor.addEventListener("submit", (event) => {
       event.preventDefault();

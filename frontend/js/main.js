@@ -283,7 +283,10 @@ async function openChat(id) {
     onFloor: (floor) => members.floor(floor),
     group: Boolean(history.group),
     continueNote: history.continue_note,
-    onEdit: guarded((message, text) => post(`/api/conversations/${id}/messages/${message}/edit`, { text })),
+    onEdit: guarded((message, text) => {
+      composer.input.focus(); // the editor's box is gone: the person types on in the composer, not on the page
+      return post(`/api/conversations/${id}/messages/${message}/edit`, { text });
+    }),
     onRegenerate: guarded((message) => post(`/api/conversations/${id}/messages/${message}/regenerate`, {})),
     onContinue: guarded(() => post(`/api/conversations/${id}/continue`, {})),
     onVersion: guarded(async (after, index) => {
@@ -591,7 +594,7 @@ async function start() {
   $("#new-in-folder").addEventListener("click", guarded(newChatInFolder));
   $("#rename").addEventListener("click", guarded(() => renameChat()));
   $("#delete").addEventListener("click", guarded(() => deleteChat()));
-  find = new FindBar($("#find"), $("#messages"));
+  find = new FindBar($("#find"), $("#messages"), $("#scroll"));
   const shortcuts = {
     f: () => find.open(),
     n: () => newChat(),

@@ -84,3 +84,20 @@ def streams_back(api: TestClient) -> None:
         == 404
     )
     assert api.post(f"/api/conversations/{ident}/stop", json={}).json() == {"stopped": False}
+
+
+def test_search_finds_words_with_quotes_and_backslashes_as_written(tmp_path: Path) -> None:
+    provider = ScriptedProvider(text('Saved to C:\\Users\\ana\\notes.txt, "as asked".'))
+    with client(tmp_path, provider) as api:
+        ident = api.post("/api/conversations", json={"title": "Files"}).json()["id"]
+        url = f"/api/events?token={TOKEN}&conversation={ident}&after=1000000"  # only what comes next
+        with api.websocket_connect(url, headers=HOST) as ws:
+            receive_json(ws)  # hello
+            sent = api.post(f"/api/conversations/{ident}/messages", json={"text": 'Save "my notes"'})
+            assert sent.status_code == 202
+            while receive_json(ws)["type"] != "idle":
+                pass
+        for words in ('"my notes"', "c:\\users\\ana", '"as asked"'):  # stored escaped in the transcript's JSON
+            found = api.get("/api/search", params={"q": words}).json()
+            assert [hit["conversation"]["id"] for hit in found] == [ident], (words, found)
+    provider.verify()

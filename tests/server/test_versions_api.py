@@ -88,6 +88,34 @@ def test_edit_continues_from_the_edit_and_keeps_the_old_branch(tmp_path: Path) -
         assert empty.status_code == 422
 
 
+def test_a_title_the_app_made_follows_an_edit_of_the_first_message_never_one_the_person_typed(tmp_path: Path) -> None:
+    provider = ScriptedProvider(*(text(f"A{n}") for n in range(1, 5)), text("B1"), text("B2"))
+    with client(tmp_path, provider) as api:
+        ident = api.post("/api/conversations", json={}).json()["id"]
+        send = lambda words: lambda: api.post(f"/api/conversations/{ident}/messages", json={"text": words})  # noqa: E731
+        title = lambda: api.get(f"/api/conversations/{ident}").json()["title"]  # noqa: E731
+        until_idle(api, ident, send("about zebras"))
+        until_idle(api, ident, send("and lions"))
+        ids = [m["id"] for m in api.get(f"/api/conversations/{ident}/messages").json()["messages"]]
+
+        def edit(at: int, words: str) -> Callable[[], Response]:
+            return lambda: api.post(f"/api/conversations/{ident}/messages/{ids[at]}/edit", json={"text": words})
+
+        events = until_idle(api, ident, edit(2, "and tigers"))
+        assert title() == "about zebras" and "title_changed" not in [e["type"] for e in events]
+        events = until_idle(api, ident, edit(0, "about  quokkas"))
+        assert title() == "about quokkas"
+        assert [e["title"] for e in events if e["type"] == "title_changed"] == ["about quokkas"]
+
+        typed = api.post("/api/conversations", json={"title": "My zoo"}).json()["id"]
+        until_idle(api, typed, lambda: api.post(f"/api/conversations/{typed}/messages", json={"text": "about owls"}))
+        owls = api.get(f"/api/conversations/{typed}/messages").json()["messages"][0]["id"]
+        path = f"/api/conversations/{typed}/messages/{owls}/edit"
+        until_idle(api, typed, lambda: api.post(path, json={"text": "about bats"}))
+        assert api.get(f"/api/conversations/{typed}").json()["title"] == "My zoo"
+    provider.verify()
+
+
 def test_retry_after_an_error_and_nothing_is_lost_on_disk(tmp_path: Path) -> None:
     failing = [ProviderError("billing: the account is out of credit", kind="billing")]
     provider = ScriptedProvider(failing, text("Worked this time."))

@@ -7,6 +7,8 @@ import time
 
 from playwright.sync_api import Page, expect
 
+from tests.fakes import anthropic as wire
+from tests.fakes.server import FakeServer
 from tests.ui.conftest import App, answer_dialog
 
 TIMEOUT = 15_000
@@ -110,3 +112,54 @@ def test_undo_after_a_delete_is_a_readable_button_in_a_neutral_toast(page: Page,
     assert toast.evaluate(CONTRAST) >= 4.5
     undo.click()
     expect(page.locator("#chats .chat", has_text="old notes")).to_be_visible(timeout=TIMEOUT)
+
+
+def send(page: Page, text: str) -> None:
+    page.fill("#composer textarea", text)
+    page.press("#composer textarea", "Enter")
+
+
+def search_results(page: Page, words: str) -> object:
+    """The sidebar's results for `words` (typed into the search box, as a person would)."""
+    page.fill("#search", words)
+    return page.locator("#chats .chat")
+
+
+def test_the_sidebar_search_follows_an_edit_another_answer_and_the_version_shown(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(
+        wire.reply_text("Zebras have stripes."),
+        wire.reply_text("Quokkas smile a lot."),
+        wire.reply_text("Quokkas live on Rottnest."),
+    )
+    answers = page.locator(".msg.assistant .markdown")
+    send(page, "Tell me about zebras")
+    expect(answers).to_have_text(["Zebras have stripes."], timeout=TIMEOUT)
+    expect(page.locator("#title")).to_have_text("Tell me about zebras", timeout=TIMEOUT)  # its first words
+    page.locator(".msg.user").get_by_role("button", name="Edit your message").click()
+    editor = page.locator(".msg.user .editor textarea")
+    editor.fill("Tell me about quokkas")
+    editor.press("Enter")
+    expect(answers).to_have_text(["Quokkas smile a lot."], timeout=TIMEOUT)
+    expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+    # A title made of the first message's words follows that message's edit (one the person typed never would).
+    expect(page.locator("#title")).to_have_text("Tell me about quokkas", timeout=TIMEOUT)
+    expect(search_results(page, "quokkas")).to_have_text(["Tell me about quokkas"], timeout=TIMEOUT)
+    # The old words are only in the version put aside: the chat as it reads now does not say them.
+    expect(search_results(page, "zebras")).to_have_count(0, timeout=TIMEOUT)
+    expect(page.locator("#chats .hint")).to_have_text("No chat matches that search")
+
+    page.fill("#search", "")
+    page.locator(".msg.assistant").get_by_role("button", name="Another answer").click()
+    expect(answers).to_have_text(["Quokkas live on Rottnest."], timeout=TIMEOUT)
+    expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+    expect(search_results(page, "rottnest").locator(".snippet")).to_contain_text("Rottnest", timeout=TIMEOUT)
+    expect(search_results(page, "smile a lot")).to_have_count(0, timeout=TIMEOUT)
+
+    page.fill("#search", "")
+    page.locator(".msg.user").get_by_role("button", name="Previous version").click()  # the zebras again
+    expect(answers).to_have_text(["Zebras have stripes."], timeout=TIMEOUT)
+    expect(page.locator("#title")).to_have_text("Tell me about zebras", timeout=TIMEOUT)
+    expect(search_results(page, "stripes").locator(".snippet")).to_contain_text("stripes", timeout=TIMEOUT)
+    expect(search_results(page, "quokkas")).to_have_count(0, timeout=TIMEOUT)

@@ -103,3 +103,44 @@ def test_a_search_result_opens_its_chat_at_the_matching_message(page: Page, app:
     expect(current).to_contain_text("pineapple tart", timeout=TIMEOUT)
     expect(current).to_be_in_viewport()
     expect(page.locator("#find-input")).to_have_value("pineapple")
+
+
+def test_find_opened_again_keeps_the_place_and_counts_every_match(page: Page, app: App) -> None:
+    from orkas.adapter.conversations.store import ConversationStore
+    from orkas.adapter.conversations.transcript import encode_line
+    from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
+
+    store = ConversationStore(app.home)
+    shore = store.create(title="Shore notes")
+    lines = []
+    for n in range(40):
+        lines.append(encode_line(UserMessage(content=(TextBlock(text=f"Question {n}"),))))
+        words = f"The tide, answer {n}.\n\n" + "Some words at length.\n\n" * 3 + ("ebb " * 1200 if n == 39 else "")
+        lines.append(encode_line(AssistantMessage(content=(TextBlock(text=words),), provider="p", model="m")))
+    store.transcript_path(shore.id).write_bytes(b"".join(lines))
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".msg.assistant")).to_have_count(40, timeout=TIMEOUT)
+    count = page.locator("#find-count")
+    page.keyboard.press("Control+f")
+    page.keyboard.type("tide")
+    expect(count).to_have_text("1 of 40")  # words typed: from the first match
+    for _ in range(4):
+        page.keyboard.press("Enter")
+    expect(count).to_have_text("5 of 40")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+f")  # opened again, the words still there: on the match the person was on
+    expect(page.locator("#find-input")).to_have_value("tide")
+    expect(count).to_have_text("5 of 40")
+    expect(page.locator(".msg.found-current")).to_contain_text("answer 4.")
+
+    page.keyboard.press("Escape")
+    page.locator(".msg.assistant").nth(30).evaluate("(node) => node.scrollIntoView({ block: 'start' })")
+    page.keyboard.press("Control+f")  # read on meanwhile: the first match from where the person reads
+    expect(count).to_have_text("31 of 40")
+    current = page.locator(".msg.found-current")
+    expect(current).to_contain_text("answer 30.")
+    expect(current).to_be_in_viewport()
+
+    page.locator("#find-input").fill("ebb")
+    expect(count).to_have_text("1 of 1200")  # every match counted, however many

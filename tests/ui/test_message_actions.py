@@ -132,3 +132,46 @@ def test_continue_after_a_cut_off_answer_and_up_arrow_edits(page: Page, app: App
     expect(page.locator(".msg.user .editor textarea")).to_be_focused()
     page.keyboard.press("Escape")
     expect(page.locator(".msg.user .editor")).to_have_count(0)
+
+
+def tab_to(page: Page, name: str) -> None:
+    """Press Tab until the control named `name` has the focus, as a keyboard user does."""
+    for _ in range(40):
+        if page.evaluate("document.activeElement?.getAttribute('aria-label')") == name:
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"Tab never reached {name!r}")
+
+
+def test_the_keyboard_edits_a_message_as_the_mouse_does_and_the_composer_has_the_focus_after(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(wire.reply_text("Blue."), wire.reply_text("Apple."), wire.reply_text("Pear."))
+    send(page, "Name a colour")
+    expect(answers(page)).to_have_text(["Blue."], timeout=TIMEOUT)
+    expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+    page.locator(".msg.user .text").click()  # reading the message: Tab goes on from there
+    editor = page.locator(".msg.user .editor textarea")
+    for key in ("Space", "Enter"):  # either key on the button opens the editor, and only opens it
+        tab_to(page, "Edit your message 1")
+        page.keyboard.down(key)
+        page.keyboard.down(key)  # held a moment: the key repeats, into the editor once it is open
+        page.keyboard.up(key)
+        expect(editor).to_be_focused()
+        assert editor.evaluate("(box) => [box.selectionStart, box.selectionEnd]") == [13, 13]  # caret at the end
+        expect(editor).to_have_value("Name a colour")
+        assert len(anthropic_server.requests) == 1  # nothing sent by the key that opened it
+        page.keyboard.press("Escape")
+        expect(editor).to_have_count(0)
+        expect(page.get_by_role("button", name="Edit your message 1")).to_be_focused()  # back where it was
+    tab_to(page, "Edit your message 1")
+    page.keyboard.press("Space")
+    page.keyboard.type(" please")
+    page.keyboard.press("Enter")  # in the open editor, Enter sends as with the mouse
+    expect(page.locator(".msg.user .text")).to_have_text("Name a colour please", timeout=TIMEOUT)
+    expect(answers(page)).to_have_text(["Apple."], timeout=TIMEOUT)
+    composer = page.locator("#composer textarea")
+    expect(composer).to_be_focused()  # not the page: the person types on
+    page.keyboard.type("And a fruit?")
+    page.keyboard.press("Enter")
+    expect(answers(page)).to_have_text(["Apple.", "Pear."], timeout=TIMEOUT)

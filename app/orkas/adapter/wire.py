@@ -116,7 +116,8 @@ class HistoryChanged:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TitleChanged:
-    """The chat was named by a short model call after its first answer."""
+    """The chat has a new title from the app: a short model call's after its first answer, or the first words of
+    its first message once that was edited or another version of it shown."""
 
     title: str
     type: Literal["title_changed"] = "title_changed"

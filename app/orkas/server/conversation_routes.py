@@ -17,6 +17,7 @@ from orkas.adapter.conversations import export
 from orkas.adapter.conversations.attachments import AttachmentError
 from orkas.adapter.conversations.folders import work_folder
 from orkas.adapter.conversations.runtime import ConversationRuntime
+from orkas.adapter.conversations.search import search as search_chats
 from orkas.adapter.conversations.store import TUNABLE
 from orkas.adapter.wire import WIRE_VERSION, hello
 from orkas.core.errors import ConfigError
@@ -321,7 +322,7 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
 
     @api.get("/api/search")
     async def search(q: str) -> list[dict[str, Any]]:
-        hits = await asyncio.to_thread(conversations.search, q)  # reads transcripts: off the event loop
+        hits = await asyncio.to_thread(search_chats, conversations, q)  # reads transcripts: off the event loop
         return [
             {"conversation": asdict(h.conversation), "snippet": h.snippet, "message_id": h.message_id} for h in hits
         ]

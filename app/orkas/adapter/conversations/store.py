@@ -27,11 +27,11 @@ from orkas.adapter.conversations.sessions import SESSION_ID, PersistentSession, 
 from orkas.adapter.conversations.transcript import LoadReport
 from orkas.core.errors import ConfigError, ConversationBusy, NotFound
 from orkas.core.fsutil import HeldLock, atomic_write, try_lock
-from orkas.engine.messages import AssistantMessage, UserMessage
 from orkas.engine.sandbox import PathPolicy
 
 TITLE_CHARS = 80
 TUNABLE = frozenset({"model", "instructions", "temperature", "reasoning", "agent"})
+APP_TITLES = frozenset({"first_words", "model"})  # a title's sources the app may replace (see `title_source`)
 
 
 @dataclass(slots=True)
@@ -58,13 +58,6 @@ class Conversation:
     @property
     def workspace_path(self) -> Path:
         return Path(self.workspace)
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    conversation: Conversation
-    snippet: str
-    message_id: str = ""  # the first message with the words ("" when the title matched)
 
 
 class ConversationStore:
@@ -251,6 +244,19 @@ class ConversationStore:
         self._save(conversation)
         return conversation
 
+    def follow_first_prompt(self, conversation_id: str, first_prompt: str) -> Conversation | None:
+        """The chat's first message became another (edited, or another version of it shown): a title the app
+        made from the old one (its first words, or the model's) becomes the new one's first words, else the
+        sidebar names the chat, and its search finds it, by words it no longer says. Never a title the person
+        typed. None when the title stays."""
+        conversation = self.get(conversation_id)
+        title = " ".join(first_prompt.split())[:TITLE_CHARS]
+        if conversation.title_source not in APP_TITLES or not title or title == conversation.title:
+            return None
+        conversation.title, conversation.title_source = title, "first_words"
+        self._save(conversation)
+        return conversation
+
     def touch(self, conversation: Conversation, first_prompt: str = "") -> None:
         """After a turn: newer in the list, and titled by its first prompt if it had no title."""
         conversation.updated = self._now()
@@ -339,37 +345,6 @@ class ConversationStore:
         folder = self._folder(conversation_id)
         commander = folder / "actors" / "commander.jsonl"
         return commander if commander.exists() else folder / "messages.jsonl"
-
-    def search(self, query: str, limit: int = 20) -> list[Hit]:
-        """Conversations whose title or messages contain `query` (case-insensitive)."""
-        needle = query.strip().lower()
-        if not needle:
-            return []
-        hits: list[Hit] = []
-        for conversation in self.recent():
-            if needle in conversation.title.lower():
-                hits.append(Hit(conversation, conversation.title))
-            else:
-                found = self._find(conversation.id, needle)
-                if found is not None:
-                    hits.append(Hit(conversation, *found))
-            if len(hits) >= limit:
-                break
-        return hits
-
-    def _find(self, conversation_id: str, needle: str) -> tuple[str, str] | None:
-        """The snippet around the first match, and that message's id."""
-        path = self._folder(conversation_id) / "messages.jsonl"
-        if not path.exists() or needle not in path.read_text(errors="replace").lower():
-            return None  # cheap pre-check before decoding anything
-        session, _ = load(path, write_back=False)
-        for message in session.messages():
-            if isinstance(message, UserMessage | AssistantMessage):
-                text = "".join(getattr(b, "text", "") for b in message.content)
-                at = text.lower().find(needle)
-                if at >= 0:
-                    return text[max(0, at - 40) : at + len(needle) + 40], message.id
-        return None
 
     def _save(self, conversation: Conversation) -> None:
         atomic_write(self._folder(conversation.id) / "meta.json", json.dumps(asdict(conversation)).encode())

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from orkas.adapter.conversations.attachments import Attachment
 from orkas.adapter.conversations.store import Conversation, ConversationStore
-from orkas.adapter.conversations.turns import Active
-from orkas.adapter.wire import HistoryChanged, ProductEvent
+from orkas.adapter.conversations.turns import Active, text_of
+from orkas.adapter.wire import HistoryChanged, ProductEvent, TitleChanged
 from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.messages import AttachmentBlock, Message, TextBlock, ToolResultBlock, UserMessage
 
@@ -41,7 +41,9 @@ class Versions:
     async def edit(self, conversation_id: str, message_id: str, text: str) -> dict[str, Any]:
         """Send `text` in place of message `message_id` (its files kept): the conversation continues from
         the edit, and what followed the old message stays reachable as another version."""
-        original = await self._fork(conversation_id, message_id)
+        original, first = await self._fork(conversation_id, message_id)
+        if first:
+            self._follow_first_prompt(conversation_id, text)
         self._signal(conversation_id, edits=1)
         kept = tuple(b for b in original.content if not isinstance(b, TextBlock))
         return self._restart(conversation_id, UserMessage(content=(TextBlock(text=text), *kept)))
@@ -49,7 +51,7 @@ class Versions:
     async def regenerate(self, conversation_id: str, message_id: str) -> dict[str, Any]:
         """Answer message `message_id` again (another answer, or a retry after an error); the previous
         answer stays reachable as another version."""
-        original = await self._fork(conversation_id, message_id, answer=True)
+        original, _ = await self._fork(conversation_id, message_id, answer=True)
         self._signal(conversation_id, another_answer=1)
         return self._restart(conversation_id, UserMessage(id=original.id, content=original.content))
 
@@ -57,17 +59,22 @@ class Versions:
         self._idle_single(conversation_id)
         session, _ = await asyncio.to_thread(self.store.session, conversation_id)
         try:
+            was = _first_prompt(session.messages())
             messages = self.store.branches(conversation_id).switch(session.messages(), after, index)
             await session.rewrite(messages)
         finally:
             session.close()
         self.publish(conversation_id, HistoryChanged())
+        now = _first_prompt(messages)
+        if now is not None and (was is None or now.id != was.id):  # another version of the first message
+            self._follow_first_prompt(conversation_id, text_of(now))
 
     def versions(self, conversation_id: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
         return [asdict(v) for v in self.store.branches(conversation_id).shown(messages)]
 
-    async def _fork(self, conversation_id: str, message_id: str, *, answer: bool = False) -> UserMessage:
-        """`answer`: fork after the message (a version of its answer), else at it (a version of the prompt)."""
+    async def _fork(self, conversation_id: str, message_id: str, *, answer: bool = False) -> tuple[UserMessage, bool]:
+        """`answer`: fork after the message (a version of its answer), else at it (a version of the prompt).
+        Returns the message, and whether it is the first the person wrote in the chat."""
         self._idle_single(conversation_id)
         session, _ = await asyncio.to_thread(self.store.session, conversation_id)
         try:
@@ -77,12 +84,18 @@ class Versions:
             if not isinstance(original, UserMessage) or not _typed(original):
                 raise NotFound("that message is not in this conversation (an older part may have been summarized)")
             assert at is not None
+            first = _first_prompt(messages) is original
             branches = self.store.branches(conversation_id)
             await session.rewrite(branches.fork_answer(messages, at) if answer else branches.fork(messages, at))
         finally:
             session.close()
         self.publish(conversation_id, HistoryChanged())
-        return original
+        return original, first
+
+    def _follow_first_prompt(self, conversation_id: str, text: str) -> None:
+        """The title follows a new first message, when the app made it (store.py `follow_first_prompt`)."""
+        if (retitled := self.store.follow_first_prompt(conversation_id, text)) is not None:
+            self.publish(conversation_id, TitleChanged(title=retitled.title))
 
     def _idle_single(self, conversation_id: str) -> None:
         self.store.get(conversation_id)  # NotFound first
@@ -100,6 +113,10 @@ class Versions:
             if isinstance(b, AttachmentBlock)
         ]
         return self._start(conversation, message, files)
+
+
+def _first_prompt(messages: Sequence[Message]) -> UserMessage | None:
+    return next((m for m in messages if isinstance(m, UserMessage) and _typed(m)), None)
 
 
 def _typed(message: UserMessage) -> bool:
