@@ -136,6 +136,14 @@ def test_a_hand_off_moves_the_floor_indicator_and_it_survives_a_reload(
     )
     expect(page.locator('.msg.assistant.agent[data-actor="tutor"]').last).not_to_contain_text("handback")
     expect(page.locator("#floor")).to_have_text("", timeout=TIMEOUT)
+    # The sidebar's search reads a group's messages too (its history is the bus, not a transcript), and opens
+    # the chat at the agent's words.
+    page.fill("#search", "part of a whole")
+    found = page.locator("#chats .chat")
+    expect(found.locator(".snippet")).to_contain_text("part of a whole", timeout=TIMEOUT)
+    found.locator("button.chat-open").click()
+    expect(page.locator("#find-count")).to_have_text("1 of 1", timeout=TIMEOUT)
+    expect(page.locator('.msg.assistant.agent[data-actor="tutor"]').first).to_be_in_viewport()
 
 
 def test_stop_ends_every_live_bubble(

@@ -26,6 +26,8 @@ class Members(Protocol):
 
     def hand_back(self, conversation_id: str) -> bool: ...
 
+    def history(self, conversation_id: str, limit: int | None = None) -> list[dict[str, Any]]: ...
+
 
 class AgentBody(BaseModel):
     name: str = Field(min_length=1, max_length=32)

@@ -322,7 +322,15 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
 
     @api.get("/api/search")
     async def search(q: str) -> list[dict[str, Any]]:
-        hits = await asyncio.to_thread(search_chats, conversations, q)  # reads transcripts: off the event loop
+        groups = services.members if services is not None else None
+
+        def group_said(conversation_id: str) -> list[tuple[str, str]] | None:
+            if groups is None or not groups.is_group(conversation_id):
+                return None
+            return [(r["id"], r.get("text") or r.get("dispatch") or "") for r in groups.history(conversation_id)]
+
+        # Reads transcripts: off the event loop.
+        hits = await asyncio.to_thread(search_chats, conversations, q, group_said=group_said)
         return [
             {"conversation": asdict(h.conversation), "snippet": h.snippet, "message_id": h.message_id} for h in hits
         ]

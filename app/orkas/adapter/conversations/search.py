@@ -9,6 +9,7 @@ stay one arrow away; when one is brought back it is the transcript again, and fo
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from orkas.adapter.conversations.sessions import load
@@ -16,6 +17,10 @@ from orkas.adapter.conversations.store import Conversation, ConversationStore
 from orkas.engine.messages import AssistantMessage, UserMessage
 
 SNIPPET_CONTEXT = 40  # characters shown either side of the words
+
+GroupSaid = Callable[[str], Sequence[tuple[str, str]] | None]
+"""A group chat's messages as (id, text), in the order shown; None for a one-agent chat. A group's
+messages.jsonl is its bus, which this layer cannot read (the team, above it, can)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +30,7 @@ class Hit:
     message_id: str = ""  # the first message with the words ("" when the title matched)
 
 
-def search(store: ConversationStore, query: str, limit: int = 20) -> list[Hit]:
+def search(store: ConversationStore, query: str, limit: int = 20, group_said: GroupSaid | None = None) -> list[Hit]:
     """Conversations whose title or messages contain `query` (case-insensitive), most recent first."""
     needle = query.strip().lower()
     if not needle:
@@ -35,7 +40,7 @@ def search(store: ConversationStore, query: str, limit: int = 20) -> list[Hit]:
         if needle in conversation.title.lower():
             hits.append(Hit(conversation, conversation.title))
         else:
-            found = _find(store, conversation.id, needle)
+            found = _find(store, conversation.id, needle, group_said)
             if found is not None:
                 hits.append(Hit(conversation, *found))
         if len(hits) >= limit:
@@ -43,7 +48,9 @@ def search(store: ConversationStore, query: str, limit: int = 20) -> list[Hit]:
     return hits
 
 
-def _find(store: ConversationStore, conversation_id: str, needle: str) -> tuple[str, str] | None:
+def _find(
+    store: ConversationStore, conversation_id: str, needle: str, group_said: GroupSaid | None
+) -> tuple[str, str] | None:
     """The snippet around the first match, and that message's id."""
     path = store.root / conversation_id / "messages.jsonl"
     # A cheap pre-check before decoding anything: the words as the transcript's JSON spells them (a quote or a
@@ -51,11 +58,16 @@ def _find(store: ConversationStore, conversation_id: str, needle: str) -> tuple[
     spelled = json.dumps(needle, ensure_ascii=False)[1:-1]
     if not path.exists() or spelled not in path.read_text(errors="replace").lower():
         return None
-    session, _ = load(path, write_back=False)
-    for message in session.messages():
-        if isinstance(message, UserMessage | AssistantMessage):
-            text = "".join(getattr(b, "text", "") for b in message.content)
-            at = text.lower().find(needle)
-            if at >= 0:
-                return text[max(0, at - SNIPPET_CONTEXT) : at + len(needle) + SNIPPET_CONTEXT], message.id
+    said = group_said(conversation_id) if group_said is not None else None
+    if said is None:  # one agent: its transcript
+        session, _ = load(path, write_back=False)
+        said = [
+            (m.id, "".join(getattr(b, "text", "") for b in m.content))
+            for m in session.messages()
+            if isinstance(m, UserMessage | AssistantMessage)
+        ]
+    for message_id, text in said:
+        at = text.lower().find(needle)
+        if at >= 0:
+            return text[max(0, at - SNIPPET_CONTEXT) : at + len(needle) + SNIPPET_CONTEXT], message_id
     return None
