@@ -455,10 +455,11 @@ export class ChatView {
     if (this.questions.has(event.id)) return;
     const card = permissionCard(this.conversationId, event);
     this.questions.set(event.id, card);
-    // Right under the tool card it asks about, live and after a reload alike (appended, a replayed question
-    // landed wherever the turn had got to: below later cards and text).
+    // Right above the tool card it asks about, live and after a reload alike: the question and its answer are read
+    // first, then what the tool did, then the text that follows (under it, the finished row came before the card
+    // that allowed it; appended, a replayed question landed wherever the turn had got to).
     const tool = this.cards.get(event.tool_use_id);
-    if (tool?.isConnected) tool.after(card);
+    if (tool?.isConnected) tool.before(card);
     else (this.turn ?? this.newTurn()).body.append(card);
     if (this.turn) this.turn.segment = null;
     this.hooks.follower?.approval(card);

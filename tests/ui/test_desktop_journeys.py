@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import struct
 import subprocess
 import zlib
@@ -137,3 +138,26 @@ def test_the_chat_follows_new_content_and_never_hides_a_waiting_approval(
     expect(page.locator(".msg.assistant .markdown").last).to_have_text("A grey picture.", timeout=TIMEOUT)
     page.wait_for_function("document.querySelector('.msg.user img.inline-image')?.naturalHeight === 320")
     page.wait_for_function(AT_BOTTOM, timeout=TIMEOUT)
+
+
+# What the chat shows, top to bottom: each approval card, tool card and piece of text, in document order.
+READING_ORDER = """() => [...document.querySelectorAll(
+  '#messages .permission-card, #messages .tool-card, #messages .msg.assistant .markdown')].map((node) =>
+  node.matches('.permission-card') ? 'card' : node.matches('.tool-card') ? 'tool' : node.textContent.trim())"""
+
+
+def test_an_approved_command_reads_as_the_question_then_what_it_did_then_the_answer(
+    page: Any, app: Any, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(
+        a_wire.message(a_wire.text("I will make it."), a_wire.tool_use("bash", {"command": "touch made.txt"}, id="tb")),
+        a_wire.reply_text("Made it."),
+    )
+    page.fill("textarea.input", "make the file")
+    page.keyboard.press("Enter")
+    card = page.locator(".permission-card")
+    card.locator("button.allow_once").click(timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Made it.", timeout=TIMEOUT)
+    expect(page.locator(".tool-card")).to_have_class(re.compile(r"\bok\b"))
+    expect(card.locator(".answer")).to_contain_text("Allow once")  # who answered, and how
+    assert page.evaluate(READING_ORDER) == ["I will make it.", "card", "tool", "Made it."]
