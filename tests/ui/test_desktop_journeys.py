@@ -161,3 +161,26 @@ def test_an_approved_command_reads_as_the_question_then_what_it_did_then_the_ans
     expect(page.locator(".tool-card")).to_have_class(re.compile(r"\bok\b"))
     expect(card.locator(".answer")).to_contain_text("Allow once")  # who answered, and how
     assert page.evaluate(READING_ORDER) == ["I will make it.", "card", "tool", "Made it."]
+
+
+def test_a_new_chat_offers_no_options_for_a_chat_that_does_not_exist_yet(
+    page: Any, app: Any, anthropic_server: FakeServer
+) -> None:
+    options = [page.locator(f"#{name}") for name in ("folders-button", "rename", "delete", "export")]
+    for option in options:  # the blank page of a first start
+        expect(option).to_be_hidden()
+    anthropic_server.script(a_wire.reply_text("Hello."))
+    page.fill("textarea.input", "hi")
+    page.keyboard.press("Enter")
+    expect(page.locator(".msg.assistant .markdown")).to_have_text("Hello.", timeout=TIMEOUT)
+    for option in options:  # the chat exists now: each is offered
+        expect(option).to_be_visible()
+    page.click("#new-chat")
+    expect(page.locator("#title")).to_have_text("New chat")
+    for option in options:
+        expect(option).to_be_hidden()
+    page.set_viewport_size({"width": 600, "height": 800})  # a narrow window folds them into "⋯": not offered either
+    expect(page.locator("#actions-button")).to_be_hidden()
+    page.click("#menu-button")  # the chat list is a drawer there
+    page.locator("#chats .chat").first.locator("button.chat-open").click()
+    expect(page.locator("#actions-button")).to_be_visible(timeout=TIMEOUT)
