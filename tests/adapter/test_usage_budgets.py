@@ -135,3 +135,6 @@ def test_a_monthly_limit_counts_this_calendar_month_only(tmp_path: Path) -> None
     blocked = LedgerBudget(ledger, conversation="c", per_month=2.0).blocked()
     assert blocked is not None and "monthly budget of $2.00 is reached ($2.00 spent this month)" in blocked
     assert "orkas budget --month" in blocked
+    # What Settings → Usage says as a limit is saved: each limit already spent up to, with what was spent.
+    reached = LedgerBudget(ledger, conversation="b", per_day=0.5, per_month=3.0, per_conversation=0.4).reached()
+    assert reached == {"per_day": 0.5, "per_conversation": 0.5}

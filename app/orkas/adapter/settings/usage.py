@@ -156,28 +156,38 @@ class LedgerBudget:
     per_day: float | None = None
     per_month: float | None = None
 
+    def reached(self) -> dict[str, float]:
+        """The limits already reached, each with what was spent against it: a new model call is refused while any
+        is (`blocked`). Settings → Usage says so as a limit is saved below what was already spent."""
+        checks: dict[str, tuple[float | None, Callable[[], float]]] = {
+            "per_day": (self.per_day, lambda: self.ledger.day().cost),
+            "per_month": (self.per_month, self.ledger.month_cost),
+            "per_conversation": (self.per_conversation, lambda: self.ledger.conversation(self.conversation).cost),
+        }
+        reached = {}
+        for name, (limit, spent) in checks.items():
+            if limit is not None and (cost := spent()) >= limit:  # a limit not set costs no look at the ledger
+                reached[name] = cost
+        return reached
+
     def blocked(self) -> str | None:
-        if self.per_day is not None:
-            spent = self.ledger.day().cost
-            if spent >= self.per_day:
-                return (
-                    f"the daily budget of {dollars(self.per_day)} is reached ({dollars(spent)} spent today); "
-                    "raise it with `orkas budget --day …` or continue tomorrow"
-                )
-        if self.per_month is not None:
-            spent = self.ledger.month_cost()
-            if spent >= self.per_month:
-                return (
-                    f"the monthly budget of {dollars(self.per_month)} is reached ({dollars(spent)} spent this month); "
-                    "raise it with `orkas budget --month …` or continue next month"
-                )
-        if self.per_conversation is not None:
-            spent = self.ledger.conversation(self.conversation).cost
-            if spent >= self.per_conversation:
-                return (
-                    f"this conversation's budget of {dollars(self.per_conversation)} is reached ({dollars(spent)} "
-                    "spent); raise it with `orkas budget --conversation …` or start a new conversation"
-                )
+        reached = self.reached()
+        if "per_day" in reached:
+            return (
+                f"the daily budget of {dollars(self.per_day or 0)} is reached ({dollars(reached['per_day'])} spent "
+                "today); raise it with `orkas budget --day …` or continue tomorrow"
+            )
+        if "per_month" in reached:
+            return (
+                f"the monthly budget of {dollars(self.per_month or 0)} is reached ({dollars(reached['per_month'])} "
+                "spent this month); raise it with `orkas budget --month …` or continue next month"
+            )
+        if "per_conversation" in reached:
+            return (
+                f"this conversation's budget of {dollars(self.per_conversation or 0)} is reached "
+                f"({dollars(reached['per_conversation'])} spent); raise it with `orkas budget --conversation …` or "
+                "start a new conversation"
+            )
         return None
 
     def record(self, *, provider: str, model: str, usage: Usage, cost: float | None) -> None:
