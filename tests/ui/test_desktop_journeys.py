@@ -184,3 +184,44 @@ def test_a_new_chat_offers_no_options_for_a_chat_that_does_not_exist_yet(
     page.click("#menu-button")  # the chat list is a drawer there
     page.locator("#chats .chat").first.locator("button.chat-open").click()
     expect(page.locator("#actions-button")).to_be_visible(timeout=TIMEOUT)
+
+
+def test_a_second_tab_answering_too_late_is_told_what_was_answered(
+    page: Any, app: Any, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(
+        a_wire.message(a_wire.tool_use("write_file", {"path": "plan.md", "content": "p"}, id="tw")),
+        a_wire.reply_text("Written."),
+    )
+    page.fill("textarea.input", "write the plan")
+    page.keyboard.press("Enter")
+    first = page.locator(".permission-card")
+    expect(first).to_be_visible(timeout=TIMEOUT)
+
+    # Tab B hears of tab A's answer late (a slow link): its own click comes before the news does.
+    held: list[Any] = []
+
+    def late_news(socket: Any) -> None:
+        server = socket.connect_to_server()
+        server.on_message(lambda m: held.append(m) if "permission_answered" in str(m) else socket.send(m))
+
+    other = page.context.new_page()
+    other.route_web_socket(re.compile(r"/api/events"), late_news)
+    other.goto(app.url)
+    other.wait_for_selector("body[data-ready=true]")
+    second = other.locator(".permission-card")
+    expect(second).to_be_visible(timeout=TIMEOUT)
+
+    first.locator("button.allow_once").click()
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Written.", timeout=TIMEOUT)
+    second.locator("button.deny").click()
+    expect(second.locator(".late")).to_have_text(
+        "Too late: your Deny was not taken. It had already been answered: Allow once, in another window on this "
+        "computer.",
+        timeout=TIMEOUT,
+    )
+    expect(second).to_have_class(re.compile(r"\ballowed\b"))  # the real outcome, not the one clicked
+    expect(second.locator("button.allow_once")).to_have_class(re.compile(r"\bchosen\b"))
+    expect(second.locator("button:enabled")).to_have_count(0)
+    assert held  # the news was indeed late: the card learned it from its own answer
+    other.close()

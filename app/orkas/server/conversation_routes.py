@@ -25,7 +25,7 @@ from orkas.engine.codec import encode
 from orkas.engine.messages import AssistantMessage
 from orkas.engine.tools.base import summarize
 from orkas.engine.turn import CONTINUE_NOTE
-from orkas.server.answers import answered, config
+from orkas.server.answers import answered, config, too_late
 from orkas.server.sockets import forward
 
 if TYPE_CHECKING:
@@ -342,10 +342,10 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
         return {"stopped": config(lambda: runtime.stop(conversation_id))}
 
     @api.post("/api/conversations/{conversation_id}/answers")
-    async def conversations_answer(conversation_id: str, body: Answer) -> dict[str, bool]:
+    async def conversations_answer(conversation_id: str, body: Answer) -> Any:
         answered = config(lambda: runtime.answer(conversation_id, body.question_id, body.decision))
         if not answered:
-            raise HTTPException(status_code=404, detail="no open question with that id")
+            return too_late(runtime.answer_given(conversation_id, body.question_id))
         return {"answered": True}
 
     @api.websocket("/api/events")
