@@ -301,6 +301,7 @@ export class ChatView {
         turn.input = record.usage?.input ?? 0;
         turn.output = record.usage?.output ?? 0;
         turn.cost = record.cost ?? null;
+        turn.partial = Boolean(record.counted_so_far); // stopped mid-call: what was counted by then, as live
         this.footer(turn);
         turn.el.classList.add("finished");
         commander = record.from === "commander" ? turn : commander;

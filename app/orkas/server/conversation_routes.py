@@ -91,7 +91,8 @@ def _bindable(services: Services | None, conversation_id: str, name: str) -> Non
 
 def _message_view(message: Any) -> dict[str, Any]:
     """A transcript message for the UI: image bytes are left out (the text line names the file); an
-    answer carries what it cost, from the model catalogue's price, so the figure survives a reload."""
+    answer carries what it cost, from the model catalogue's price, so the figure survives a reload (a `partial` one,
+    stopped or cut, what the provider had counted by then: at least that)."""
     data: dict[str, Any] = encode(message)
     for block in data.get("content", []):
         if isinstance(block, dict) and block.get("type") == "image":

@@ -25,9 +25,11 @@ class Totals:
     cache_write_tokens: int = 0
     cost: float = 0.0
     unpriced_calls: int = 0  # calls whose model has no known price
+    partial_calls: int = 0  # calls that ended before the provider's final count: the totals are at least these
 
     def add(self, record: dict[str, object]) -> None:
         self.calls += 1
+        self.partial_calls += bool(record.get("partial"))
         self.input_tokens += int(record.get("input", 0))  # type: ignore[call-overload]
         self.output_tokens += int(record.get("output", 0))  # type: ignore[call-overload]
         self.cache_read_tokens += int(record.get("cache_read", 0))  # type: ignore[call-overload]
@@ -82,7 +84,10 @@ class UsageLedger:
         model = f"{record.get('provider')}/{record.get('model')}"
         self.by_day_model.setdefault((str(record.get("day")), model), Totals()).add(record)
 
-    def record(self, *, conversation: str, provider: str, model: str, usage: Usage, cost: float | None) -> None:
+    def record(
+        self, *, conversation: str, provider: str, model: str, usage: Usage, cost: float | None, partial: bool = False
+    ) -> None:
+        """`partial`: the call ended before the provider's final count; its figures are what was counted by then."""
         record: dict[str, object] = {
             "ts": round(self.clock(), 3),
             "day": today(self.clock),
@@ -95,6 +100,8 @@ class UsageLedger:
             "cache_write": usage.cache_write_tokens,
             "cost": None if cost is None else round(cost, 6),
         }
+        if partial:
+            record["partial"] = True
         self.path.parent.mkdir(parents=True, exist_ok=True)
         append_durably(self.path, (json.dumps(record) + "\n").encode())
         self.load()  # counts this record, and any another process appended before it
@@ -190,8 +197,10 @@ class LedgerBudget:
             )
         return None
 
-    def record(self, *, provider: str, model: str, usage: Usage, cost: float | None) -> None:
-        self.ledger.record(conversation=self.conversation, provider=provider, model=model, usage=usage, cost=cost)
+    def record(self, *, provider: str, model: str, usage: Usage, cost: float | None, partial: bool = False) -> None:
+        self.ledger.record(
+            conversation=self.conversation, provider=provider, model=model, usage=usage, cost=cost, partial=partial
+        )
 
 
 def dollars(amount: float) -> str:
