@@ -147,6 +147,7 @@ export class ChatView {
       if (block.type === "tool_use") turn.segment = null;
     }
     if (message.partial) turn.el.classList.add("partial");
+    turn.partial ||= Boolean(message.partial); // stopped or cut: what it cost is what the provider had counted
     const usage = message.usage ?? {};
     turn.input += usage.input_tokens ?? 0;
     turn.output += usage.output_tokens ?? 0;
@@ -494,6 +495,7 @@ export class ChatView {
     turn.input = event.total.input_tokens ?? 0;
     turn.output = event.total.output_tokens ?? 0;
     turn.cost = event.total_cost;
+    turn.partial ||= Boolean(event.partial); // a call stopped or cut before the provider's final count
     this.footer(turn);
   }
 
@@ -596,8 +598,8 @@ export class ChatView {
     } else if (this.actor) node.dataset.actor = "commander";
     node.append(body, foot);
     this.container.append(node);
-    const turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null, segments: [],
-      question: this.lastUser };
+    const turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null, partial: false,
+      segments: [], question: this.lastUser };
     node.append(copyButton(() => turn.segments.map((s) => s.raw).join("\n\n").trim(), t("copyAnswer", { n: this.answers })));
     this.turn = turn;
     return turn;
@@ -675,10 +677,16 @@ export class ChatView {
     }
   }
 
+  // What the answer used and cost. A partial answer (stopped, or its stream cut) is counted only as far as the
+  // provider had counted: "at least" that, and never a $0.0000 read as free when it had counted nothing.
   footer(turn) {
     const parts = [];
-    if (turn.input || turn.output) parts.push(t("tokens", { input: turn.input, output: turn.output }));
-    if (turn.cost !== null && turn.cost !== undefined) parts.push(t("cost", { cost: turn.cost.toFixed(4) }));
+    const counted = turn.input || turn.output;
+    if (counted) parts.push(t("tokens", { input: turn.input, output: turn.output }));
+    if (turn.partial && !counted) parts.push(t("costNotKnown"));
+    else if (turn.cost !== null && turn.cost !== undefined) {
+      parts.push(t(turn.partial ? "costAtLeast" : "cost", { cost: turn.cost.toFixed(4) }));
+    }
     turn.foot.textContent = parts.join(" · ");
   }
 

@@ -322,7 +322,8 @@ async function showTotal(id) {
   const usage = await get(`/api/conversations/${id}/usage`);
   if (state.current?.id !== id) return;
   const tokens = usage.input_tokens + usage.output_tokens;
-  $("#total").textContent = usage.calls ? t("conversationTotal", { cost: usage.cost.toFixed(4), tokens }) : "";
+  const said = usage.partial_calls ? "conversationTotalAtLeast" : "conversationTotal"; // a stopped call: so far
+  $("#total").textContent = usage.calls ? t(said, { cost: usage.cost.toFixed(4), tokens }) : "";
 }
 
 async function refreshTitle(id) {
