@@ -192,3 +192,19 @@ def test_a_monthly_limit_counts_this_calendar_month_only(tmp_path: Path) -> None
     # What Settings → Usage says as a limit is saved: each limit already spent up to, with what was spent.
     reached = LedgerBudget(ledger, conversation="b", per_day=0.5, per_month=3.0, per_conversation=0.4).reached()
     assert reached == {"per_day": 0.5, "per_conversation": 0.5}
+
+
+async def test_a_cut_answer_counts_what_the_provider_had_counted(tmp_path: Path) -> None:
+    from orkas.core.errors import ProviderError
+    from orkas.engine.providers.base import TextDeltaChunk, UsageChunk
+
+    counted = Usage(input_tokens=20_000, output_tokens=1)
+    cut = ProviderError("connection reset", kind="network")
+    provider = ScriptedProvider([UsageChunk(usage=counted), TextDeltaChunk(text="Let me"), cut])
+    ledger = UsageLedger(tmp_path / "usage.jsonl")
+    budget = LedgerBudget(ledger, conversation="c1")
+    events = [e async for e in agent(provider, tmp_path).run("go", session=InMemorySession(), budget=budget)]
+    [update] = [e for e in events if isinstance(e, UsageUpdate)]
+    assert update.partial and update.usage == counted
+    assert isinstance(events[-1], Error) and "cut off" in events[-1].message
+    assert ledger.conversation("c1").partial_calls == 1
