@@ -94,6 +94,12 @@ export function permissionCard(conversationId, event) {
       await post(`/api/conversations/${conversationId}/answers`, { question_id: event.id, decision: option });
       permissionAnswered(card, option);
     } catch (error) {
+      const given = error.status === 409 ? error.data?.answered : null;
+      if (given) { // another window, a phone or the terminal answered first: that answer stands, and is said
+        permissionAnswered(card, given.decision, given.by, given.expired, given.unattended, given.stopped);
+        card.append(tooLate(option, given));
+        return;
+      }
       card.append(el("div", "error", error.message));
       delete choices.dataset.busy;
       for (const b of choices.querySelectorAll("button")) b.disabled = false;
@@ -134,4 +140,17 @@ export function permissionAnswered(card, decision, by = "", expired = false, una
   if (unattended) shown.textContent = t("unattendedDeclined"); // nobody could be asked: a no
   if (stopped) shown.textContent = t("stoppedDeclined"); // the run was stopped while it waited
   card.append(shown);
+}
+
+// This view's answer came after the question was closed: what it chose was not taken, and what was decided, by whom.
+// `given` is the answer that closed it, as the server kept it (by "": a window of this computer, not this one).
+function tooLate(option, given) {
+  const closed = given.expired ? "expiredUnanswered" : given.unattended ? "unattendedDeclined"
+    : given.stopped ? "stoppedDeclined" : "";
+  const where = given.by ? t("answeredOn", { device: given.by }) : t("answeredElsewhere");
+  const said = closed ? t("answerTooLateClosed", { yours: t(option), closed: t(closed) })
+    : t("answerTooLate", { yours: t(option), answer: `${t(given.decision)}, ${where}` });
+  const note = el("p", "late", said);
+  note.setAttribute("role", "status");
+  return note;
 }

@@ -147,6 +147,7 @@ export class ChatView {
       if (block.type === "tool_use") turn.segment = null;
     }
     if (message.partial) turn.el.classList.add("partial");
+    turn.partial ||= Boolean(message.partial); // stopped or cut: what it cost is what the provider had counted
     const usage = message.usage ?? {};
     turn.input += usage.input_tokens ?? 0;
     turn.output += usage.output_tokens ?? 0;
@@ -301,6 +302,7 @@ export class ChatView {
         turn.input = record.usage?.input ?? 0;
         turn.output = record.usage?.output ?? 0;
         turn.cost = record.cost ?? null;
+        turn.partial = Boolean(record.counted_so_far); // stopped mid-call: what was counted by then, as live
         this.footer(turn);
         turn.el.classList.add("finished");
         commander = record.from === "commander" ? turn : commander;
@@ -455,10 +457,11 @@ export class ChatView {
     if (this.questions.has(event.id)) return;
     const card = permissionCard(this.conversationId, event);
     this.questions.set(event.id, card);
-    // Right under the tool card it asks about, live and after a reload alike (appended, a replayed question
-    // landed wherever the turn had got to: below later cards and text).
+    // Right above the tool card it asks about, live and after a reload alike: the question and its answer are read
+    // first, then what the tool did, then the text that follows (under it, the finished row came before the card
+    // that allowed it; appended, a replayed question landed wherever the turn had got to).
     const tool = this.cards.get(event.tool_use_id);
-    if (tool?.isConnected) tool.after(card);
+    if (tool?.isConnected) tool.before(card);
     else (this.turn ?? this.newTurn()).body.append(card);
     if (this.turn) this.turn.segment = null;
     this.hooks.follower?.approval(card);
@@ -492,6 +495,7 @@ export class ChatView {
     turn.input = event.total.input_tokens ?? 0;
     turn.output = event.total.output_tokens ?? 0;
     turn.cost = event.total_cost;
+    turn.partial ||= Boolean(event.partial); // a call stopped or cut before the provider's final count
     this.footer(turn);
   }
 
@@ -594,8 +598,8 @@ export class ChatView {
     } else if (this.actor) node.dataset.actor = "commander";
     node.append(body, foot);
     this.container.append(node);
-    const turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null, segments: [],
-      question: this.lastUser };
+    const turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null, partial: false,
+      segments: [], question: this.lastUser };
     node.append(copyButton(() => turn.segments.map((s) => s.raw).join("\n\n").trim(), t("copyAnswer", { n: this.answers })));
     this.turn = turn;
     return turn;
@@ -673,10 +677,16 @@ export class ChatView {
     }
   }
 
+  // What the answer used and cost. A partial answer (stopped, or its stream cut) is counted only as far as the
+  // provider had counted: "at least" that, and never a $0.0000 read as free when it had counted nothing.
   footer(turn) {
     const parts = [];
-    if (turn.input || turn.output) parts.push(t("tokens", { input: turn.input, output: turn.output }));
-    if (turn.cost !== null && turn.cost !== undefined) parts.push(t("cost", { cost: turn.cost.toFixed(4) }));
+    const counted = turn.input || turn.output;
+    if (counted) parts.push(t("tokens", { input: turn.input, output: turn.output }));
+    if (turn.partial && !counted) parts.push(t("costNotKnown"));
+    else if (turn.cost !== null && turn.cost !== undefined) {
+      parts.push(t(turn.partial ? "costAtLeast" : "cost", { cost: turn.cost.toFixed(4) }));
+    }
     turn.foot.textContent = parts.join(" · ");
   }
 

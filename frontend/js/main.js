@@ -177,6 +177,14 @@ function dateGroup(chat) {
   return days < 7 ? "thisWeek" : "earlier";
 }
 
+// The header's Granted folders, Rename, Delete and Export act on a chat that exists: a new chat's blank page is made
+// into one by its first message, and until then offers none of them.
+function offerChatActions(chat) {
+  $("#actions").hidden = !chat;
+  $("#actions-button").hidden = !chat;
+  if (!chat) setActionsMenu(false);
+}
+
 // A new chat is a blank page until its first message: no empty "Untitled" entries in the list.
 function newChat() {
   ++state.navigation; // a chat still loading must not draw over the blank page
@@ -193,6 +201,7 @@ function newChat() {
   members.clearDraft();
   members.showDraft().catch((error) => toast(error.message)); // agents can join before the first message
   $("#folders").hidden = true;
+  offerChatActions(null);
   $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
   follower.reset();
   for (const item of document.querySelectorAll("#chats .chat")) markOpen(item, null);
@@ -265,6 +274,7 @@ async function openChat(id) {
   else if (state.current?.id !== chat.id) composer.switchTo(state.current?.id, chat.id);
   state.current = chat;
   options.show(chat);
+  offerChatActions(chat);
   sessionStorage.setItem("orkas-open", id);
   $("#title").textContent = chat.title || t("untitled");
   $("#title").title = chat.workspace;
@@ -330,7 +340,8 @@ async function showTotal(id) {
   const usage = await get(`/api/conversations/${id}/usage`);
   if (state.current?.id !== id) return;
   const tokens = usage.input_tokens + usage.output_tokens;
-  $("#total").textContent = usage.calls ? t("conversationTotal", { cost: usage.cost.toFixed(4), tokens }) : "";
+  const said = usage.partial_calls ? "conversationTotalAtLeast" : "conversationTotal"; // a stopped call: so far
+  $("#total").textContent = usage.calls ? t(said, { cost: usage.cost.toFixed(4), tokens }) : "";
 }
 
 async function refreshTitle(id) {

@@ -84,6 +84,7 @@ async function limitsForm() {
   // What saving said, on a line of its own: it took the place of "Spent today".
   const said = el("p", "hint limits-result");
   said.setAttribute("role", "status");
+  said.textContent = reachedWords(budget).join(" "); // a limit reached already (set elsewhere, or spent up to)
   const month = el("p", "hint limits-month", t("spentMonth", { cost: money(budget.spent_month ?? 0) }));
   const save = actionButton("save-limits", t("save"), async () => {
     for (const input of Object.values(inputs)) input.removeAttribute("aria-invalid");
@@ -91,7 +92,7 @@ async function limitsForm() {
     try {
       const saved = await put("/api/budget", typed);
       for (const [name, input] of Object.entries(inputs)) input.value = saved[name] ?? "";
-      said.textContent = t("limitsSaved");
+      said.textContent = [t("limitsSaved"), ...reachedWords(saved)].join(" ");
       said.classList.remove("error");
     } catch (error) {
       said.textContent = error.message;
@@ -105,6 +106,16 @@ async function limitsForm() {
   });
   form.append(save, said, spent, month);
   return form;
+}
+
+// A limit at or below what was already spent, said as it is saved (it was saved silently, and found out at the next
+// message): the server's `reached`, by the rule that refuses every run's next model call (LedgerBudget).
+const REACHED = [["per_day", "limitReachedDay"], ["per_month", "limitReachedMonth"]];
+
+function reachedWords(budget) {
+  const reached = budget.reached ?? {};
+  return REACHED.filter(([name]) => name in reached)
+    .map(([name, key]) => t(key, { spent: money(reached[name]), limit: money(budget[name]) }));
 }
 
 function dayChart(days, measure, label) {

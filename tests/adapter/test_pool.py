@@ -228,6 +228,22 @@ async def test_a_silent_candidate_falls_back_after_the_first_event_timeout(
     await pool.aclose()
 
 
+async def test_a_count_said_before_any_content_is_not_the_first_event(
+    anthropic_server: FakeServer, openai_server: FakeServer, clock: Clock
+) -> None:
+    """Anthropic counts the input as its message starts: a candidate silent after that still falls back."""
+    start, ping = a_wire.events([a_wire.text("never")], input_tokens=500)[:2]
+    anthropic_server.script(Reply(events=[start, *[ping] * 20], event_delay=0.2))
+    openai_server.script(o_wire.reply_text("prompt answer"))
+    pool = RotatingProvider(
+        [[anthropic(anthropic_server, "k1")], [openai(openai_server)]], clock=clock, first_event_timeout=0.5
+    )
+    events = await run(pool)
+    assert next(e for e in events if isinstance(e, ProviderFallback)).reason == "no_first_event"
+    assert isinstance(events[-1], Done) and events[-1].text == "prompt answer"
+    await pool.aclose()
+
+
 async def test_after_content_a_failure_is_not_rotated(
     anthropic_server: FakeServer, openai_server: FakeServer, clock: Clock
 ) -> None:

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from orkas.adapter.settings.usage import LedgerBudget, UsageLedger
+from orkas.engine.abort import AbortSignal
 from orkas.engine.catalog import lookup
 from orkas.engine.events import Done, Error, UsageUpdate
-from orkas.engine.messages import Usage
+from orkas.engine.messages import AssistantMessage, Usage
 from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.runner import Agent, RunConfig
 from orkas.engine.session import InMemorySession
 from tests.conftest import subprocess_env
 from tests.fakes import anthropic as a_wire
-from tests.fakes.scripted import ScriptedProvider, end, text
+from tests.fakes.scripted import Gate, ScriptedProvider, end, text
 from tests.fakes.server import FakeServer
 
 ORKAS = str(Path(sys.executable).parent / "orkas")
@@ -71,6 +75,56 @@ async def test_a_budget_stops_new_calls_with_a_clear_message(tmp_path: Path) -> 
     assert day.blocked() is not None and "daily budget of $0.08" in day.blocked()  # type: ignore[operator]
     records = [json.loads(line) for line in (tmp_path / "usage.jsonl").read_text().splitlines()]
     assert [r["cost"] for r in records] == [0.045, 0.045] and records[0]["model"] == "claude-sonnet-4-5"
+
+
+async def stopped_mid_answer(
+    provider: ScriptedProvider, gate: Gate, tmp_path: Path
+) -> tuple[list[object], UsageLedger]:
+    """A run stopped while its answer streams (the person's Stop), counted in a ledger."""
+    ledger = UsageLedger(tmp_path / "usage.jsonl")
+    signal = AbortSignal()
+
+    async def stop_when_reached() -> None:
+        await gate.reached.wait()
+        signal.abort("stopped by the user")
+
+    stopper = asyncio.create_task(stop_when_reached())
+    budget = LedgerBudget(ledger, conversation="c1")
+    session = InMemorySession(session_id="c1")
+    events = [e async for e in agent(provider, tmp_path).run("go", session=session, signal=signal, budget=budget)]
+    await stopper
+    kept = session.messages()[-1]
+    assert isinstance(kept, AssistantMessage) and kept.partial
+    return [*events, kept], ledger
+
+
+async def test_a_stopped_answer_counts_what_the_provider_had_counted(tmp_path: Path) -> None:
+    from orkas.engine.providers.base import TextDeltaChunk, UsageChunk
+
+    gate = Gate()
+    counted = Usage(input_tokens=20_000, output_tokens=1)
+    provider = ScriptedProvider([UsageChunk(usage=counted), TextDeltaChunk(text="Let me"), gate])
+    [*events, kept], ledger = await stopped_mid_answer(provider, gate, tmp_path)
+    [update] = [e for e in events if isinstance(e, UsageUpdate)]
+    assert update.partial and update.usage == counted and update.cost == pytest.approx(0.060015)
+    error = events[-1]
+    assert isinstance(error, Error) and error.aborted and error.usage == counted
+    assert isinstance(kept, AssistantMessage) and kept.usage == counted  # a reload shows the same
+    totals = ledger.conversation("c1")
+    assert (totals.calls, totals.partial_calls, totals.input_tokens) == (1, 1, 20_000)
+    assert totals.cost == pytest.approx(0.060015)
+
+
+async def test_a_stopped_answer_the_provider_had_not_counted_is_said_as_not_counted(tmp_path: Path) -> None:
+    from orkas.engine.providers.base import TextDeltaChunk
+
+    gate = Gate()
+    provider = ScriptedProvider([TextDeltaChunk(text="Let me"), gate])  # it counts only at the end
+    [*events, kept], ledger = await stopped_mid_answer(provider, gate, tmp_path)
+    [update] = [e for e in events if isinstance(e, UsageUpdate)]
+    assert update.partial and not update.usage.counted
+    assert isinstance(kept, AssistantMessage) and not kept.usage.counted
+    assert ledger.conversation("c1").calls == 0  # nothing known to count: no $0 record read as free
 
 
 async def test_unknown_prices_stay_unknown(tmp_path: Path) -> None:
@@ -135,3 +189,22 @@ def test_a_monthly_limit_counts_this_calendar_month_only(tmp_path: Path) -> None
     blocked = LedgerBudget(ledger, conversation="c", per_month=2.0).blocked()
     assert blocked is not None and "monthly budget of $2.00 is reached ($2.00 spent this month)" in blocked
     assert "orkas budget --month" in blocked
+    # What Settings → Usage says as a limit is saved: each limit already spent up to, with what was spent.
+    reached = LedgerBudget(ledger, conversation="b", per_day=0.5, per_month=3.0, per_conversation=0.4).reached()
+    assert reached == {"per_day": 0.5, "per_conversation": 0.5}
+
+
+async def test_a_cut_answer_counts_what_the_provider_had_counted(tmp_path: Path) -> None:
+    from orkas.core.errors import ProviderError
+    from orkas.engine.providers.base import TextDeltaChunk, UsageChunk
+
+    counted = Usage(input_tokens=20_000, output_tokens=1)
+    cut = ProviderError("connection reset", kind="network")
+    provider = ScriptedProvider([UsageChunk(usage=counted), TextDeltaChunk(text="Let me"), cut])
+    ledger = UsageLedger(tmp_path / "usage.jsonl")
+    budget = LedgerBudget(ledger, conversation="c1")
+    events = [e async for e in agent(provider, tmp_path).run("go", session=InMemorySession(), budget=budget)]
+    [update] = [e for e in events if isinstance(e, UsageUpdate)]
+    assert update.partial and update.usage == counted
+    assert isinstance(events[-1], Error) and "cut off" in events[-1].message
+    assert ledger.conversation("c1").partial_calls == 1

@@ -75,7 +75,14 @@ def test_the_usage_form_s_route_refuses_the_same_amounts_and_keeps_what_was_set(
             assert answer.json()["limit"] == next(iter(json.loads(body)))  # the form marks that field
         assert put('{"per_week": 3}').status_code == 422  # no such limit
         kept = put("{}").json() | {"spent_today": 0, "spent_month": 0}
-        assert kept == {"per_day": 5, "per_month": None, "per_conversation": 0.5, "spent_today": 0, "spent_month": 0}
+        assert kept == {
+            "per_day": 5,
+            "per_month": None,
+            "per_conversation": 0.5,
+            "spent_today": 0,
+            "spent_month": 0,
+            "reached": {},  # nothing spent yet
+        }
         assert put('{"per_day": null}').json()["per_conversation"] == 0.5  # one turned off, the other kept
         assert budget(app.home, "--day", "7").stdout.strip() == SET.replace("$5.00", "$7.00")
         got = httpx.get(f"{app.base}/api/budget", headers=headers, timeout=10).json()

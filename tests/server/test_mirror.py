@@ -303,7 +303,8 @@ def test_an_approval_waits_on_the_phone_and_the_first_answer_wins(
                 f"/api/conversations/{chat}/answers",
                 {"question_id": question["id"], "decision": "allow_once"},
             )
-            assert late.status_code == 404  # the first answer won
+            assert late.status_code == 409  # the first answer won, and the late one is told whose it was
+            assert {k: late.json()["answered"][k] for k in ("decision", "by")} == {"decision": "deny", "by": "Pixel"}
             seen = [question]
             while seen[-1]["type"] != "done":
                 seen.append(json.loads(await asyncio.wait_for(socket.recv(), DEADLINE)))

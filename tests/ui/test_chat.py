@@ -185,8 +185,8 @@ def test_a_reload_during_an_approval_keeps_the_question_open(
     page.wait_for_selector("body[data-ready=true]")
     card = page.locator(".permission-card")
     expect(card).to_have_count(1, timeout=TIMEOUT)
-    # Right under the card of the call it asks about, as live (a replayed question went to the turn's end).
-    expect(page.locator('.tool-card:has-text("after.md") + .permission-card')).to_have_count(1)
+    # Right above the card of the call it asks about, as live (a replayed question went to the turn's end).
+    expect(page.locator('.permission-card + .tool-card:has-text("after.md")')).to_have_count(1)
     expect(card).not_to_have_class(re.compile(r"\banswered\b"))
     expect(card).not_to_be_focused()
     assert not (workspace_of(app) / "after.md").exists()

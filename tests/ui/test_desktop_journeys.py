@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import struct
 import subprocess
 import zlib
@@ -141,3 +142,90 @@ def test_the_chat_follows_new_content_and_never_hides_a_waiting_approval(
     expect(page.locator(".msg.assistant .markdown").last).to_have_text("A grey picture.", timeout=TIMEOUT)
     page.wait_for_function("document.querySelector('.msg.user img.inline-image')?.naturalHeight === 320")
     page.wait_for_function(AT_BOTTOM, timeout=TIMEOUT)
+
+
+# What the chat shows, top to bottom: each approval card, tool card and piece of text, in document order.
+READING_ORDER = """() => [...document.querySelectorAll(
+  '#messages .permission-card, #messages .tool-card, #messages .msg.assistant .markdown')].map((node) =>
+  node.matches('.permission-card') ? 'card' : node.matches('.tool-card') ? 'tool' : node.textContent.trim())"""
+
+
+def test_an_approved_command_reads_as_the_question_then_what_it_did_then_the_answer(
+    page: Any, app: Any, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(
+        a_wire.message(a_wire.text("I will make it."), a_wire.tool_use("bash", {"command": "touch made.txt"}, id="tb")),
+        a_wire.reply_text("Made it."),
+    )
+    page.fill("textarea.input", "make the file")
+    page.keyboard.press("Enter")
+    card = page.locator(".permission-card")
+    card.locator("button.allow_once").click(timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Made it.", timeout=TIMEOUT)
+    expect(page.locator(".tool-card")).to_have_class(re.compile(r"\bok\b"))
+    expect(card.locator(".answer")).to_contain_text("Allow once")  # who answered, and how
+    assert page.evaluate(READING_ORDER) == ["I will make it.", "card", "tool", "Made it."]
+
+
+def test_a_new_chat_offers_no_options_for_a_chat_that_does_not_exist_yet(
+    page: Any, app: Any, anthropic_server: FakeServer
+) -> None:
+    options = [page.locator(f"#{name}") for name in ("folders-button", "rename", "delete", "export")]
+    for option in options:  # the blank page of a first start
+        expect(option).to_be_hidden()
+    anthropic_server.script(a_wire.reply_text("Hello."))
+    page.fill("textarea.input", "hi")
+    page.keyboard.press("Enter")
+    expect(page.locator(".msg.assistant .markdown")).to_have_text("Hello.", timeout=TIMEOUT)
+    for option in options:  # the chat exists now: each is offered
+        expect(option).to_be_visible()
+    page.click("#new-chat")
+    expect(page.locator("#title")).to_have_text("New chat")
+    for option in options:
+        expect(option).to_be_hidden()
+    page.set_viewport_size({"width": 600, "height": 800})  # a narrow window folds them into "⋯": not offered either
+    expect(page.locator("#actions-button")).to_be_hidden()
+    page.click("#menu-button")  # the chat list is a drawer there
+    page.locator("#chats .chat").first.locator("button.chat-open").click()
+    expect(page.locator("#actions-button")).to_be_visible(timeout=TIMEOUT)
+
+
+def test_a_second_tab_answering_too_late_is_told_what_was_answered(
+    page: Any, app: Any, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(
+        a_wire.message(a_wire.tool_use("write_file", {"path": "plan.md", "content": "p"}, id="tw")),
+        a_wire.reply_text("Written."),
+    )
+    page.fill("textarea.input", "write the plan")
+    page.keyboard.press("Enter")
+    first = page.locator(".permission-card")
+    expect(first).to_be_visible(timeout=TIMEOUT)
+
+    # Tab B hears of tab A's answer late (a slow link): its own click comes before the news does.
+    held: list[Any] = []
+
+    def late_news(socket: Any) -> None:
+        server = socket.connect_to_server()
+        server.on_message(lambda m: held.append(m) if "permission_answered" in str(m) else socket.send(m))
+
+    other = page.context.new_page()
+    other.route_web_socket(re.compile(r"/api/events"), late_news)
+    other.goto(app.url)
+    other.wait_for_selector("body[data-ready=true]")
+    second = other.locator(".permission-card")
+    expect(second).to_be_visible(timeout=TIMEOUT)
+
+    first.locator("button.allow_once").click()
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Written.", timeout=TIMEOUT)
+    second.locator("button.deny").click()
+    expect(second.locator(".late")).to_have_text(
+        "Too late: your Deny was not taken. It had already been answered: Allow once, in another window on this "
+        "computer.",
+        timeout=TIMEOUT,
+    )
+    expect(second).to_have_class(re.compile(r"\ballowed\b"))  # the real outcome, not the one clicked
+    expect(second.locator("button.allow_once")).to_have_class(re.compile(r"\bchosen\b"))
+    expect(second.locator("button:enabled")).to_have_count(0)
+    assert held  # the news was indeed late: the card learned it from its own answer
+    other.close()

@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, expect
 
 from tests.fakes import anthropic as wire
 from tests.fakes.server import FakeServer, Reply
-from tests.ui.conftest import start_app
+from tests.ui.conftest import answer_dialog, start_app
 
 TIMEOUT = 15_000
 
@@ -70,6 +70,36 @@ def test_a_chat_is_named_after_its_first_answer(browser: Browser, anthropic_serv
         expect(page.locator("#title")).to_have_text("how are you")
         expect(page.locator(".toast")).to_have_count(0)
         expect(page.locator(".marker.error")).to_have_count(0)
+    finally:
+        context.close()
+        app.stop()
+
+
+def test_a_long_model_title_is_cut_to_six_words_and_the_persons_own_is_kept_whole(
+    browser: Browser, anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    app = start_app(
+        tmp_path / "home", titles=True, ANTHROPIC_API_KEY="sk-ant-test", ANTHROPIC_BASE_URL=anthropic_server.url
+    )
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(app.url)
+        page.wait_for_selector("body[data-ready=true]")
+        long_title = "The Capital City of France and Its Long and Storied History."
+        anthropic_server.script(wire.reply_text("Paris."), wire.reply_text(long_title))
+        page.fill("textarea.input", "what is the capital of france")
+        page.keyboard.press("Enter")
+        expect(page.locator(".msg.assistant .markdown")).to_have_text("Paris.", timeout=TIMEOUT)
+        expect(page.locator("#title")).to_have_text("The Capital City of France and", timeout=TIMEOUT)
+        expect(page.locator("#chats .chat")).to_have_text("The Capital City of France and")
+
+        page.click("#rename")  # the person's own title is theirs, however long
+        answer_dialog(page, "Notes on Paris, its bridges, its cafés and the river Seine")
+        expect(page.locator("#title")).to_have_text("Notes on Paris, its bridges, its cafés and the river Seine")
+        page.reload()
+        page.wait_for_selector("body[data-ready=true]")
+        expect(page.locator("#title")).to_have_text("Notes on Paris, its bridges, its cafés and the river Seine")
     finally:
         context.close()
         app.stop()

@@ -159,3 +159,23 @@ def test_the_limits_in_the_window_are_the_ones_orkas_budget_shows_and_a_bad_one_
     expect(limits.locator(".limits-result")).to_contain_text("Saved", timeout=TIMEOUT)
     expect(month).not_to_have_attribute("aria-invalid", "true")
     assert budget(app.home).stdout.strip() == "per day: $3.00; per month: no limit; per conversation: $0.50"
+
+
+def test_a_daily_limit_below_todays_spend_says_at_once_what_it_means(page: Page, app: App) -> None:
+    (app.home / "usage.jsonl").write_text(json.dumps(record(0, "claude-opus-4-1", 1.00, 1000)) + "\n")
+    page.click("#settings-button")
+    page.locator("#settings nav.settings-menu").get_by_role("button", name="Usage").click()
+    limits = page.locator("#settings .usage-limits")
+    expect(limits.locator(".limits-status")).to_have_text("Spent today: $1.00", timeout=TIMEOUT)
+    limits.locator("input[name=per_day]").fill("0.5")
+    limits.locator("button.save-limits").click()
+    result = limits.locator(".limits-result")
+    expect(result).to_contain_text("Saved", timeout=TIMEOUT)
+    expect(result).to_contain_text(
+        "Today's spending ($1.00) has already reached the daily limit ($0.5000): until tomorrow, or until you raise "
+        "it, every run stops before its next model call with a spending-limit notice"
+    )
+    limits.locator("input[name=per_day]").fill("5")  # above what was spent: no such warning
+    limits.locator("button.save-limits").click()
+    expect(result).not_to_contain_text("already reached", timeout=TIMEOUT)
+    expect(result).to_contain_text("Saved")

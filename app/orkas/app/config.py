@@ -318,8 +318,13 @@ async def suggest_title(settings: Settings, configured: Configured, model: str, 
         await registry.aclose()
 
 
+TITLE_WORDS = 6  # what TITLE_PROMPT asks for; a model that writes more is cut here, not shown whole
+
+
 def title_text(end: MessageEnd) -> str:
-    """The title in one clean line: the model's text without quotes, markup or a trailing period."""
+    """The title in one clean line of at most `TITLE_WORDS` words: the model's text without quotes, markup or a
+    trailing period. (A title the person types is never cut: the store's `rename` takes it as it is.)"""
     text = "".join(getattr(b, "text", "") for b in end.message.content).strip().splitlines()
     line = text[0] if text else ""
-    return line.strip().strip("\"'“”‘’*#`").rstrip(".。").strip()[:80]
+    words = line.strip().strip("\"'“”‘’*#`").split()[:TITLE_WORDS]
+    return " ".join(words).rstrip(".。,，:;").strip("\"'“”‘’*#`")[:80]

@@ -84,6 +84,9 @@ class UsageUpdate:
     total: Usage  # the run so far
     cost: float | None = None  # US dollars for this call; None when the price is unknown
     total_cost: float | None = None
+    # The call was stopped or cut before the provider's final count: `usage` is what it had counted by then (none, for
+    # a provider that counts only at the end), so at least this was spent; the totals are lower bounds from here on.
+    partial: bool = False
     type: Literal["usage"] = "usage"
 
 
@@ -197,6 +200,8 @@ class Error:
     attempts: int = 0  # how many times the call was tried before giving up
     usage: Usage = field(default_factory=Usage)
     tool_loops: int = 0
+    cost: float | None = None  # US dollars spent before it ended; None when a price was unknown
+    counted_so_far: bool = False  # a call ended before the provider's final count: `usage` and `cost` are lower bounds
     type: Literal["error"] = "error"
 
     @property

@@ -90,6 +90,11 @@ class Usage:
     cache_write_tokens: int = 0
 
     @property
+    def counted(self) -> bool:
+        """Any token counted at all: a provider that said nothing (yet) leaves all four at 0."""
+        return any((self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_write_tokens))
+
+    @property
     def prompt_tokens(self) -> int:
         """Everything the request sent: fresh input plus cache reads and writes."""
         return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens

@@ -5,6 +5,10 @@ abort) and tries again; a context overflow ends the call at once (the run loop c
 again, once). After
 content has streamed, a failure ends the call: the text already shown is kept in the history as a
 `partial` assistant message, never streamed twice, and no tool call from that attempt runs.
+
+A call that ends without the provider's final count (the person's Stop, a stream cut) still spent something once
+the provider answered: what it had counted by then (`UsageChunk`; nothing, when it counts only at the end) goes
+with the failure as `CallFailed.spent` and with the partial message, so the run counts it and a reload shows it.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from orkas.engine.providers.base import (
     ThinkingDeltaChunk,
     ToolCallChunk,
     ToolDefinition,
+    UsageChunk,
 )
 from orkas.engine.retry import RetryPolicy, describe, error_kind, is_retryable
 from orkas.engine.session import Session
@@ -47,6 +52,7 @@ class CallSucceeded:
 @dataclass(frozen=True, slots=True)
 class CallFailed:
     error: Error
+    spent: Usage | None = None  # the provider answered, then the call ended: what it had counted (at least this)
 
 
 Outcome = CallSucceeded | CallFailed
@@ -104,11 +110,12 @@ class ModelCall:
                 return
             except ProviderError as error:
                 if state.started:
-                    yield CallFailed(await self._keep_partial(state, error))
+                    yield CallFailed(await self._keep_partial(state, error), state.spent)
                     return
                 if not is_retryable(error) or attempt >= self.retry.max_retries:
                     kind, tries = error_kind(error), attempt + 1
-                    yield CallFailed(Error(kind=kind, message=describe(error), cause=error.kind, attempts=tries))
+                    error_event = Error(kind=kind, message=describe(error), cause=error.kind, attempts=tries)
+                    yield CallFailed(error_event, state.spent)
                     return
                 attempt += 1
                 self._retries_shown += 1
@@ -122,10 +129,10 @@ class ModelCall:
                     yield CallFailed(Error(kind="aborted", message=self.signal.reason))
                     return
             except Aborted:
-                yield CallFailed(await self._keep_partial(state, None))
+                yield CallFailed(await self._keep_partial(state, None), state.spent)
                 return
             except _Failed as failed:
-                yield CallFailed(failed.error)
+                yield CallFailed(failed.error, state.spent)
                 return
 
     async def _attempt(
@@ -161,6 +168,8 @@ class ModelCall:
                     yield ThinkingDelta(text=chunk.text)
                 elif isinstance(chunk, ToolCallChunk):
                     state.started = True
+                elif isinstance(chunk, UsageChunk):
+                    state.usage = chunk.usage
                 elif isinstance(chunk, FallbackChunk):
                     yield ProviderFallback(
                         reason=chunk.reason, failed=chunk.failed, using=chunk.using, message=chunk.message
@@ -216,6 +225,7 @@ class ModelCall:
                 provider=self.provider.name,
                 model=self.model,
                 stop_reason="aborted" if error is None else "error",
+                usage=state.usage or Usage(),
                 partial=True,
             )
             try:
@@ -231,8 +241,17 @@ class ModelCall:
 
 
 class _Attempt:
-    __slots__ = ("started", "text")
+    __slots__ = ("started", "text", "usage")
 
     def __init__(self) -> None:
         self.started = False
         self.text: list[str] = []
+        self.usage: Usage | None = None  # the provider's count so far (`UsageChunk`)
+
+    @property
+    def spent(self) -> Usage | None:
+        """What an attempt that ends now is known to have spent: the provider's count, none counted (a provider that
+        counts only at the end) once content came, or None when the provider never answered."""
+        if self.usage is not None:
+            return self.usage
+        return Usage() if self.started else None

@@ -78,6 +78,7 @@ class Turn:
     price: Price | None = None
     budget: Budget | None = None
     cost: float | None = 0.0
+    so_far: bool = False  # a call was counted only as far as the provider had counted (`UsageUpdate.partial`)
 
     async def rounds(self) -> AsyncGenerator[Event, None]:
         overflow_retried = False
@@ -103,12 +104,11 @@ class Turn:
                     yield event
                 if compacted:
                     continue
+            if isinstance(outcome, CallFailed) and outcome.spent is not None:
+                self.total = self.total + outcome.spent
+                yield self._count(outcome.spent, self.call.provider.name, self.call.model, partial=True)
             reply = await self._take_reply(outcome)
-            cost = self.price.cost(reply.usage) if self.price is not None else None
-            self.cost = None if cost is None or self.cost is None else self.cost + cost
-            if self.budget is not None:
-                self.budget.record(provider=reply.provider, model=reply.model, usage=reply.usage, cost=cost)
-            yield UsageUpdate(usage=reply.usage, total=self.total, cost=cost, total_cost=self.cost)
+            yield self._count(reply.usage, reply.provider, reply.model)
             if reply.tool_uses and not self.limit_reached and self.loops < self.max_tool_loops:
                 async for event in self._tool_round(reply):
                     yield event
@@ -136,6 +136,16 @@ class Turn:
             text = self.answer_so_far + reply.text
             yield self._done(text, "max_tool_loops" if self.limit_reached else reply.stop_reason)
             return
+
+    def _count(self, usage: Usage, provider: str, model: str, *, partial: bool = False) -> UsageUpdate:
+        """One call's spend, counted in the run's cost and the budget. `partial`: the call ended before the provider's
+        final count, so `usage` is what it had counted — a lower bound, kept by the budget only when it counted any."""
+        cost = self.price.cost(usage) if self.price is not None else None
+        self.cost = None if cost is None or self.cost is None else self.cost + cost
+        self.so_far = self.so_far or partial
+        if self.budget is not None and (usage.counted or not partial):
+            self.budget.record(provider=provider, model=model, usage=usage, cost=cost, partial=partial)
+        return UsageUpdate(usage=usage, total=self.total, cost=cost, total_cost=self.cost, partial=partial)
 
     async def _tool_round(self, reply: AssistantMessage) -> AsyncGenerator[Event, None]:
         self.loops += 1
@@ -204,6 +214,8 @@ class Turn:
             attempts=error.attempts,
             usage=self.total,
             tool_loops=self.loops,
+            cost=self.cost,
+            counted_so_far=self.so_far,
         )
 
     def _done(self, text: str, stop_reason: StopReason | Literal["max_tool_loops"]) -> Done:

@@ -26,7 +26,7 @@ from orkas.engine.codec import encode
 from orkas.engine.messages import AssistantMessage
 from orkas.engine.tools.base import summarize
 from orkas.engine.turn import CONTINUE_NOTE
-from orkas.server.answers import answered, config
+from orkas.server.answers import answered, config, too_late
 from orkas.server.sockets import forward
 
 if TYPE_CHECKING:
@@ -92,7 +92,8 @@ def _bindable(services: Services | None, conversation_id: str, name: str) -> Non
 
 def _message_view(message: Any) -> dict[str, Any]:
     """A transcript message for the UI: image bytes are left out (the text line names the file); an
-    answer carries what it cost, from the model catalogue's price, so the figure survives a reload."""
+    answer carries what it cost, from the model catalogue's price, so the figure survives a reload (a `partial` one,
+    stopped or cut, what the provider had counted by then: at least that)."""
     data: dict[str, Any] = encode(message)
     for block in data.get("content", []):
         if isinstance(block, dict) and block.get("type") == "image":
@@ -351,10 +352,10 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
         return {"stopped": config(lambda: runtime.stop(conversation_id))}
 
     @api.post("/api/conversations/{conversation_id}/answers")
-    async def conversations_answer(conversation_id: str, body: Answer) -> dict[str, bool]:
+    async def conversations_answer(conversation_id: str, body: Answer) -> Any:
         answered = config(lambda: runtime.answer(conversation_id, body.question_id, body.decision))
         if not answered:
-            raise HTTPException(status_code=404, detail="no open question with that id")
+            return too_late(runtime.answer_given(conversation_id, body.question_id))
         return {"answered": True}
 
     @api.websocket("/api/events")

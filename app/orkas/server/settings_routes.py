@@ -18,6 +18,7 @@ from orkas.adapter.providers.admin import NewProvider, add_provider, describe_pr
 from orkas.adapter.providers.catalog import PRESETS, list_models
 from orkas.adapter.settings.preferences import change_preferences
 from orkas.adapter.settings.store import Kind, LimitRefused, set_limits
+from orkas.adapter.settings.usage import LedgerBudget
 from orkas.adapter.settings.vault import FileKey, VaultError
 from orkas.core.errors import ConfigError, ProviderError
 from orkas.engine.retry import describe
@@ -118,11 +119,18 @@ def add_settings_routes(api: FastAPI, services: Services) -> None:
 
     @api.get("/api/budget")
     async def budget_get() -> dict[str, Any]:
-        """The spending limits every run keeps to (the window's, the phone's and `orkas run`'s), and today's spend."""
+        """The spending limits every run keeps to (the window's, the phone's and `orkas run`'s), today's and this
+        month's spend, and `reached`: the day's and month's limits already spent up to (the next model call of any
+        run is refused while one is), each with what was spent."""
         budgets = config(services.settings.load).budgets
         spent = await asyncio.to_thread(services.usage.day) if services.usage is not None else None
         month = await asyncio.to_thread(services.usage.month_cost) if services.usage is not None else 0.0
-        return {**asdict(budgets), "spent_today": spent.cost if spent is not None else 0.0, "spent_month": month}
+        reached: dict[str, float] = {}
+        if services.usage is not None:  # not a conversation's: its limit is said where that chat stops
+            overall = LedgerBudget(services.usage, "", per_day=budgets.per_day, per_month=budgets.per_month)
+            reached = await asyncio.to_thread(overall.reached)
+        spent_today = spent.cost if spent is not None else 0.0
+        return {**asdict(budgets), "spent_today": spent_today, "spent_month": month, "reached": reached}
 
     @api.put("/api/budget")
     async def budget_set(body: Limits) -> Any:

@@ -48,6 +48,7 @@ class GroupMessage:
     model: str | None = None
     usage: dict[str, int] | None = None
     cost: float | None = None
+    counted_so_far: bool = False  # stopped or cut mid-call: `usage` and `cost` are what was counted, at least that
     extra: dict[str, Any] = field(default_factory=dict)
 
     def record(self) -> dict[str, Any]:
@@ -76,6 +77,7 @@ class GroupMessage:
             model=data.get("model"),
             usage=data.get("usage"),
             cost=data.get("cost"),
+            counted_so_far=bool(data.get("counted_so_far")),
             extra=dict(data.get("extra") or {}),
         )
 

@@ -19,6 +19,7 @@ from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
 from orkas.engine.events import Done, Error, Event, TextDelta, ToolEnd, ToolStart
+from orkas.engine.messages import Usage
 from orkas.engine.runner import Agent
 from orkas.engine.session import InMemorySession
 from orkas.engine.steer import SteerQueue
@@ -239,9 +240,7 @@ class Turn:
         self.pending.clear()
         if not text and not self.trail and failure is None and not stopped:
             return
-        extra: dict[str, Any] = {}
-        if isinstance(usage_from, Done):
-            extra = {"usage": _usage(usage_from), "cost": usage_from.cost}
+        extra = _spent(usage_from)
         self.post(
             COMMANDER,
             text,
@@ -443,9 +442,7 @@ class Turn:
         raw = last.text if isinstance(last, Done) else error.partial_text if error is not None else ""
         parsed = parse_handback(raw)
         reason = parsed.reason if floor_run else None
-        extra: dict[str, Any] = {}
-        if isinstance(last, Done):
-            extra = {"usage": _usage(last), "cost": last.cost}
+        extra = _spent(last)
         read = list(dict.fromkeys(read))
         if read:  # whoever reads this bubble later reads what it carries
             extra["extra"] = {"untrusted": read}
@@ -518,5 +515,16 @@ def _trail(event: ToolEnd) -> dict[str, Any]:
     return {"tool": event.name, "ok": not event.is_error, "ms": round(event.duration * 1000)}
 
 
-def _usage(done: Done) -> dict[str, int]:
-    return {"input": done.usage.input_tokens, "output": done.usage.output_tokens}
+def _spent(last: Event | None) -> dict[str, Any]:
+    """What an actor's run used and cost, for its bubble: a finished run's, or what a stopped or failed one had spent
+    by then (shown live as it went: a reload shows the same)."""
+    if isinstance(last, Done):
+        return {"usage": _usage(last.usage), "cost": last.cost}
+    if not isinstance(last, Error) or not (last.usage.counted or last.counted_so_far):
+        return {}
+    spent = {"counted_so_far": last.counted_so_far}
+    return {**spent, "usage": _usage(last.usage), "cost": last.cost} if last.usage.counted else spent
+
+
+def _usage(usage: Usage) -> dict[str, int]:
+    return {"input": usage.input_tokens, "output": usage.output_tokens}

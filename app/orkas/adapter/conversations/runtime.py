@@ -216,6 +216,11 @@ class ConversationRuntime(Versions, Snapshots):
         self.publish(conversation_id, answered)
         return True
 
+    def answer_given(self, conversation_id: str, question_id: str) -> PermissionAnswered | None:
+        """What closed a question `answer` found closed (another view's answer, an expiry, a Stop): a view answering
+        late is told what was decided and by whom, rather than "no such question"."""
+        return self.streams.answer_given(conversation_id, question_id)
+
     async def delete(self, conversation_id: str) -> None:
         """To the recycle bin: the run stopped, its processes stopped, and no longer searchable."""
         self.store.get(conversation_id)  # NotFound before anything stops

@@ -222,6 +222,11 @@ class Streams:
             ]
         return waiting
 
+    def answer_given(self, conversation_id: str, question_id: str) -> PermissionAnswered | None:
+        """The answer that closed this question (the first one given, an expiry, a Stop), while its events are kept."""
+        answers = (p.event for p in self.stream(conversation_id).events if isinstance(p.event, PermissionAnswered))
+        return next((answer for answer in answers if answer.question_id == question_id), None)
+
     def finished_turns(self, conversation_id: str) -> int:
         """How many turns have ended in this conversation's kept events (the phone's unread count)."""
         return sum(1 for p in self.stream(conversation_id).events if isinstance(p.event, Done | TurnEnd))

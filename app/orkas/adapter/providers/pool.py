@@ -28,7 +28,14 @@ from dataclasses import dataclass, replace
 
 from orkas.core.errors import ProviderError
 from orkas.engine.convert import to_llm_messages
-from orkas.engine.providers.base import Capabilities, FallbackChunk, Provider, ProviderRequest, StreamChunk
+from orkas.engine.providers.base import (
+    Capabilities,
+    FallbackChunk,
+    Provider,
+    ProviderRequest,
+    StreamChunk,
+    UsageChunk,
+)
 
 COOLDOWN = 600.0
 FIRST_EVENT_TIMEOUT = 180.0
@@ -126,7 +133,8 @@ class RotatingProvider:
                         first, rest = outcome
                         self._uses += 1
                         self._last_used[candidate.credential or candidate.label] = self._uses
-                        yield first
+                        for chunk in first:
+                            yield chunk
                         async for chunk in rest:  # failures from here on are the run loop's
                             yield chunk
                         return
@@ -167,14 +175,18 @@ class RotatingProvider:
 
     async def _first(
         self, candidate: Candidate, request: ProviderRequest, model: str
-    ) -> tuple[StreamChunk, AsyncIterator[StreamChunk]] | ProviderError | TimeoutError:
+    ) -> tuple[list[StreamChunk], AsyncIterator[StreamChunk]] | ProviderError | TimeoutError:
+        """The candidate's first event, with the counts said before it (`UsageChunk`: not content, so a failure
+        after them still rotates, as it did before the adapters said them), and the rest of its stream."""
         messages = to_llm_messages(
             request.messages, candidate.provider.capabilities, provider=candidate.provider.name, model=model
         )
         adapted = replace(request, model=model, messages=messages)
         stream = aiter(candidate.provider.stream(adapted))
+        first: list[StreamChunk] = []
         try:
-            first = await asyncio.wait_for(anext(stream), timeout=self.first_event_timeout)
+            while not first or isinstance(first[-1], UsageChunk):
+                first.append(await asyncio.wait_for(anext(stream), timeout=self.first_event_timeout))
         except ProviderError as error:
             return error
         except TimeoutError as error:

@@ -25,9 +25,11 @@ class Totals:
     cache_write_tokens: int = 0
     cost: float = 0.0
     unpriced_calls: int = 0  # calls whose model has no known price
+    partial_calls: int = 0  # calls that ended before the provider's final count: the totals are at least these
 
     def add(self, record: dict[str, object]) -> None:
         self.calls += 1
+        self.partial_calls += bool(record.get("partial"))
         self.input_tokens += int(record.get("input", 0))  # type: ignore[call-overload]
         self.output_tokens += int(record.get("output", 0))  # type: ignore[call-overload]
         self.cache_read_tokens += int(record.get("cache_read", 0))  # type: ignore[call-overload]
@@ -82,7 +84,10 @@ class UsageLedger:
         model = f"{record.get('provider')}/{record.get('model')}"
         self.by_day_model.setdefault((str(record.get("day")), model), Totals()).add(record)
 
-    def record(self, *, conversation: str, provider: str, model: str, usage: Usage, cost: float | None) -> None:
+    def record(
+        self, *, conversation: str, provider: str, model: str, usage: Usage, cost: float | None, partial: bool = False
+    ) -> None:
+        """`partial`: the call ended before the provider's final count; its figures are what was counted by then."""
         record: dict[str, object] = {
             "ts": round(self.clock(), 3),
             "day": today(self.clock),
@@ -95,6 +100,8 @@ class UsageLedger:
             "cache_write": usage.cache_write_tokens,
             "cost": None if cost is None else round(cost, 6),
         }
+        if partial:
+            record["partial"] = True
         self.path.parent.mkdir(parents=True, exist_ok=True)
         append_durably(self.path, (json.dumps(record) + "\n").encode())
         self.load()  # counts this record, and any another process appended before it
@@ -156,32 +163,44 @@ class LedgerBudget:
     per_day: float | None = None
     per_month: float | None = None
 
+    def reached(self) -> dict[str, float]:
+        """The limits already reached, each with what was spent against it: a new model call is refused while any
+        is (`blocked`). Settings → Usage says so as a limit is saved below what was already spent."""
+        checks: dict[str, tuple[float | None, Callable[[], float]]] = {
+            "per_day": (self.per_day, lambda: self.ledger.day().cost),
+            "per_month": (self.per_month, self.ledger.month_cost),
+            "per_conversation": (self.per_conversation, lambda: self.ledger.conversation(self.conversation).cost),
+        }
+        reached = {}
+        for name, (limit, spent) in checks.items():
+            if limit is not None and (cost := spent()) >= limit:  # a limit not set costs no look at the ledger
+                reached[name] = cost
+        return reached
+
     def blocked(self) -> str | None:
-        if self.per_day is not None:
-            spent = self.ledger.day().cost
-            if spent >= self.per_day:
-                return (
-                    f"the daily budget of {dollars(self.per_day)} is reached ({dollars(spent)} spent today); "
-                    "raise it with `orkas budget --day …` or continue tomorrow"
-                )
-        if self.per_month is not None:
-            spent = self.ledger.month_cost()
-            if spent >= self.per_month:
-                return (
-                    f"the monthly budget of {dollars(self.per_month)} is reached ({dollars(spent)} spent this month); "
-                    "raise it with `orkas budget --month …` or continue next month"
-                )
-        if self.per_conversation is not None:
-            spent = self.ledger.conversation(self.conversation).cost
-            if spent >= self.per_conversation:
-                return (
-                    f"this conversation's budget of {dollars(self.per_conversation)} is reached ({dollars(spent)} "
-                    "spent); raise it with `orkas budget --conversation …` or start a new conversation"
-                )
+        reached = self.reached()
+        if "per_day" in reached:
+            return (
+                f"the daily budget of {dollars(self.per_day or 0)} is reached ({dollars(reached['per_day'])} spent "
+                "today); raise it with `orkas budget --day …` or continue tomorrow"
+            )
+        if "per_month" in reached:
+            return (
+                f"the monthly budget of {dollars(self.per_month or 0)} is reached ({dollars(reached['per_month'])} "
+                "spent this month); raise it with `orkas budget --month …` or continue next month"
+            )
+        if "per_conversation" in reached:
+            return (
+                f"this conversation's budget of {dollars(self.per_conversation or 0)} is reached "
+                f"({dollars(reached['per_conversation'])} spent); raise it with `orkas budget --conversation …` or "
+                "start a new conversation"
+            )
         return None
 
-    def record(self, *, provider: str, model: str, usage: Usage, cost: float | None) -> None:
-        self.ledger.record(conversation=self.conversation, provider=provider, model=model, usage=usage, cost=cost)
+    def record(self, *, provider: str, model: str, usage: Usage, cost: float | None, partial: bool = False) -> None:
+        self.ledger.record(
+            conversation=self.conversation, provider=provider, model=model, usage=usage, cost=cost, partial=partial
+        )
 
 
 def dollars(amount: float) -> str:

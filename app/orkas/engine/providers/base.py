@@ -78,6 +78,14 @@ class ToolCallChunk:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class UsageChunk:
+    """What the provider has counted so far, before the end (Anthropic counts the input as the message starts). Not
+    content: a call stopped or cut after it has spent at least this; `MessageEnd.usage` is the final count."""
+
+    usage: Usage
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MessageEnd:
     """The complete response. Always the last event of a successful stream."""
 
@@ -97,7 +105,7 @@ class FallbackChunk:
     message: str
 
 
-StreamChunk = TextDeltaChunk | ThinkingDeltaChunk | ToolCallChunk | FallbackChunk | MessageEnd
+StreamChunk = TextDeltaChunk | ThinkingDeltaChunk | ToolCallChunk | FallbackChunk | UsageChunk | MessageEnd
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

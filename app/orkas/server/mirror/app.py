@@ -23,7 +23,7 @@ from orkas.adapter.wire import hello as hello_wire
 from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.memory import MemoryRejected
 from orkas.phone.client import Target
-from orkas.server.answers import answered, config
+from orkas.server.answers import answered, config, too_late
 from orkas.server.conversation_routes import attached_image, history_payload, receive_upload
 from orkas.server.memory_routes import MemoryUndo
 from orkas.server.mirror.fanout import Fanout, send_frames
@@ -217,11 +217,11 @@ def create_mirror_app(
         return {"stopped": config(lambda: runtime.stop(conversation_id))}
 
     @api.post(f"{V1}/conversations/{{conversation_id}}/answers")
-    async def answer(conversation_id: str, body: Answer, request: Request) -> dict[str, bool]:
+    async def answer(conversation_id: str, body: Answer, request: Request) -> Any:
         device = device_of(request)
         decision = DECISIONS[body.decision]
         if not config(lambda: runtime.answer(conversation_id, body.question_id, decision, by=device.name)):  # type: ignore[arg-type]
-            raise HTTPException(status_code=404, detail="no open question with that id (it may have been answered)")
+            return too_late(runtime.answer_given(conversation_id, body.question_id))
         return {"answered": True}
 
     @api.post(f"{V1}/memory/undo")

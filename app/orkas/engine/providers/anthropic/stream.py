@@ -20,6 +20,7 @@ from orkas.engine.providers.base import (
     TextDeltaChunk,
     ThinkingDeltaChunk,
     ToolCallChunk,
+    UsageChunk,
     parse_tool_input,
 )
 
@@ -68,6 +69,8 @@ class StreamAssembler:
             self._stop(event.index)
         elif kind == "message_start":
             self._usage(event.message.usage)
+            if self.usage.counted:  # the input is paid for from here on, whatever becomes of the stream
+                yield UsageChunk(usage=self.usage)
         elif kind == "message_delta":
             if event.delta.stop_reason:
                 self.stop_reason = STOP_REASONS.get(event.delta.stop_reason, "end_turn")
