@@ -685,7 +685,7 @@ export class ChatView {
     if (counted) parts.push(t("tokens", { input: turn.input, output: turn.output }));
     if (turn.partial && !counted) parts.push(t("costNotKnown"));
     else if (turn.cost !== null && turn.cost !== undefined) {
-      parts.push(t(turn.partial ? "costAtLeast" : "cost", { cost: turn.cost.toFixed(4) }));
+      parts.push(t(turn.partial ? "costAtLeast" : "cost", { cost: costFigure(turn.cost) }));
     }
     turn.foot.textContent = parts.join(" · ");
   }
@@ -891,6 +891,11 @@ const DRAW_BUDGET_MS = 8; // of each frame, for drawing answers scrolled near
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
 const HANDBACK = /<handback\b[^>]*>(?:\s*<\/handback\s*>)?|<\/handback\s*>/gi;
+
+// Dollars to four places; a smaller amount with two significant digits (ten tokens read "$0.0000", as if free).
+export function costFigure(value) {
+  return value > 0 && value < 0.0001 ? value.toFixed(Math.min(10, 1 - Math.floor(Math.log10(value)))) : value.toFixed(4);
+}
 
 // Where the finished blocks of a streaming reply end: just after the last blank line that is not
 // inside a code fence (a blank line closes every other block this renderer knows).

@@ -2,7 +2,7 @@
 
 import { EventStream, del, desktop, download, get, patch, post, put } from "./api.js";
 import { el } from "./cards.js";
-import { ChatView } from "./chat.js";
+import { ChatView, costFigure } from "./chat.js";
 import { ChatOptions } from "./chat_options.js";
 import { Composer } from "./composer.js";
 import { askConfirm, askText } from "./dialogs.js";
@@ -341,7 +341,7 @@ async function showTotal(id) {
   if (state.current?.id !== id) return;
   const tokens = usage.input_tokens + usage.output_tokens;
   const said = usage.partial_calls ? "conversationTotalAtLeast" : "conversationTotal"; // a stopped call: so far
-  $("#total").textContent = usage.calls ? t(said, { cost: usage.cost.toFixed(4), tokens }) : "";
+  $("#total").textContent = usage.calls ? t(said, { cost: costFigure(usage.cost), tokens }) : "";
 }
 
 async function refreshTitle(id) {

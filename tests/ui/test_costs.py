@@ -28,7 +28,7 @@ def test_an_answers_cost_survives_a_reload_and_the_chat_shows_its_total(
         expect(page.locator(".msg.assistant .markdown").last).to_have_text(reply, timeout=TIMEOUT)
         expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
         expect(shown).not_to_have_text(total, timeout=TIMEOUT)  # the chat's total counts this answer too
-        expect(shown).to_have_text(re.compile(r"^\$0\.\d{4} · \d+ tokens in this chat$"), timeout=TIMEOUT)
+        expect(shown).to_have_text(re.compile(r"^\$0\.\d{4,} · \d+ tokens in this chat$"), timeout=TIMEOUT)
         total = shown.text_content() or ""
     footer = page.locator(".msg.assistant .turn-foot").first
     expect(footer).to_contain_text("$", timeout=TIMEOUT)
@@ -84,3 +84,11 @@ def test_a_stopped_answer_whose_spend_the_provider_never_said_is_not_shown_as_fr
         "Cost not known: the answer ended before the provider counted it", timeout=TIMEOUT
     )
     expect(page.locator("#messages")).not_to_contain_text("$0.0000")
+
+
+def test_a_small_cost_is_never_shown_as_free(page: Page, app: App) -> None:
+    figures = page.evaluate(
+        """async () => { const { costFigure } = await import('/static/js/chat.js');
+          return [0.06, 0.0001, 0.00003, 0.0000001, 0].map(costFigure); }"""
+    )
+    assert figures == ["0.0600", "0.0001", "0.000030", "0.00000010", "0.0000"]  # ten tokens are not "$0.0000"
