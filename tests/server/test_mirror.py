@@ -16,6 +16,7 @@ import pytest
 import websockets
 
 from orkas.adapter.settings.mirror_devices import MirrorDevices, PairingRefused
+from orkas.phone.client import MirrorClient, Target
 from tests.fakes import anthropic as wire
 from tests.fakes.server import FakeServer
 from tests.mirror_helpers import Mirrored, run_mirrored
@@ -305,6 +306,13 @@ def test_an_approval_waits_on_the_phone_and_the_first_answer_wins(
             )
             assert late.status_code == 409  # the first answer won, and the late one is told whose it was
             assert {k: late.json()["answered"][k] for k in ("decision", "by")} == {"decision": "deny", "by": "Pixel"}
+            # The phone view's own client, late in turn: given the answer that counted, to say in its language.
+            phone = MirrorClient(Target(mirrored.mirror, mirrored.home / "mirror" / "mirror-cert.pem"), token)
+            try:
+                first = await phone.answer(chat, question["id"], "once")
+            finally:
+                await phone.close()
+            assert first is not None and (first["decision"], first["by"]) == ("deny", "Pixel")
             seen = [question]
             while seen[-1]["type"] != "done":
                 seen.append(json.loads(await asyncio.wait_for(socket.recv(), DEADLINE)))

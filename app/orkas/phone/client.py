@@ -58,7 +58,7 @@ class MirrorClient:
     async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         return (await self._request(method, path, **kwargs)).json()
 
-    async def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    async def _request(self, method: str, path: str, accept: tuple[int, ...] = (), **kwargs: Any) -> httpx.Response:
         try:
             headers = {**self._headers(), **kwargs.pop("headers", {})}
             response = await self._http.request(method, path, headers=headers, **kwargs)
@@ -66,7 +66,7 @@ class MirrorClient:
             raise MirrorRefused(f"the computer did not answer ({type(e).__name__})") from None
         if response.status_code == 401 and path != "/pair":
             raise Unpaired(_detail(response))
-        if response.status_code >= 400:
+        if response.status_code >= 400 and response.status_code not in accept:
             raise MirrorRefused(_detail(response))
         return response
 
@@ -107,9 +107,15 @@ class MirrorClient:
     async def stop(self, conversation: str) -> None:
         await self._call("POST", f"/conversations/{quote(conversation)}/stop", json={})
 
-    async def answer(self, conversation: str, question: str, decision: str) -> None:
+    async def answer(self, conversation: str, question: str, decision: str) -> dict[str, Any] | None:
+        """None when this answer was taken; the answer that closed the question first when this one came too late
+        (another view answered): its decision and who gave it."""
         body = {"question_id": question, "decision": decision}
-        await self._call("POST", f"/conversations/{quote(conversation)}/answers", json=body)
+        path = f"/conversations/{quote(conversation)}/answers"
+        response = await self._request("POST", path, accept=(409,), json=body)
+        if response.status_code == 409:
+            return dict(response.json().get("answered") or {})
+        return None
 
     async def undo_memory(self, target: str, entry: str, replaced: str | None, removed: bool = False) -> None:
         body = {"target": target, "entry": entry, "replaced": replaced, "removed": removed}

@@ -287,7 +287,12 @@ class PhoneView:
 
     # ---- what the transcript's controls do (drawing.Acts) ----
     async def answer(self, question: Question, decision: str) -> None:
-        await self._guarded(self.client.answer(question.conversation, question.key, decision))
+        first = await self._guarded(self.client.answer(question.conversation, question.key, decision))
+        if first:  # too late: said in the phone's language, and the card shows the answer that counted
+            question.decision, question.by = str(first.get("decision", "")), str(first.get("by", ""))
+            said = self.t("answered_deny") if question.decision == "deny" else self.t("answered_allow")
+            self._say(self.t("too_late", answer=said, who=question.by or self.t("desktop")))
+            self._redraw(question)
 
     async def undo(self, marker: Marker) -> None:
         async def forget() -> bool:
