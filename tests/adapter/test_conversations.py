@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from orkas.adapter.conversations.search import search
 from orkas.adapter.conversations.store import ConversationStore
 from orkas.core.errors import ConfigError
 from orkas.engine.messages import AssistantMessage, TextBlock, UserMessage
@@ -74,11 +75,11 @@ async def test_history_survives_a_restart_and_search_finds_titles_and_content(st
     assert [m.role for m in again.messages()] == ["user", "assistant"]
     assert restarted.get(conversation.id).title == "Compare the Lisbon and Porto offices"
     other = restarted.create(title="Porto trip")
-    hits = restarted.search("porto")
+    hits = search(restarted, "porto")
     assert {h.conversation.id for h in hits} == {conversation.id, other.id}
-    content_hit = next(h for h in restarted.search("cheaper by"))
+    content_hit = next(h for h in search(restarted, "cheaper by"))
     assert "cheaper by 12%" in content_hit.snippet
-    assert restarted.search("nothing like this") == [] and restarted.search("  ") == []
+    assert search(restarted, "nothing like this") == [] and search(restarted, "  ") == []
 
 
 def test_a_chat_s_folder_is_checked_before_the_chat_is_made(store: ConversationStore, tmp_path: Path) -> None:
