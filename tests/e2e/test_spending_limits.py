@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from orkas.cli import main
 from tests.conftest import subprocess_env
 from tests.ui.conftest import ORKAS, start_app
 
@@ -34,14 +35,21 @@ def budget(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([ORKAS, "budget", *args], env=env, capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.parametrize("flag", ["--day", "--month", "--conversation"])
-def test_the_cli_refuses_a_bad_amount_and_keeps_what_was_set(tmp_path: Path, flag: str) -> None:
+def test_the_cli_refuses_a_bad_amount_and_keeps_what_was_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     home = tmp_path / "home"
     assert budget(home, "--day", "5", "--conversation", "0.5").returncode == 0
-    for value in BAD:
+    # Every bad amount for every limit, through the CLI's own entry point in this process (thirty-nine starts of
+    # the program took a minute of the suite); the installed program itself refuses one of each below.
+    monkeypatch.setenv("ORKAS_HOME", str(home))
+    for flag in ("--day", "--month", "--conversation"):
+        for value in BAD:
+            assert main(["budget", f"{flag}={value}"]) == 2, (flag, value)
+            assert "spending limit" in capsys.readouterr().err, (flag, value)
+    for flag, value in (("--day", "-1"), ("--month", "nan"), ("--conversation", "five")):
         refused = budget(home, f"{flag}={value}")
-        assert refused.returncode == 2, (value, refused.stdout)
-        assert "spending limit" in refused.stderr, (value, refused.stderr)
+        assert refused.returncode == 2 and "spending limit" in refused.stderr, (flag, value, refused.stderr)
     shown = budget(home)
     assert shown.returncode == 0 and shown.stdout.strip() == SET
     assert budget(home, "--conversation", "0.001").stdout.strip().endswith("per conversation: $0.001")  # not $0.00
