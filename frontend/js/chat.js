@@ -158,11 +158,28 @@ export class ChatView {
   }
 
   historyNotice(message) {
+    if (message.kind === "approval") { this.historyApproval(message); return; }
     let node = null;
     if (message.kind === "stopped") node = this.marker("stopped", t("stopped"));
     else if (message.kind === "error") node = this.errorMarker(message.text, message.detail ?? {});
     if (node) node.dataset.messageIds = message.id; // a version of an answer may begin with it: its arrows go here
     this.turn = null;
+  }
+
+  // A question the run asked, as it was answered: the same card, closed, above the tool call it was about.
+  historyApproval(message) {
+    const facts = message.detail ?? {};
+    const card = permissionCard(this.conversationId, {
+      id: facts.question, tool: facts.tool, preview: message.text, level: facts.level, effect: facts.effect,
+      categories: facts.categories ? String(facts.categories).split(" ") : [], options: [facts.decision],
+    });
+    card.querySelector(".keys")?.remove(); // nothing to press: it is answered
+    const closed = facts.closed ?? "";
+    permissionAnswered(card, facts.decision, facts.by ?? "", closed === "expired", closed === "unattended", closed === "stopped");
+    this.questions.set(facts.question, card);
+    const tool = this.cards.get(facts.tool_use_id);
+    if (tool?.isConnected) tool.before(card);
+    else (this.turn ?? this.newTurn()).body.append(card);
   }
 
   // ---- live events ----

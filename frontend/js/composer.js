@@ -237,20 +237,26 @@ export class Composer {
     return chip;
   }
 
+  // One message at a time: a second Enter or click before the first has reached the server sent the same text
+  // twice (the second joined the run as a steer: a second model call).
   async send() {
+    if (this.sending) return;
     const text = this.input.value.trim();
     if (!text && !this.files.length) return;
     if (this.chips.querySelector(".uploading")) return; // wait for uploads to land
-    const id = await this.conversation();
-    const attachments = this.files.map((f) => f.id);
+    this.sending = true;
     try {
+      const id = await this.conversation();
+      const attachments = this.files.map((f) => f.id);
       await post(`/api/conversations/${id}/messages`, { text, attachments });
-      this.input.value = "";
+      if (this.input.value.trim() === text) this.input.value = ""; // what was typed meanwhile stays
       this.fit();
       this.files = [];
       this.chips.replaceChildren();
     } catch (error) {
       this.onError(error.message); // the text stays in the box: nothing typed is lost
+    } finally {
+      this.sending = false;
     }
   }
 

@@ -165,6 +165,16 @@ def test_an_approved_command_reads_as_the_question_then_what_it_did_then_the_ans
     expect(page.locator(".tool-card")).to_have_class(re.compile(r"\bok\b"))
     expect(card.locator(".answer")).to_contain_text("Allow once")  # who answered, and how
     assert page.evaluate(READING_ORDER) == ["I will make it.", "card", "tool", "Made it."]
+    live = card.inner_text()
+    # Reopened later, the chat still says what was asked and how it was answered, where it was asked.
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Made it.", timeout=TIMEOUT)
+    expect(card).to_have_class(re.compile(r"\banswered\b.*\ballowed\b"))
+    assert page.evaluate(READING_ORDER) == ["I will make it.", "card", "tool", "Made it."]
+    assert card.locator("pre.preview").inner_text() == "touch made.txt"
+    assert card.locator(".answer").inner_text() in live
+    expect(card.locator("button:not([disabled])")).to_have_count(0)
 
 
 def test_a_new_chat_offers_no_options_for_a_chat_that_does_not_exist_yet(

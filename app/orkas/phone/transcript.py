@@ -164,6 +164,23 @@ class Transcript:
                             "entry": given.get("text", ""),
                         }
             return
+        if role == "app" and message.get("kind") == "approval":  # asked and answered: the card as it was left
+            facts = message.get("detail") or {}
+            self._add(
+                Question(
+                    key=str(facts.get("question") or message["id"]),
+                    conversation=self.conversation,
+                    tool=str(facts.get("tool", "")),
+                    preview=message.get("text", ""),
+                    level=str(facts.get("level", "")),
+                    categories=tuple(str(facts.get("categories") or "").split()),
+                    effect=str(facts.get("effect") or ""),
+                    decision=str(facts.get("decision", "")),
+                    by=str(facts.get("by", "")),
+                    declined=str(facts.get("closed") or ""),
+                )
+            )
+            return
         if role == "app" and message.get("kind") in ("stopped", "error"):
             marker = Marker(key=message["id"], kind=message["kind"], text=message.get("text", ""))
             self._add(marker)

@@ -54,6 +54,11 @@ def as_markdown(title: str, messages: Sequence[Message] = (), group: Sequence[Ma
                     lines += ["**Orkas:**", "", block.text.strip(), ""]
                 elif isinstance(block, ToolUseBlock):
                     lines += [f"`{block.name}` {_cut(json.dumps(dict(block.input), ensure_ascii=False))}", ""]
+        elif isinstance(message, Notice) and message.kind == "approval":  # asked, and how it was answered
+            facts = message.detail
+            who = f" on {facts['by']}" if facts.get("by") else ""
+            answer = facts.get("closed") or f"{facts.get('decision', '')}{who}"
+            lines += [f"*(asked to run {facts.get('tool', '')}: `{message.text}` — {answer})*", ""]
         elif isinstance(message, Notice):
             lines += [f"*({message.kind}: {message.text})*", ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -256,7 +256,9 @@ class ConversationRuntime(Versions, Snapshots):
         if self.groups is not None and await asyncio.to_thread(self.groups.is_group, cid):
             runner = GroupTurn(self.groups, self.store, conversation, publish)
         else:
-            runner = Solo(self.store, conversation, self.make_agent, publish)
+            runner = Solo(
+                self.store, conversation, self.make_agent, publish, lambda q: self.streams.answer_given(cid, q)
+            )
 
         async def after_turn(messages: Sequence[Message]) -> None:
             if self.hooks.after_turn is not None:  # off the loop: other streams go on meanwhile

@@ -20,6 +20,7 @@ from orkas.adapter.conversations.store import Conversation, ConversationStore
 from orkas.adapter.wire import (
     AttachmentShown,
     GroupStart,
+    PermissionAnswered,
     ProductEvent,
     QueuedApplied,
     QueuedDropped,
@@ -31,13 +32,15 @@ from orkas.core.fsutil import HeldLock
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
-from orkas.engine.events import Done, Error
+from orkas.engine.events import Done, Error, PermissionRequest, ToolEnd
 from orkas.engine.messages import AttachmentBlock, Message, Notice, TextBlock, UserMessage
 from orkas.engine.runner import Agent
 from orkas.engine.session import Session
 from orkas.engine.steer import SteerQueue
 
 log = logging.getLogger(__name__)
+
+APPROVAL = "approval"  # a Notice: a question the run asked and how it was answered
 Publish = Callable[[ProductEvent, str | None], None]
 
 
@@ -114,11 +117,13 @@ class Solo:
         conversation: Conversation,
         make_agent: Callable[[Conversation], Agent],
         publish: Publish,
+        answered: Callable[[str], PermissionAnswered | None] = lambda question_id: None,
     ) -> None:
         self.store = store
         self.conversation = conversation
         self.make_agent = make_agent
         self.publish = publish
+        self.answered = answered  # what closed a question (any view's answer, an expiry, a Stop)
         self.session: PersistentSession | None = None
         self.agent: Agent | None = None
         self.first_answer: str | None = None
@@ -135,6 +140,7 @@ class Solo:
 
     async def turn(self, message: UserMessage, files: Sequence[Attachment], active: Active) -> None:
         assert self.agent is not None and self.session is not None
+        asked: dict[str, PermissionRequest] = {}  # by the tool call that asks
         async for event in self.agent.run(
             message,
             session=self.session,
@@ -144,6 +150,10 @@ class Solo:
             budget=active.budget,
         ):
             self.publish(event, None)
+            if isinstance(event, PermissionRequest):
+                asked[event.tool_use_id] = event
+            elif isinstance(event, ToolEnd) and event.id in asked:
+                await self._approval(asked.pop(event.id))
             if isinstance(event, Done) and self._new and self.first_answer is None:
                 self.first_answer = event.text
             if isinstance(event, Done | Error):
@@ -151,6 +161,28 @@ class Solo:
             if isinstance(event, Error):  # a reloaded view shows the same marker
                 facts: dict[str, str | int] = {"error": event.kind, "cause": event.cause, "attempts": event.attempts}
                 await _note(self.session, "stopped" if event.aborted else "error", event.message, facts)
+        for request in asked.values():  # closed with no tool run after it (a Stop while it waited)
+            await self._approval(request)
+
+    async def _approval(self, request: PermissionRequest) -> None:
+        """The question and its answer, kept in the transcript: a reload shows the card as it was answered (what
+        was asked, what was decided, by whom), above the tool call it allowed or refused."""
+        given = self.answered(request.id)
+        if given is None or self.session is None:
+            return
+        closed = next((why for why in ("expired", "unattended", "stopped") if getattr(given, why)), "")
+        facts: dict[str, str | int] = {
+            "question": request.id,
+            "tool_use_id": request.tool_use_id,
+            "tool": request.tool,
+            "level": request.level,
+            "effect": request.effect,
+            "categories": " ".join(request.categories),
+            "decision": given.decision,
+            "by": given.by,
+            "closed": closed,
+        }
+        await _note(self.session, APPROVAL, request.preview, facts)
 
     async def history(self) -> Sequence[Message]:
         return list(self.session.messages()) if self.session is not None else []
