@@ -317,10 +317,11 @@ async def test_reloads_during_an_approval_never_rewrite_what_the_live_run_owns(t
     after = run.snapshot(conversation.id)
     assert not (after.report and after.report.changed)  # nothing needed repairing
     roles = [m.role for m in after.messages]
-    assert roles == ["user", "assistant", "user", "assistant"]
+    assert roles == ["user", "assistant", "user", "app", "assistant"]  # the question and its answer, kept
+    assert after.messages[3].kind == "approval" and after.messages[3].detail["decision"] == "allow_once"  # type: ignore[union-attr]
     result = after.messages[2].content[0]
     assert isinstance(result, ToolResultBlock) and result.content[0].text == "done it"  # type: ignore[union-attr]
-    assert after.messages[3].content[0].text == "Cleaned up, all done."  # type: ignore[union-attr]
+    assert after.messages[4].content[0].text == "Cleaned up, all done."  # type: ignore[union-attr]
     run.send(conversation.id, "thanks")  # the next turn sends the model what really happened
     await until(live, "idle")
     sent = provider.requests[-1].messages

@@ -73,6 +73,24 @@ def test_a_question_is_answered_by_whoever_was_first_and_later_words_go_below_it
     assert [type(i).__name__ for i in chat.items] == ["Bubble", "Question", "Bubble"]
 
 
+def test_a_question_answered_before_a_reload_is_drawn_answered_where_it_was_asked() -> None:
+    approval = {
+        "id": "n0",
+        "role": "app",
+        "kind": "approval",
+        "text": "ls",
+        "detail": {"question": "q1", "tool_use_id": "t", "tool": "bash", "level": "read_only", "decision": "allow_once",
+                   "by": "Pixel", "closed": "", "categories": "", "effect": ""},
+    }  # fmt: skip
+    messages = HISTORY["messages"]
+    chat = Transcript.from_history({**HISTORY, "messages": [*messages[:3], approval, *messages[3:4]]})
+    assert [type(i).__name__ for i in chat.items] == ["Bubble", "Bubble", "Question", "Bubble"]  # as it was live
+    question = chat.items[2]
+    assert isinstance(question, Question) and (question.key, question.preview) == ("q1", "ls")
+    assert (question.decision, question.by, question.declined) == ("allow_once", "Pixel", "")
+    assert chat.waiting() == []  # answered: nothing to ask again
+
+
 def test_a_no_nobody_gave_is_said_as_such() -> None:
     chat = Transcript.from_history({**HISTORY, "messages": []})
     for n, (qid, why) in enumerate((("q1", "expired"), ("q2", "unattended"), ("q3", "stopped"))):

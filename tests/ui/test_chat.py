@@ -841,3 +841,21 @@ def test_stop_while_an_approval_waits_closes_the_card_saying_so(
     expect(card.locator("button.deny")).to_be_disabled()
     expect(page.locator(".marker.stopped")).to_be_visible(timeout=TIMEOUT)
     assert not (workspace_of(app) / "plan.md").exists()
+
+
+def test_enter_pressed_twice_at_once_sends_the_message_once(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    anthropic_server.script(wire.reply_text("Once."))
+    page.fill("textarea.input", "hello")
+    # Two Enters in the same moment (a bouncing key, an impatient double press): the second came before the first
+    # reached the server, and sent the same words again.
+    page.evaluate(
+        """() => { const box = document.querySelector('textarea.input');
+          const enter = () => new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true });
+          box.dispatchEvent(enter());
+          box.dispatchEvent(enter()); }"""
+    )
+    expect(page.locator(".msg.assistant .markdown")).to_have_text(["Once."], timeout=TIMEOUT)
+    expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+    expect(page.locator(".msg.user")).to_have_count(1)
+    assert len(anthropic_server.requests) == 1
+    expect(page.locator("textarea.input")).to_have_value("")

@@ -35,7 +35,7 @@ from orkas.engine.consent import Permissions
 from orkas.engine.events import Done, Error, PermissionRequest, ToolEnd
 from orkas.engine.messages import AttachmentBlock, Message, Notice, TextBlock, UserMessage
 from orkas.engine.runner import Agent
-from orkas.engine.session import Session
+from orkas.engine.session import Session, pending_tool_ids
 from orkas.engine.steer import SteerQueue
 
 log = logging.getLogger(__name__)
@@ -141,6 +141,8 @@ class Solo:
     async def turn(self, message: UserMessage, files: Sequence[Attachment], active: Active) -> None:
         assert self.agent is not None and self.session is not None
         asked: dict[str, PermissionRequest] = {}  # by the tool call that asks
+        # Answered, and kept once the transcript may take a notice: not between a tool call and its result.
+        closed: list[PermissionRequest] = []
         async for event in self.agent.run(
             message,
             session=self.session,
@@ -153,7 +155,11 @@ class Solo:
             if isinstance(event, PermissionRequest):
                 asked[event.tool_use_id] = event
             elif isinstance(event, ToolEnd) and event.id in asked:
-                await self._approval(asked.pop(event.id))
+                closed.append(asked.pop(event.id))
+            if closed and not pending_tool_ids(self.session.messages()):
+                for request in closed:
+                    await self._approval(request)
+                closed.clear()
             if isinstance(event, Done) and self._new and self.first_answer is None:
                 self.first_answer = event.text
             if isinstance(event, Done | Error):
@@ -161,7 +167,7 @@ class Solo:
             if isinstance(event, Error):  # a reloaded view shows the same marker
                 facts: dict[str, str | int] = {"error": event.kind, "cause": event.cause, "attempts": event.attempts}
                 await _note(self.session, "stopped" if event.aborted else "error", event.message, facts)
-        for request in asked.values():  # closed with no tool run after it (a Stop while it waited)
+        for request in [*closed, *asked.values()]:  # and those closed with no tool run (a Stop while it waited)
             await self._approval(request)
 
     async def _approval(self, request: PermissionRequest) -> None:
