@@ -413,6 +413,21 @@ async def test_consent_flows_through_the_run(ws: Path, executor: Executor) -> No
     provider.verify()
 
 
+async def test_a_tool_s_time_is_its_own_not_the_time_its_question_waited(ws: Path, executor: Executor) -> None:
+    provider = ScriptedProvider(tool_call("bash", {"command": "touch slow.txt"}), text("done"))
+    permissions = Permissions(workspace=ws, can_ask=True)
+    agent = make_agent(provider, ws, tools=[Bash(executor)])
+    ends = []
+    async for event in agent.run("make it", session=InMemorySession(), permissions=permissions):
+        if isinstance(event, PermissionRequest):  # the person reads the card for a while before answering
+            asyncio.get_running_loop().call_later(1.0, permissions.answer, event.id, "allow_once")
+        elif isinstance(event, ToolEnd):
+            ends.append(event)
+    [end] = ends
+    assert not end.is_error and (ws / "slow.txt").exists()
+    assert end.duration < 0.9, end.duration  # `touch`, not the second the card waited
+
+
 async def test_no_answer_channel_means_deny_and_plan_mode_is_read_only(ws: Path, executor: Executor) -> None:
     provider = ScriptedProvider(
         tool_call("bash", {"command": "touch x.txt"}),

@@ -19,6 +19,7 @@ import asyncio
 import itertools
 import logging
 import secrets
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,6 +85,7 @@ class Permissions:
     _run_grants: set[str] = field(default_factory=set)
     _pending: dict[str, asyncio.Future[Decision]] = field(default_factory=dict)
     _why: dict[str, str] = field(default_factory=dict)  # a no that is not the person's: why nobody answered
+    _waited: dict[str, float] = field(default_factory=dict)  # seconds each question waited for its answer
 
     def immediate(self, ask: Ask) -> bool | None:
         """True/False when no question is needed, None when the person must be asked."""
@@ -132,6 +134,7 @@ class Permissions:
     async def decision(self, question: Question) -> Decision:
         """The person's answer itself (`wait` says only yes or no)."""
         future = self._pending[question.id]
+        asked = time.monotonic()
         try:
             if question.ask.expires_after is None:
                 decision = await future
@@ -146,6 +149,7 @@ class Permissions:
                 self.on_expired(question.id)
         finally:
             self._pending.pop(question.id, None)
+            self._waited[question.id] = time.monotonic() - asked
         if question.ask.choices is not None and decision not in question.ask.choices:
             decision = "deny"  # an answer the question did not offer
         if decision in ("allow_run", "always") and question.ask.key is None and question.ask.choices is None:
@@ -170,6 +174,11 @@ class Permissions:
             self._why[question_id] = why
         future.set_result(decision)
         return True
+
+    def waited(self, question_id: str) -> float:
+        """How long an answered question waited for its answer (0 when unknown), once: the person's time, not the
+        tool's — a few bytes written read "39.1 s" when the card had waited that long."""
+        return self._waited.pop(question_id, 0.0)
 
     def why(self, question_id: str) -> str:
         """Why an answered question's no was nobody's ("" when the person gave it), once."""

@@ -99,6 +99,7 @@ class ToolRunner:
         self.loop_stop: str | None = None  # set when the loop guard stopped the run
         self.ends_turn = False  # a result of the last round asked to end the turn (ToolResult.ends_turn)
         self._unasked: dict[str, str] = {}  # call id → why its question's no was nobody's
+        self._asked: dict[str, list[str]] = {}  # call id → the questions it asked (their wait is not its time)
 
     async def run(self, calls: Sequence[ToolUseBlock], *, truncated: bool = False) -> AsyncGenerator[Event, None]:
         """Yield tool events; afterwards `results` holds one result per call, in declared order.
@@ -170,6 +171,7 @@ class ToolRunner:
                     yield ToolProgress(id=who.id, name=who.name, message=str(message))
                 elif kind == "permission":
                     assert isinstance(message, Question)
+                    self._asked.setdefault(who.id, []).append(message.id)
                     yield permission_request(message, who.id)
                 else:
                     call, task, began = pending.pop(who.id)
@@ -219,7 +221,8 @@ class ToolRunner:
             framed = f"{UNASKED.format(tool=call.name, why=why)} {said} {UNASKED_END}"
             content = (TextBlock(text=framed), *(b for b in content if not isinstance(b, TextBlock)))
         done[call.id] = ToolResultBlock(tool_use_id=call.id, content=content, is_error=result.is_error)
-        duration = time.perf_counter() - began
+        waited = sum(self.permissions.waited(question) for question in self._asked.pop(call.id, ()))
+        duration = max(0.0, time.perf_counter() - began - waited)
         # Name, size and outcome only: a command's or a file's text never reaches the log.
         log.info(
             "tool %s %s in %.0f ms (input %d chars)",
