@@ -699,7 +699,10 @@ export class ChatView {
   footer(turn) {
     const parts = [];
     const counted = turn.input || turn.output;
-    if (counted) parts.push(t("tokens", { input: turn.input, output: turn.output }));
+    // Stopped or cut, the provider had counted the input as the answer began, and the output only as one token
+    // (Anthropic's count at the start): "1 out" under a long answer read as a wrong count.
+    if (counted && turn.partial) parts.push(t("tokensInOnly", { input: turn.input }));
+    else if (counted) parts.push(t("tokens", { input: turn.input, output: turn.output }));
     if (turn.partial && !counted) parts.push(t("costNotKnown"));
     else if (turn.cost !== null && turn.cost !== undefined) {
       parts.push(t(turn.partial ? "costAtLeast" : "cost", { cost: costFigure(turn.cost) }));
