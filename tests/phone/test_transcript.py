@@ -111,7 +111,7 @@ def test_a_group_shows_each_agent_in_its_own_bubble_and_the_floor() -> None:
     chat.apply(event(5, "text_delta", actor="coder", text=" Done."))
     chat.apply(event(6, "state_changed", floor="coder", floor_source="mention", open_tasks=0))
     bubbles = {i.who: i.text for i in chat.items if isinstance(i, Bubble) and i.who != "user"}
-    assert bubbles == {"coder": "On it. Done.", "commander": "Waiting."} and chat.floor == "coder"
+    assert bubbles == {"coder": "On it. Done.", "assistant": "Waiting."} and chat.floor == "coder"
     chat.apply(event(7, "turn_end", ok=True, aborted=False, floor="coder"))
     assert not chat.running and not any(isinstance(i, Bubble) and i.streaming for i in chat.items)
 
@@ -220,6 +220,31 @@ def test_a_group_bubble_the_person_stopped_reads_stopped_not_failed() -> None:
     bubble, marker = chat.items[1:]
     assert isinstance(bubble, Bubble) and bubble.text == "Once upon" and not bubble.failed
     assert isinstance(marker, Marker) and marker.kind == "stopped"
+
+
+def shown(chat: Transcript) -> list[str]:
+    """The transcript as a person reads it: who speaks and what, and the markers by kind."""
+    return [f"{i.who}: {i.text}" if isinstance(i, Bubble) else f"[{i.kind}]" for i in chat.items]
+
+
+def test_a_stopped_group_turn_says_stopped_once_with_no_empty_bubble_live_and_from_the_history() -> None:
+    history = {"id": "g1", "after": 4, "running": False, "messages": [], "group": [
+        {"id": "m1", "from": "user", "text": "build it", "seg": 0},
+        {"id": "m2", "from": "coder", "text": "Starting", "seg": 0, "stopped": True},
+        {"id": "m3", "from": "commander", "text": "", "seg": 1, "stopped": True},  # the segment a Stop leaves
+        {"id": "m4", "from": "user", "text": "again", "seg": 1},
+        {"id": "m5", "from": "commander", "text": "", "seg": 1, "stopped": True},
+    ]}  # fmt: skip
+    chat = Transcript.from_history(history)
+    assert shown(chat) == ["user: build it", "coder: Starting", "[stopped]", "user: again", "[stopped]"]
+    chat.apply(event(5, "user_message", message_id="u3", text="once more"))
+    chat.apply(event(6, "group_start", members=["coder"], floor="commander"))
+    chat.apply(event(7, "text_delta", actor="coder", text="Going"))
+    for seq, actor in ((8, "coder"), (9, "commander"), (10, "group")):
+        chat.apply(event(seq, "error", actor=actor, kind="aborted", message="Stopped"))
+    chat.apply(event(11, "turn_end", actor="group", ok=False, aborted=True, floor="commander"))
+    assert shown(chat)[-3:] == ["user: once more", "coder: Going", "[stopped]"]
+    assert not chat.running and not any(isinstance(i, Bubble) and i.streaming for i in chat.items)
 
 
 def test_the_latest_failure_offers_retry_of_the_message_before_it_and_a_new_message_withdraws_it() -> None:

@@ -19,7 +19,7 @@ import flet as ft
 from orkas.phone.client import MirrorClient, MirrorRefused, Target, Unpaired
 from orkas.phone.composer import Composer
 from orkas.phone.device import device_name
-from orkas.phone.drawing import Drawing
+from orkas.phone.drawing import Drawing, pill
 from orkas.phone.navigation import LIST, Navigator, chat_of, chat_route
 from orkas.phone.strings import Words, language
 from orkas.phone.touch import icon_button, tall, theme
@@ -147,7 +147,7 @@ class PhoneView:
                 ft.ListTile(
                     title=ft.Text(chat.get("title") or "…", max_lines=1),
                     subtitle=ft.Text(" · ".join(status)) if status else None,
-                    trailing=_pill(t("unread", count=unread)) if unread else None,
+                    trailing=pill(t("unread", count=unread)) if unread else None,
                     on_click=self._opener(chat),
                 )
             )
@@ -221,7 +221,8 @@ class PhoneView:
         for item in self.chat.items:
             self._draw(item)
         members = [str(m) for m in chat.get("members") or []]
-        self.floor = ft.Text(t("floor", name=chat.get("floor") or ""), size=12, visible=bool(members))
+        self.chat.floor = self.chat.floor or str(chat.get("floor") or "")  # the list's, until an event says
+        self.floor = ft.Text(t("floor", name=self.chat.talking_to), size=12, visible=bool(self.chat.talking_to))
         self.title = ft.Text(chat.get("title") or t("untitled"), max_lines=1)
         bar = ft.AppBar(
             leading=icon_button(ft.Icons.ARROW_BACK, t("back"), self._back),
@@ -267,7 +268,8 @@ class PhoneView:
             self._draw(item)
         if self.chat is not None:
             self.composer.running(self.chat.running)
-            self.floor.value = self.t("floor", name=self.chat.floor) if self.chat.floor else self.floor.value
+            holder = self.chat.talking_to
+            self.floor.value, self.floor.visible = self.t("floor", name=holder), bool(holder)
             self.title.value = self.chat.title or self.title.value
         self.page.update()
 
@@ -385,15 +387,6 @@ class PhoneView:
     async def _closed(self, _: Any) -> None:
         self._stop_watching()
         await self.client.close()
-
-
-def _pill(text: str) -> ft.Control:
-    return ft.Container(
-        ft.Text(text, size=12, color=ft.Colors.ON_PRIMARY),
-        bgcolor=ft.Colors.PRIMARY,
-        border_radius=10,
-        padding=ft.Padding(left=8, right=8, top=2, bottom=2),
-    )
 
 
 def _kept(_: Any) -> None:
