@@ -274,3 +274,18 @@ def test_an_attached_image_is_kept_structured_for_its_thumbnail_and_a_question_c
     assert isinstance(question, Question)
     said = (question.level, question.categories, question.effect)
     assert said == ("dangerous", ("network", "runs_program"), "network")
+
+
+def test_an_untitled_chat_is_read_again_with_its_title_when_its_first_turn_ends() -> None:
+    chat = Transcript.from_history({**HISTORY, "messages": [], "title": ""})
+    chat.apply(event(4, "user_message", message_id="u1", text="plan my garden"))
+    chat.apply(event(5, "text_delta", text="Tomatoes."))
+    assert not chat.stale
+    chat.apply(event(6, "done", text="Tomatoes."))
+    chat.apply(event(7, "idle"))
+    assert chat.stale  # the view reads the history again, and its title with it
+    named = Transcript.from_history({**HISTORY, "messages": [], "title": "plan my garden"})
+    assert named.title == "plan my garden"
+    for n, type_ in enumerate(("user_message", "done", "idle")):
+        named.apply(event(4 + n, type_, message_id="u2", text="more"))
+    assert not named.stale  # a named chat is not read again after each turn

@@ -117,6 +117,7 @@ class Transcript:
     def from_history(cls, payload: dict[str, Any]) -> Transcript:
         chat = cls(conversation=str(payload.get("id", "")), after=int(payload.get("after", -1)))
         chat.running = bool(payload.get("running"))
+        chat.title = str(payload.get("title") or "")
         chat.group = payload.get("group") is not None
         if chat.group:
             for record in payload["group"]:
@@ -331,6 +332,9 @@ class Transcript:
 
     def _on_idle(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
         self.running = False
+        # An untitled chat is named by its first words as its first message is sent (the store's rule, with no
+        # event of its own; a model's title comes as `title_changed`): read again with its title.
+        self.stale = self.stale or not self.title
         return self._close_all()
 
     def _on_turn_end(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:

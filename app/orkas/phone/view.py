@@ -223,7 +223,7 @@ class PhoneView:
         members = [str(m) for m in chat.get("members") or []]
         self.chat.floor = self.chat.floor or str(chat.get("floor") or "")  # the list's, until an event says
         self.floor = ft.Text(t("floor", name=self.chat.talking_to), size=12, visible=bool(self.chat.talking_to))
-        self.title = ft.Text(chat.get("title") or t("untitled"), max_lines=1)
+        self.title = ft.Text(self.chat.title or chat.get("title") or t("untitled"), max_lines=1)
         bar = ft.AppBar(
             leading=icon_button(ft.Icons.ARROW_BACK, t("back"), self._back),
             title=self.title,
