@@ -174,11 +174,18 @@ class PhoneView:
             await self._unpaired()
 
     async def _new_chat(self, _: Any) -> None:
-        """A chat started from the phone, opened at once, ready for its first message."""
+        """A blank chat, as on the desktop: made when its first message is sent, so one left empty leaves nothing
+        behind, here or on the computer. No route of its own: Back and a reload go to the list."""
+        await self._guarded(self.show_chat({"id": ""}))
+
+    async def _begin(self) -> str:
+        """The blank chat's first message (or photo) makes it; it then opens as any chat, at its route, live."""
         made = await self._guarded(self.client.create())
-        if made:
-            self.listed = [made, *self.listed]
-            await self.nav.go(chat_route(str(made["id"])))
+        if not made:
+            return ""
+        self.listed = [made, *self.listed]
+        self._errand(self.nav.go(chat_route(str(made["id"]))))  # runs once the message is on its way
+        return str(made["id"])
 
     async def refresh_list(self) -> None:
         await self.nav.redraw(LIST)
@@ -213,7 +220,7 @@ class PhoneView:
         t = self.t
         conversation = str(chat["id"])
         self.current = chat
-        payload = await self.client.messages(conversation, after=-1)
+        payload = await self.client.messages(conversation, after=-1) if conversation else {"id": ""}
         await self.prefs.set(OPEN_KEY, conversation)
         self.chat = Transcript.from_history(payload)
         self.drawn = {}
@@ -229,11 +236,11 @@ class PhoneView:
             title=self.title,
             actions=[self._refresh_button(self.reload_chat)],
         )
-        bottom = self.composer.build(t, conversation, members, self.chat.running)
+        bottom = self.composer.build(t, conversation, members, self.chat.running, None if conversation else self._begin)
         self._screen(bar, ft.Column([self.floor, self.listing, bottom], expand=True))
         # Plain tasks on the server's loop, not page.run_task: that one fails while the phone's socket is
         # down (no connection, no loop), which is exactly when events must keep being applied.
-        self.watching = asyncio.create_task(self._watch(self.chat))
+        self.watching = asyncio.create_task(self._watch(self.chat)) if conversation else None
 
     async def reload_chat(self) -> None:
         if self.chat is not None:
