@@ -129,7 +129,7 @@ def test_a_group_shows_each_agent_in_its_own_bubble_and_the_floor() -> None:
     chat.apply(event(5, "text_delta", actor="coder", text=" Done."))
     chat.apply(event(6, "state_changed", floor="coder", floor_source="mention", open_tasks=0))
     bubbles = {i.who: i.text for i in chat.items if isinstance(i, Bubble) and i.who != "user"}
-    assert bubbles == {"coder": "On it. Done.", "commander": "Waiting."} and chat.floor == "coder"
+    assert bubbles == {"coder": "On it. Done.", "assistant": "Waiting."} and chat.floor == "coder"
     chat.apply(event(7, "turn_end", ok=True, aborted=False, floor="coder"))
     assert not chat.running and not any(isinstance(i, Bubble) and i.streaming for i in chat.items)
 
@@ -240,6 +240,31 @@ def test_a_group_bubble_the_person_stopped_reads_stopped_not_failed() -> None:
     assert isinstance(marker, Marker) and marker.kind == "stopped"
 
 
+def shown(chat: Transcript) -> list[str]:
+    """The transcript as a person reads it: who speaks and what, and the markers by kind."""
+    return [f"{i.who}: {i.text}" if isinstance(i, Bubble) else f"[{i.kind}]" for i in chat.items]
+
+
+def test_a_stopped_group_turn_says_stopped_once_with_no_empty_bubble_live_and_from_the_history() -> None:
+    history = {"id": "g1", "after": 4, "running": False, "messages": [], "group": [
+        {"id": "m1", "from": "user", "text": "build it", "seg": 0},
+        {"id": "m2", "from": "coder", "text": "Starting", "seg": 0, "stopped": True},
+        {"id": "m3", "from": "commander", "text": "", "seg": 1, "stopped": True},  # the segment a Stop leaves
+        {"id": "m4", "from": "user", "text": "again", "seg": 1},
+        {"id": "m5", "from": "commander", "text": "", "seg": 1, "stopped": True},
+    ]}  # fmt: skip
+    chat = Transcript.from_history(history)
+    assert shown(chat) == ["user: build it", "coder: Starting", "[stopped]", "user: again", "[stopped]"]
+    chat.apply(event(5, "user_message", message_id="u3", text="once more"))
+    chat.apply(event(6, "group_start", members=["coder"], floor="commander"))
+    chat.apply(event(7, "text_delta", actor="coder", text="Going"))
+    for seq, actor in ((8, "coder"), (9, "commander"), (10, "group")):
+        chat.apply(event(seq, "error", actor=actor, kind="aborted", message="Stopped"))
+    chat.apply(event(11, "turn_end", actor="group", ok=False, aborted=True, floor="commander"))
+    assert shown(chat)[-3:] == ["user: once more", "coder: Going", "[stopped]"]
+    assert not chat.running and not any(isinstance(i, Bubble) and i.streaming for i in chat.items)
+
+
 def test_the_latest_failure_offers_retry_of_the_message_before_it_and_a_new_message_withdraws_it() -> None:
     chat = Transcript.from_history({**HISTORY, "messages": HISTORY["messages"][:-1], "after": 0})
     first = chat.apply(event(1, "error", kind="provider", message="Overloaded"))
@@ -267,3 +292,18 @@ def test_an_attached_image_is_kept_structured_for_its_thumbnail_and_a_question_c
     assert isinstance(question, Question)
     said = (question.level, question.categories, question.effect)
     assert said == ("dangerous", ("network", "runs_program"), "network")
+
+
+def test_an_untitled_chat_is_read_again_with_its_title_when_its_first_turn_ends() -> None:
+    chat = Transcript.from_history({**HISTORY, "messages": [], "title": ""})
+    chat.apply(event(4, "user_message", message_id="u1", text="plan my garden"))
+    chat.apply(event(5, "text_delta", text="Tomatoes."))
+    assert not chat.stale
+    chat.apply(event(6, "done", text="Tomatoes."))
+    chat.apply(event(7, "idle"))
+    assert chat.stale  # the view reads the history again, and its title with it
+    named = Transcript.from_history({**HISTORY, "messages": [], "title": "plan my garden"})
+    assert named.title == "plan my garden"
+    for n, type_ in enumerate(("user_message", "done", "idle")):
+        named.apply(event(4 + n, type_, message_id="u2", text="more"))
+    assert not named.stale  # a named chat is not read again after each turn

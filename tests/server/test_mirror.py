@@ -370,3 +370,41 @@ def test_a_phone_starts_a_chat_and_sees_only_its_images(mirrored: Mirrored) -> N
     again = f"/mirror/api/v1/conversations/{chat}/messages/nope/regenerate"
     retried = mirrored.phone("POST", again, token=token, body={})
     assert retried.status_code == 404  # no such message: said, nothing started
+
+
+def test_a_phone_reads_a_chat_s_title_with_its_history(mirrored: Mirrored, anthropic_server: FakeServer) -> None:
+    anthropic_server.script(wire.reply_text("Tomatoes first."))
+    token, _device = mirrored.pair()
+    chat = mirrored.phone("POST", "/mirror/api/v1/conversations", token=token, body={}).json()["id"]
+    path = f"/mirror/api/v1/conversations/{chat}/messages"
+    assert mirrored.phone("GET", path, token=token).json()["title"] == ""  # "Untitled chat" on the phone, until...
+    assert mirrored.phone("POST", path, token=token, body={"text": "plan my   garden"}).is_success
+    deadline = time.time() + DEADLINE
+    while (history := mirrored.phone("GET", path, token=token).json())["running"]:
+        assert time.time() < deadline
+        time.sleep(0.1)
+    assert history["title"] == "plan my garden"  # ...the first words name it, as on the desktop's list
+
+
+def test_a_freshly_paired_phone_counts_as_new_only_what_ends_after_it_first_sees_a_chat(
+    mirrored: Mirrored, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(wire.reply_text("One."), wire.reply_text("Two."), wire.reply_text("Three."))
+    chat = mirrored.desktop("POST", "/api/conversations", {"title": "Old"}).json()["id"]
+
+    def answered(text: str) -> None:
+        assert mirrored.desktop("POST", f"/api/conversations/{chat}/messages", {"text": text}).status_code == 202
+        deadline = time.time() + DEADLINE
+        while mirrored.desktop("GET", f"/api/conversations/{chat}/messages").json()["running"]:
+            assert time.time() < deadline
+            time.sleep(0.1)
+
+    answered("one")
+    answered("two")
+    token, _device = mirrored.pair()
+    unread = lambda: mirrored.phone("GET", "/mirror/api/v1/conversations", token=token).json()[0]["unread"]  # noqa: E731
+    assert unread() == 0  # answered before this phone was paired: not news to it
+    answered("three")
+    assert unread() == 1
+    mirrored.phone("GET", f"/mirror/api/v1/conversations/{chat}/messages", token=token)
+    assert unread() == 0  # opened

@@ -253,7 +253,7 @@ def test_a_new_user_starts_a_chat_on_the_phone_retries_approves_knowing_the_risk
             thumb_sized(target)
         new_chat.tap()
         wait_text(page, IN_A_CHAT)
-        assert len(mirrored.desktop("GET", "/api/conversations").json()) == 1
+        assert mirrored.desktop("GET", "/api/conversations").json() == []  # made by its first message
         for name in ("Back", "Refresh", "Attach a photo or file", "Send"):
             thumb_sized(icon(page, name))
 
@@ -267,6 +267,7 @@ def test_a_new_user_starts_a_chat_on_the_phone_retries_approves_knowing_the_risk
         retry.tap()
         wait_text(page, "Hello after the retry.")
         assert said(anthropic_server)[-1] == "hello there"
+        assert len(mirrored.desktop("GET", "/api/conversations").json()) == 1
         assert page.get_by_role("button", name="Retry").count() == 0  # the failed try is the other version now
 
         # An approval says how risky it is; its buttons, and Stop (away from Refresh), fit a thumb.
@@ -297,3 +298,25 @@ def test_a_new_user_starts_a_chat_on_the_phone_retries_approves_knowing_the_risk
     finally:
         context.close()
     assert not errors, errors
+
+
+def test_a_new_chat_left_blank_leaves_nothing_and_its_first_message_makes_it_named(
+    phone: Callable[[], Any], mirrored: Mirrored, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(wire.reply_text("Tomatoes first."))
+    page = phone()
+    page.get_by_role("button", name="New chat").tap()
+    wait_text(page, IN_A_CHAT)
+    wait_text(page, "Untitled chat")
+    assert mirrored.desktop("GET", "/api/conversations").json() == []  # a blank page, as on the desktop
+    icon(page, "Back").tap()
+    wait_text(page, "No conversations yet")
+    assert mirrored.desktop("GET", "/api/conversations").json() == []  # left blank: nothing behind, anywhere
+
+    page.get_by_role("button", name="New chat").tap()
+    type_into(page, COMPOSER, "plan my garden")
+    icon(page, "Send").tap()
+    wait_text(page, "Tomatoes first.")
+    page.wait_for_url("**#/chat/*", timeout=20_000)  # the chat now, at its own address
+    assert [c["title"] for c in mirrored.desktop("GET", "/api/conversations").json()] == ["plan my garden"]
+    page.get_by_text("Untitled chat").wait_for(state="detached", timeout=20_000)  # the header has its title

@@ -25,6 +25,7 @@ MENTION = re.compile(r"@([\w.-]*)$")
 UPLOAD_WINDOW = 300  # seconds a signed upload URL stays good
 
 Guarded = Callable[[Awaitable[Any]], Awaitable[Any]]
+Begin = Callable[[], Awaitable[str]]  # makes a blank chat; its id ("" if it could not be made)
 
 
 class Composer:
@@ -38,12 +39,17 @@ class Composer:
         self.uploading: dict[str, tuple[str, str]] = {}  # picked name -> (stored as, conversation)
         self.pending: list[str] = []  # attachment ids for the next message
         self.conversation = ""
+        self.begin: Begin | None = None
         self.members: list[str] = []
         self.t = Words("en")
 
-    def build(self, t: Words, conversation: str, members: list[str], running: bool) -> ft.Control:
-        """The controls for one conversation's screen."""
+    def build(
+        self, t: Words, conversation: str, members: list[str], running: bool, begin: Begin | None = None
+    ) -> ft.Control:
+        """The controls for one conversation's screen; a blank chat's (no `conversation` yet) makes it with `begin`
+        when its first message (or photo) is sent."""
         self.t, self.conversation, self.members, self.pending = t, conversation, members, []
+        self.begin = begin
         self.mentions = ft.Row(wrap=True, spacing=4, visible=False)
         self.field = ft.TextField(
             hint_text=t("message"),
@@ -76,25 +82,35 @@ class Composer:
         self.working.visible = running
 
     def leave(self) -> None:
-        self.conversation = ""
+        self.conversation, self.begin = "", None
+
+    async def _made(self) -> str:
+        """The chat this screen sends to: a blank one is made now, on its first message or photo."""
+        if not self.conversation and self.begin is not None:
+            begin, self.begin = self.begin, None  # once: a second tap meanwhile would make another
+            self.conversation = await begin()
+        return self.conversation
 
     async def _send(self, _: Any) -> None:
         text = (self.field.value or "").strip()
-        if not text or not self.conversation:
+        if not text:
+            return
+        conversation = await self._made()
+        if not conversation:
             return
         self.field.value = ""
         self.mentions.visible = False
         files, self.pending = self.pending, []
         self.attached.visible = False
         self.page.update()
-        await self.guarded(self.client.send(self.conversation, text, files))
+        await self.guarded(self.client.send(conversation, text, files))
 
     async def _stop(self, _: Any) -> None:
         if self.conversation:
             await self.guarded(self.client.stop(self.conversation))
 
     async def _attach(self, _: Any) -> None:
-        if not self.conversation:
+        if not await self._made():
             return
         picked = await self.picker.pick_files(allow_multiple=False)
         for chosen in picked or []:

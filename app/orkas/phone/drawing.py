@@ -10,7 +10,7 @@ import flet as ft
 
 from orkas.phone.strings import Words
 from orkas.phone.touch import tall
-from orkas.phone.transcript import USER, Bubble, File, Item, Marker, Question
+from orkas.phone.transcript import ASSISTANT, USER, Bubble, File, Item, Marker, Question
 
 THUMBNAIL = 160  # px: a photo's side in the transcript
 FEWEST_TOOLS = 5  # a bubble lists its last few tool calls; the rest is the desktop's detail
@@ -56,9 +56,7 @@ class Drawing:
         mine = item.who == USER
         lines: list[ft.Control] = []
         if not mine:
-            lines.append(
-                ft.Text(t("assistant") if item.who == "assistant" else item.who, weight=ft.FontWeight.BOLD, size=12)
-            )
+            lines.append(ft.Text(t("orkas") if item.who == ASSISTANT else item.who, weight=ft.FontWeight.BOLD, size=12))
         lines += [_with_icon(ft.Icons.BUILD_OUTLINED, tool, italic=True) for tool in item.tools[-FEWEST_TOOLS:]]
         for file in item.files:
             lines.append(_with_icon(ft.Icons.ATTACH_FILE, file.name))
@@ -167,3 +165,13 @@ class Drawing:
 def _with_icon(icon: ft.IconData, text: str, *, italic: bool = False) -> ft.Control:
     """A tool call or a file in a bubble (icons, not emoji: the bundled fonts have none)."""
     return ft.Row([ft.Icon(icon, size=14), ft.Text(text, size=12, italic=italic, expand=True)], spacing=4)
+
+
+def pill(text: str) -> ft.Control:
+    """A small count on a list's row ("3 new")."""
+    return ft.Container(
+        ft.Text(text, size=12, color=ft.Colors.ON_PRIMARY),
+        bgcolor=ft.Colors.PRIMARY,
+        border_radius=10,
+        padding=ft.Padding(left=8, right=8, top=2, bottom=2),
+    )

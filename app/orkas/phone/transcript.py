@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-ASSISTANT = "assistant"
+ASSISTANT = "assistant"  # Orkas's own words: a one-agent chat's answers, and a group's commander's
+COMMANDER = "commander"  # a group's coordinator on the wire; to a person it is Orkas (as on the desktop)
 USER = "user"
 TOOL_LINE = 120  # characters of a tool call's input shown under its name
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})  # what the mirror shows inline
@@ -32,7 +33,7 @@ class File:
 @dataclass
 class Bubble:
     key: str
-    who: str  # "user", "assistant", or a group agent's name
+    who: str  # "user", "assistant" (Orkas, the commander too), or a group agent's name
     text: str = ""
     tools: list[str] = field(default_factory=list)
     files: list[File] = field(default_factory=list)
@@ -105,6 +106,7 @@ class Transcript:
     stale: bool = False  # the history changed (an edit, another answer): the view reads it again
     group: bool = False  # a group's turn is not retried from here (nor on the desktop)
     _asked: str = ""  # the person's latest message: what Retry answers again
+    _stopped: bool = False  # history: the group turn being read was stopped (said once, after it)
     _failed: Bubble | Marker | None = None  # the failure that offers Retry now
     _open: dict[str, Bubble] = field(default_factory=dict)  # the bubble each actor is writing into
     _index: dict[str, Item] = field(default_factory=dict)
@@ -115,10 +117,12 @@ class Transcript:
     def from_history(cls, payload: dict[str, Any]) -> Transcript:
         chat = cls(conversation=str(payload.get("id", "")), after=int(payload.get("after", -1)))
         chat.running = bool(payload.get("running"))
+        chat.title = str(payload.get("title") or "")
         chat.group = payload.get("group") is not None
         if chat.group:
             for record in payload["group"]:
                 chat._group_record(record)
+            chat._group_turn_end()
         else:
             for message in payload.get("messages", []):
                 chat._message(message)
@@ -192,14 +196,29 @@ class Transcript:
         if record.get("dispatch"):
             self._add(_asked(str(record["id"]), record))
             return
-        who = USER if sender == USER else sender
+        if sender == USER:
+            self._group_turn_end()
+        # A Stop ends every actor's run: each record says so, but the person stopped one turn (said once, after
+        # it, as the desktop does); the commander's empty segment a Stop leaves is no bubble at all.
+        self._stopped |= bool(record.get("stopped"))
         files = _files(record.get("attachments", []))
-        bubble = Bubble(key=record["id"], who=who, text=record.get("text", ""), files=files)
-        bubble.tools = [_tool_line(p.get("tool", ""), "") for p in record.get("process", []) if p.get("tool")]
+        tools = [_tool_line(p.get("tool", ""), "") for p in record.get("process", []) if p.get("tool")]
+        if sender != USER and not (record.get("text") or tools or files or record.get("failure")):
+            return
+        who = USER if sender == USER else ASSISTANT if sender == COMMANDER else sender
+        bubble = Bubble(key=record["id"], who=who, text=record.get("text", ""), files=files, tools=tools)
         bubble.failed = record.get("failure") or ""
         self._add(bubble)
-        if record.get("stopped"):  # the person's Stop: said as such, not in red
-            self._add(Marker(key=f"s-{record['id']}", kind="stopped", text=""))
+
+    def _group_turn_end(self) -> None:
+        if self._stopped:  # the person's Stop: said as such, not in red
+            self._add(Marker(key=f"s-{len(self.items)}", kind="stopped", text=""))
+        self._stopped = False
+
+    @property
+    def talking_to(self) -> str:
+        """The member holding a group's floor, or "" while Orkas (the commander) does: only then is it said."""
+        return "" if self.floor in ("", COMMANDER) else self.floor
 
     # ---- live ----
     def apply(self, event: dict[str, Any]) -> list[Item]:
@@ -214,7 +233,7 @@ class Transcript:
         if handler is None:
             return []
         actor = event.get("actor") or ASSISTANT
-        changed: list[Item] = handler(event, ASSISTANT if actor == "group" else actor, seq)
+        changed: list[Item] = handler(event, ASSISTANT if actor in ("group", COMMANDER) else actor, seq)
         return changed
 
     def _on_user_message(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
@@ -295,6 +314,8 @@ class Transcript:
         return [ending]
 
     def _on_error(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        if event.get("kind") == "aborted" and self.group:  # every actor's run ends: said once, at the turn's end
+            return self._on_done(event, actor, seq)
         if event.get("kind") == "aborted":
             return [*self._close_all(), self._add(Marker(key=f"s{seq}", kind="stopped", text=""))]
         ending = self._open.pop(actor) if actor in self._open else None
@@ -311,14 +332,19 @@ class Transcript:
 
     def _on_idle(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
         self.running = False
+        # An untitled chat is named by its first words as its first message is sent (the store's rule, with no
+        # event of its own; a model's title comes as `title_changed`): read again with its title.
+        self.stale = self.stale or not self.title
         return self._close_all()
 
     def _on_turn_end(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
         self.floor = str(event.get("floor") or self.floor)
-        return self._on_idle(event, actor, seq)
+        stopped = [self._add(Marker(key=f"s{seq}", kind="stopped", text=""))] if event.get("aborted") else []
+        return [*self._on_idle(event, actor, seq), *stopped]
 
     def _on_group_start(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
         self.floor = str(event.get("floor") or self.floor)
+        self.group = True  # members added since the history was read: a Stop is said at the turn's end
         return []
 
     def _on_state_changed(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:

@@ -19,7 +19,7 @@ import flet as ft
 from orkas.phone.client import MirrorClient, MirrorRefused, Target, Unpaired
 from orkas.phone.composer import Composer
 from orkas.phone.device import device_name
-from orkas.phone.drawing import Drawing
+from orkas.phone.drawing import Drawing, pill
 from orkas.phone.navigation import LIST, Navigator, chat_of, chat_route
 from orkas.phone.strings import Words, language
 from orkas.phone.touch import icon_button, tall, theme
@@ -147,7 +147,7 @@ class PhoneView:
                 ft.ListTile(
                     title=ft.Text(chat.get("title") or "…", max_lines=1),
                     subtitle=ft.Text(" · ".join(status)) if status else None,
-                    trailing=_pill(t("unread", count=unread)) if unread else None,
+                    trailing=pill(t("unread", count=unread)) if unread else None,
                     on_click=self._opener(chat),
                 )
             )
@@ -174,11 +174,18 @@ class PhoneView:
             await self._unpaired()
 
     async def _new_chat(self, _: Any) -> None:
-        """A chat started from the phone, opened at once, ready for its first message."""
+        """A blank chat, as on the desktop: made when its first message is sent, so one left empty leaves nothing
+        behind, here or on the computer. No route of its own: Back and a reload go to the list."""
+        await self._guarded(self.show_chat({"id": ""}))
+
+    async def _begin(self) -> str:
+        """The blank chat's first message (or photo) makes it; it then opens as any chat, at its route, live."""
         made = await self._guarded(self.client.create())
-        if made:
-            self.listed = [made, *self.listed]
-            await self.nav.go(chat_route(str(made["id"])))
+        if not made:
+            return ""
+        self.listed = [made, *self.listed]
+        self._errand(self.nav.go(chat_route(str(made["id"]))))  # runs once the message is on its way
+        return str(made["id"])
 
     async def refresh_list(self) -> None:
         await self.nav.redraw(LIST)
@@ -213,7 +220,7 @@ class PhoneView:
         t = self.t
         conversation = str(chat["id"])
         self.current = chat
-        payload = await self.client.messages(conversation, after=-1)
+        payload = await self.client.messages(conversation, after=-1) if conversation else {"id": ""}
         await self.prefs.set(OPEN_KEY, conversation)
         self.chat = Transcript.from_history(payload)
         self.drawn = {}
@@ -221,18 +228,19 @@ class PhoneView:
         for item in self.chat.items:
             self._draw(item)
         members = [str(m) for m in chat.get("members") or []]
-        self.floor = ft.Text(t("floor", name=chat.get("floor") or ""), size=12, visible=bool(members))
-        self.title = ft.Text(chat.get("title") or t("untitled"), max_lines=1)
+        self.chat.floor = self.chat.floor or str(chat.get("floor") or "")  # the list's, until an event says
+        self.floor = ft.Text(t("floor", name=self.chat.talking_to), size=12, visible=bool(self.chat.talking_to))
+        self.title = ft.Text(self.chat.title or chat.get("title") or t("untitled"), max_lines=1)
         bar = ft.AppBar(
             leading=icon_button(ft.Icons.ARROW_BACK, t("back"), self._back),
             title=self.title,
             actions=[self._refresh_button(self.reload_chat)],
         )
-        bottom = self.composer.build(t, conversation, members, self.chat.running)
+        bottom = self.composer.build(t, conversation, members, self.chat.running, None if conversation else self._begin)
         self._screen(bar, ft.Column([self.floor, self.listing, bottom], expand=True))
         # Plain tasks on the server's loop, not page.run_task: that one fails while the phone's socket is
         # down (no connection, no loop), which is exactly when events must keep being applied.
-        self.watching = asyncio.create_task(self._watch(self.chat))
+        self.watching = asyncio.create_task(self._watch(self.chat)) if conversation else None
 
     async def reload_chat(self) -> None:
         if self.chat is not None:
@@ -267,7 +275,8 @@ class PhoneView:
             self._draw(item)
         if self.chat is not None:
             self.composer.running(self.chat.running)
-            self.floor.value = self.t("floor", name=self.chat.floor) if self.chat.floor else self.floor.value
+            holder = self.chat.talking_to
+            self.floor.value, self.floor.visible = self.t("floor", name=holder), bool(holder)
             self.title.value = self.chat.title or self.title.value
         self.page.update()
 
@@ -385,15 +394,6 @@ class PhoneView:
     async def _closed(self, _: Any) -> None:
         self._stop_watching()
         await self.client.close()
-
-
-def _pill(text: str) -> ft.Control:
-    return ft.Container(
-        ft.Text(text, size=12, color=ft.Colors.ON_PRIMARY),
-        bgcolor=ft.Colors.PRIMARY,
-        border_radius=10,
-        padding=ft.Padding(left=8, right=8, top=2, bottom=2),
-    )
 
 
 def _kept(_: Any) -> None:

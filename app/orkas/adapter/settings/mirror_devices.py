@@ -133,7 +133,10 @@ class MirrorDevices:
 
     # ---- unread: finished turns a device has not opened yet (kept while the app runs) ----
     def unread(self, device_id: str, conversation_id: str, finished: int) -> int:
-        return max(0, finished - self._read.get((device_id, conversation_id), 0))
+        """Turns ended since this phone last opened the chat. A chat it never opened counts from when it first
+        listed it (pairing, or this app's start): what ended before is not news to this phone, and a count of every
+        turn the kept events hold ("85 new" on a chat of 200 answers) meant nothing to a person."""
+        return max(0, finished - self._read.setdefault((device_id, conversation_id), finished))
 
     def mark_read(self, device_id: str, conversation_id: str, finished: int) -> None:
         self._read[(device_id, conversation_id)] = finished

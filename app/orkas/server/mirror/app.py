@@ -165,6 +165,8 @@ def create_mirror_app(
         device = device_of(request)
         with answered():
             payload = await history_payload(runtime, services, conversation_id)
+            # Read after the history: a title given since comes as an event after `after`, so none is missed.
+            payload["title"] = config(lambda: runtime.store.get(conversation_id)).title
         if after >= 0:  # the events since then too, so a phone that slept catches up in one call
             backlog, queue = runtime.subscribe(conversation_id, after)
             runtime.unsubscribe(conversation_id, queue)
