@@ -8,8 +8,9 @@ import asyncio
 from pathlib import Path
 
 from orkas.adapter.conversations.streams import Streams
-from orkas.adapter.wire import Idle
-from orkas.engine.events import TextDelta
+from orkas.adapter.wire import Idle, TurnEnd
+from orkas.engine.events import Done, TextDelta
+from orkas.engine.messages import Usage
 
 
 def two_processes(tmp_path: Path) -> tuple[Streams, Streams]:
@@ -97,3 +98,14 @@ async def test_a_subscribed_view_follows_without_being_asked(tmp_path: Path) -> 
     assert window.watched() == []
     window.close()
     terminal.close()
+
+
+def test_a_group_turn_counts_as_one_finished_turn_and_a_one_agent_answer_as_one(tmp_path: Path) -> None:
+    """The phone's "new" count: a group's turn ended once, however many of its actors answered in it."""
+    streams, _ = two_processes(tmp_path)
+    done = Done(text="ok", stop_reason="end_turn", usage=Usage(), tool_loops=0)
+    for actor in ("commander", "coder", "critic"):
+        streams.publish("group", done, actor)
+    streams.publish("group", TurnEnd(ok=True, aborted=False, floor="commander"), "group")
+    streams.publish("solo", done)
+    assert streams.finished_turns("group") == 1 and streams.finished_turns("solo") == 1

@@ -229,7 +229,9 @@ class Streams:
 
     def finished_turns(self, conversation_id: str) -> int:
         """How many turns have ended in this conversation's kept events (the phone's unread count)."""
-        return sum(1 for p in self.stream(conversation_id).events if isinstance(p.event, Done | TurnEnd))
+        # A group's turn ends once (TurnEnd); each of its actors' Done is part of it, not a turn of its own.
+        events = self.stream(conversation_id).events
+        return sum(1 for p in events if isinstance(p.event, TurnEnd) or (isinstance(p.event, Done) and p.actor is None))
 
     def forget(self, conversation_id: str) -> None:
         stream = self.streams.pop(conversation_id, None)
