@@ -133,7 +133,17 @@ async function refreshList(query = $("#search").value.trim()) {
     item.append(open, pin, itemMenu(chat));
     markOpen(item, state.current?.id);
     if (chat.snippet && chat.snippet !== chat.title) item.append(el("div", "snippet", chat.snippet));
-    if (chat.running) item.classList.add("running");
+    // Its state beside the title, never inside it (a long title's "…" cut the running dot off), and in the name
+    // a screen reader says: waiting for the person's approval is not the same as running.
+    const doing = chat.waiting ? "waiting" : chat.running ? "running" : "";
+    if (doing) {
+      item.classList.add(doing);
+      const mark = el("span", "chat-state", doing === "waiting" ? "?" : "●");
+      mark.title = t(doing === "waiting" ? "chatWaiting" : "chatRunning");
+      mark.setAttribute("aria-hidden", "true");
+      open.after(mark);
+      open.setAttribute("aria-label", `${chat.title || t("untitled")} (${mark.title})`);
+    }
     list.append(item);
   }
 }
@@ -322,6 +332,7 @@ async function openChat(id) {
     view.apply(event);
     // Never an unhandled rejection: if the server went away meanwhile, the offline banner says so.
     if (event.type === "user_message") refreshTitle(id).then(() => refreshList()).catch(() => {}); // titled at once
+    if (event.type === "permission_request" || event.type === "permission_answered") refreshList().catch(() => {});
     if (event.type === "idle") {
       refreshTitle(id).then(() => refreshList()).catch(() => {});
       showTotal(id).catch(() => {});

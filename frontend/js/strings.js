@@ -5,6 +5,8 @@ const STRINGS = {
   en: {
     app: "Orkas",
     newChat: "New chat",
+    chatRunning: "Working",
+    chatWaiting: "Waiting for your approval",
     inFolder: "In a folder…",
     workspacePrompt: "Full path of the folder this chat works in",
     chatFolder: "This chat will work in {folder}. It is made when you send the first message.",
@@ -553,6 +555,8 @@ const STRINGS = {
   zh: {
     app: "Orkas",
     newChat: "新对话",
+    chatRunning: "正在进行",
+    chatWaiting: "等待你的批准",
     inFolder: "在文件夹中…",
     workspacePrompt: "此对话工作的文件夹的完整路径",
     chatFolder: "此对话将在 {folder} 中工作。发送第一条消息时创建。",
@@ -1101,6 +1105,8 @@ const STRINGS = {
   pt: {
     app: "Orkas",
     newChat: "Nova conversa",
+    chatRunning: "Em andamento",
+    chatWaiting: "Aguardando sua aprovação",
     inFolder: "Em uma pasta…",
     workspacePrompt: "Caminho completo da pasta em que esta conversa trabalha",
     chatFolder: "Esta conversa vai trabalhar em {folder}. Ela é criada quando você envia a primeira mensagem.",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from playwright.sync_api import Page, expect
@@ -163,3 +164,28 @@ def test_the_sidebar_search_follows_an_edit_another_answer_and_the_version_shown
     expect(page.locator("#title")).to_have_text("Tell me about zebras", timeout=TIMEOUT)
     expect(search_results(page, "stripes").locator(".snippet")).to_contain_text("stripes", timeout=TIMEOUT)
     expect(search_results(page, "quokkas")).to_have_count(0, timeout=TIMEOUT)
+
+
+def test_the_list_says_which_chat_waits_for_an_approval_beside_its_title(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    long = "Please make the file for the quarterly planning notes of the whole team"
+    anthropic_server.script(
+        wire.message(wire.tool_use("bash", {"command": "touch notes.txt"}, id="tb")), wire.reply_text("Made.")
+    )
+    send(page, long)
+    expect(page.locator(".permission-card")).to_be_visible(timeout=TIMEOUT)
+    page.click("#new-chat")  # elsewhere: only the list can say that chat waits for the person
+    entry = page.locator("#chats li.chat").first
+    expect(entry).to_have_class(re.compile(r"\bwaiting\b"), timeout=TIMEOUT)
+    state = entry.locator(".chat-state")
+    expect(state).to_be_visible()  # beside the title, not cut off with it
+    expect(state).to_have_attribute("title", "Waiting for your approval")
+    expect(entry.get_by_role("button", name=re.compile(r"\(Waiting for your approval\)$"))).to_have_count(1)
+    box = state.bounding_box()
+    sidebar = page.locator("#chats").bounding_box()
+    assert box and sidebar and box["x"] + box["width"] <= sidebar["x"] + sidebar["width"]
+    entry.locator("button.chat-open").click()
+    page.locator(".permission-card button.allow_once").click()
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Made.", timeout=TIMEOUT)
+    expect(entry.locator(".chat-state")).to_have_count(0, timeout=TIMEOUT)  # nothing runs or waits any more

@@ -177,7 +177,11 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
 
     @api.get("/api/conversations")
     async def conversations_list() -> list[dict[str, Any]]:
-        return [{**asdict(c), "running": runtime.running(c.id)} for c in conversations.recent()]  # a terminal's too
+        # Running (a terminal's run too), and whether it waits for the person's approval: said in the list.
+        return [
+            {**asdict(c), "running": runtime.running(c.id), "waiting": runtime.waiting(c.id)}
+            for c in conversations.recent()
+        ]
 
     @api.post("/api/conversations", status_code=201)
     async def conversations_create(body: NewConversation) -> dict[str, Any]:

@@ -109,6 +109,11 @@ class ConversationRuntime(Versions, Snapshots):
             self.streams.catch_up(conversation_id)
         return self.streams.waiting_questions([*self.active, *elsewhere])
 
+    def waiting(self, conversation_id: str) -> bool:
+        """Its run here waits for the person's answer to a question (an approval card is open)."""
+        active = self.active.get(conversation_id)
+        return active is not None and bool(active.permissions.open_questions)
+
     def running(self, conversation_id: str) -> bool:
         """A run goes in the conversation, here or in another process (a terminal's `orkas run`)."""
         return conversation_id in self.active or self.store.running_elsewhere(conversation_id)
