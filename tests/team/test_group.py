@@ -473,6 +473,9 @@ async def test_a_dispatch_past_the_budget_is_refused_with_a_reason(tmp_path: Pat
             self.checks += 1
             return None if self.checks == 1 else "the conversation's budget of $1.00 is spent"
 
+        def limit_reached(self) -> str | None:
+            return None if self.checks <= 1 else "per_conversation"
+
         def record(self, **_: object) -> None:
             return None
 

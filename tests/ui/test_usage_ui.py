@@ -86,7 +86,10 @@ def test_a_spending_limit_set_in_settings_stops_a_run_and_raising_it_there_lets_
     page.fill("textarea.input", "one more question")
     page.keyboard.press("Enter")
     alert = page.locator(".msg [role=alert], .notice[role=alert], [role=alert].error").last
-    expect(alert).to_contain_text("spending limit", timeout=TIMEOUT)
+    # Which limit, and what to do, in the person's words (the sentence with `orkas budget …` is under Details).
+    expect(alert.locator(".error-words")).to_have_text(
+        "Today's spending limit is reached. Raise it in Settings → Usage, or go on tomorrow.", timeout=TIMEOUT
+    )
     assert not anthropic_server.requests  # stopped before any model call
     alert.locator("button.open-settings").click()
     limits = page.locator("#settings .usage-limits")

@@ -16,6 +16,11 @@ class Budget(Protocol):
         """Why no new model call may start (one sentence for a person), or None."""
         ...
 
+    def limit_reached(self) -> str | None:
+        """Which limit stops new calls ("per_day", "per_month", "per_conversation"), or None: a view words it in the
+        person's language and points at that limit."""
+        ...
+
     def record(self, *, provider: str, model: str, usage: Usage, cost: float | None, partial: bool = False) -> None:
         """Count one call. `cost` is None when the model's price is unknown; `partial`: the call ended before the
         provider's final count (a Stop, a cut stream), and `usage` is what it had counted — at least that was spent."""

@@ -86,7 +86,8 @@ class Turn:
             async for event in self._compact(force=False):
                 yield event
             if self.budget is not None and (reason := self.budget.blocked()) is not None:
-                raise Stop(self._error(Error(kind="budget", message=reason)))
+                which = self.budget.limit_reached() or ""  # the view says which limit, in the person's words
+                raise Stop(self._error(Error(kind="budget", message=reason, cause=which)))
             outcome: Outcome | None = None
             async with aclosing(self.call.stream(tool_choice="none" if self.limit_reached else "auto")) as events:
                 async for item in events:

@@ -177,6 +177,9 @@ class LedgerBudget:
                 reached[name] = cost
         return reached
 
+    def limit_reached(self) -> str | None:
+        return next(iter(self.reached()), None)  # in the order `blocked` names them
+
     def blocked(self) -> str | None:
         reached = self.reached()
         if "per_day" in reached:
