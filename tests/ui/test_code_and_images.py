@@ -51,6 +51,26 @@ def test_code_is_highlighted_safely(page: Page, app: App, anthropic_server: Fake
     expect(unknown.locator("span")).to_have_count(0)  # an unknown language stays plain
 
 
+def test_a_wide_table_scrolls_sideways_and_never_breaks_a_short_word(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    columns = [f"col{n}" for n in range(14)]
+    row = ["a_very_long_identifier_without_any_spaces_in_it", *(str(n) for n in range(13))]
+    table = "\n".join(["| " + " | ".join(columns) + " |", "|" + "---|" * 14, "| " + " | ".join(row) + " |"])
+    anthropic_server.script(wire.reply_text(table))
+    page.fill("textarea.input", "a table")
+    page.keyboard.press("Enter")
+    expect(page.locator(".msg.assistant table th")).to_have_count(14, timeout=TIMEOUT)
+    lines = page.evaluate(
+        """() => [...document.querySelectorAll('.msg.assistant table th')].map((th) => {
+          const range = document.createRange(); range.selectNodeContents(th);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size; })"""
+    )
+    assert set(lines) == {1}, lines  # "col1", never "c / ol1"
+    wrap = page.locator(".msg.assistant .table-wrap")
+    assert wrap.evaluate("(w) => w.scrollWidth > w.clientWidth")  # wider than the chat: it scrolls, in its own box
+
+
 def test_an_attached_image_shows_inline_and_only_as_this_chats_image(
     page: Page, app: App, anthropic_server: FakeServer, tmp_path: Path
 ) -> None:
