@@ -280,6 +280,7 @@ async function openChat(id) {
   $("#title").title = chat.workspace;
   for (const item of document.querySelectorAll("#chats .chat")) markOpen(item, id);
   follower.reset();
+  const held = state.view?.conversationId === id ? state.view.heldArrow() : null; // a version switch redraws
   const view = new ChatView($("#messages"), id, {
     follower,
     onRunning: (running) => composer.setRunning(running),
@@ -297,7 +298,10 @@ async function openChat(id) {
       composer.input.focus(); // the editor's box is gone: the person types on in the composer, not on the page
       return post(`/api/conversations/${id}/messages/${message}/edit`, { text });
     }),
-    onRegenerate: guarded((message) => post(`/api/conversations/${id}/messages/${message}/regenerate`, {})),
+    onRegenerate: guarded((message) => {
+      composer.input.focus(); // the answer and its buttons are drawn again: the person goes on in the composer
+      return post(`/api/conversations/${id}/messages/${message}/regenerate`, {});
+    }),
     onContinue: guarded(() => post(`/api/conversations/${id}/continue`, {})),
     onVersion: guarded(async (after, index) => {
       await post(`/api/conversations/${id}/versions`, { after, index });
@@ -313,6 +317,8 @@ async function openChat(id) {
   state.group = Boolean(history.group);
   if (history.group) view.renderGroupHistory(history.group, history.unsent ?? []);
   else view.renderHistory(history.messages, history.unsent ?? [], history.versions ?? []);
+  const shown = held && view.focusVersion(held);
+  if (shown) $("#announcer").textContent = shown; // the version now shown, said: the arrows alone said nothing
   reconcileRemembered($("#messages")).catch(() => {}); // an entry already taken back offers no Undo
   members.show(id).catch((error) => toast(error.message));
   showTotal(id).catch(() => {});
@@ -605,7 +611,7 @@ async function start() {
   $("#new-in-folder").addEventListener("click", guarded(newChatInFolder));
   $("#rename").addEventListener("click", guarded(() => renameChat()));
   $("#delete").addEventListener("click", guarded(() => deleteChat()));
-  find = new FindBar($("#find"), $("#messages"), $("#scroll"));
+  find = new FindBar($("#find"), $("#messages"), $("#scroll"), () => composer.input);
   const shortcuts = {
     f: () => find.open(),
     n: () => newChat(),
