@@ -774,7 +774,10 @@ export class ChatView {
     });
     bubble.classList.add("editing");
     bubble.append(editor);
-    box.focus();
+    // Opened by ↑ on a message scrolled out of sight, the box was typed into unseen, and the chat kept following
+    // the bottom: brought into view, and the chat stays there while the person edits.
+    revealInChat(editor, "nearest");
+    box.focus({ preventScroll: true });
     box.setSelectionRange(box.value.length, box.value.length);
   }
 
