@@ -617,7 +617,10 @@ export class ChatView {
     this.container.append(node);
     const turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null, partial: false,
       segments: [], question: this.lastUser };
-    node.append(copyButton(() => turn.segments.map((s) => s.raw).join("\n\n").trim(), t("copyAnswer", { n: this.answers })));
+    // Shown with the answer's first text: an answer that is only an error or a tool call has nothing to copy.
+    turn.copy = copyButton(() => turn.segments.map((s) => s.raw).join("\n\n").trim(), t("copyAnswer", { n: this.answers }));
+    turn.copy.hidden = true;
+    node.append(turn.copy);
     this.turn = turn;
     return turn;
   }
@@ -633,6 +636,7 @@ export class ChatView {
       // text is shown, where a marker inside code stays as written).
       turn.segment = { node, settled, tail, raw: "", done: 0, pending: false, agent: turn.el.classList.contains("agent") };
       turn.segments?.push(turn.segment);
+      if (turn.copy) turn.copy.hidden = false;
       turn.thinking = null;
     }
     return turn.segment;
