@@ -13,7 +13,7 @@ import { MemberBar } from "./members.js";
 import { Follower } from "./follow.js";
 import { firstRunPanel, memoryOffer } from "./first_run.js";
 import { reconcileRemembered } from "./remembered.js";
-import { openSettings } from "./settings.js";
+import { openSettings, showSection } from "./settings.js";
 import { saveAs } from "./settings_common.js";
 import { setLanguage, t } from "./strings.js";
 
@@ -500,7 +500,7 @@ async function showSettings(section) {
   await openSettings($("#settings"), { onPreferences: applyPreferences, onError: toast, onInfo: inform, onOpenChat });
   const target = section && $(`#settings section.${section}`);
   if (target) {
-    target.scrollIntoView({ block: "start" });
+    showSection($("#settings"), target);
     target.querySelector("input, select, button")?.focus();
   }
 }
