@@ -132,7 +132,11 @@ async function refreshList(query = $("#search").value.trim()) {
     }));
     item.append(open, pin, itemMenu(chat));
     markOpen(item, state.current?.id);
-    if (chat.snippet && chat.snippet !== chat.title) item.append(el("div", "snippet", chat.snippet));
+    if (chat.snippet && chat.snippet !== chat.title) { // the words that matched open the chat as its title does
+      const snippet = el("div", "snippet", chat.snippet); // (the keyboard has the title's button: one stop, not two)
+      snippet.addEventListener("click", () => open.click());
+      item.append(snippet);
+    }
     if (chat.running) item.classList.add("running");
     list.append(item);
   }
