@@ -89,6 +89,7 @@ export function permissionCard(conversationId, event) {
   const answer = async (option) => {
     if (card.classList.contains("answered") || choices.dataset.busy) return;
     choices.dataset.busy = "1";
+    holdFocus(card);
     for (const b of choices.querySelectorAll("button")) b.disabled = true;
     try {
       await post(`/api/conversations/${conversationId}/answers`, { question_id: event.id, decision: option });
@@ -129,6 +130,7 @@ export function permissionCard(conversationId, event) {
 
 export function permissionAnswered(card, decision, by = "", expired = false, unattended = false, stopped = false) {
   card.classList.add("answered", decision === "deny" ? "denied" : "allowed");
+  holdFocus(card);
   for (const b of card.querySelectorAll("button")) {
     b.disabled = true;
     if (b.dataset.decision === decision) b.classList.add("chosen");
@@ -140,6 +142,12 @@ export function permissionAnswered(card, decision, by = "", expired = false, una
   if (unattended) shown.textContent = t("unattendedDeclined"); // nobody could be asked: a no
   if (stopped) shown.textContent = t("stoppedDeclined"); // the run was stopped while it waited
   card.append(shown);
+}
+
+// A button about to be disabled drops the focus to the page, and the next Tab starts at the top of the window:
+// the card itself (focusable, it says what was answered) keeps it.
+function holdFocus(card) {
+  if (card.contains(document.activeElement) && document.activeElement !== card) card.focus({ preventScroll: true });
 }
 
 // This view's answer came after the question was closed: what it chose was not taken, and what was decided, by whom.

@@ -617,7 +617,10 @@ export class ChatView {
     this.container.append(node);
     const turn = { el: node, body, foot, segment: null, thinking: null, input: 0, output: 0, cost: null, partial: false,
       segments: [], question: this.lastUser };
-    node.append(copyButton(() => turn.segments.map((s) => s.raw).join("\n\n").trim(), t("copyAnswer", { n: this.answers })));
+    // Shown with the answer's first text: an answer that is only an error or a tool call has nothing to copy.
+    turn.copy = copyButton(() => turn.segments.map((s) => s.raw).join("\n\n").trim(), t("copyAnswer", { n: this.answers }));
+    turn.copy.hidden = true;
+    node.append(turn.copy);
     this.turn = turn;
     return turn;
   }
@@ -633,6 +636,7 @@ export class ChatView {
       // text is shown, where a marker inside code stays as written).
       turn.segment = { node, settled, tail, raw: "", done: 0, pending: false, agent: turn.el.classList.contains("agent") };
       turn.segments?.push(turn.segment);
+      if (turn.copy) turn.copy.hidden = false;
       turn.thinking = null;
     }
     return turn.segment;
@@ -777,7 +781,10 @@ export class ChatView {
     });
     bubble.classList.add("editing");
     bubble.append(editor);
-    box.focus();
+    // Opened by ↑ on a message scrolled out of sight, the box was typed into unseen, and the chat kept following
+    // the bottom: brought into view, and the chat stays there while the person edits.
+    revealInChat(editor, "nearest");
+    box.focus({ preventScroll: true });
     box.setSelectionRange(box.value.length, box.value.length);
   }
 
@@ -835,8 +842,18 @@ export class ChatView {
   }
 
   showVersions(versions) {
+    const held = this.heldArrow();
     for (const node of this.container.querySelectorAll(".versions")) node.remove();
     for (const version of versions) this.versionArrows(version);
+    if (held) this.focusVersion(held);
+  }
+
+  // The version arrow that has the focus, as what finds it again once the chat is drawn anew (a switch redraws
+  // it: the focus fell to the page, and the next Tab started at the top of the window).
+  heldArrow() {
+    const button = document.activeElement?.closest?.(".versions button");
+    if (!button || !this.container.contains(button)) return null;
+    return { after: button.parentElement.dataset.after, arrow: button.classList.contains("version-next") ? "version-next" : "version-previous" };
   }
 
   // On the message the versions differ from: the person's (edits: versions of the prompt) or the answer's
@@ -851,6 +868,8 @@ export class ChatView {
     const mine = bubble.classList.contains("user");
     const number = bubble.dataset.number ?? this.answerTo(version.after)?.dataset.number ?? "";
     if (number) nav.setAttribute("aria-label", t(mine ? "versionsOfMessage" : "versionsOfAnswer", { n: number }));
+    nav.dataset.after = version.after;
+    nav.dataset.shown = t("versionShown", { at: version.index + 1, of: version.count });
     const go = (index) => () => this.hooks.onVersion?.(version.after, index);
     const back = this.action(t("previousVersion"), "version-previous", go(version.index - 1));
     const next = this.action(t("nextVersion"), "version-next", go(version.index + 1));
@@ -858,6 +877,18 @@ export class ChatView {
     next.disabled = version.index === version.count - 1;
     nav.append(back, el("span", "version-count", t("versionOf", { at: version.index + 1, of: version.count })), next);
     bubble.append(nav);
+  }
+
+  // After a switch the chat is drawn anew: the arrow pressed, on the redrawn message, has the focus again (the
+  // other one when it cannot be pressed any more, at the first or last version). Returns what version shows, to
+  // be said aloud, or "" when those arrows are not drawn (yet).
+  focusVersion({ after, arrow }) {
+    const nav = [...this.container.querySelectorAll(".versions")].find((node) => node.dataset.after === after);
+    const button = [nav?.querySelector(`.${arrow}`), ...(nav?.querySelectorAll("button") ?? [])].find((b) => b && !b.disabled);
+    if (!button) return "";
+    revealInChat(button, "nearest");
+    button.focus({ preventScroll: true });
+    return nav.dataset.shown;
   }
 
   // The answer drawn live after the person's message `id` (a live bubble does not know its message's id yet).

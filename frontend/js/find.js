@@ -33,10 +33,13 @@ function locate(pieces, position, end) {
 }
 
 export class FindBar {
-  constructor(root, messages, view) {
+  // `home`: where the focus goes on closing when what had it before is gone (the message box).
+  constructor(root, messages, view, home) {
     this.root = root;
     this.messages = messages;
     this.view = view; // what scrolls the messages: where the person is reading
+    this.home = home;
+    this.from = null; // what had the focus when the bar opened: it gets it back on closing
     this.left = null; // the place when it was closed (see place())
     this.input = root.querySelector("#find-input");
     this.count = root.querySelector("#find-count");
@@ -80,17 +83,25 @@ export class FindBar {
   }
 
   show() {
+    const before = document.activeElement;
+    if (before && before !== document.body && !this.root.contains(before)) this.from = before;
     this.root.hidden = false;
     this.input.focus();
     this.input.select();
     this.find();
   }
 
+  // Hidden with the focus in it, the bar dropped it to the page: the next Tab started at the top of the window.
   close() {
     this.left = this.place();
+    const had = this.root.contains(document.activeElement);
     this.root.hidden = true;
     this.clear();
     this.count.textContent = "";
+    if (!had) return;
+    const back = this.from?.isConnected && !this.from.disabled ? this.from : this.home?.();
+    back?.focus({ preventScroll: true });
+    this.from = null;
   }
 
   // The match the person is on: its words, its message, and which of that message's matches it is.

@@ -2,7 +2,8 @@
 // they have scrolled up. "At the bottom" is what the person last did, not where the content is now: a tall
 // card (an approval) or an image that loads late grows the chat after it was drawn, and a rule judged after
 // the growth ("near the bottom?") stopped following just when something new needed seeing.
-// An approval waiting out of sight is never silent: a pill says how many wait and takes the person there.
+// An approval waiting out of sight is never silent: a pill says how many wait and takes the person there. With none
+// waiting, the same pill says new text arrived below while the person read above, and takes them back to following.
 
 import { t } from "./strings.js";
 
@@ -24,6 +25,8 @@ export class Follower {
     this.touchY = 0;
     this.dragging = false; // the scrollbar, held
     this.waiting = new Set(); // approval cards not answered yet
+    this.below = false; // content grew under the person's place since they left the bottom
+    this.rest = 0; // how much of the chat lay from the top of what shows to its end, when last seen
     active = this;
     // Only the person leaves the bottom: a wheel or a finger moving up, a key that scrolls up, a drag of the
     // scrollbar. A scroll's own event cannot say whose it was: our own scroll's event comes a frame late (after
@@ -43,6 +46,7 @@ export class Follower {
     box.addEventListener("pointerdown", (event) => { if (event.target === box) this.dragging = true; });
     document.addEventListener("pointerup", () => { this.dragging = false; });
     box.addEventListener("scroll", () => {
+      this.rest = this.box.scrollHeight - this.box.scrollTop; // the person's own place: nothing new below it
       if (this.atBottom()) this.following = true;
       else if (this.dragging) this.following = false;
       this.update();
@@ -85,12 +89,17 @@ export class Follower {
   // A chat opened: the approvals of the chat left behind are not this one's.
   reset() {
     this.waiting.clear();
+    this.below = false;
     this.follow();
   }
 
-  // Grown by a stream, a card, a notice: stay at the newest if the person was there.
+  // Grown by a stream, a card, a notice: stay at the newest if the person was there; else it is news below them
+  // (measured from their place: older answers drawn above as they scroll move the place with them).
   grew() {
     if (this.following && this.box.scrollHeight - this.box.scrollTop - this.box.clientHeight > 1) this.toBottom();
+    const rest = this.box.scrollHeight - this.box.scrollTop;
+    if (!this.following && rest > this.rest + 1) this.below = true;
+    this.rest = rest;
     this.update();
   }
 
@@ -119,19 +128,22 @@ export class Follower {
     return [...this.waiting].filter((card) => card.isConnected && !this.inView(card));
   }
 
-  // Called on every scroll and growth: with no approval waiting it touches nothing (no layout, no style).
+  // Called on every scroll and growth: with no approval waiting and nothing new below it touches nothing (no layout,
+  // no style). An approval waiting is what the pill says first: it holds the run up.
   update() {
-    if (!this.waiting.size && this.pill.hidden) return;
+    if (!this.waiting.size && !this.below && this.pill.hidden) return;
+    if (this.following) this.below = false;
     for (const card of this.waiting) if (!card.isConnected) this.waiting.delete(card);
     const unseen = this.unseen();
-    if (this.pill.hidden !== (unseen.length === 0)) this.pill.hidden = unseen.length === 0;
-    const said = unseen.length ? t(unseen.length === 1 ? "approvalWaiting" : "approvalsWaiting", { count: unseen.length }) : "";
+    const said = unseen.length ? t(unseen.length === 1 ? "approvalWaiting" : "approvalsWaiting", { count: unseen.length })
+      : this.below ? t("newMessagesBelow") : "";
+    if (this.pill.hidden !== !said) this.pill.hidden = !said;
     if (said && this.pill.textContent !== said) this.pill.textContent = said;
   }
 
   showWaiting() {
     const card = this.unseen()[0];
-    if (!card) return;
+    if (!card) { if (this.below) this.follow(); return; } // the newest, and following it again
     card.scrollIntoView({ block: "center" });
     card.focus({ preventScroll: true }); // its keys answer it (Deny first)
     this.update();

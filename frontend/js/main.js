@@ -13,7 +13,7 @@ import { MemberBar } from "./members.js";
 import { Follower } from "./follow.js";
 import { firstRunPanel, memoryOffer } from "./first_run.js";
 import { reconcileRemembered } from "./remembered.js";
-import { openSettings } from "./settings.js";
+import { openSettings, showSection } from "./settings.js";
 import { saveAs } from "./settings_common.js";
 import { setLanguage, t } from "./strings.js";
 
@@ -132,7 +132,11 @@ async function refreshList(query = $("#search").value.trim()) {
     }));
     item.append(open, pin, itemMenu(chat));
     markOpen(item, state.current?.id);
-    if (chat.snippet && chat.snippet !== chat.title) item.append(el("div", "snippet", chat.snippet));
+    if (chat.snippet && chat.snippet !== chat.title) { // the words that matched open the chat as its title does
+      const snippet = el("div", "snippet", chat.snippet); // (the keyboard has the title's button: one stop, not two)
+      snippet.addEventListener("click", () => open.click());
+      item.append(snippet);
+    }
     // Its state beside the title, never inside it (a long title's "…" cut the running dot off), and in the name
     // a screen reader says: waiting for the person's approval is not the same as running.
     const doing = chat.waiting ? "waiting" : chat.running ? "running" : "";
@@ -290,6 +294,7 @@ async function openChat(id) {
   $("#title").title = chat.workspace;
   for (const item of document.querySelectorAll("#chats .chat")) markOpen(item, id);
   follower.reset();
+  const held = state.view?.conversationId === id ? state.view.heldArrow() : null; // a version switch redraws
   const view = new ChatView($("#messages"), id, {
     follower,
     onRunning: (running) => composer.setRunning(running),
@@ -307,7 +312,10 @@ async function openChat(id) {
       composer.input.focus(); // the editor's box is gone: the person types on in the composer, not on the page
       return post(`/api/conversations/${id}/messages/${message}/edit`, { text });
     }),
-    onRegenerate: guarded((message) => post(`/api/conversations/${id}/messages/${message}/regenerate`, {})),
+    onRegenerate: guarded((message) => {
+      composer.input.focus(); // the answer and its buttons are drawn again: the person goes on in the composer
+      return post(`/api/conversations/${id}/messages/${message}/regenerate`, {});
+    }),
     onContinue: guarded(() => post(`/api/conversations/${id}/continue`, {})),
     onVersion: guarded(async (after, index) => {
       await post(`/api/conversations/${id}/versions`, { after, index });
@@ -323,6 +331,8 @@ async function openChat(id) {
   state.group = Boolean(history.group);
   if (history.group) view.renderGroupHistory(history.group, history.unsent ?? []);
   else view.renderHistory(history.messages, history.unsent ?? [], history.versions ?? []);
+  const shown = held && view.focusVersion(held);
+  if (shown) $("#announcer").textContent = shown; // the version now shown, said: the arrows alone said nothing
   reconcileRemembered($("#messages")).catch(() => {}); // an entry already taken back offers no Undo
   members.show(id).catch((error) => toast(error.message));
   showTotal(id).catch(() => {});
@@ -505,7 +515,7 @@ async function showSettings(section) {
   await openSettings($("#settings"), { onPreferences: applyPreferences, onError: toast, onInfo: inform, onOpenChat });
   const target = section && $(`#settings section.${section}`);
   if (target) {
-    target.scrollIntoView({ block: "start" });
+    showSection($("#settings"), target);
     target.querySelector("input, select, button")?.focus();
   }
 }
@@ -616,7 +626,7 @@ async function start() {
   $("#new-in-folder").addEventListener("click", guarded(newChatInFolder));
   $("#rename").addEventListener("click", guarded(() => renameChat()));
   $("#delete").addEventListener("click", guarded(() => deleteChat()));
-  find = new FindBar($("#find"), $("#messages"), $("#scroll"));
+  find = new FindBar($("#find"), $("#messages"), $("#scroll"), () => composer.input);
   const shortcuts = {
     f: () => find.open(),
     n: () => newChat(),

@@ -20,12 +20,25 @@ import { rulesSection } from "./settings_rules.js";
 import { skillsSection } from "./settings_skills.js";
 import { usageSection } from "./settings_usage.js";
 
-// A side menu of the dialog's sections: each entry brings its section into view, and the one in view is marked
-// (aria-current) as the person scrolls.
+// A side menu of the dialog's sections: each entry brings its section into view, and the section shown is marked
+// (aria-current). A section chosen (from the menu, or a button that opens Settings at it) stays marked until the
+// person scrolls: a short one (Language) or one the end of the dialog keeps low (Phone) never reaches the top, and
+// judged by where it landed the one above it was marked.
 function sectionMenu(dialog, body) {
   const nav = el("nav", "settings-menu");
   nav.setAttribute("aria-label", t("settings"));
   const links = new Map();
+  let chosen = null;
+  const current = (section) => {
+    for (const [s, link] of links) {
+      if (s === section) link.setAttribute("aria-current", "true"); else link.removeAttribute("aria-current");
+    }
+  };
+  const go = (section) => {
+    section.scrollIntoView({ block: "start" });
+    chosen = section;
+    current(section);
+  };
   for (const section of body.querySelectorAll(":scope > section")) {
     const heading = section.querySelector("h3");
     if (!heading) continue;
@@ -33,33 +46,37 @@ function sectionMenu(dialog, body) {
     link.type = "button";
     heading.tabIndex = -1; // the menu takes focus to the section's title, not into its first field
     link.addEventListener("click", () => {
-      section.scrollIntoView({ block: "start" });
+      go(section);
       heading.focus({ preventScroll: true });
-      current(section);
     });
     links.set(section, link);
     nav.append(link);
   }
-  const current = (section) => {
-    for (const [s, link] of links) {
-      if (s === section) link.setAttribute("aria-current", "true"); else link.removeAttribute("aria-current");
-    }
-  };
-  const inView = () => { // the last section whose top has reached the top of what shows (below the menu if above)
+  const inView = () => { // the last section whose title has reached the top of what shows (below the menu if above)
     const head = dialog.querySelector(".settings-head")?.getBoundingClientRect().bottom ?? 0;
     const above = getComputedStyle(nav).flexDirection !== "column";
-    const top = (above ? nav.getBoundingClientRect().bottom : head) + 72; // within a scroll margin of it
+    const top = (above ? nav.getBoundingClientRect().bottom : head) + 24; // a section brought into view sits 12 below
     let seen = [...links.keys()][0];
     for (const section of links.keys()) if (section.getBoundingClientRect().top <= top) seen = section;
     return seen;
   };
+  // The person scrolling, not a section chosen: what shows decides again.
+  const scrolled = () => { chosen = null; };
+  dialog.addEventListener("wheel", scrolled, { passive: true });
+  dialog.addEventListener("touchmove", scrolled, { passive: true });
+  dialog.addEventListener("pointerdown", (event) => { if (event.target === dialog || event.target === body) scrolled(); });
+  dialog.addEventListener("keydown", (event) => {
+    if (SCROLL_KEYS.has(event.key) && !event.target.closest("input, textarea, select")) scrolled();
+  });
   // Whichever part scrolls (the dialog, or its body beside the menu): scroll events do not bubble, so caught.
-  dialog.addEventListener("scroll", () => current(inView()), { passive: true, capture: true });
-  current(inView());
-  nav.inView = inView;
-  nav.mark = current;
+  dialog.addEventListener("scroll", () => current(chosen ?? inView()), { passive: true, capture: true });
+  nav.shown = () => chosen ?? inView();
+  nav.go = go;
+  nav.mark = () => current(chosen ?? inView()); // once shown: a dialog not open yet has no layout to judge
   return nav;
 }
+
+const SCROLL_KEYS = new Set(["PageUp", "PageDown", "Home", "End", "ArrowUp", "ArrowDown", " "]);
 
 export async function openSettings(dialog, { onPreferences, onError, onInfo = onError, onOpenChat }, redraw = false) {
   const data = await get("/api/settings");
@@ -78,12 +95,10 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
   // It stays on the section the person was in (a redraw jumped back to Providers).
   const refresh = async () => {
     if (!dialog.open) return;
-    const was = dialog.querySelector(".settings-menu")?.inView?.()?.className;
+    const was = dialog.querySelector(".settings-menu")?.shown?.()?.className;
     await openSettings(dialog, { onPreferences, onError, onInfo, onOpenChat }, true);
     const section = was && dialog.querySelector(`.settings-body > section.${was.split(" ")[0]}`);
-    if (!section) return;
-    section.scrollIntoView({ block: "start" });
-    dialog.querySelector(".settings-menu")?.mark?.(section);
+    if (section) showSection(dialog, section);
   };
   const guard = (action) => async (...args) => {
     try { await action(...args); } catch (error) { onError(error.message); }
@@ -99,7 +114,8 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
       onPreferences(saved);
       if ("language" in change) { // every string of this dialog too, at once, staying where the person was
         await refresh();
-        dialog.querySelector("section.language")?.scrollIntoView({ block: "start" });
+        const language = dialog.querySelector("section.language");
+        if (language) showSection(dialog, language);
       }
     }));
     return saving;
@@ -121,6 +137,17 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
     phoneSection(guard, refresh),
   ]));
   if (data.about) body.append(aboutSection(data.about, prefs, save, guard, onInfo));
-  if (body.parentNode === dialog) dialog.insertBefore(sectionMenu(dialog, body), body); // not if a redraw replaced it
+  if (body.parentNode !== dialog) return; // a redraw replaced it meanwhile
+  const menu = sectionMenu(dialog, body);
+  dialog.insertBefore(menu, body);
   if (!dialog.open && !redraw) dialog.showModal();
+  menu.mark();
+}
+
+// Settings at one section (the menu's choice, the section a redraw was on, or a button elsewhere that opens Settings
+// there): brought into view and marked in the menu.
+export function showSection(dialog, section) {
+  const menu = dialog.querySelector(".settings-menu");
+  if (menu?.go) menu.go(section);
+  else section.scrollIntoView({ block: "start" });
 }

@@ -1,9 +1,10 @@
 // Settings → Phone: let paired phones on this network watch and steer the conversations. Off by default;
 // pairing shows a QR code (the phone view's address, a one-time code, the certificate's fingerprint);
-// each paired phone is listed with Revoke, which cuts it off at once.
+// each paired phone is listed with Revoke, which asks first (the phone is signed out) and then cuts it off at once.
 
 import { del, get, post } from "./api.js";
 import { el } from "./cards.js";
+import { askConfirm } from "./dialogs.js";
 import { t } from "./strings.js";
 import { actionButton } from "./settings_common.js";
 
@@ -45,6 +46,9 @@ export async function phoneSection(guard, refresh) {
     const seen = new Date(device.last_seen * 1000).toLocaleString();
     item.append(el("strong", "", device.name), " ", el("span", "hint", t("phoneSeen", { when: seen })), " ",
       actionButton("small danger", t("phoneRevoke"), guard(async () => {
+        const sure = await askConfirm({ title: t("phoneRevokeTitle"), message: t("phoneRevokeConfirm", { name: device.name }),
+          action: t("phoneRevoke") });
+        if (!sure) return;
         await del(`/api/mirror/devices/${device.id}`);
         refresh();
       })));

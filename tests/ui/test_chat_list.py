@@ -189,3 +189,19 @@ def test_the_list_says_which_chat_waits_for_an_approval_beside_its_title(
     page.locator(".permission-card button.allow_once").click()
     expect(page.locator(".msg.assistant .markdown").last).to_have_text("Made.", timeout=TIMEOUT)
     expect(entry.locator(".chat-state")).to_have_count(0, timeout=TIMEOUT)  # nothing runs or waits any more
+
+
+def test_a_search_result_opens_from_its_snippet_as_from_its_title(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(wire.reply_text("Otters hold hands while they sleep."))
+    send(page, "Tell me about otters")
+    expect(page.locator(".msg.assistant .markdown")).to_contain_text("Otters hold hands", timeout=TIMEOUT)
+    expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+    page.click("#new-chat")
+    expect(page.locator("#title")).to_have_text("New chat")
+    snippet = search_results(page, "hold hands").locator(".snippet")
+    expect(snippet).to_contain_text("hold hands", timeout=TIMEOUT)
+    snippet.click()  # the words that matched: the whole result opens the chat
+    expect(page.locator("#title")).to_have_text("Tell me about otters", timeout=TIMEOUT)
+    expect(page.locator("#find-count")).to_have_text("1 of 1", timeout=TIMEOUT)  # at the match, as the title does

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from tests.conftest import subprocess_env
 from tests.fakes import anthropic as a_wire
-from tests.fakes.server import FakeServer
+from tests.fakes.server import FakeServer, Reply
 from tests.ui.conftest import ORKAS, free_port, start_app
 
 TIMEOUT = 20_000
@@ -239,3 +239,24 @@ def test_a_second_tab_answering_too_late_is_told_what_was_answered(
     expect(second.locator("button:enabled")).to_have_count(0)
     assert held  # the news was indeed late: the card learned it from its own answer
     other.close()
+
+
+def test_new_text_below_a_reader_who_scrolled_up_is_said_and_the_pill_takes_them_back(
+    page: Any, app: Any, anthropic_server: FakeServer
+) -> None:
+    long = "\n\n".join(f"Step {n}: a paragraph of the plan, long enough to fill a line or two." for n in range(40))
+    more = [a_wire.text(f"\n\nMore {n}.") for n in range(8)]
+    anthropic_server.script(Reply(events=a_wire.events([a_wire.text(long), *more]), event_delay=0.25))
+    page.fill("textarea.input", "plan it")
+    page.keyboard.press("Enter")
+    expect(page.locator(".msg.assistant .markdown")).to_contain_text("Step 39", timeout=TIMEOUT)
+    pill = page.locator("#waiting-pill")
+    expect(pill).to_be_hidden()  # following: the new text is in sight
+    page.locator("#scroll").hover()
+    page.mouse.wheel(0, -20_000)  # the person scrolls up to read the plan while it goes on
+    expect(pill).to_have_text("New messages ↓", timeout=TIMEOUT)
+    pill.click()
+    page.wait_for_function(AT_BOTTOM, timeout=TIMEOUT)
+    expect(pill).to_be_hidden()
+    expect(page.locator(".msg.assistant .markdown")).to_contain_text("More 7.", timeout=TIMEOUT)
+    page.wait_for_function(AT_BOTTOM, timeout=TIMEOUT)  # following again to the end

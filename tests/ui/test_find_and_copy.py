@@ -144,3 +144,16 @@ def test_find_opened_again_keeps_the_place_and_counts_every_match(page: Page, ap
 
     page.locator("#find-input").fill("ebb")
     expect(count).to_have_text("1 of 1200")  # every match counted, however many
+
+
+def test_an_answer_with_nothing_to_copy_offers_no_copy(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    anthropic_server.script(wire.error(401, "authentication_error", "invalid x-api-key"), wire.reply_text("Back."))
+    page.fill("#composer textarea", "Hello?")
+    page.press("#composer textarea", "Enter")
+    expect(page.locator(".marker.error")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+    copies = page.get_by_role("button", name=re.compile(r"^Copy answer"))
+    expect(copies).to_have_count(0)  # only an error: nothing an answer said
+    page.locator(".marker.error").get_by_role("button", name="Retry").click()
+    expect(page.locator(".msg.assistant .markdown").last).to_have_text("Back.", timeout=TIMEOUT)
+    expect(copies).to_have_count(1)  # the answer that has words has its copy

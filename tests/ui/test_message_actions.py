@@ -175,3 +175,22 @@ def test_the_keyboard_edits_a_message_as_the_mouse_does_and_the_composer_has_the
     page.keyboard.type("And a fruit?")
     page.keyboard.press("Enter")
     expect(answers(page)).to_have_text(["Apple.", "Pear."], timeout=TIMEOUT)
+
+
+def test_up_arrow_brings_the_editor_into_view_when_the_message_is_scrolled_away(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    long = "\n\n".join(f"Step {n}: a paragraph of the plan, long enough to fill a line or two." for n in range(60))
+    anthropic_server.script(wire.reply_text(long))
+    send(page, "Plan my week")
+    expect(answers(page)).to_contain_text("Step 59", timeout=TIMEOUT)
+    expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+    expect(page.locator(".msg.user")).not_to_be_in_viewport()  # the long answer pushed it up
+    page.locator("textarea.input").focus()
+    page.keyboard.press("ArrowUp")
+    editor = page.locator(".msg.user .editor textarea")
+    expect(editor).to_be_focused()
+    expect(editor).to_be_in_viewport()  # where the typing goes is seen
+    page.keyboard.type(" gently")
+    expect(editor).to_have_value("Plan my week gently")
+    expect(editor).to_be_in_viewport()  # and the chat did not go back to the bottom meanwhile

@@ -1,5 +1,6 @@
 """Settings → Phone in the real browser: off by default, turned on, a phone paired from the QR code's
-contents (over the real TLS mirror), listed, and revoked — after which its token is refused."""
+contents (over the real TLS mirror), listed, and revoked once the person confirms — after which its token is
+refused."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.ui.conftest import App, start_app
+from tests.ui.conftest import App, answer_dialog, start_app
 
 TIMEOUT = 15_000
 
@@ -38,6 +39,11 @@ def test_pair_list_and_revoke_a_phone(browser: Browser, phone_app: App) -> None:
     expect(section.locator("code.fingerprint")).to_contain_text("sha256:", timeout=TIMEOUT)
     section.get_by_role("button", name="Pair a phone").click()
     expect(section.locator("img.qr")).to_be_visible(timeout=TIMEOUT)
+    # The fingerprint wraps: the dialog keeps its width, and its Close button is all there at 1280×800.
+    assert page.evaluate("(d) => d.scrollWidth <= d.clientWidth", page.locator("#settings").element_handle())
+    close = page.locator("#settings button.close").bounding_box()
+    shown = page.locator("#settings").bounding_box()
+    assert close and shown and close["x"] + close["width"] <= shown["x"] + shown["width"], (close, shown)
     code = section.locator("code.pair-code").inner_text()
     mirror = section.locator("code.path").inner_text()
     assert mirror.startswith("https://127.0.0.1:")
@@ -58,6 +64,14 @@ def test_pair_list_and_revoke_a_phone(browser: Browser, phone_app: App) -> None:
         device = section.locator("li.device", has_text="Test phone")
         expect(device).to_be_visible(timeout=TIMEOUT)
         device.get_by_role("button", name="Revoke").click()
+        ask = page.locator("dialog.ask[open]")  # asked first, not one click
+        expect(ask).to_contain_text("Test phone will be signed out")
+        ask.get_by_role("button", name="Cancel").click()
+        expect(device).to_be_visible()
+        kept = phone.get(f"{mirror}/mirror/api/v1/conversations", headers={"Authorization": f"Bearer {token}"})
+        assert kept.is_success  # cancelled: still paired
+        device.get_by_role("button", name="Revoke").click()
+        answer_dialog(page)
         expect(section.locator("li.device")).to_have_count(0, timeout=TIMEOUT)
         refused = phone.get(f"{mirror}/mirror/api/v1/conversations", headers={"Authorization": f"Bearer {token}"})
         assert refused.status_code == 401

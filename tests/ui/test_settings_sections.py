@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 from playwright.sync_api import Page, expect
 
@@ -113,3 +114,41 @@ def test_fetching_models_that_fails_says_why_in_the_form(page: Page, app: App) -
     form.get_by_role("button", name="Fetch models").click()
     expect(form.locator(".test-result.failed")).to_be_visible(timeout=TIMEOUT)
     expect(form).not_to_contain_text("Testing")
+
+
+def marked(page: Page) -> str:
+    """The section the side menu marks, once the scroll the last action started has been drawn (two frames: a
+    scroll's own event comes with the next one)."""
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    return page.locator("#settings nav.settings-menu [aria-current]").inner_text()
+
+
+def test_the_menu_marks_the_section_shown_or_chosen(page: Page, app: App) -> None:
+    settings = json.loads((app.home / "settings.json").read_text())
+    (app.home / "settings.json").write_text(json.dumps({**settings, "budgets": {"per_day": 0.5}}))
+    spent = {
+        "ts": time.time(),
+        "day": time.strftime("%Y-%m-%d"),
+        "conversation": "c1",
+        "provider": "work",
+        "model": "claude-opus-4-1",
+        "input": 1000,
+        "output": 500,
+        "cache_read": 0,
+        "cache_write": 0,
+        "cost": 1.0,
+    }
+    (app.home / "usage.jsonl").write_text(json.dumps(spent) + "\n")
+    page.click("#settings-button")
+    menu = page.locator("#settings nav.settings-menu")
+    expect(page.locator("#settings section.providers")).to_be_in_viewport(timeout=TIMEOUT)
+    assert marked(page) == "Providers"  # what shows at the top when it opens
+    for name in ("Language", "Phone", "About", "Appearance"):  # a short section, and ones the end keeps low
+        menu.get_by_role("button", name=name).click()
+        assert marked(page) == name
+    page.keyboard.press("Escape")
+    page.fill("textarea.input", "one more question")
+    page.keyboard.press("Enter")
+    page.locator(".marker.error button.open-settings").click(timeout=TIMEOUT)
+    expect(page.locator("#settings .usage-limits input[name=per_day]")).to_be_focused(timeout=TIMEOUT)
+    assert marked(page) == "Usage"
