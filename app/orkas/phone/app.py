@@ -30,6 +30,7 @@ from flet_web.fastapi.flet_upload import FletUpload
 
 from orkas.phone.client import Target
 from orkas.phone.offline import NoCdn
+from orkas.phone.page_words import PageWords
 from orkas.phone.view import make_main
 
 ASSETS = Path(__file__).parent / "assets"
@@ -67,21 +68,23 @@ class PhoneApp:
         for left in uploads.iterdir():  # a previous run's unfinished uploads
             shutil.rmtree(left, ignore_errors=True) if left.is_dir() else left.unlink(missing_ok=True)
         self.asgi = _Headers(
-            NoCdn(
-                _ForgetStale(
-                    flet_fastapi.app(
-                        make_main(target, uploads),
-                        no_cdn=True,
-                        # The route after a "#": a reload keeps it (at a path, Flet's client reported "/" and the
-                        # open chat gave way to the list), and the server is asked for /m/ alone.
-                        route_url_strategy=RouteUrlStrategy.HASH,
-                        assets_dir=str(ASSETS),
-                        app_name="Orkas",
-                        app_short_name="Orkas",
-                        app_description="Watch and steer the agents on your computer",
-                        session_timeout_seconds=SESSION_KEPT,
-                        upload_endpoint_path=UPLOAD_PATH,
-                        secret_key=secret,
+            PageWords(
+                NoCdn(
+                    _ForgetStale(
+                        flet_fastapi.app(
+                            make_main(target, uploads),
+                            no_cdn=True,
+                            # The route after a "#": a reload keeps it (at a path, Flet's client reported "/" and the
+                            # open chat gave way to the list), and the server is asked for /m/ alone.
+                            route_url_strategy=RouteUrlStrategy.HASH,
+                            assets_dir=str(ASSETS),
+                            app_name="Orkas",
+                            app_short_name="Orkas",
+                            app_description="Watch and steer the agents on your computer",
+                            session_timeout_seconds=SESSION_KEPT,
+                            upload_endpoint_path=UPLOAD_PATH,
+                            secret_key=secret,
+                        )
                     )
                 )
             )
