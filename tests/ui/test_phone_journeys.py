@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -205,6 +206,21 @@ def test_while_orkas_is_away_the_phone_says_so_in_its_language_and_the_list_come
     semantics(page)
     wait_text(page, "Garden", timeout=40)
     context.close()
+
+
+@pytest.mark.parametrize("quit_by", [signal.SIGINT, signal.SIGTERM])
+def test_orkas_quits_quietly_while_a_phone_is_open(
+    phone: Callable[[], Any], mirrored: Mirrored, quit_by: signal.Signals
+) -> None:
+    mirrored.desktop("POST", "/api/conversations", {"title": "Garden"})
+    page = phone()
+    opened(page, "Garden")  # the view's session and the alerts socket are both open
+    mirrored.process.send_signal(quit_by)  # Ctrl+C in the terminal, or the system stopping it
+    _, stderr = mirrored.process.communicate(timeout=30)
+    assert mirrored.process.returncode == 0, stderr
+    assert "Traceback" not in stderr and "ERROR" not in stderr, stderr  # nor a shutdown past its grace period
+    page.context.close()
+    page.errors.clear()  # Flet's client threw on each reconnect attempt once Orkas was gone: not ours
 
 
 def test_the_phone_view_loads_everything_from_this_computer_and_draws_its_symbols(

@@ -101,6 +101,20 @@ async def start() -> None:
     await app_manager.start()
 
 
+async def stop() -> None:
+    """Every phone's session closed (its watchers stopped, its client closed: the view's `close`), before the
+    mirror stops: otherwise the sessions' own requests to the mirror held its shutdown past its grace period.
+    Idempotent; Flet's housekeeping goes on (the mirror may be turned on again), and ends with the loop."""
+    for key in list(_sessions() or {}):
+        await app_manager.delete_session(key)
+
+
+def _sessions() -> dict[str, Any] | None:
+    """Flet's sessions, keyed "<page>_<session id>_<client hash>"; None if a Flet keeps them elsewhere."""
+    held = getattr(app_manager, "_FletAppManager__sessions", None)
+    return held if isinstance(held, dict) else None
+
+
 class _Headers:
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -161,7 +175,7 @@ def _unknown_session(frame: bytes | None) -> bool:
     if action != MessageAction.REGISTER_CLIENT.value or not isinstance(body, dict):
         return False
     session_id = body.get("session_id")
-    held = getattr(app_manager, "_FletAppManager__sessions", None)  # keyed "<page>_<session id>_<client hash>"
-    if not session_id or not isinstance(held, dict):
+    held = _sessions()
+    if not session_id or held is None:
         return False  # a new page; or a Flet that keeps sessions elsewhere: never refuse then
     return not any(f"_{session_id}_" in key for key in held)
