@@ -103,6 +103,11 @@ def restart_mirrored(running: Mirrored, anthropic_server: FakeServer) -> Mirrore
     """Orkas quits and starts again over the same data and mirror port (a new desktop token, as always);
     `running` is updated in place, so a fixture's teardown stops the new process."""
     stop_mirrored(running)
+    return start_again(running, anthropic_server)
+
+
+def start_again(running: Mirrored, anthropic_server: FakeServer) -> Mirrored:
+    """Orkas, stopped, starts again over the same data and mirror port; `running` is updated in place."""
     port = int(running.mirror.rsplit(":", 1)[1])
     fresh = start_mirrored(anthropic_server, running.home, port)
     for name in ("process", "base", "token", "mirror", "fingerprint"):

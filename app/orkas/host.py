@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import socket
 import threading
 from collections.abc import Callable, Sequence
@@ -57,7 +58,7 @@ from orkas.engine.memory import Memory
 from orkas.engine.messages import Message
 from orkas.phone.client import Target
 from orkas.server.app import create_app
-from orkas.server.connections import server_config
+from orkas.server.connections import Server, server_config
 from orkas.server.mirror.app import create_mirror_app
 from orkas.server.mirror.routes import MirrorControl
 from orkas.server.mirror.security import MirrorGuard
@@ -65,6 +66,7 @@ from orkas.server.mirror.server import MirrorServer
 from orkas.server.services import Services
 
 log = logging.getLogger(__name__)
+QUIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # Ctrl+C in the terminal; the system (or a test) stopping it
 
 
 @dataclass
@@ -106,6 +108,9 @@ class Hosted:
         if self.skills is not None:  # the skill roots: scanned and watched off the start path
             threading.Thread(target=self._watch_skills, name="skill-scan", daemon=True).start()
         evolving = asyncio.create_task(self._evolve_forever()) if self.evolution is not None else None
+        if threading.current_thread() is threading.main_thread():  # `orkas serve`; the window stops it itself
+            for quit_by in QUIT_SIGNALS:
+                asyncio.get_running_loop().add_signal_handler(quit_by, self._quit, quit_by)
         if self.mirror is not None and self.mirror_at_start:
             try:
                 self.mirror.start()
@@ -121,6 +126,13 @@ class Hosted:
             await self.runtime.shutdown()
             if self.connectors is not None:  # local MCP servers end with the app
                 await self.connectors.close()
+
+    def _quit(self, quit_by: signal.Signals) -> None:
+        """Ctrl+C or SIGTERM: the server stops and `_serve` shuts the rest down (see `connections.Server`);
+        a second Ctrl+C stops waiting for open connections."""
+        if self.server.should_exit and quit_by == signal.SIGINT:
+            self.server.force_exit = True
+        self.server.should_exit = True
 
     async def _evolve_forever(self) -> None:
         """Reflection in the background: a first cycle once start-up has settled, then every 12 hours."""
@@ -305,7 +317,7 @@ def host(
     remember_secret(token)  # never in a log line, a crash report or a diagnostics bundle
     bound_port = listener.getsockname()[1]
     app = create_app(token=token, port=bound_port, runtime=runtime, providers=provider_names, services=services)
-    server = uvicorn.Server(server_config(app))
+    server = Server(server_config(app))
     return Hosted(
         url=url,
         port=bound_port,

@@ -7,6 +7,7 @@ import { el } from "./cards.js";
 import { t } from "./strings.js";
 
 const MAX_UPLOAD = 50 * 1024 * 1024;
+const DRAFT = "orkas-draft:"; // + a conversation's id in sessionStorage ("" for a new chat)
 
 export class Composer {
   constructor(root, { conversation, onError, onEditLast }) {
@@ -64,7 +65,11 @@ export class Composer {
     this.input.addEventListener("input", () => this.suggest());
     // It grows with what is typed, up to half the window; then it scrolls.
     this.input.addEventListener("input", () => this.fit());
-    this.drafts = new Map(); // conversation id (or "" for a new chat) → what was typed and not sent
+    // What was typed and not sent, per conversation ("" for a new chat), kept in this tab's sessionStorage
+    // so a reload (or Orkas restarting under the page) does not lose it.
+    this.chatId = "";
+    this.input.value = sessionStorage.getItem(DRAFT + this.chatId) ?? "";
+    this.input.addEventListener("input", () => this.keep());
     this.relabel();
   }
 
@@ -87,10 +92,23 @@ export class Composer {
 
   // The draft belongs to its conversation: leaving a chat keeps what was typed there for the return.
   switchTo(fromId, toId) {
-    this.drafts.set(fromId ?? "", this.input.value);
-    this.input.value = this.drafts.get(toId ?? "") ?? "";
-    this.drafts.delete(toId ?? "");
+    this.chatId = fromId ?? "";
+    this.keep();
+    this.chatId = toId ?? "";
+    this.input.value = sessionStorage.getItem(DRAFT + this.chatId) ?? "";
     this.fit();
+  }
+
+  // A new chat got its id with its first message: what is typed from now on is that chat's draft.
+  becomes(id) {
+    sessionStorage.removeItem(DRAFT + this.chatId);
+    this.chatId = id;
+    this.keep();
+  }
+
+  keep() {
+    if (this.input.value) sessionStorage.setItem(DRAFT + this.chatId, this.input.value);
+    else sessionStorage.removeItem(DRAFT + this.chatId);
   }
 
   setMembers(names) {
@@ -100,6 +118,7 @@ export class Composer {
 
   insert(text) {
     this.input.value = `${text}${this.input.value}`;
+    this.keep();
     this.input.focus();
   }
 
@@ -118,6 +137,7 @@ export class Composer {
       option.addEventListener("click", () => {
         const start = before.length - typed[1].length;
         this.input.value = `${this.input.value.slice(0, start)}${name} ${this.input.value.slice(before.length)}`;
+        this.keep();
         this.closeMentions();
         this.input.focus();
       });
@@ -250,6 +270,7 @@ export class Composer {
       const attachments = this.files.map((f) => f.id);
       await post(`/api/conversations/${id}/messages`, { text, attachments });
       if (this.input.value.trim() === text) this.input.value = ""; // what was typed meanwhile stays
+      this.keep();
       this.fit();
       this.files = [];
       this.chips.replaceChildren();
@@ -267,6 +288,7 @@ export class Composer {
 
   giveBack(text) {
     if (text && !this.input.value.trim()) this.input.value = text;
+    this.keep();
   }
 }
 

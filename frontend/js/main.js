@@ -284,8 +284,10 @@ async function openChat(id) {
   if (ticket !== state.navigation) return; // superseded while loading
   state.stream?.close();
   // The draft belongs to its chat; a new chat's first message is its own text, not a draft to keep.
-  if (state.creating) state.creating = false;
-  else if (state.current?.id !== chat.id) composer.switchTo(state.current?.id, chat.id);
+  if (state.creating) {
+    state.creating = false;
+    composer.becomes(chat.id);
+  } else if (state.current?.id !== chat.id) composer.switchTo(state.current?.id, chat.id);
   state.current = chat;
   options.show(chat);
   offerChatActions(chat);

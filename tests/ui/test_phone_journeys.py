@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 
 from tests.fakes import anthropic as wire
 from tests.fakes.server import FakeServer
-from tests.mirror_helpers import Mirrored, restart_mirrored
+from tests.mirror_helpers import Mirrored, restart_mirrored, start_again, stop_mirrored
 from tests.ui.test_phone import (
     COMPOSER,
     ICON,
@@ -181,6 +182,45 @@ def test_after_orkas_restarts_the_open_tab_rejoins_and_a_reload_too(
     semantics(page)
     wait_text(page, "After the restart.")
     assert said(anthropic_server)[-1] == "second"
+
+
+def test_while_orkas_is_away_the_phone_says_so_in_its_language_and_the_list_comes_back(
+    browser: Any, mirrored: Mirrored, anthropic_server: FakeServer
+) -> None:
+    mirrored.desktop("POST", "/api/conversations", {"title": "Garden"})
+    context = browser.new_context(ignore_https_errors=True, locale="pt-BR", **PHONE)
+    page = context.new_page()
+    pairing = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()
+    page.goto(pairing["link"])
+    semantics(page)
+    wait_text(page, "Emparelhar este telemóvel")
+    page.get_by_role("button", name="Emparelhar").click()
+    wait_text(page, "Garden")
+    stop_mirrored(mirrored)  # Orkas quits (or the Wi-Fi goes): Flet's client alone would say "Working…"
+    notice = page.get_by_role("alert")
+    notice.get_by_text("Não é possível chegar ao computador").wait_for(timeout=20_000)
+    assert notice.get_by_text("O Orkas continua a tentar").count() == 1
+    notice.get_by_text("Talvez o Orkas tenha sido fechado no computador").wait_for(timeout=30_000)  # it stays away
+    start_again(mirrored, anthropic_server)
+    notice.wait_for(state="detached", timeout=40_000)
+    semantics(page)
+    wait_text(page, "Garden", timeout=40)
+    context.close()
+
+
+@pytest.mark.parametrize("quit_by", [signal.SIGINT, signal.SIGTERM])
+def test_orkas_quits_quietly_while_a_phone_is_open(
+    phone: Callable[[], Any], mirrored: Mirrored, quit_by: signal.Signals
+) -> None:
+    mirrored.desktop("POST", "/api/conversations", {"title": "Garden"})
+    page = phone()
+    opened(page, "Garden")  # the view's session and the alerts socket are both open
+    mirrored.process.send_signal(quit_by)  # Ctrl+C in the terminal, or the system stopping it
+    _, stderr = mirrored.process.communicate(timeout=30)
+    assert mirrored.process.returncode == 0, stderr
+    assert "Traceback" not in stderr and "ERROR" not in stderr, stderr  # nor a shutdown past its grace period
+    page.context.close()
+    page.errors.clear()  # Flet's client threw on each reconnect attempt once Orkas was gone: not ours
 
 
 def test_the_phone_view_loads_everything_from_this_computer_and_draws_its_symbols(

@@ -46,3 +46,29 @@ def test_the_composer_grows_and_a_draft_stays_with_its_chat(page: Page, app: App
     box.fill("new chat draft")
     page.locator("#chats .chat").first.locator("button.chat-open").click()  # back: the draft is still there
     expect(box).to_have_value("half a thought", timeout=TIMEOUT)
+
+
+def test_drafts_outlast_a_reload_until_they_are_sent(page: Page, app: App, anthropic_server: FakeServer) -> None:
+    anthropic_server.script(wire.reply_text("One."), wire.reply_text("Two."))
+    box = page.locator("#composer textarea")
+    box.fill("the new chat's words")  # typed, as a person does: each key an input event
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(box).to_have_value("the new chat's words")
+    box.press("Enter")  # sent: the new chat becomes a chat, and its draft is gone
+    expect(page.locator(".msg.assistant")).to_contain_text("One.", timeout=TIMEOUT)
+    box.fill("half a thought")
+    page.reload()  # the open chat comes back with what was typed in it
+    page.wait_for_selector("body[data-ready=true]")
+    expect(box).to_have_value("half a thought", timeout=TIMEOUT)
+    page.keyboard.press("Control+n")
+    expect(box).to_have_value("")  # the new chat's draft was sent, not kept
+    page.locator("#chats .chat").first.locator("button.chat-open").click()
+    expect(box).to_have_value("half a thought", timeout=TIMEOUT)
+    box.press("Enter")
+    expect(page.locator(".msg.assistant").last).to_contain_text("Two.", timeout=TIMEOUT)
+    expect(box).to_have_value("")
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator(".msg.assistant").last).to_contain_text("Two.", timeout=TIMEOUT)
+    expect(box).to_have_value("")

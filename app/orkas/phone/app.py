@@ -30,6 +30,7 @@ from flet_web.fastapi.flet_upload import FletUpload
 
 from orkas.phone.client import Target
 from orkas.phone.offline import NoCdn
+from orkas.phone.page_words import PageWords
 from orkas.phone.view import make_main
 
 ASSETS = Path(__file__).parent / "assets"
@@ -67,21 +68,23 @@ class PhoneApp:
         for left in uploads.iterdir():  # a previous run's unfinished uploads
             shutil.rmtree(left, ignore_errors=True) if left.is_dir() else left.unlink(missing_ok=True)
         self.asgi = _Headers(
-            NoCdn(
-                _ForgetStale(
-                    flet_fastapi.app(
-                        make_main(target, uploads),
-                        no_cdn=True,
-                        # The route after a "#": a reload keeps it (at a path, Flet's client reported "/" and the
-                        # open chat gave way to the list), and the server is asked for /m/ alone.
-                        route_url_strategy=RouteUrlStrategy.HASH,
-                        assets_dir=str(ASSETS),
-                        app_name="Orkas",
-                        app_short_name="Orkas",
-                        app_description="Watch and steer the agents on your computer",
-                        session_timeout_seconds=SESSION_KEPT,
-                        upload_endpoint_path=UPLOAD_PATH,
-                        secret_key=secret,
+            PageWords(
+                NoCdn(
+                    _ForgetStale(
+                        flet_fastapi.app(
+                            make_main(target, uploads),
+                            no_cdn=True,
+                            # The route after a "#": a reload keeps it (at a path, Flet's client reported "/" and the
+                            # open chat gave way to the list), and the server is asked for /m/ alone.
+                            route_url_strategy=RouteUrlStrategy.HASH,
+                            assets_dir=str(ASSETS),
+                            app_name="Orkas",
+                            app_short_name="Orkas",
+                            app_description="Watch and steer the agents on your computer",
+                            session_timeout_seconds=SESSION_KEPT,
+                            upload_endpoint_path=UPLOAD_PATH,
+                            secret_key=secret,
+                        )
                     )
                 )
             )
@@ -96,6 +99,20 @@ class PhoneApp:
 async def start() -> None:
     """Flet's housekeeping (expired sessions are closed): once, on the loop the mirror serves on."""
     await app_manager.start()
+
+
+async def stop() -> None:
+    """Every phone's session closed (its watchers stopped, its client closed: the view's `close`), before the
+    mirror stops: otherwise the sessions' own requests to the mirror held its shutdown past its grace period.
+    Idempotent; Flet's housekeeping goes on (the mirror may be turned on again), and ends with the loop."""
+    for key in list(_sessions() or {}):
+        await app_manager.delete_session(key)
+
+
+def _sessions() -> dict[str, Any] | None:
+    """Flet's sessions, keyed "<page>_<session id>_<client hash>"; None if a Flet keeps them elsewhere."""
+    held = getattr(app_manager, "_FletAppManager__sessions", None)
+    return held if isinstance(held, dict) else None
 
 
 class _Headers:
@@ -158,7 +175,7 @@ def _unknown_session(frame: bytes | None) -> bool:
     if action != MessageAction.REGISTER_CLIENT.value or not isinstance(body, dict):
         return False
     session_id = body.get("session_id")
-    held = getattr(app_manager, "_FletAppManager__sessions", None)  # keyed "<page>_<session id>_<client hash>"
-    if not session_id or not isinstance(held, dict):
+    held = _sessions()
+    if not session_id or held is None:
         return False  # a new page; or a Flet that keeps sessions elsewhere: never refuse then
     return not any(f"_{session_id}_" in key for key in held)

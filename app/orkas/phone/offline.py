@@ -42,11 +42,11 @@ class NoCdn:
         path = scope.get("path", "") if scope["type"] == "http" else ""
         name = path.rsplit("/", 1)[-1]
         if name in BUILDS and (WEB / name).is_file():
-            await _answer(send, patched(name), BUILDS[name])
+            await answer(send, patched(name), BUILDS[name])
         elif f"/{LOCAL.decode()}" in path and name.endswith(".js"):
-            await _answer(send, STUB, "application/javascript")
+            await answer(send, STUB, "application/javascript")
         elif (font := _font(path)) is not None:
-            await _answer(send, _read(font), "font/ttf")
+            await answer(send, _read(font), "font/ttf")
         else:
             await self.app(scope, receive, send)
 
@@ -61,7 +61,8 @@ def _read(path: Path) -> bytes:
     return path.read_bytes()
 
 
-async def _answer(send: Any, body: bytes, media_type: str) -> None:
+async def answer(send: Any, body: bytes, media_type: str) -> None:
+    """An ASGI response of `body`, whole."""
     headers = [(b"content-type", media_type.encode()), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     await send({"type": "http.response.body", "body": body})

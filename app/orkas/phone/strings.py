@@ -93,6 +93,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "device_chromebook": "Chromebook",
         "device_linux": "Linux computer",
         "offline": "Reconnecting…",
+        "unreachable": "The computer can't be reached",
+        "unreachable_trying": "Orkas keeps trying and this screen comes back by itself.",
+        "unreachable_closed": "Maybe Orkas was closed on the computer: open it there to continue.",
         "error": "Something went wrong: {reason}",
     },
     "zh": {
@@ -184,6 +187,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "device_chromebook": "Chromebook",
         "device_linux": "Linux 电脑",
         "offline": "正在重新连接…",
+        "unreachable": "无法连接到电脑",
+        "unreachable_trying": "Orkas 会一直重试，连上后这个画面会自己回来。",
+        "unreachable_closed": "Orkas 可能已在电脑上关闭：在电脑上打开它即可继续。",
         "error": "出错了：{reason}",
     },
     "pt": {
@@ -275,6 +281,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "device_chromebook": "Chromebook",
         "device_linux": "Computador Linux",
         "offline": "A ligar de novo…",
+        "unreachable": "Não é possível chegar ao computador",
+        "unreachable_trying": "O Orkas continua a tentar e este ecrã volta sozinho.",
+        "unreachable_closed": "Talvez o Orkas tenha sido fechado no computador: abra-o lá para continuar.",
         "error": "Algo correu mal: {reason}",
     },
 }

@@ -11,6 +11,8 @@ Bodies have their own idle limit in `security.LocalOnly`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Generator
 from typing import Any
 
 import h11
@@ -86,6 +88,18 @@ class GuardedH11(H11Protocol):
         self._disarm()
         if not self.transport.is_closing():
             self.transport.close()
+
+
+class Server(uvicorn.Server):
+    """A uvicorn server that leaves Ctrl+C and SIGTERM to its host (`host.py`). Left to itself, each of the
+    two servers (the API, the mirror) took the signal handlers in turn and raised the signal again once it
+    stopped: the next took it, and the last one raised it into asyncio, which cancelled the host in the middle
+    of its clean-up (a CancelledError traceback with a phone connected) — or, for SIGTERM, killed the process
+    before the runs and the connectors were shut down."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None]:
+        yield
 
 
 def server_config(app: Any, **extra: Any) -> uvicorn.Config:

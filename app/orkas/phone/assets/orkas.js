@@ -23,16 +23,54 @@
       let opened = false;
       this.addEventListener("open", () => {
         opened = true;
+        away.end();
         if (viewLost) location.reload();
       });
       this.addEventListener("close", (event) => {
         if (event.code === STALE) {
           sessionStorage.removeItem("_flet_session_id"); // Flet's client keeps its session's id there
           location.reload();
-        } else if (opened) viewLost = true;
+        } else if (opened) {
+          viewLost = true;
+          away.begin();
+        }
       });
     }
   };
+
+  // While the view's socket is down (Orkas quit, the Wi-Fi went), Flet's client shows only "Working…": say
+  // what happens, in the phone's language (words.js, from strings.py), and if it lasts, that Orkas may have
+  // been closed. Not at once: a phone waking from sleep reconnects within a moment and should not flash it.
+  const away = (() => {
+    const SHOWN_AFTER = 2000, LONG_AFTER = 12000; // ms
+    const all = window.orkasWords ?? {};
+    const tags = navigator.languages ?? [navigator.language];
+    const lang = tags.map((tag) => tag.replace("_", "-").split("-")[0].toLowerCase()).find((l) => all[l]) ?? "en";
+    const words = all[lang] ?? all.en ?? {};
+    let notice = null, timers = [];
+    const line = (text, size, weight) => {
+      const p = document.createElement("p");
+      p.textContent = text ?? "";
+      p.style.cssText = `margin: 0 0 12px; font-size: ${size}px; font-weight: ${weight}; line-height: 1.4`;
+      return p;
+    };
+    function show() {
+      notice = document.createElement("div");
+      notice.setAttribute("role", "alert");
+      notice.lang = lang;
+      const dark = matchMedia("(prefers-color-scheme: dark)").matches;
+      notice.style.cssText = "position: fixed; inset: 0; z-index: 2147483647; display: flex; flex-direction: column;"
+        + " justify-content: center; padding: 32px; box-sizing: border-box; font-family: system-ui, sans-serif;"
+        + ` text-align: center; background: ${dark ? "#1c1b1f" : "#fff"}; color: ${dark ? "#e6e1e5" : "#1c1b1f"}`;
+      notice.append(line(words.unreachable, 22, 600), line(words.unreachable_trying, 16, 400));
+      document.body.append(notice);
+      timers.push(setTimeout(() => notice?.append(line(words.unreachable_closed, 16, 400)), LONG_AFTER - SHOWN_AFTER));
+    }
+    return {
+      begin() { if (!timers.length) timers.push(setTimeout(show, SHOWN_AFTER)); },
+      end() { timers.forEach(clearTimeout); timers = []; notice?.remove(); notice = null; },
+    };
+  })();
 
   localStorage.setItem(PREFIX + "orkas.lang", JSON.stringify((navigator.languages ?? [navigator.language]).join(",")));
 

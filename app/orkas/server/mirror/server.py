@@ -15,7 +15,7 @@ import uvicorn
 from orkas.core.net import bind_lan, own_addresses
 from orkas.core.tls import Certificate, ensure_certificate
 from orkas.phone.client import Target
-from orkas.server.connections import server_config
+from orkas.server.connections import Server, server_config
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ class MirrorServer:
             ssl_certfile=str(self.certificate.cert),
             ssl_keyfile=str(self.certificate.key),
         )
-        self.server = uvicorn.Server(config)
+        self.server = Server(config)
 
     @property
     def url(self) -> str:
@@ -78,6 +78,10 @@ class MirrorServer:
         log.info("phone mirror on %s", self.url)
 
     async def stop(self) -> None:
+        if self.running:
+            from orkas.phone import app as phone
+
+            await phone.stop()  # its sessions first: their requests to the mirror would hold its shutdown
         if self.server is not None:
             self.server.should_exit = True
         if self.task is not None:
