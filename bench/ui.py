@@ -278,8 +278,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--baseline", default=BASELINE, help=f"the git revision to compare with (default {BASELINE})")
     args = parser.parse_args()
-    baseline_tree = None if args.no_baseline else unpack(BASELINE)
+    baseline_tree = None if args.no_baseline else unpack(args.baseline)
     with sync_playwright() as playwright:
         chromium = shutil.which("chromium") or "chromium"
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
@@ -287,7 +288,7 @@ def main() -> None:
         before = measure(browser, baseline_tree, args.runs) if baseline_tree else None
         browser.close()
     print(f"# bench.ui — {time.strftime('%Y-%m-%d')} ({platform.machine()}, {os.cpu_count()} cores), runs={args.runs}")
-    print(f"| | before ({BASELINE}) | now | now/before |" if before else "| | now |")
+    print(f"| | before ({args.baseline}) | now | now/before |" if before else "| | now |")
     print("|---|---:|---:|---:|" if before else "|---|---:|")
     for key, label, unit in ROWS:
         if before:

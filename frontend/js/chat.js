@@ -232,6 +232,10 @@ export class ChatView {
   }
 
   on_turn_end(event) {
+    // Stopped while its asks were out: the commander's run so far is said on the bubble holding them (the bus keeps
+    // it with the run's empty Stop segment, drawn there after a reload).
+    const asking = this.asking;
+    if (event.aborted && asking && !this.actorTurns.get("commander") && (asking.input || asking.output)) this.footer(asking);
     this.asking = null;
     if (event.aborted) this.marker("stopped", t("stopped"));
     for (const turn of this.actorTurns.values()) turn.el.classList.add("finished");
@@ -305,6 +309,13 @@ export class ChatView {
         this.dispatchCard(record, commander.body);
       } else if (record.from === "commander" && !record.text && !record.process?.length && !record.failure) {
         stopped ||= Boolean(record.stopped); // a Stop's empty segment: nothing said, no bubble
+        if (commander && (record.usage || record.counted_so_far)) { // its run's cost, on its newest bubble (as live)
+          commander.input = record.usage?.input ?? 0;
+          commander.output = record.usage?.output ?? 0;
+          commander.cost = record.cost ?? null;
+          commander.partial = Boolean(record.counted_so_far);
+          this.footer(commander);
+        }
       } else {
         this.actor = record.from;
         const turn = this.newTurn();
@@ -507,7 +518,9 @@ export class ChatView {
   on_warning(event) { this.notice("warning", event.message); }
 
   on_usage(event) {
-    const turn = this.turn;
+    // A Stop cut a group commander's call while its asks were out: what it had spent goes on its newest bubble, the
+    // one holding the asks (the bus keeps it with the run's empty Stop segment, drawn there after a reload).
+    const turn = this.turn ?? (this.actor === "commander" && event.partial ? this.asking : null);
     if (!turn) return;
     turn.input = event.total.input_tokens ?? 0;
     turn.output = event.total.output_tokens ?? 0;
