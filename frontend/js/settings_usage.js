@@ -80,7 +80,8 @@ async function limitsForm() {
     form.append(wrap);
     inputs[name] = input;
   }
-  const spent = el("p", "hint limits-status", t("spentToday", { cost: money(budget.spent_today ?? 0) }));
+  const today = money(budget.spent_today ?? 0); // "at least" when a stopped call was counted only so far
+  const spent = el("p", "hint limits-status", t("spentToday", { cost: budget.spent_today_at_least ? t("atLeast", { cost: today }) : today }));
   // What saving said, on a line of its own: it took the place of "Spent today".
   const said = el("p", "hint limits-result");
   said.setAttribute("role", "status");

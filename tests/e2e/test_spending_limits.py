@@ -88,6 +88,7 @@ def test_the_usage_form_s_route_refuses_the_same_amounts_and_keeps_what_was_set(
             "per_month": None,
             "per_conversation": 0.5,
             "spent_today": 0,
+            "spent_today_at_least": False,
             "spent_month": 0,
             "reached": {},  # nothing spent yet
         }

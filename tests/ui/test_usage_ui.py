@@ -70,16 +70,19 @@ def test_a_spending_limit_set_in_settings_stops_a_run_and_raising_it_there_lets_
     higher limit there lets Retry through — the same limit `orkas run` keeps to (one settings file)."""
     from tests.fakes import anthropic as wire
 
-    (app.home / "usage.jsonl").write_text(json.dumps(record(0, "claude-opus-4-1", 1.00, 1000)) + "\n")
+    stopped = record(0, "claude-opus-4-1", 0.25, 100) | {"partial": True}  # a call stopped before its final count
+    (app.home / "usage.jsonl").write_text(
+        json.dumps(record(0, "claude-opus-4-1", 0.75, 1000)) + "\n" + json.dumps(stopped) + "\n"
+    )
     anthropic_server.script(wire.reply_text("Within budget now."))
     page.click("#settings-button")
     page.locator("#settings nav.settings-menu").get_by_role("button", name="Usage").click()
     limits = page.locator("#settings .usage-limits")
-    expect(limits.locator(".limits-status")).to_have_text("Spent today: $1.00", timeout=TIMEOUT)
+    expect(limits.locator(".limits-status")).to_have_text("Spent today: at least $1.00", timeout=TIMEOUT)
     limits.locator("input[name=per_day]").fill("0.5")
     limits.locator("button.save-limits").click()
     expect(limits.locator(".limits-result")).to_contain_text("Saved", timeout=TIMEOUT)
-    expect(limits.locator(".limits-status")).to_have_text("Spent today: $1.00")  # still said beside it
+    expect(limits.locator(".limits-status")).to_have_text("Spent today: at least $1.00")  # still said beside it
     assert json.loads((app.home / "settings.json").read_text())["budgets"]["per_day"] == 0.5
     page.keyboard.press("Escape")
 

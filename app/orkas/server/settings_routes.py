@@ -130,7 +130,14 @@ def add_settings_routes(api: FastAPI, services: Services) -> None:
             overall = LedgerBudget(services.usage, "", per_day=budgets.per_day, per_month=budgets.per_month)
             reached = await asyncio.to_thread(overall.reached)
         spent_today = spent.cost if spent is not None else 0.0
-        return {**asdict(budgets), "spent_today": spent_today, "spent_month": month, "reached": reached}
+        partial = bool(spent and spent.partial_calls)  # a call stopped before its final count: at least this much
+        return {
+            **asdict(budgets),
+            "spent_today": spent_today,
+            "spent_today_at_least": partial,
+            "spent_month": month,
+            "reached": reached,
+        }
 
     @api.put("/api/budget")
     async def budget_set(body: Limits) -> Any:
