@@ -122,7 +122,7 @@ class Hosted:
             if evolving is not None:
                 evolving.cancel()
             if self.mirror is not None:
-                await self.mirror.stop()
+                await self.mirror.stop(quitting=True)
             await self.runtime.shutdown()
             if self.connectors is not None:  # local MCP servers end with the app
                 await self.connectors.close()

@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 from orkas.adapter.conversations.streams import Streams
-from orkas.adapter.wire import Idle, TurnEnd
+from orkas.adapter.wire import Idle, TitleChanged, TurnEnd, UnsentDiscarded, UserMessageShown
 from orkas.engine.events import Done, TextDelta
 from orkas.engine.messages import Usage
 
@@ -109,3 +109,17 @@ def test_a_group_turn_counts_as_one_finished_turn_and_a_one_agent_answer_as_one(
     streams.publish("group", TurnEnd(ok=True, aborted=False, floor="commander"), "group")
     streams.publish("solo", done)
     assert streams.finished_turns("group") == 1 and streams.finished_turns("solo") == 1
+
+
+def test_what_is_said_between_runs_is_not_taken_for_a_run_that_never_ended(tmp_path: Path) -> None:
+    """A message discarded (or a title given) after a run's idle: a view, a restart or the follower saw a run with no
+    idle, and sent a second idle a view read as the end of the next one."""
+    before, _ = two_processes(tmp_path)
+    before.publish("c", Idle())
+    before.publish("c", UnsentDiscarded(message_id="m1"))
+    before.publish("c", TitleChanged(title="Plans"))
+    after = Streams(lambda c: tmp_path / c / "events.jsonl", running=lambda _: False)  # the app started again
+    assert [p.event.type for p in after.stream("c").events] == ["idle", "unsent_discarded", "title_changed"]
+    before.publish("c", UserMessageShown(message_id="m2", text="hi"))  # a run began here, and its process died
+    again = Streams(lambda c: tmp_path / c / "events.jsonl", running=lambda _: False)
+    assert [p.event.type for p in again.stream("c").events][-2:] == ["user_message", "idle"]  # that run is ended

@@ -19,11 +19,15 @@ from typing import Any
 from orkas.adapter.conversations.event_log import EventLog
 from orkas.adapter.wire import (
     ALERTS,
+    HistoryChanged,
     Idle,
     PermissionAnswered,
     ProductEvent,
+    StateChanged,
+    TitleChanged,
     TurnEnd,
     UnknownEvent,
+    UnsentDiscarded,
     UserMessageShown,
     from_wire,
     to_wire,
@@ -34,6 +38,8 @@ log = logging.getLogger(__name__)
 KEEP_EVENTS = 5000  # per conversation, for catch-up; older ones are in the transcript
 FOLLOW_EVERY = 0.1  # seconds between looks at a watched log another process may be writing (a stat each)
 Subscription = asyncio.Queue[dict[str, Any]]
+# Said between runs (a message discarded, a title, an edit, the floor handed back): after one, no run is open.
+BETWEEN_RUNS = (UnsentDiscarded, TitleChanged, HistoryChanged, StateChanged)
 
 
 @dataclass(slots=True)
@@ -123,12 +129,12 @@ class Streams:
         kept showing it running, with a Stop that did nothing) — is ended. Another process's last lines are read
         first: it writes them before letting go of the run."""
         stream = self.streams.get(conversation_id)
-        if stream is None or not stream.events or isinstance(stream.events[-1].event, Idle):
+        if stream is None or not _run_open(stream.events):
             return
         if self.running(conversation_id) or self.elsewhere(conversation_id):
             return
         self.catch_up(conversation_id)
-        if stream.events and not isinstance(stream.events[-1].event, Idle):
+        if _run_open(stream.events):
             self.publish(conversation_id, Idle())
 
     def run_start(self, conversation_id: str) -> tuple[int, str]:
@@ -253,3 +259,14 @@ def _typed(conversation_id: str, data: dict[str, Any]) -> Published | None:
         log.warning("conversation %s: an event in its log was skipped (%s)", conversation_id, e)
         return None
     return Published(conversation_id, seq, event, actor, data)
+
+
+def _run_open(events: list[Published]) -> bool:
+    """A run began after the last `idle` (an event of a run, not one said between runs: a discarded message after
+    an idle was taken for a run that never ended, and a second `idle` was sent)."""
+    for published in reversed(events):
+        if isinstance(published.event, Idle):
+            return False
+        if not isinstance(published.event, BETWEEN_RUNS):
+            return True
+    return False

@@ -77,11 +77,14 @@ class MirrorServer:
         self.task = asyncio.get_running_loop().create_task(self.server.serve(sockets=[self.listener]))
         log.info("phone mirror on %s", self.url)
 
-    async def stop(self) -> None:
-        if self.running:
+    async def stop(self, *, quitting: bool = False) -> None:
+        """`quitting`: the app ends, and the phones' sessions end first (their own requests to the mirror would hold
+        its shutdown). Turned off in Settings, the sessions stay: turned on again, an open phone view rejoins its own
+        (closed, its client reloaded twice and the first load was aborted)."""
+        if self.running and quitting:
             from orkas.phone import app as phone
 
-            await phone.stop()  # its sessions first: their requests to the mirror would hold its shutdown
+            await phone.stop()
         if self.server is not None:
             self.server.should_exit = True
         if self.task is not None:
