@@ -177,7 +177,14 @@ export class ChatView {
     const closed = facts.closed ?? "";
     permissionAnswered(card, facts.decision, facts.by ?? "", closed === "expired", closed === "unattended", closed === "stopped");
     this.questions.set(facts.question, card);
-    const tool = this.cards.get(facts.tool_use_id);
+    this.placeQuestion(card, facts.tool_use_id);
+  }
+
+  // Right above the tool card it asks about, live and after a reload alike: the question and its answer are read
+  // first, then what the tool did, then the text that follows (under it, the finished row came before the card that
+  // allowed it; appended, a replayed question landed wherever the turn had got to).
+  placeQuestion(card, toolUseId) {
+    const tool = this.cards.get(toolUseId);
     if (tool?.isConnected) tool.before(card);
     else (this.turn ?? this.newTurn()).body.append(card);
   }
@@ -309,13 +316,8 @@ export class ChatView {
         this.dispatchCard(record, commander.body);
       } else if (record.from === "commander" && !record.text && !record.process?.length && !record.failure) {
         stopped ||= Boolean(record.stopped); // a Stop's empty segment: nothing said, no bubble
-        if (commander && (record.usage || record.counted_so_far)) { // its run's cost, on its newest bubble (as live)
-          commander.input = record.usage?.input ?? 0;
-          commander.output = record.usage?.output ?? 0;
-          commander.cost = record.cost ?? null;
-          commander.partial = Boolean(record.counted_so_far);
-          this.footer(commander);
-        }
+        // Its run's cost, on its newest bubble (as live).
+        if (commander && (record.usage || record.counted_so_far)) this.spentAsRecorded(commander, record);
       } else {
         this.actor = record.from;
         const turn = this.newTurn();
@@ -327,11 +329,7 @@ export class ChatView {
         }
         if (record.failure) turn.body.append(el("div", "notice error", record.failure));
         stopped ||= Boolean(record.stopped); // the person's Stop, not a failure: said once, after the turn
-        turn.input = record.usage?.input ?? 0;
-        turn.output = record.usage?.output ?? 0;
-        turn.cost = record.cost ?? null;
-        turn.partial = Boolean(record.counted_so_far); // stopped mid-call: what was counted by then, as live
-        this.footer(turn);
+        this.spentAsRecorded(turn, record);
         turn.el.classList.add("finished");
         commander = record.from === "commander" ? turn : commander;
       }
@@ -340,6 +338,16 @@ export class ChatView {
     for (const message of unsent) this.on_message_not_sent({ ...message, kind: "no_provider" });
     this.turn = null;
     this.finishHistory();
+  }
+
+  // A bus record's usage and cost on a bubble's line (`counted_so_far`: stopped mid-call, what was counted by then,
+  // as live).
+  spentAsRecorded(turn, record) {
+    turn.input = record.usage?.input ?? 0;
+    turn.output = record.usage?.output ?? 0;
+    turn.cost = record.cost ?? null;
+    turn.partial = Boolean(record.counted_so_far);
+    this.footer(turn);
   }
 
   on_title_changed(event) {
@@ -485,12 +493,7 @@ export class ChatView {
     if (this.questions.has(event.id)) return;
     const card = permissionCard(this.conversationId, event);
     this.questions.set(event.id, card);
-    // Right above the tool card it asks about, live and after a reload alike: the question and its answer are read
-    // first, then what the tool did, then the text that follows (under it, the finished row came before the card
-    // that allowed it; appended, a replayed question landed wherever the turn had got to).
-    const tool = this.cards.get(event.tool_use_id);
-    if (tool?.isConnected) tool.before(card);
-    else (this.turn ?? this.newTurn()).body.append(card);
+    this.placeQuestion(card, event.tool_use_id);
     if (this.turn) this.turn.segment = null;
     this.hooks.follower?.approval(card);
     if (!ANNOUNCED.has(event.id)) { // once: a reconnect or a chat opened again replays the question

@@ -176,7 +176,7 @@ class Solo:
         given = self.answered(request.id)
         if given is None or self.session is None:
             return
-        closed = next((why for why in ("expired", "unattended", "stopped") if getattr(given, why)), "")
+        declined = next((why for why in ("expired", "unattended", "stopped") if getattr(given, why)), "")
         facts: dict[str, str | int] = {
             "question": request.id,
             "tool_use_id": request.tool_use_id,
@@ -186,7 +186,7 @@ class Solo:
             "categories": " ".join(request.categories),
             "decision": given.decision,
             "by": given.by,
-            "closed": closed,
+            "closed": declined,
         }
         await _note(self.session, APPROVAL, request.preview, facts)
 
