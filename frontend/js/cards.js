@@ -43,13 +43,7 @@ export function toolProgress(card, message) {
 }
 
 export function toolFinished(card, { content, isError, duration }) {
-  card.classList.remove("running");
-  card.classList.add(isError ? "failed" : "ok");
-  card.querySelector(".tool-status").setAttribute("aria-label", isError ? t("failed") : t("done"));
-  if (duration !== undefined && duration !== null) {
-    card.querySelector(".tool-time").textContent = duration < 1 ? `${Math.round(duration * 1000)} ms`
-      : `${duration.toFixed(1)} s`;
-  }
+  toolEnded(card, isError, duration);
   const text = resultText(content);
   card.querySelector(".tool-progress").textContent = "";
   if (!card.querySelector(".tool-result")) {
@@ -60,6 +54,29 @@ export function toolFinished(card, { content, isError, duration }) {
   const preview = card.querySelector(".tool-preview") ?? el("div", "tool-preview");
   preview.textContent = shorten(text, 160);
   card.querySelector("summary").append(preview); // visible while the card is closed
+}
+
+function toolEnded(card, isError, duration) {
+  card.classList.remove("running");
+  card.classList.add(isError ? "failed" : "ok");
+  card.querySelector(".tool-status").setAttribute("aria-label", isError ? t("failed") : t("done"));
+  if (duration !== undefined && duration !== null) {
+    card.querySelector(".tool-time").textContent = duration < 1 ? `${Math.round(duration * 1000)} ms`
+      : `${duration.toFixed(1)} s`;
+  }
+}
+
+// A group bubble's tool call as its bus record keeps it (name, outcome, time): its input and result are in that
+// member's own transcript, not the group's, so the card is a row that does not open.
+export function toolRecorded(id, step) {
+  const card = el("div", "tool-card recorded");
+  card.dataset.toolId = id;
+  const row = el("div", "tool-row");
+  row.append(el("span", "tool-status", ""), el("span", "tool-name", step.tool), el("span", "tool-arg", ""),
+    el("span", "tool-time", ""));
+  card.append(row);
+  toolEnded(card, !step.ok, typeof step.ms === "number" ? step.ms / 1000 : null);
+  return card;
 }
 
 // A question from the agent. The buttons answer it; one answer closes the card.

@@ -2,7 +2,7 @@
 // Every bubble and card is keyed by its id (message id, tool call id, question id), so an event seen
 // again after a reconnect or a replay updates what is there and never draws a second copy.
 
-import { el, permissionAnswered, permissionCard, shorten, toolCard, toolFinished, toolProgress } from "./cards.js";
+import { el, permissionAnswered, permissionCard, shorten, toolCard, toolFinished, toolProgress, toolRecorded } from "./cards.js";
 import { download } from "./api.js";
 import { revealInChat } from "./follow.js";
 import { renderMarkdown } from "./markdown.js";
@@ -324,9 +324,7 @@ export class ChatView {
         this.actor = null;
         turn.el.dataset.messageId = record.id;
         if (record.text) { this.segment(turn).raw = record.text; this.paint(turn.segment); }
-        for (const step of record.process ?? []) {
-          if (step.worker) turn.body.append(el("div", `worker-card ${step.ok ? "finished" : "failed"}`, t(step.ok ? "workerDone" : "workerFailed")));
-        }
+        (record.process ?? []).forEach((step, i) => this.historyStep(turn, `${record.id}:${i}`, step));
         if (record.failure) turn.body.append(el("div", "notice error", record.failure));
         stopped ||= Boolean(record.stopped); // the person's Stop, not a failure: said once, after the turn
         this.spentAsRecorded(turn, record);
@@ -338,6 +336,19 @@ export class ChatView {
     for (const message of unsent) this.on_message_not_sent({ ...message, kind: "no_provider" });
     this.turn = null;
     this.finishHistory();
+  }
+
+  // One step of a group bubble's trail: a worker's task, or a tool call with the question it asked, answered.
+  historyStep(turn, id, step) {
+    if (step.worker) {
+      turn.body.append(el("div", `worker-card ${step.ok ? "finished" : "failed"}`, t(step.ok ? "workerDone" : "workerFailed")));
+      return;
+    }
+    if (!step.tool) return;
+    const card = toolRecorded(id, step);
+    this.cards.set(id, card);
+    turn.body.append(card);
+    if (step.approval) this.historyApproval({ text: step.approval.preview ?? "", detail: { ...step.approval, tool_use_id: id } });
   }
 
   // A bus record's usage and cost on a bubble's line (`counted_so_far`: stopped mid-call, what was counted by then,

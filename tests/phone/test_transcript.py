@@ -307,3 +307,32 @@ def test_an_untitled_chat_is_read_again_with_its_title_when_its_first_turn_ends(
     for n, type_ in enumerate(("user_message", "done", "idle")):
         named.apply(event(4 + n, type_, message_id="u2", text="more"))
     assert not named.stale  # a named chat is not read again after each turn
+
+
+def test_a_group_members_answered_question_reads_the_same_live_and_from_the_history() -> None:
+    asked = {"id": "q1", "tool_use_id": "t1", "tool": "write_file", "preview": "kept.md", "level": "workspace_write"}
+    live = Transcript.from_history({"id": "g1", "after": 1, "running": False, "messages": [], "group": [
+        {"id": "m1", "from": "user", "text": "save it", "seg": 0}]})  # fmt: skip
+    live.apply(event(2, "group_start", members=["coder"], floor="commander"))
+    live.apply(event(3, "tool_start", actor="coder", id="t1", name="write_file", input={}, summary="kept.md"))
+    live.apply(event(4, "permission_request", actor="coder", **asked))
+    live.apply(event(5, "permission_answered", actor="coder", question_id="q1", decision="allow_once", by="Pixel"))
+    live.apply(event(6, "tool_end", actor="coder", id="t1", name="write_file", content=[], is_error=False))
+    live.apply(event(7, "text_delta", actor="coder", text="written"))
+    approval = {"question": "q1", "tool_use_id": "t1", "tool": "write_file", "level": "workspace_write",
+                "decision": "allow_once", "by": "Pixel", "closed": "", "preview": "kept.md"}  # fmt: skip
+    reloaded = Transcript.from_history({"id": "g1", "after": 9, "running": False, "messages": [], "group": [
+        {"id": "m1", "from": "user", "text": "save it", "seg": 0},
+        {"id": "m2", "from": "coder", "text": "written", "seg": 0,
+         "process": [{"tool": "write_file", "ok": True, "ms": 3, "approval": approval}]},
+    ]})  # fmt: skip
+    kinds = [type(i).__name__ for i in live.items]
+    assert kinds == [type(i).__name__ for i in reloaded.items] == ["Bubble", "Bubble", "Question", "Bubble"]
+    assert [getattr(i, "text", None) for i in reloaded.items] == [getattr(i, "text", None) for i in live.items]
+    question = reloaded.items[2]
+    assert isinstance(question, Question) and (question.key, question.preview, question.by) == (
+        "q1",
+        "kept.md",
+        "Pixel",
+    )
+    assert question.decision == "allow_once" and reloaded.waiting() == []

@@ -615,3 +615,43 @@ async def test_what_the_commander_says_after_a_call_is_a_paragraph_of_its_own(tm
     team = group(tmp_path, actors)
     await drain(team, "look around")
     assert [m.text for m in team.bus.messages if m.sender == COMMANDER] == ["Looking.\n\nNothing there."]
+
+
+@pytest.mark.parametrize("decision", ["allow_once", "deny"])
+async def test_a_members_answered_question_is_kept_on_its_bubbles_tool_trail(
+    tmp_path: Path, actors: Actors, decision: str
+) -> None:
+    # A reload draws a group from its bus: the question a member asked, as it was answered, must be there.
+    from orkas.engine.events import PermissionRequest
+    from orkas.engine.tools.edits import EditFile
+    from orkas.engine.tools.files import ReadFile
+
+    (actors.workspace / "notes.txt").write_text("alpha\n")
+    actors.member_tools = [ReadFile(), EditFile()]
+    actors.script(COMMANDER, tool_call("dispatch_to", {"to": "coder", "message": "alpha → ALPHA"}), text("Asked."))
+    edit = {"path": "notes.txt", "old_string": "alpha", "new_string": "ALPHA"}
+    actors.script("coder", tool_call("read_file", {"path": "notes.txt"}), tool_call("edit_file", edit), text("done"))
+    team = group(tmp_path, actors)
+    permissions = Permissions(workspace=actors.workspace, can_ask=True)  # the default mode: an edit asks
+    given: dict[str, str] = {}
+
+    def answered(request: PermissionRequest) -> dict[str, str | int] | None:
+        return {"question": request.id, "tool": request.tool, "decision": given[request.id], "by": "Pixel"}
+
+    async for item in team.send("edit it", permissions=permissions, answered=answered):
+        if isinstance(item.event, PermissionRequest):
+            given[item.event.id] = decision
+            permissions.answer(item.event.id, decision)  # type: ignore[arg-type]
+    coder = next(m for m in team.bus.messages if m.sender == "coder")
+    read, edited = coder.process
+    assert "approval" not in read  # a read asks nothing
+    assert edited["tool"] == "edit_file" and edited["ok"] == (decision == "allow_once")
+    assert edited["approval"] == {
+        "question": next(iter(given)),
+        "tool": "edit_file",
+        "decision": decision,
+        "by": "Pixel",
+    }
+    reloaded = group(tmp_path, actors)  # as it is read back from disk
+    assert next(m for m in reloaded.bus.messages if m.sender == "coder").process[1]["approval"]["by"] == "Pixel"
+    actors.verify()

@@ -433,3 +433,46 @@ def test_settings_offers_an_agent_the_configured_models_and_a_colour(page: Page,
     written = (app.home / "agents" / "tutor" / "AGENT.md").read_text()
     assert f"model: {configured[0]}" in written and "color: '#aa3300'" in written
     assert look_of(agent.locator(".look")) == ("T", "rgb(170, 51, 0)")
+
+
+def test_a_members_question_answered_is_still_there_after_a_reload(
+    group_app: tuple[App, ByActor, str], group_page: Page, anthropic_server: FakeServer
+) -> None:
+    page = group_page
+    app, router, _ = group_app
+    router.add(
+        "commander",
+        wire.message(wire.tool_use("dispatch_to", {"to": "coder", "message": "save it"}, id="toolu_d")),
+        wire.reply_text("Saved by the coder."),
+    )
+    router.add(
+        "coder",
+        wire.message(wire.tool_use("write_file", {"path": "kept.md", "content": "a"}, id="toolu_w")),
+        wire.reply_text("kept.md written"),
+    )
+    anthropic_server.script(*[router] * router.total)
+    open_app(page, app)
+    send(page, "save kept.md")
+    coder = page.locator('.msg.assistant[data-actor="coder"]')
+    card = coder.locator(".permission-card")
+    expect(card).to_be_visible(timeout=TIMEOUT)
+    card.locator("button.allow_once").click()
+    expect(page.locator('.msg.assistant[data-actor="commander"]').last).to_contain_text(
+        "Saved by the coder.", timeout=TIMEOUT
+    )
+    expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+    live = card.locator(".answer").inner_text()
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    # The question as it was answered, above the call it allowed, in the coder's bubble (it was gone: only the
+    # words were kept in the group's record).
+    expect(coder.locator(".permission-card.answered.allowed")).to_have_count(1, timeout=TIMEOUT)
+    expect(coder.locator('.permission-card + .tool-card.ok:has-text("write_file")')).to_have_count(1)
+    assert coder.locator(".permission-card .answer").inner_text() == live
+    expect(coder.locator(".permission-card")).to_contain_text("kept.md")  # what was asked, not only that it was
+    expect(coder.locator(".permission-card button:enabled")).to_have_count(0)
+    expect(coder.locator(".markdown")).to_have_text("kept.md written")
+    exported = httpx.get(
+        f"{app.base}/api/conversations/{group_app[2]}/export", headers={"X-Orkas-Token": app.token}, timeout=30
+    )
+    assert "asked to run write_file" in exported.text and "allow_once" in exported.text, exported.text

@@ -169,27 +169,27 @@ class Transcript:
                         }
             return
         if role == "app" and message.get("kind") == "approval":  # asked and answered: the card as it was left
-            facts = message.get("detail") or {}
-            self._add(
-                Question(
-                    key=str(facts.get("question") or message["id"]),
-                    conversation=self.conversation,
-                    tool=str(facts.get("tool", "")),
-                    preview=message.get("text", ""),
-                    level=str(facts.get("level", "")),
-                    categories=tuple(str(facts.get("categories") or "").split()),
-                    effect=str(facts.get("effect") or ""),
-                    decision=str(facts.get("decision", "")),
-                    by=str(facts.get("by", "")),
-                    declined=str(facts.get("closed") or ""),
-                )
-            )
+            self._add(self._answered(message.get("detail") or {}, message.get("text", ""), message["id"]))
             return
         if role == "app" and message.get("kind") in ("stopped", "error"):
             marker = Marker(key=message["id"], kind=message["kind"], text=message.get("text", ""))
             self._add(marker)
             if marker.kind == "error":
                 self._offer_retry(marker)
+
+    def _answered(self, facts: dict[str, Any], preview: str, key: str) -> Question:
+        return Question(
+            key=str(facts.get("question") or key),
+            conversation=self.conversation,
+            tool=str(facts.get("tool", "")),
+            preview=preview,
+            level=str(facts.get("level", "")),
+            categories=tuple(str(facts.get("categories") or "").split()),
+            effect=str(facts.get("effect") or ""),
+            decision=str(facts.get("decision", "")),
+            by=str(facts.get("by", "")),
+            declined=str(facts.get("closed") or ""),
+        )
 
     def _group_record(self, record: dict[str, Any]) -> None:
         sender = str(record.get("from", ""))
@@ -206,6 +206,15 @@ class Transcript:
         if sender != USER and not (record.get("text") or tools or files or record.get("failure")):
             return
         who = USER if sender == USER else ASSISTANT if sender == COMMANDER else sender
+        steps = list(enumerate(record.get("process", [])))
+        asked = [(i, s["approval"]) for i, s in steps if isinstance(s.get("approval"), dict)]
+        if asked:  # as live: its calls, the questions they asked as answered, then what it said after them
+            self._add(Bubble(key=f"{record['id']}:calls", who=who, files=files, tools=tools))
+            for i, facts in asked:
+                self._add(self._answered(facts, str(facts.get("preview", "")), f"{record['id']}:{i}"))
+            files, tools = [], []
+            if not (record.get("text") or record.get("failure")):
+                return
         bubble = Bubble(key=record["id"], who=who, text=record.get("text", ""), files=files, tools=tools)
         bubble.failed = record.get("failure") or ""
         self._add(bubble)

@@ -27,7 +27,7 @@ from orkas.team.bus import COMMANDER, USER, Bus, in_asked_order
 from orkas.team.group import DISPATCH_CAP, MODEL_CALLS, Group, model_slots
 from orkas.team.migrate import ensure_group_layout
 from orkas.team.state import StateStore
-from orkas.team.turn import Worktrees
+from orkas.team.turn import Answered, Worktrees
 
 CONVERSATION_ID = re.compile(r"^[0-9a-f]{8,64}$")
 MakeActor = Callable[[Conversation, AgentSpec | None, Sequence[Tool], str, Path | None], Agent]
@@ -160,13 +160,20 @@ class GroupRunner:
         permissions: Permissions,
         budget: Budget | None,
         publish: Publish,
+        answered: Answered | None = None,
     ) -> bool:
         """One message of the person's through the group; True when the turn ended well."""
         group = self._open(conversation)
         ok = False
         try:
             async for item in group.send(
-                text, signal=signal, steer=steer, permissions=permissions, budget=budget, attachments=attachments
+                text,
+                signal=signal,
+                steer=steer,
+                permissions=permissions,
+                budget=budget,
+                attachments=attachments,
+                answered=answered,
             ):
                 publish(item.event, item.actor)
                 if getattr(item.event, "type", "") == "turn_end":

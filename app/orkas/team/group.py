@@ -36,7 +36,7 @@ from orkas.team.bus import Bus
 from orkas.team.events import ActorEvent
 from orkas.team.slots import limited
 from orkas.team.state import StateStore
-from orkas.team.turn import Turn, Worktrees
+from orkas.team.turn import Answered, Turn, Worktrees
 
 log = logging.getLogger(__name__)
 
@@ -129,9 +129,11 @@ class Group:
         permissions: Permissions | None = None,
         budget: Budget | None = None,
         attachments: Sequence[dict[str, Any]] = (),
+        answered: Answered | None = None,
     ) -> AsyncGenerator[ActorEvent, None]:
-        """Run one message of the person's through the group; ends with exactly one `TurnEnd`."""
-        turn = Turn(self, signal or AbortSignal(), steer or SteerQueue(), permissions, budget)
+        """Run one message of the person's through the group; ends with exactly one `TurnEnd`. `answered`: how a
+        question an actor asked was answered, kept on its bubble's tool trail (a reload draws the card)."""
+        turn = Turn(self, signal or AbortSignal(), steer or SteerQueue(), permissions, budget, answered)
         self.active = turn
         try:
             async with aclosing(turn.run(text, attachments)) as events:

@@ -9,7 +9,7 @@ import asyncio
 import logging
 import re
 import uuid
-from collections.abc import AsyncGenerator, Coroutine, Sequence
+from collections.abc import AsyncGenerator, Callable, Coroutine, Sequence
 from contextlib import aclosing, suppress
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -18,7 +18,7 @@ from orkas.adapter.conversations.sessions import PersistentSession
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
-from orkas.engine.events import Done, Error, Event, TextDelta, ToolEnd, ToolStart
+from orkas.engine.events import Done, Error, Event, PermissionRequest, TextDelta, ToolEnd, ToolStart
 from orkas.engine.messages import Usage
 from orkas.engine.runner import Agent
 from orkas.engine.session import InMemorySession
@@ -87,6 +87,9 @@ class Room(Protocol):
     ) -> Agent: ...
 
 
+Answered = Callable[[PermissionRequest], dict[str, str | int] | None]  # a question's answer, as views draw it
+
+
 class Turn:
     """One message of the person's, through the group. Implements `tools.Dispatcher`."""
 
@@ -97,12 +100,15 @@ class Turn:
         steer: SteerQueue,
         permissions: Permissions | None,
         budget: Budget | None,
+        answered: Answered | None = None,
     ) -> None:
         self.group = group
         self.signal = signal
         self.steer = steer
         self.permissions = permissions
         self.budget = budget
+        self.answered = answered
+        self.asked: dict[str, PermissionRequest] = {}  # by the tool call that asked, until that call ends
         self.id = uuid.uuid4().hex
         self.out: asyncio.Queue[ActorEvent | None] = asyncio.Queue()
         self.dispatch_slots = asyncio.Semaphore(group.dispatch_cap)
@@ -222,7 +228,8 @@ class Turn:
                 elif isinstance(event, ToolStart) and self.pending and self.pending[-1] != PARAGRAPH:
                     self.pending.append(PARAGRAPH)  # what it says after a call is not glued to what it said before
                 elif isinstance(event, ToolEnd) and event.name not in TEAM_TOOLS:
-                    self.trail.append(_trail(event))
+                    self.trail.append(self._trail(event))
+                self._asking(event)
                 self.emit(COMMANDER, event)
                 last = event
         stopped = isinstance(last, Error) and last.kind == "aborted"
@@ -434,7 +441,8 @@ class Turn:
             async for event in events:
                 read += _read(event)
                 if isinstance(event, ToolEnd):
-                    trail.append(_trail(event))
+                    trail.append(self._trail(event))
+                self._asking(event)
                 for shown in scrub.events(event):
                     self.emit(name, shown)
                 last = event
@@ -459,6 +467,20 @@ class Turn:
         state.cursors[name] = group.bus.last_id or ""
         group.store.save()
         return parsed.text, error, reason, read
+
+    def _asking(self, event: Event) -> None:
+        if isinstance(event, PermissionRequest):
+            self.asked[event.tool_use_id] = event
+
+    def _trail(self, event: ToolEnd) -> dict[str, Any]:
+        """A finished call on its bubble's trail, with the question it asked as it was answered (a reload draws
+        the closed card above it, as live)."""
+        step: dict[str, Any] = {"tool": event.name, "ok": not event.is_error, "ms": round(event.duration * 1000)}
+        request = self.asked.pop(event.id, None)
+        approval = self.answered(request) if request is not None and self.answered is not None else None
+        if approval is not None:
+            step["approval"] = approval
+        return step
 
 
 _Outcome = tuple[str, bool, list[str]]  # the text for the commander, whether it failed, outside text it carries
@@ -509,10 +531,6 @@ def _member_note(spec: AgentSpec) -> str:
             '<handback reason="capability_boundary" />. The conversation then returns to the commander.'
         )
     return f"{spec.prompt}\n\n{note}"
-
-
-def _trail(event: ToolEnd) -> dict[str, Any]:
-    return {"tool": event.name, "ok": not event.is_error, "ms": round(event.duration * 1000)}
 
 
 def _spent(last: Event | None) -> dict[str, Any]:

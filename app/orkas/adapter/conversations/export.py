@@ -35,7 +35,11 @@ def as_markdown(title: str, messages: Sequence[Message] = (), group: Sequence[Ma
         for record in group:
             if record.get("dispatch"):
                 lines += [f"> {record['from']} asked {', '.join(record.get('to', []))}: {record['dispatch']}", ""]
-            elif str(record.get("text") or "").strip():
+                continue
+            for step in record.get("process") or ():  # the questions it asked, as they were answered
+                if isinstance(step, Mapping) and isinstance(step.get("approval"), Mapping):
+                    lines += [_asked(step["approval"], str(step["approval"].get("preview", ""))), ""]
+            if str(record.get("text") or "").strip():
                 who = "You" if record["from"] == "user" else str(record["from"])
                 lines += [f"**{who}:**", "", str(record["text"]).strip(), ""]
         return "\n".join(lines).rstrip() + "\n"
@@ -55,10 +59,7 @@ def as_markdown(title: str, messages: Sequence[Message] = (), group: Sequence[Ma
                 elif isinstance(block, ToolUseBlock):
                     lines += [f"`{block.name}` {_cut(json.dumps(dict(block.input), ensure_ascii=False))}", ""]
         elif isinstance(message, Notice) and message.kind == "approval":  # asked, and how it was answered
-            facts = message.detail
-            who = f" on {facts['by']}" if facts.get("by") else ""
-            answer = facts.get("closed") or f"{facts.get('decision', '')}{who}"
-            lines += [f"*(asked to run {facts.get('tool', '')}: `{message.text}` — {answer})*", ""]
+            lines += [_asked(message.detail, message.text), ""]
         elif isinstance(message, Notice):
             lines += [f"*({message.kind}: {message.text})*", ""]
     return "\n".join(lines).rstrip() + "\n"
@@ -85,6 +86,12 @@ def as_zip(
                 if own and path.relative_to(attachments) != Path(INDEX):  # not the store's bookkeeping
                     bundle.write(path, f"attachments/{path.relative_to(attachments)}")
     return buffer.getvalue()
+
+
+def _asked(facts: Mapping[str, Any], preview: str) -> str:
+    who = f" on {facts['by']}" if facts.get("by") else ""
+    answer = facts.get("closed") or f"{facts.get('decision', '')}{who}"
+    return f"*(asked to run {facts.get('tool', '')}: `{preview}` — {answer})*"
 
 
 def _cut(text: str) -> str:

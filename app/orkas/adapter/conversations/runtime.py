@@ -257,13 +257,14 @@ class ConversationRuntime(Versions, Snapshots):
         def publish(event: ProductEvent, actor: str | None = None) -> None:
             self.publish(cid, event, actor)
 
+        def answered(question_id: str) -> PermissionAnswered | None:
+            return self.streams.answer_given(cid, question_id)
+
         runner: Runner
         if self.groups is not None and await asyncio.to_thread(self.groups.is_group, cid):
-            runner = GroupTurn(self.groups, self.store, conversation, publish)
+            runner = GroupTurn(self.groups, self.store, conversation, publish, answered)
         else:
-            runner = Solo(
-                self.store, conversation, self.make_agent, publish, lambda q: self.streams.answer_given(cid, q)
-            )
+            runner = Solo(self.store, conversation, self.make_agent, publish, answered)
 
         async def after_turn(messages: Sequence[Message]) -> None:
             if self.hooks.after_turn is not None:  # off the loop: other streams go on meanwhile

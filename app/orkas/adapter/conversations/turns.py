@@ -85,6 +85,7 @@ class Groups(Protocol):
         permissions: Permissions,
         budget: Budget | None,
         publish: Publish,
+        answered: Callable[[PermissionRequest], dict[str, str | int] | None],
     ) -> bool: ...
 
 
@@ -176,19 +177,7 @@ class Solo:
         given = self.answered(request.id)
         if given is None or self.session is None:
             return
-        declined = next((why for why in ("expired", "unattended", "stopped") if getattr(given, why)), "")
-        facts: dict[str, str | int] = {
-            "question": request.id,
-            "tool_use_id": request.tool_use_id,
-            "tool": request.tool,
-            "level": request.level,
-            "effect": request.effect,
-            "categories": " ".join(request.categories),
-            "decision": given.decision,
-            "by": given.by,
-            "closed": declined,
-        }
-        await _note(self.session, APPROVAL, request.preview, facts)
+        await _note(self.session, APPROVAL, request.preview, approval_facts(request, given))
 
     async def history(self) -> Sequence[Message]:
         return list(self.session.messages()) if self.session is not None else []
@@ -209,11 +198,24 @@ class GroupTurn:
     first_answer: str | None = None
     actor: str | None = "group"
 
-    def __init__(self, groups: Groups, store: ConversationStore, conversation: Conversation, publish: Publish) -> None:
+    def __init__(
+        self,
+        groups: Groups,
+        store: ConversationStore,
+        conversation: Conversation,
+        publish: Publish,
+        answered: Callable[[str], PermissionAnswered | None] = lambda question_id: None,
+    ) -> None:
         self.groups = groups
         self.store = store
         self.conversation = conversation
         self.publish = publish
+        self.answered = answered  # as Solo's: kept on the asking bubble's tool trail, so a reload shows the card
+
+    def _approval(self, request: PermissionRequest) -> dict[str, str | int] | None:
+        given = self.answered(request.id)
+        # What was asked goes with it: a one-agent chat keeps it as the notice's text, a bus trail step has no text.
+        return {**approval_facts(request, given), "preview": request.preview} if given is not None else None
 
     async def start(self, active: Active) -> None:
         active.history_length = await asyncio.to_thread(self.groups.size, self.conversation.id)
@@ -231,6 +233,7 @@ class GroupTurn:
             permissions=active.permissions,
             budget=active.budget,
             publish=self.publish,
+            answered=self._approval,
         )
         self.store.touch(self.conversation, text_of(message))
 
@@ -287,6 +290,23 @@ async def run(runner: Runner, loop: Loop, message: UserMessage, files: Sequence[
         loop.publish(run_failed("internal", "the run failed unexpectedly"))
     finally:
         await runner.close()
+
+
+def approval_facts(request: PermissionRequest, given: PermissionAnswered) -> dict[str, str | int]:
+    """A question as it was answered — what was asked, the decision, who gave it or why nobody did — as a one-agent
+    transcript's notice and a group bubble's tool trail keep it: every view draws the closed card from these."""
+    declined = next((why for why in ("expired", "unattended", "stopped") if getattr(given, why)), "")
+    return {
+        "question": request.id,
+        "tool_use_id": request.tool_use_id,
+        "tool": request.tool,
+        "level": request.level,
+        "effect": request.effect,
+        "categories": " ".join(request.categories),
+        "decision": given.decision,
+        "by": given.by,
+        "closed": declined,
+    }
 
 
 async def _note(session: Session, kind: str, text: str, detail: dict[str, str | int] | None = None) -> None:
