@@ -72,7 +72,7 @@ export function toolRecorded(id, step) {
   const card = el("div", "tool-card recorded");
   card.dataset.toolId = id;
   const row = el("div", "tool-row");
-  row.append(el("span", "tool-status", ""), el("span", "tool-name", step.tool), el("span", "tool-arg", ""),
+  row.append(el("span", "tool-status", ""), el("span", "tool-name", step.tool), el("span", "tool-arg", step.summary ?? ""),
     el("span", "tool-time", ""));
   card.append(row);
   toolEnded(card, !step.ok, typeof step.ms === "number" ? step.ms / 1000 : null);

@@ -646,6 +646,7 @@ async def test_a_members_answered_question_is_kept_on_its_bubbles_tool_trail(
     read, edited = coder.process
     assert "approval" not in read  # a read asks nothing
     assert edited["tool"] == "edit_file" and edited["ok"] == (decision == "allow_once")
+    assert read["summary"] == edited["summary"] == "notes.txt"  # the call's one line, as its card said it live
     assert edited["approval"] == {
         "question": next(iter(given)),
         "tool": "edit_file",

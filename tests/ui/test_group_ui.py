@@ -462,12 +462,16 @@ def test_a_members_question_answered_is_still_there_after_a_reload(
     )
     expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
     live = card.locator(".answer").inner_text()
+    row = coder.locator(".tool-card .tool-row")
+    expect(row).to_contain_text("kept.md")
+    called = row.inner_text()
     page.reload()
     page.wait_for_selector("body[data-ready=true]")
     # The question as it was answered, above the call it allowed, in the coder's bubble (it was gone: only the
     # words were kept in the group's record).
     expect(coder.locator(".permission-card.answered.allowed")).to_have_count(1, timeout=TIMEOUT)
     expect(coder.locator('.permission-card + .tool-card.ok:has-text("write_file")')).to_have_count(1)
+    assert row.inner_text() == called  # the call in one line and its time, as live
     assert coder.locator(".permission-card .answer").inner_text() == live
     expect(coder.locator(".permission-card")).to_contain_text("kept.md")  # what was asked, not only that it was
     expect(coder.locator(".permission-card button:enabled")).to_have_count(0)

@@ -109,6 +109,7 @@ class Turn:
         self.budget = budget
         self.answered = answered
         self.asked: dict[str, PermissionRequest] = {}  # by the tool call that asked, until that call ends
+        self.summaries: dict[str, str] = {}  # each call's one line, by its id, until it ends
         self.id = uuid.uuid4().hex
         self.out: asyncio.Queue[ActorEvent | None] = asyncio.Queue()
         self.dispatch_slots = asyncio.Semaphore(group.dispatch_cap)
@@ -471,11 +472,16 @@ class Turn:
     def _asking(self, event: Event) -> None:
         if isinstance(event, PermissionRequest):
             self.asked[event.tool_use_id] = event
+        elif isinstance(event, ToolStart) and event.summary:
+            self.summaries[event.id] = event.summary
 
     def _trail(self, event: ToolEnd) -> dict[str, Any]:
         """A finished call on its bubble's trail, with the question it asked as it was answered (a reload draws
         the closed card above it, as live)."""
         step: dict[str, Any] = {"tool": event.name, "ok": not event.is_error, "ms": round(event.duration * 1000)}
+        summary = self.summaries.pop(event.id, "")
+        if summary:  # the call in one line, as its card said it live
+            step["summary"] = summary
         request = self.asked.pop(event.id, None)
         approval = self.answered(request) if request is not None and self.answered is not None else None
         if approval is not None:
