@@ -208,6 +208,51 @@ def test_while_orkas_is_away_the_phone_says_so_in_its_language_and_the_list_come
     context.close()
 
 
+# The phone in a pocket: its page hidden, notifications allowed. What the system would show is recorded.
+NOTIFIED = """() => {
+  window.__notified = [];
+  Object.defineProperty(document, "visibilityState", { get: () => "hidden" });
+  const shown = (title, options) => window.__notified.push([title, options?.body ?? "", options?.tag ?? ""]);
+  window.Notification = class { static permission = "granted"; constructor(title, options) { shown(title, options); } };
+  if (window.ServiceWorkerRegistration) ServiceWorkerRegistration.prototype.showNotification = async (t, o) => shown(t, o);
+  const Native = window.WebSocket;  // the alerts socket, once open: what is said from then on reaches the phone
+  window.WebSocket = class extends Native {
+    constructor(url, protocols) {
+      super(url, protocols);
+      if (String(url).includes("/alerts")) this.addEventListener("open", () => { window.__listening = true; });
+    }
+  };
+}"""
+
+
+def test_the_phone_is_notified_in_its_language_when_an_approval_waits_and_when_the_run_ends(
+    browser: Any, mirrored: Mirrored, anthropic_server: FakeServer
+) -> None:
+    anthropic_server.script(
+        wire.message(wire.tool_use("bash", {"command": "rm -rf build"}, id="toolu_rm")),
+        wire.reply_text("Pasta limpa."),
+    )
+    chat = mirrored.desktop("POST", "/api/conversations", {"title": "Garden"}).json()["id"]
+    context = browser.new_context(ignore_https_errors=True, locale="pt-BR", **PHONE)
+    context.add_init_script(script=f"({NOTIFIED})()")
+    page = context.new_page()
+    pairing = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()
+    page.goto(pairing["link"])
+    semantics(page)
+    page.get_by_role("button", name="Emparelhar").click()
+    wait_text(page, "Garden")
+    page.wait_for_function("() => window.__listening === true", timeout=20_000)
+    assert mirrored.desktop("POST", f"/api/conversations/{chat}/messages", {"text": "limpa"}).status_code == 202
+    page.wait_for_function("() => window.__notified.length >= 1", timeout=20_000)
+    title, body, question = page.evaluate("window.__notified[0]")
+    assert title == "Aprovação à espera" and "rm -rf build" in body  # the phone's words, from strings.py
+    answered = {"question_id": question, "decision": "allow_once"}
+    assert mirrored.desktop("POST", f"/api/conversations/{chat}/answers", answered).status_code == 200
+    page.wait_for_function("() => window.__notified.some(([title]) => title === 'Terminado')", timeout=20_000)
+    assert ["Terminado", "Pasta limpa."] in [n[:2] for n in page.evaluate("window.__notified")]
+    context.close()
+
+
 @pytest.mark.parametrize("quit_by", [signal.SIGINT, signal.SIGTERM])
 def test_orkas_quits_quietly_while_a_phone_is_open(
     phone: Callable[[], Any], mirrored: Mirrored, quit_by: signal.Signals

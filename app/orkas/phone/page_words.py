@@ -1,4 +1,5 @@
-"""The words the page shows outside Flutter (orkas.js), in every language, served as a script it loads at start.
+"""The words the page shows outside Flutter (orkas.js: the away notice, the system notifications), in every language,
+served as a script it loads at start.
 
 They are said when the computer cannot be reached, so nothing can be asked for then: the page carries them from
 the start. They live in strings.py with the view's own words (every key in every language, tested there).
@@ -14,7 +15,7 @@ from orkas.phone.offline import answer
 from orkas.phone.strings import STRINGS
 
 NAME = "words.js"  # beside orkas.js under /m/, loaded before it (assets/index.html)
-KEYS = ("unreachable", "unreachable_trying", "unreachable_closed")
+KEYS = ("unreachable", "unreachable_trying", "unreachable_closed", "alert_approval", "alert_finished", "alert_failed")
 
 
 @functools.cache

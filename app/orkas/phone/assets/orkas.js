@@ -13,6 +13,11 @@
   // the same session (kept on the computer) and gets all of it. So: reload once the socket is back.
   // When the computer no longer holds that session (Orkas restarted, or it expired) it closes the socket
   // with STALE: the page forgets the session and reloads, and a new one starts where the person was.
+  // The page's own words, in the phone's language (words.js, from strings.py, loaded before this script).
+  const all = window.orkasWords ?? {};
+  const tags = navigator.languages ?? [navigator.language];
+  const lang = tags.map((tag) => tag.replace("_", "-").split("-")[0].toLowerCase()).find((l) => all[l]) ?? "en";
+  const words = all[lang] ?? all.en ?? {};
   const NativeSocket = window.WebSocket;
   const STALE = 4001;
   let viewLost = false;
@@ -39,14 +44,10 @@
   };
 
   // While the view's socket is down (Orkas quit, the Wi-Fi went), Flet's client shows only "Working…": say
-  // what happens, in the phone's language (words.js, from strings.py), and if it lasts, that Orkas may have
-  // been closed. Not at once: a phone waking from sleep reconnects within a moment and should not flash it.
+  // what happens, in the phone's language, and if it lasts, that Orkas may have been closed. Not at once: a
+  // phone waking from sleep reconnects within a moment and should not flash it.
   const away = (() => {
     const SHOWN_AFTER = 2000, LONG_AFTER = 12000; // ms
-    const all = window.orkasWords ?? {};
-    const tags = navigator.languages ?? [navigator.language];
-    const lang = tags.map((tag) => tag.replace("_", "-").split("-")[0].toLowerCase()).find((l) => all[l]) ?? "en";
-    const words = all[lang] ?? all.en ?? {};
     let notice = null, timers = [];
     const line = (text, size, weight) => {
       const p = document.createElement("p");
@@ -72,15 +73,8 @@
     };
   })();
 
-  localStorage.setItem(PREFIX + "orkas.lang", JSON.stringify((navigator.languages ?? [navigator.language]).join(",")));
+  localStorage.setItem(PREFIX + "orkas.lang", JSON.stringify(tags.join(",")));
 
-  const WORDS = {
-    en: { approval: "Approval waiting", finished: "Finished", failed: "Failed" },
-    zh: { approval: "等待批准", finished: "已完成", failed: "失败" },
-    pt: { approval: "Aprovação à espera", finished: "Terminado", failed: "Falhou" },
-  };
-  const lang = (navigator.languages ?? [navigator.language]).map((l) => l.slice(0, 2).toLowerCase()).find((l) => WORDS[l]) ?? "en";
-  const t = WORDS[lang];
   const seen = new Set(); // a reconnect replays the questions still waiting: each is announced once
 
   function announce(event) {
@@ -88,11 +82,11 @@
     if (event.type === "permission_request") {
       if (seen.has(event.id)) return;
       seen.add(event.id);
-      title = t.approval; body = `${event.tool}: ${String(event.preview ?? "").slice(0, 140)}`; buzz = [200, 100, 200];
+      title = words.alert_approval || "Orkas"; body = `${event.tool}: ${String(event.preview ?? "").slice(0, 140)}`; buzz = [200, 100, 200];
     } else if (event.type === "error" && event.kind !== "aborted") {
-      title = t.failed; body = String(event.message ?? "");
+      title = words.alert_failed || "Orkas"; body = String(event.message ?? "");
     } else if ((event.type === "done" && !event.actor) || (event.type === "turn_end" && event.ok)) {
-      title = t.finished; body = String(event.text ?? "").slice(0, 140);
+      title = words.alert_finished || "Orkas"; body = String(event.text ?? "").slice(0, 140);
     }
     if (!title) return;
     window.orkasAlerts = (window.orkasAlerts ?? 0) + 1; // what the tests look for
