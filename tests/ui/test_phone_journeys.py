@@ -214,7 +214,8 @@ NOTIFIED = """() => {
   Object.defineProperty(document, "visibilityState", { get: () => "hidden" });
   const shown = (title, options) => window.__notified.push([title, options?.body ?? "", options?.tag ?? ""]);
   window.Notification = class { static permission = "granted"; constructor(title, options) { shown(title, options); } };
-  if (window.ServiceWorkerRegistration) ServiceWorkerRegistration.prototype.showNotification = async (t, o) => shown(t, o);
+  const registration = window.ServiceWorkerRegistration?.prototype;
+  if (registration) registration.showNotification = async (title, options) => shown(title, options);
   const Native = window.WebSocket;  // the alerts socket, once open: what is said from then on reaches the phone
   window.WebSocket = class extends Native {
     constructor(url, protocols) {
