@@ -68,6 +68,11 @@ function sectionMenu(dialog, body) {
   dialog.addEventListener("keydown", (event) => {
     if (SCROLL_KEYS.has(event.key) && !event.target.closest("input, textarea, select")) scrolled();
   });
+  // Tab (or a click) into another section's field: that section is where the person is (a chosen one stayed marked).
+  dialog.addEventListener("focusin", (event) => {
+    const section = event.target.closest?.("section");
+    if (section && links.has(section) && section !== chosen) { chosen = section; current(section); }
+  });
   // Whichever part scrolls (the dialog, or its body beside the menu): scroll events do not bubble, so caught.
   dialog.addEventListener("scroll", () => current(chosen ?? inView()), { passive: true, capture: true });
   nav.shown = () => chosen ?? inView();

@@ -152,3 +152,21 @@ def test_the_menu_marks_the_section_shown_or_chosen(page: Page, app: App) -> Non
     page.locator(".marker.error button.open-settings").click(timeout=TIMEOUT)
     expect(page.locator("#settings .usage-limits input[name=per_day]")).to_be_focused(timeout=TIMEOUT)
     assert marked(page) == "Usage"
+
+
+def test_tabbing_into_the_next_section_moves_the_menus_mark(page: Page, app: App) -> None:
+    page.click("#settings-button")
+    menu = page.locator("#settings nav.settings-menu")
+    menu.get_by_role("button", name="Language").click()
+    assert marked(page) == "Language"
+    names = page.evaluate(
+        "() => [...document.querySelectorAll('#settings .settings-body > section h3')].map((h) => h.textContent)"
+    )
+    after = names[names.index("Language") + 1]
+    for _ in range(30):  # through Language's own fields, into the next section's first one
+        page.keyboard.press("Tab")
+        inside = page.evaluate("() => document.activeElement.closest('section')?.querySelector('h3')?.textContent")
+        if inside == after:
+            break
+    assert inside == after
+    assert marked(page) == after  # it stayed on Language: a keyboard user read the wrong section's name
