@@ -301,7 +301,9 @@ def host(
         end = await suggest_title(settings, configured, model, prompt, answer)
         price = lookup(end.message.model).price
         cost = price.cost(end.usage) if price is not None else None
-        budget.record(provider=end.message.provider, model=end.message.model, usage=end.usage, cost=cost)
+        budget.record(
+            provider=end.message.provider, model=end.message.model, usage=end.usage, cost=cost, purpose="title"
+        )
         return title_text(end)
 
     hooks = assembly.hooks(

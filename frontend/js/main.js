@@ -322,7 +322,10 @@ async function openChat(id) {
     onVersion: guarded(async (after, index) => {
       await post(`/api/conversations/${id}/versions`, { after, index });
     }),
-    onTitle: () => refreshTitle(id).then(() => refreshList()).catch(() => {}),
+    onTitle: () => { // named by a model call: the chat's total counts that call too
+      refreshTitle(id).then(() => refreshList()).catch(() => {});
+      showTotal(id).catch(() => {});
+    },
     onHistoryChanged: () => {
       if (state.view !== view) return;
       state.forked = id; // the turn that follows it shows its arrows when it ends
@@ -364,7 +367,12 @@ async function showTotal(id) {
   if (state.current?.id !== id) return;
   const tokens = usage.input_tokens + usage.output_tokens;
   const said = usage.partial_calls ? "conversationTotalAtLeast" : "conversationTotal"; // a stopped call: so far
-  $("#total").textContent = usage.calls ? t(said, { cost: costFigure(usage.cost), tokens }) : "";
+  const total = $("#total");
+  total.textContent = usage.calls ? t(said, { cost: costFigure(usage.cost), tokens }) : "";
+  // The title's call (and a search's reranking) is in the total but on no answer: said, or the sums do not add up.
+  if (usage.side_calls && usage.side_cost > 0) total.textContent += ` · ${t("conversationTotalSide", { cost: costFigure(usage.side_cost) })}`;
+  if (usage.side_calls) total.title = t("conversationTotalSideWhy");
+  else total.removeAttribute("title");
 }
 
 async function refreshTitle(id) {

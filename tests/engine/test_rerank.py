@@ -73,6 +73,8 @@ def test_kb_search_reranks_within_the_run_s_budget_and_counts_the_call(tmp_path:
     assert first.details is not None and first.details["rerank"]["cost"] == pytest.approx(0.006075)
     assert [h["doc_id"] for h in first.details["hits"]] == ["sick.md", "leave.md"]
     assert ledger.conversation("c1").cost == pytest.approx(0.006075)
+    # on no answer: the chat's total says it apart (its answers' costs alone would not add up to the total)
+    assert ledger.conversation("c1").side_cost == pytest.approx(0.006075) and ledger.conversation("c1").side_calls == 1
     ledger.record(conversation="c1", provider="anthropic", model="claude-sonnet-4-5", usage=Usage(), cost=0.01)
     second = asyncio.run(search.execute({"query": "leave"}, ctx()))
     text = second.content[0].text  # type: ignore[union-attr]

@@ -4,6 +4,7 @@ never over a title the person typed meanwhile, and a failed title call changes n
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,6 +51,14 @@ def test_a_chat_is_named_after_its_first_answer(titled: tuple[App, Page], anthro
     assert asked["max_tokens"] == 32 and "capital of france" in asked["messages"][0]["content"][0]["text"]
     ledger = [json.loads(line) for line in (app.home / "usage.jsonl").read_text().splitlines()]
     assert len(ledger) == 2  # the title call is counted too
+    # and said apart in the chat's total: the answer's cost alone did not add up to it
+    assert ledger[1]["purpose"] == "title" and "purpose" not in ledger[0]
+    total = page.locator("#total")
+    expect(total).to_contain_text("outside answers", timeout=TIMEOUT)
+    expect(total).to_have_attribute("title", re.compile("naming this chat"))
+    answer = page.locator(".msg.assistant .turn-foot").inner_text()
+    figures = [float(f) for f in re.findall(r"\$(\d+\.\d+)", (total.inner_text() + " " + answer))]
+    assert figures[0] == pytest.approx(figures[1] + figures[2], abs=2e-4)  # the total = the title's + the answer's
 
     # Renamed by the person while the title call is out: their title stays.
     anthropic_server.script(wire.reply_text("Blue."), Reply(events=wire.events([wire.text("Sky")]), stall=2.0))

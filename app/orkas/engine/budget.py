@@ -21,7 +21,10 @@ class Budget(Protocol):
         person's language and points at that limit."""
         ...
 
-    def record(self, *, provider: str, model: str, usage: Usage, cost: float | None, partial: bool = False) -> None:
+    def record(
+        self, *, provider: str, model: str, usage: Usage, cost: float | None, partial: bool = False, purpose: str = ""
+    ) -> None:
         """Count one call. `cost` is None when the model's price is unknown; `partial`: the call ended before the
-        provider's final count (a Stop, a cut stream), and `usage` is what it had counted — at least that was spent."""
+        provider's final count (a Stop, a cut stream), and `usage` is what it had counted — at least that was spent.
+        `purpose`: a call that answers nobody ("title", "rerank"), counted in the chat's total but on no answer."""
         ...

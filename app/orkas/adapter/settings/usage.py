@@ -26,6 +26,8 @@ class Totals:
     cost: float = 0.0
     unpriced_calls: int = 0  # calls whose model has no known price
     partial_calls: int = 0  # calls that ended before the provider's final count: the totals are at least these
+    side_calls: int = 0  # calls no answer shows (a chat's title, a reranking of what a search found): in the totals
+    side_cost: float = 0.0
 
     def add(self, record: dict[str, object]) -> None:
         self.calls += 1
@@ -39,6 +41,9 @@ class Totals:
             self.unpriced_calls += 1
         else:
             self.cost += float(cost)  # type: ignore[arg-type]
+        if record.get("purpose"):
+            self.side_calls += 1
+            self.side_cost += float(cost or 0)  # type: ignore[arg-type]
 
 
 def today(clock: Callable[[], float] = time.time) -> str:
@@ -85,9 +90,18 @@ class UsageLedger:
         self.by_day_model.setdefault((str(record.get("day")), model), Totals()).add(record)
 
     def record(
-        self, *, conversation: str, provider: str, model: str, usage: Usage, cost: float | None, partial: bool = False
+        self,
+        *,
+        conversation: str,
+        provider: str,
+        model: str,
+        usage: Usage,
+        cost: float | None,
+        partial: bool = False,
+        purpose: str = "",
     ) -> None:
-        """`partial`: the call ended before the provider's final count; its figures are what was counted by then."""
+        """`partial`: the call ended before the provider's final count; its figures are what was counted by then.
+        `purpose`: a call no answer shows (a title, a reranking), said apart in the chat's total."""
         record: dict[str, object] = {
             "ts": round(self.clock(), 3),
             "day": today(self.clock),
@@ -102,6 +116,8 @@ class UsageLedger:
         }
         if partial:
             record["partial"] = True
+        if purpose:
+            record["purpose"] = purpose
         self.path.parent.mkdir(parents=True, exist_ok=True)
         append_durably(self.path, (json.dumps(record) + "\n").encode())
         self.load()  # counts this record, and any another process appended before it
@@ -200,9 +216,17 @@ class LedgerBudget:
             )
         return None
 
-    def record(self, *, provider: str, model: str, usage: Usage, cost: float | None, partial: bool = False) -> None:
+    def record(
+        self, *, provider: str, model: str, usage: Usage, cost: float | None, partial: bool = False, purpose: str = ""
+    ) -> None:
         self.ledger.record(
-            conversation=self.conversation, provider=provider, model=model, usage=usage, cost=cost, partial=partial
+            conversation=self.conversation,
+            provider=provider,
+            model=model,
+            usage=usage,
+            cost=cost,
+            partial=partial,
+            purpose=purpose,
         )
 
 

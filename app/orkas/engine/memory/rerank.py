@@ -105,7 +105,7 @@ class ModelReranker:
         price = lookup(self.model, local=self.provider.capabilities.local).price
         cost = price.cost(end.usage) if price is not None else None
         if budget is not None:
-            budget.record(provider=self.provider.name, model=self.model, usage=end.usage, cost=cost)
+            budget.record(provider=self.provider.name, model=self.model, usage=end.usage, cost=cost, purpose="rerank")
         return Ranked(
             order=parse_order(answer, len(passages)),
             model=self.model,
