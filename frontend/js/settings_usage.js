@@ -115,8 +115,15 @@ const REACHED = [["per_day", "limitReachedDay"], ["per_month", "limitReachedMont
 
 function reachedWords(budget) {
   const reached = budget.reached ?? {};
-  return REACHED.filter(([name]) => name in reached)
+  const words = REACHED.filter(([name]) => name in reached)
     .map(([name, key]) => t(key, { spent: money(reached[name]), limit: money(budget[name]) }));
+  const over = budget.chats_over ?? []; // a per-conversation limit below what some chats already spent
+  if (over.length) {
+    const named = over.slice(0, 3).map((c) => `“${c.title || t("untitled")}” (${money(c.spent)})`).join(", ");
+    words.push(t(over.length === 1 ? "limitReachedChat" : "limitReachedChats",
+      { count: over.length, chats: named + (over.length > 3 ? ", …" : ""), limit: money(budget.per_conversation) }));
+  }
+  return words;
 }
 
 function dayChart(days, measure, label) {

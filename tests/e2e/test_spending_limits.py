@@ -91,6 +91,7 @@ def test_the_usage_form_s_route_refuses_the_same_amounts_and_keeps_what_was_set(
             "spent_today_at_least": False,
             "spent_month": 0,
             "reached": {},  # nothing spent yet
+            "chats_over": [],
         }
         assert put('{"per_day": null}').json()["per_conversation"] == 0.5  # one turned off, the other kept
         assert budget(app.home, "--day", "7").stdout.strip() == SET.replace("$5.00", "$7.00")

@@ -185,3 +185,40 @@ def test_a_daily_limit_below_todays_spend_says_at_once_what_it_means(page: Page,
     limits.locator("button.save-limits").click()
     expect(result).not_to_contain_text("already reached", timeout=TIMEOUT)
     expect(result).to_contain_text("Saved")
+
+
+def test_a_per_conversation_limit_below_what_chats_spent_names_them_here_and_in_orkas_budget(
+    page: Page, app: App
+) -> None:
+    import httpx
+
+    from tests.e2e.test_spending_limits import budget
+
+    headers = {"X-Orkas-Token": app.token, "Content-Type": "application/json"}
+    made = {t: httpx.post(f"{app.base}/api/conversations", json={"title": t}, headers=headers).json()["id"]
+            for t in ("Taxes", "Garden", "Old")}  # fmt: skip
+    assert httpx.delete(f"{app.base}/api/conversations/{made['Old']}", headers=headers).status_code == 204
+    spent = {"Taxes": 1.2, "Garden": 0.1, "Old": 2.0}  # a deleted chat is nobody's concern any more
+    lines = [
+        json.dumps({**record(0, "claude-opus-4-1", cost, 10), "conversation": made[t]}) for t, cost in spent.items()
+    ]
+    (app.home / "usage.jsonl").write_text("\n".join(lines) + "\n")
+    page.click("#settings-button")
+    page.locator("#settings nav.settings-menu").get_by_role("button", name="Usage").click()
+    limits = page.locator("#settings .usage-limits")
+    limits.locator("input[name=per_conversation]").fill("0.5")
+    limits.locator("button.save-limits").click()
+    result = limits.locator(".limits-result")
+    expect(result).to_contain_text("Saved", timeout=TIMEOUT)
+    expect(result).to_contain_text(
+        "One chat has already spent the per-conversation limit ($0.5000): “Taxes” ($1.20). Its next message stops"
+    )
+    expect(result).not_to_contain_text("Garden")
+    expect(result).not_to_contain_text("Old")
+    shown = budget(app.home).stdout
+    assert "note: 1 conversation already spent the per-conversation limit of $0.50: “Taxes” ($1.20)" in shown, shown
+    assert "Old" not in shown and "Garden" not in shown
+    raised = budget(app.home, "--conversation", "5")
+    assert raised.stdout.strip() == "per day: no limit; per month: no limit; per conversation: $5.00", raised.stdout
+    over_today = budget(app.home, "--day", "1")
+    assert "note: the daily budget of $1.00 is reached ($3.30 spent today)" in over_today.stdout, over_today.stdout

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
+from pathlib import Path
 
-from orkas.adapter.settings.store import LIMITS, SettingsStore, set_limits
-from orkas.adapter.settings.usage import Totals, UsageLedger, dollars, today
+from orkas.adapter.settings.store import LIMITS, Budgets, SettingsStore, set_limits
+from orkas.adapter.settings.usage import LedgerBudget, Totals, UsageLedger, dollars, today
 
 EXIT_OK = 0
 
@@ -45,12 +46,35 @@ def usage(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 def budget(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     from orkas.app import settings_from_env
 
-    store = SettingsStore(settings_from_env(env).data_dir / "settings.json")
+    data = settings_from_env(env).data_dir
+    store = SettingsStore(data / "settings.json")
     given = {"per_day": args.day, "per_month": args.month, "per_conversation": args.conversation}
     changes = {name: value for name, value in given.items() if value is not None}
     budgets = set_limits(store, **changes) if changes else store.load().budgets
     print("; ".join(f"{name.replace('_', ' ')}: {_dollars(getattr(budgets, name))}" for name in LIMITS))
+    for warning in _reached(data, budgets):  # a limit at or below what was spent stops the next run: said now
+        print(f"note: {warning}")
     return EXIT_OK
+
+
+def _reached(data: Path, budgets: Budgets) -> list[str]:
+    from orkas.adapter.conversations.store import ConversationStore
+
+    ledger = UsageLedger(data / "usage.jsonl")
+    overall = LedgerBudget(ledger, "", per_day=budgets.per_day, per_month=budgets.per_month)
+    said = [overall.describe({name: cost}) or "" for name, cost in overall.reached().items()]
+    if budgets.per_conversation is not None:
+        titles = {c.id: c.title for c in ConversationStore(data).recent()}
+        over = ledger.chats_over(budgets.per_conversation, titles)
+        named = ", ".join(f"“{titles[c] or c}” ({dollars(cost)})" for c, cost in over[:3]) + (
+            ", …" if len(over) > 3 else ""
+        )
+        if over:
+            said.append(
+                f"{len(over)} conversation{'s' if len(over) > 1 else ''} already spent the per-conversation limit of "
+                f"{dollars(budgets.per_conversation)}: {named}; the next message there stops before any model call"
+            )
+    return said
 
 
 def _dollars(limit: float | None) -> str:

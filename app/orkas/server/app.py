@@ -59,7 +59,7 @@ def create_app(
     if services is not None and services.mirror is not None:
         add_mirror_routes(api, services.mirror)
     if services is not None:
-        add_settings_routes(api, services)
+        add_settings_routes(api, services, runtime.store.recent)
     if services is not None and services.agents is not None:
         add_agents_routes(api, services.agents, services.members, runtime)
     if services is not None and services.skills is not None:

@@ -5,6 +5,7 @@ the knowledge base (memory_routes.py)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from orkas.server.answers import answered, config
 from orkas.server.memory_routes import add_knowledge_routes, add_memory_routes
 
 if TYPE_CHECKING:
+    from orkas.adapter.conversations.store import Conversation
     from orkas.server.services import Services
 
 
@@ -94,7 +96,9 @@ class PreferencesChange(BaseModel):
     clear_default_model: bool = False
 
 
-def add_settings_routes(api: FastAPI, services: Services) -> None:
+def add_settings_routes(api: FastAPI, services: Services, chats: Callable[[], Sequence[Conversation]] = list) -> None:
+    """`chats`: the person's conversations (not the deleted), for what a per-conversation limit means to them now."""
+
     @api.get("/api/settings")
     async def settings_get() -> dict[str, Any]:
         product = config(services.settings.load)
@@ -137,7 +141,15 @@ def add_settings_routes(api: FastAPI, services: Services) -> None:
             "spent_today_at_least": partial,
             "spent_month": month,
             "reached": reached,
+            "chats_over": await asyncio.to_thread(chats_over, budgets.per_conversation),
         }
+
+    def chats_over(limit: float | None) -> list[dict[str, Any]]:
+        """The chats that already spent a per-conversation limit: their next message stops before any model call."""
+        if limit is None or services.usage is None:
+            return []
+        titles = {c.id: c.title for c in chats()}
+        return [{"id": c, "title": titles[c], "spent": cost} for c, cost in services.usage.chats_over(limit, titles)]
 
     @api.put("/api/budget")
     async def budget_set(body: Limits) -> Any:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -126,6 +126,13 @@ class UsageLedger:
         self.load()
         return self.by_day.get(day or today(self.clock), Totals())
 
+    def chats_over(self, limit: float, among: Iterable[str]) -> list[tuple[str, float]]:
+        """The conversations (of `among`: a deleted one is no longer the person's concern) that have spent `limit` or
+        more, most first: a per-conversation limit saved below them stops their next message."""
+        self.load()
+        spent = [(c, self.by_conversation[c].cost) for c in among if c in self.by_conversation]
+        return sorted(((c, cost) for c, cost in spent if cost >= limit), key=lambda item: -item[1])
+
     def month_cost(self, month: str | None = None) -> float:
         """What the calendar month ("YYYY-MM"; this one by default) cost so far."""
         self.load()
@@ -197,7 +204,10 @@ class LedgerBudget:
         return next(iter(self.reached()), None)  # in the order `blocked` names them
 
     def blocked(self) -> str | None:
-        reached = self.reached()
+        return self.describe(self.reached())
+
+    def describe(self, reached: dict[str, float]) -> str | None:
+        """The first of these reached limits, in a sentence that says what to do."""
         if "per_day" in reached:
             return (
                 f"the daily budget of {dollars(self.per_day or 0)} is reached ({dollars(reached['per_day'])} spent "
