@@ -208,3 +208,30 @@ async def test_a_cut_answer_counts_what_the_provider_had_counted(tmp_path: Path)
     assert update.partial and update.usage == counted
     assert isinstance(events[-1], Error) and "cut off" in events[-1].message
     assert ledger.conversation("c1").partial_calls == 1
+
+
+async def test_an_attempt_the_provider_counted_then_retried_is_counted_too(tmp_path: Path) -> None:
+    # Overloaded after the provider had counted the input (its message_start), before any content: the call is tried
+    # again, and the first attempt's input was paid for all the same.
+    from orkas.core.errors import ProviderError
+    from orkas.engine.providers.base import UsageChunk
+    from tests.engine.helpers import FAST_RETRY
+
+    counted = Usage(input_tokens=20_000, output_tokens=1)
+    overloaded = ProviderError("Overloaded", kind="overloaded")
+    provider = ScriptedProvider([UsageChunk(usage=counted), overloaded], priced_step("Fine.", 20_000, 10))
+    ledger = UsageLedger(tmp_path / "usage.jsonl")
+    budget = LedgerBudget(ledger, conversation="c1")
+    runner = Agent(
+        providers=ProviderRegistry({"scripted": provider}),
+        config=RunConfig(model="scripted/claude-sonnet-4-5", retry=FAST_RETRY),
+        workspace=tmp_path,
+    )
+    events = [e async for e in runner.run("go", session=InMemorySession(), budget=budget)]
+    assert isinstance(events[-1], Done) and events[-1].text == "Fine."
+    first, second = [e for e in events if isinstance(e, UsageUpdate)]
+    assert first.partial and first.usage == counted and not second.partial
+    totals = ledger.conversation("c1")
+    assert (totals.calls, totals.input_tokens, totals.partial_calls) == (2, 40_000, 1)
+    assert events[-1].usage.input_tokens == 40_000  # the run's own total says it too
+    assert totals.cost == pytest.approx(events[-1].cost)

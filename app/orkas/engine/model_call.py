@@ -55,6 +55,14 @@ class CallFailed:
     spent: Usage | None = None  # the provider answered, then the call ended: what it had counted (at least this)
 
 
+@dataclass(frozen=True, slots=True)
+class AttemptSpent:
+    """An attempt that failed and is tried again had been counted by the provider (its input, at least): the run
+    counts it (it was paid for) before the retry's own call."""
+
+    usage: Usage
+
+
 Outcome = CallSucceeded | CallFailed
 
 
@@ -95,8 +103,11 @@ class ModelCall:
         self.retry_wait = 0.0
         self._retries_shown = 0  # retry numbers stay monotonic across rounds of one run
 
-    async def stream(self, *, tool_choice: Literal["auto", "none"]) -> AsyncGenerator[Event | Outcome, None]:
-        """Yield the events of one response, then exactly one `Outcome` saying how it ended."""
+    async def stream(
+        self, *, tool_choice: Literal["auto", "none"]
+    ) -> AsyncGenerator[Event | AttemptSpent | Outcome, None]:
+        """Yield the events of one response (and what each retried attempt was counted), then exactly one `Outcome`
+        saying how it ended."""
         attempt = 0
         while True:
             if self.signal.aborted:
@@ -117,6 +128,8 @@ class ModelCall:
                     error_event = Error(kind=kind, message=describe(error), cause=error.kind, attempts=tries)
                     yield CallFailed(error_event, state.spent)
                     return
+                if state.usage is not None and state.usage.counted:
+                    yield AttemptSpent(state.usage)
                 attempt += 1
                 self._retries_shown += 1
                 wait = self.retry.wait(attempt, error)

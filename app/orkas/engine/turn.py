@@ -30,7 +30,7 @@ from orkas.engine.messages import (
     Usage,
     UserMessage,
 )
-from orkas.engine.model_call import CallFailed, CallSucceeded, ModelCall, Outcome
+from orkas.engine.model_call import AttemptSpent, CallFailed, CallSucceeded, ModelCall, Outcome
 from orkas.engine.session import Session
 from orkas.engine.steer import SteerQueue
 from orkas.engine.tool_runner import ToolRunner, not_run_results
@@ -93,6 +93,9 @@ class Turn:
                 async for item in events:
                     if isinstance(item, CallSucceeded | CallFailed):
                         outcome = item
+                    elif isinstance(item, AttemptSpent):  # paid for, then tried again
+                        self.total = self.total + item.usage
+                        yield self._count(item.usage, self.call.provider.name, self.call.model, partial=True)
                     else:
                         yield item
             if outcome is None:
