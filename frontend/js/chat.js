@@ -584,8 +584,14 @@ export class ChatView {
     this.hooks.onRunning?.(running);
   }
 
+  // A blank chat's placeholder goes with its first message. Not looked for while a history is drawn (its container
+  // started empty): a search of the whole chat for each of 2,000 messages made opening a long chat quadratic.
+  dropEmpty() {
+    if (!this.drawing) this.container.querySelector(".empty")?.remove();
+  }
+
   userBubble(id, text, files) {
-    this.container.querySelector(".empty")?.remove();
+    this.dropEmpty();
     const bubble = el("div", "msg user");
     bubble.dataset.messageId = id;
     bubble.dataset.number = ++this.asked;
@@ -627,7 +633,7 @@ export class ChatView {
   }
 
   newTurn() {
-    this.container.querySelector(".empty")?.remove();
+    this.dropEmpty();
     const node = el("div", "msg assistant");
     node.dataset.number = ++this.answers;
     node.setAttribute("role", "article");
