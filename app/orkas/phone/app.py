@@ -14,6 +14,8 @@ view that a reload, rejoining that same session, could not mend.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import secrets
 import shutil
@@ -109,6 +111,26 @@ async def stop() -> None:
         await app_manager.delete_session(key)
 
 
+# Each open view's connection, told when the mirror stops (quitting, or turned off in Settings): it ends at once.
+# One event per connection, made on the loop that serves it (a module-wide one is bound to the first loop to wait).
+_open: set[asyncio.Event] = set()
+_stopping = False
+
+
+def let_go() -> None:
+    """The mirror is stopping: each phone view's connection ends (its session is kept when only turned off)."""
+    global _stopping
+    _stopping = True
+    for closing in _open:
+        closing.set()
+
+
+def welcome() -> None:
+    """The mirror serves again: connections are let in and kept."""
+    global _stopping
+    _stopping = False
+
+
 def _sessions() -> dict[str, Any] | None:
     """Flet's sessions, keyed "<page>_<session id>_<client hash>"; None if a Flet keeps them elsewhere."""
     held = getattr(app_manager, "_FletAppManager__sessions", None)
@@ -150,18 +172,60 @@ class _ForgetStale:
             await self.app(scope, receive, send)
             return
         registering = True
+        ended = asyncio.Event()  # closed as stale, or the mirror is stopping
+        closing = asyncio.Event()
+        if _stopping:
+            closing.set()
+        _open.add(closing)
 
         async def checked() -> Any:
             nonlocal registering
-            message = await receive()
+            message = await _unless(closing, receive)
+            if message is None:  # the mirror stops: the view is told, and Flet that it left (it keeps the session)
+                with contextlib.suppress(Exception):  # already closed by the other side
+                    await send({"type": "websocket.close", "code": 1001, "reason": "the mirror stopped"})
+                message = {"type": "websocket.disconnect", "code": 1001}
+            if message["type"] == "websocket.disconnect":  # gone: whatever Flet does next, the handler ends
+                ended.set()
+                return message
             if registering and message["type"] == "websocket.receive":
                 registering = False  # the client's first frame registers it; later ones are Flet's alone
                 if _unknown_session(message.get("bytes")):
                     await send({"type": "websocket.close", "code": STALE, "reason": "no such session"})
+                    ended.set()
                     return {"type": "websocket.disconnect", "code": STALE}
             return message
 
-        await self.app(scope, checked, send)
+        # Flet ends a connection on a disconnect only once a session is registered: one closed before (as stale) waited
+        # on its send queue for ever, and held the mirror's shutdown past its grace period (a traceback on quitting,
+        # after Orkas had restarted under an open phone). Such a handler is ended here, quietly.
+        handler = asyncio.ensure_future(self.app(scope, checked, send))
+        told = asyncio.ensure_future(ended.wait())
+        try:
+            await asyncio.wait({handler, told}, return_when=asyncio.FIRST_COMPLETED)
+            if not handler.done():
+                await asyncio.wait({handler}, timeout=1.0)  # a registered session ends itself on the disconnect
+        finally:
+            _open.discard(closing)
+            told.cancel()
+            if not handler.done():
+                handler.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await handler
+
+
+async def _unless(stopping: asyncio.Event, receive: Any) -> Any:
+    """The next ASGI message, or None once the mirror is stopping."""
+    if stopping.is_set():
+        return None
+    got = asyncio.ensure_future(receive())
+    closing = asyncio.ensure_future(stopping.wait())
+    await asyncio.wait({got, closing}, return_when=asyncio.FIRST_COMPLETED)
+    closing.cancel()
+    if got.done():
+        return got.result()
+    got.cancel()
+    return None
 
 
 def _unknown_session(frame: bytes | None) -> bool:

@@ -88,6 +88,16 @@ def create_mirror_app(
                 loop.call_soon_threadsafe(revoked.set)
 
     devices.on_revoke.append(close_device)
+    leaving = False
+
+    def going_away() -> None:
+        """The mirror stops (quitting, or turned off): every open socket closes now (1001), not at the end of the
+        server's grace period — a socket that only sends never hears the server's own close."""
+        nonlocal leaving
+        leaving = True
+        for events in open_sockets.values():
+            for revoked in list(events):
+                revoked.set()
 
     async def hello(socket: WebSocket) -> Device:
         nonlocal loop
@@ -101,13 +111,18 @@ def create_mirror_app(
         """Stream (`sending`), closing the socket (4401) the moment its device is revoked."""
         revoked = asyncio.Event()
         open_sockets.setdefault(device.id, set()).add(revoked)
+        if leaving:  # a client reconnecting while the mirror stops: closed at once too
+            revoked.set()
         streaming = asyncio.ensure_future(sending)
         stop = asyncio.ensure_future(revoked.wait())
         try:
             await asyncio.wait({streaming, stop}, return_when=asyncio.FIRST_COMPLETED)
             if revoked.is_set():
                 streaming.cancel()
-                await socket.close(code=4401, reason="this device was revoked")
+                if leaving:
+                    await socket.close(code=1001, reason="the mirror stopped")
+                else:
+                    await socket.close(code=4401, reason="this device was revoked")
         finally:
             stop.cancel()
             streaming.cancel()
@@ -259,4 +274,6 @@ def create_mirror_app(
         view = PhoneApp(phone, uploads)
         api.add_api_route("/m/upload", view.receive, methods=["PUT"], include_in_schema=False)
         api.mount("/m", view.asgi)
-    return MirrorGuard(api, devices=devices, port=port, addresses=addresses)
+    guard = MirrorGuard(api, devices=devices, port=port, addresses=addresses)
+    guard.going_away = going_away
+    return guard

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from urllib.parse import parse_qs
 
 from orkas.adapter.settings.mirror_devices import MirrorDevices
@@ -38,6 +39,7 @@ class MirrorGuard(LocalOnly):
         self.hosts = {_host(a, port) for a in addresses}
         self.origins = {f"https://{h}" for h in self.hosts}
         self.sessions: dict[str, list[float]] = {}  # phone-view sockets opened, by client address
+        self.going_away: Callable[[], None] = lambda: None  # the app's: its open sockets close as the mirror stops
 
     def _admit(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str] | bool:
         """The mirror's own doors: only its paths; pairing and the phone view open; the rest for a paired

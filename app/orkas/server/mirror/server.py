@@ -73,6 +73,7 @@ class MirrorServer:
         self.server.should_exit = False
         from orkas.phone import app as phone  # Flet loads with the mirror, not with the app
 
+        phone.welcome()
         asyncio.get_running_loop().create_task(phone.start())
         self.task = asyncio.get_running_loop().create_task(self.server.serve(sockets=[self.listener]))
         log.info("phone mirror on %s", self.url)
@@ -81,10 +82,13 @@ class MirrorServer:
         """`quitting`: the app ends, and the phones' sessions end first (their own requests to the mirror would hold
         its shutdown). Turned off in Settings, the sessions stay: turned on again, an open phone view rejoins its own
         (closed, its client reloaded twice and the first load was aborted)."""
-        if self.running and quitting:
-            from orkas.phone import app as phone
+        from orkas.phone import app as phone
 
+        if self.running and quitting:
             await phone.stop()
+        phone.let_go()  # an open view's connection ends now, not at the end of the server's grace period
+        if self.server is not None:
+            getattr(self.server.config.app, "going_away", lambda: None)()  # and the API's open sockets
         if self.server is not None:
             self.server.should_exit = True
         if self.task is not None:
