@@ -336,3 +336,51 @@ def test_a_group_members_answered_question_reads_the_same_live_and_from_the_hist
         "Pixel",
     )
     assert question.decision == "allow_once" and reloaded.waiting() == []
+
+
+def test_a_group_turn_on_the_phone_reads_in_the_same_order_live_as_after_a_reload() -> None:
+    # Orkas speaks, asks the critic, the critic answers, Orkas sums up: its summary streamed into its first bubble,
+    # above the critic's (and "dispatch_to: → critic" showed as a tool line beside the "Asked" card).
+    asked = {"id": "m3", "from": "commander", "to": ["critic"], "dispatch": "review it", "seg": 1}
+    live = Transcript.from_history({"id": "g1", "after": 1, "running": False, "messages": [], "group": [
+        {"id": "m1", "from": "user", "text": "review my plan", "seg": 0}]})  # fmt: skip
+    live.apply(event(2, "group_start", members=["critic"], floor="commander"))
+    live.apply(event(3, "text_delta", actor="commander", text="Let me ask the team."))
+    call = {"id": "t1", "name": "dispatch_to", "input": {"to": "critic"}, "summary": "→ critic: review it"}
+    live.apply(event(4, "tool_start", actor="commander", **call))
+    live.apply(event(5, "group_message", actor="group", message=asked))
+    live.apply(event(6, "text_delta", actor="critic", text="Looks fine."))
+    live.apply(event(7, "done", actor="critic", text="Looks fine."))
+    live.apply(event(8, "text_delta", actor="commander", text="Summary: fine."))
+    reloaded = Transcript.from_history({"id": "g1", "after": 9, "running": False, "messages": [], "group": [
+        {"id": "m1", "from": "user", "text": "review my plan", "seg": 0},
+        {"id": "m2", "from": "commander", "text": "Let me ask the team.", "seg": 0},
+        asked,
+        {"id": "m4", "from": "critic", "text": "Looks fine.", "seg": 1},
+        {"id": "m5", "from": "commander", "text": "Summary: fine.", "seg": 1},
+    ]})  # fmt: skip
+    assert shown(live) == shown(reloaded)
+    assert shown(live)[-2:] == ["critic: Looks fine.", "assistant: Summary: fine."]
+    assert not any(isinstance(i, Bubble) and i.tools for i in live.items)  # the ask is its card, not a tool line
+
+
+def test_a_spending_limit_reached_is_said_in_the_phones_words_live_and_from_the_history() -> None:
+    # The engine's sentence names `orkas budget --day …`: a terminal command, meaningless on a phone.
+    sentence = "the daily budget of $0.01 is reached ($0.04 spent today); raise it with `orkas budget --day …`"
+    chat = Transcript.from_history({**HISTORY, "messages": []})
+    (marker,) = chat.apply(event(4, "error", kind="budget", cause="per_day", message=sentence))
+    assert isinstance(marker, Marker) and marker.phrase == "limit_per_day"
+    note = {
+        "id": "n9",
+        "role": "app",
+        "kind": "error",
+        "text": sentence,
+        "detail": {"error": "budget", "cause": "per_month"},
+    }
+    history = Transcript.from_history({**HISTORY, "messages": [note]})
+    assert isinstance(history.items[0], Marker) and history.items[0].phrase == "limit_per_month"
+    for lang in ("en", "zh", "pt"):
+        said = Words(lang)("limit_per_day")
+        assert "orkas budget" not in said and "`" not in said
+    other = chat.apply(event(5, "error", kind="provider", cause="overloaded", message="Overloaded"))
+    assert isinstance(other[0], Marker) and other[0].phrase == ""  # any other failure: its own sentence

@@ -34,6 +34,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "notSent": "Not sent: {reason}",
         "retrying": "Retrying: {reason}",
         "compacted": "Earlier messages were summarised to fit the model",
+        "limit_per_day": (
+            "Today's spending limit is reached. Raise it on the computer in Settings → Usage, or go on tomorrow."
+        ),
+        "limit_per_month": (
+            "This month's spending limit is reached. Raise it on the computer in Settings → Usage, or go on next month."
+        ),
+        "limit_per_conversation": (
+            "This chat's spending limit is reached. Raise it on the computer in Settings → Usage, or start a new chat."
+        ),
         "repeating": "{name} was called {count} times in a row",
         "remembered": "Remembered: {entry}",
         "forgot": "Forgot: {entry}",
@@ -131,6 +140,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "notSent": "未发送：{reason}",
         "retrying": "正在重试：{reason}",
         "compacted": "较早的消息已被概括以适应模型",
+        "limit_per_day": "已达到今天的花费上限。请在电脑上的 设置 → 用量 中调高，或明天再继续。",
+        "limit_per_month": "已达到本月的花费上限。请在电脑上的 设置 → 用量 中调高，或下个月再继续。",
+        "limit_per_conversation": "已达到此对话的花费上限。请在电脑上的 设置 → 用量 中调高，或开始新的对话。",
         "repeating": "{name} 已连续调用 {count} 次",
         "remembered": "已记住：{entry}",
         "forgot": "已忘记：{entry}",
@@ -228,6 +240,18 @@ STRINGS: dict[str, dict[str, str]] = {
         "notSent": "Não enviada: {reason}",
         "retrying": "Tentando de novo: {reason}",
         "compacted": "Mensagens anteriores foram resumidas para caber no modelo",
+        "limit_per_day": (
+            "O limite de gastos de hoje foi atingido. "
+            "Aumente-o no computador em Definições → Utilização, ou continue amanhã."
+        ),
+        "limit_per_month": (
+            "O limite de gastos deste mês foi atingido. "
+            "Aumente-o no computador em Definições → Utilização, ou continue no próximo mês."
+        ),
+        "limit_per_conversation": (
+            "O limite de gastos desta conversa foi atingido. "
+            "Aumente-o no computador em Definições → Utilização, ou comece uma nova conversa."
+        ),
         "repeating": "{name} foi chamada {count} vezes seguidas",
         "remembered": "Lembrado: {entry}",
         "forgot": "Esquecido: {entry}",

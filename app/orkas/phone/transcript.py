@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 ASSISTANT = "assistant"  # Orkas's own words: a one-agent chat's answers, and a group's commander's
+ASKS = frozenset({"dispatch_to", "hand_off_to"})  # Orkas asking a member: its own card, never a tool line (chat.js)
 COMMANDER = "commander"  # a group's coordinator on the wire; to a person it is Orkas (as on the desktop)
 USER = "user"
 TOOL_LINE = 120  # characters of a tool call's input shown under its name
@@ -173,6 +174,8 @@ class Transcript:
             return
         if role == "app" and message.get("kind") in ("stopped", "error"):
             marker = Marker(key=message["id"], kind=message["kind"], text=message.get("text", ""))
+            detail = message.get("detail") or {}
+            marker.phrase = _limit_phrase(detail.get("error"), detail.get("cause"))
             self._add(marker)
             if marker.kind == "error":
                 self._offer_retry(marker)
@@ -273,14 +276,18 @@ class Transcript:
         return []
 
     def _on_text_delta(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        ended = self._yield_to(actor)
         bubble = self._bubble(actor, event)
         bubble.say(event.get("text", ""))
-        return [bubble]
+        return [*ended, bubble]
 
     def _on_tool_start(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
+        if actor == ASSISTANT and self.group and event.get("name") in ASKS:
+            return []  # asking a member is drawn as its own card ("Asked critic: …"), as on the desktop
+        ended = self._yield_to(actor)
         bubble = self._bubble(actor, event)
         bubble.tools.append(_tool_line(event.get("name", ""), event.get("summary", "")))
-        return [bubble]
+        return [*ended, bubble]
 
     def _on_tool_end(self, event: dict[str, Any], actor: str, seq: Any) -> list[Item]:
         if event.get("name") != "memory" or event.get("is_error"):
@@ -331,6 +338,7 @@ class Transcript:
         failed: Bubble | Marker
         if ending is None:
             failed = Marker(key=f"e{seq}", kind="error", text=event.get("message", ""))
+            failed.phrase = _limit_phrase(event.get("kind"), event.get("cause"))
             self._add(failed)
         else:
             ending.streaming = False
@@ -425,6 +433,15 @@ class Transcript:
         failed.retry = ""
         return [failed]
 
+    def _yield_to(self, actor: str) -> list[Item]:
+        """A member starting its bubble ends Orkas's open one: what Orkas says after the member's answer goes below it,
+        as on the desktop and after a reload (it streamed into the bubble above the member's)."""
+        if actor == ASSISTANT or actor in self._open or ASSISTANT not in self._open:
+            return []
+        ending = self._open.pop(ASSISTANT)
+        ending.streaming = False
+        return [ending]
+
     def _bubble(self, actor: str, event: dict[str, Any]) -> Bubble:
         bubble = self._open.get(actor)
         if bubble is None:
@@ -444,6 +461,11 @@ class Transcript:
 
     def waiting(self) -> list[Question]:
         return [q for q in self.items if isinstance(q, Question) and not q.decision]
+
+
+def _limit_phrase(kind: Any, cause: Any) -> str:
+    """A spending limit reached, in the phone's words (the engine's sentence names a terminal command)."""
+    return f"limit_{cause}" if kind == "budget" and cause in ("per_day", "per_month", "per_conversation") else ""
 
 
 def _files(shown: list[dict[str, Any]]) -> list[File]:
