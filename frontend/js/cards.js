@@ -106,6 +106,7 @@ export function permissionCard(conversationId, event) {
   const answer = async (option) => {
     if (card.classList.contains("answered") || choices.dataset.busy) return;
     choices.dataset.busy = "1";
+    card.dataset.asking = option; // this window's own answer: the event that closes the card may come before the reply
     holdFocus(card);
     for (const b of choices.querySelectorAll("button")) b.disabled = true;
     try {
@@ -120,6 +121,7 @@ export function permissionCard(conversationId, event) {
       }
       card.append(el("div", "error", error.message));
       delete choices.dataset.busy;
+      delete card.dataset.asking;
       for (const b of choices.querySelectorAll("button")) b.disabled = false;
     }
   };
@@ -145,16 +147,24 @@ export function permissionCard(conversationId, event) {
   return card;
 }
 
+// Answered, the card reads as a reload draws it: the answer given (the other choices and the keys hint gone), or no
+// choice at all when nobody gave the no (it expired, nobody could be asked, the run was stopped: not a Deny pressed).
 export function permissionAnswered(card, decision, by = "", expired = false, unattended = false, stopped = false) {
   card.classList.add("answered", decision === "deny" ? "denied" : "allowed");
   holdFocus(card);
-  for (const b of card.querySelectorAll("button")) {
-    b.disabled = true;
-    if (b.dataset.decision === decision) b.classList.add("chosen");
+  const nobody = expired || unattended || stopped;
+  for (const b of card.querySelectorAll(".choices button")) {
+    if (b.dataset.decision === decision && !nobody) {
+      b.disabled = true;
+      b.classList.add("chosen");
+    } else b.remove();
   }
+  card.querySelector(".keys")?.remove();
   const shown = card.querySelector(".answer") ?? el("div", "answer");
   shown.textContent = `${t("answered")}: ${t(decision)}`;
   if (by) shown.textContent += ` · ${t("answeredOn", { device: by })}`; // from a paired phone
+  // Live, a window that did not give this answer says so (after a reload nobody knows which window it was).
+  else if (!card.dataset.history && card.dataset.asking !== decision) shown.textContent += ` · ${t("answeredElsewhere")}`;
   if (expired) shown.textContent = t("expiredUnanswered"); // nobody answered in time: a no
   if (unattended) shown.textContent = t("unattendedDeclined"); // nobody could be asked: a no
   if (stopped) shown.textContent = t("stoppedDeclined"); // the run was stopped while it waited

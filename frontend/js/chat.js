@@ -173,7 +173,7 @@ export class ChatView {
       id: facts.question, tool: facts.tool, preview: message.text, level: facts.level, effect: facts.effect,
       categories: facts.categories ? String(facts.categories).split(" ") : [], options: [facts.decision],
     });
-    card.querySelector(".keys")?.remove(); // nothing to press: it is answered
+    card.dataset.history = "1"; // which window gave an answer is not kept
     const closed = facts.closed ?? "";
     permissionAnswered(card, facts.decision, facts.by ?? "", closed === "expired", closed === "unattended", closed === "stopped");
     this.questions.set(facts.question, card);

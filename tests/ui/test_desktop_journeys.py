@@ -237,6 +237,11 @@ def test_a_second_tab_answering_too_late_is_told_what_was_answered(
     expect(second).to_have_class(re.compile(r"\ballowed\b"))  # the real outcome, not the one clicked
     expect(second.locator("button.allow_once")).to_have_class(re.compile(r"\bchosen\b"))
     expect(second.locator("button:enabled")).to_have_count(0)
+    # as a reload draws it: the answer given, no other choice, no keys hint; and here, who gave it
+    expect(second.locator(".choices button")).to_have_count(1)
+    expect(second.locator(".keys")).to_have_count(0)
+    expect(second.locator(".answer")).to_have_text("Answer: Allow once · in another window on this computer")
+    expect(first.locator(".answer")).to_have_text("Answer: Allow once")  # its own
     assert held  # the news was indeed late: the card learned it from its own answer
     other.close()
 

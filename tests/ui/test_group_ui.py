@@ -479,4 +479,4 @@ def test_a_members_question_answered_is_still_there_after_a_reload(
     exported = httpx.get(
         f"{app.base}/api/conversations/{group_app[2]}/export", headers={"X-Orkas-Token": app.token}, timeout=30
     )
-    assert "asked to run write_file" in exported.text and "allow_once" in exported.text, exported.text
+    assert "asked to run write_file" in exported.text and "allowed once" in exported.text, exported.text

@@ -107,7 +107,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "alert_finished": "Finished",
         "alert_failed": "Failed",
         "unreachable_trying": "Orkas keeps trying and this screen comes back by itself.",
-        "unreachable_closed": "Maybe Orkas was closed on the computer: open it there to continue.",
+        "unreachable_closed": (
+            "Maybe Orkas was closed on the computer, or phones were turned off in its Settings → Phone: "
+            "open it, or turn them on, there to continue."
+        ),
         "error": "Something went wrong: {reason}",
     },
     "zh": {
@@ -207,7 +210,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "alert_finished": "已完成",
         "alert_failed": "失败",
         "unreachable_trying": "Orkas 会一直重试，连上后这个画面会自己回来。",
-        "unreachable_closed": "Orkas 可能已在电脑上关闭：在电脑上打开它即可继续。",
+        "unreachable_closed": (
+            "Orkas 可能已在电脑上关闭，或在其 设置 → 手机 中关闭了手机连接：在电脑上打开它或重新开启即可继续。"
+        ),
         "error": "出错了：{reason}",
     },
     "pt": {
@@ -316,7 +321,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "alert_finished": "Terminado",
         "alert_failed": "Falhou",
         "unreachable_trying": "O Orkas continua a tentar e este ecrã volta sozinho.",
-        "unreachable_closed": "Talvez o Orkas tenha sido fechado no computador: abra-o lá para continuar.",
+        "unreachable_closed": (
+            "Talvez o Orkas tenha sido fechado no computador, ou os telemóveis desligados em Definições → Telemóvel: "
+            "abra-o, ou volte a ligá-los, lá para continuar."
+        ),
         "error": "Algo correu mal: {reason}",
     },
 }
