@@ -616,7 +616,7 @@ export class ChatView {
     const image = el("img", "inline-image");
     image.alt = file.name;
     image.loading = "lazy";
-    image.addEventListener("load", () => this.scroll()); // it grew the chat after it was drawn: still at the newest
+    image.addEventListener("load", () => this.hooks.follower?.grew()); // grown after it was drawn: still at the newest
     download(`/api/conversations/${this.conversationId}/attachments/${encodeURIComponent(file.id)}`, "blob")
       .then((blob) => { image.src = URL.createObjectURL(blob); })
       .catch(() => image.remove()); // gone since (the file was removed): the chip still names it
@@ -944,7 +944,7 @@ export class ChatView {
   // the frame's layout, when the person is following (follow.js).
   scroll(force = false) {
     const follower = this.hooks.follower;
-    if (follower) force ? follower.follow() : follower.grew();
+    if (follower) force ? follower.follow() : follower.grew(true); // what the run said: news below a reader
     else if (force) this.container.parentElement?.scrollTo(0, 1e9);
   }
 }

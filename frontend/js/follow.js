@@ -93,12 +93,14 @@ export class Follower {
     this.follow();
   }
 
-  // Grown by a stream, a card, a notice: stay at the newest if the person was there; else it is news below them
-  // (measured from their place: older answers drawn above as they scroll move the place with them).
-  grew() {
+  // Grown: stay at the newest if the person was there. `news` (a stream, a card, a notice): else it is news below
+  // them (measured from their place: older answers drawn above as they scroll move the place with them). Not news:
+  // a picture loading, an older answer drawn as it comes near, the box resized — opening a search result said
+  // "New messages" with nothing new.
+  grew(news = false) {
     if (this.following && this.box.scrollHeight - this.box.scrollTop - this.box.clientHeight > 1) this.toBottom();
     const rest = this.box.scrollHeight - this.box.scrollTop;
-    if (!this.following && rest > this.rest + 1) this.below = true;
+    if (!this.following && news && rest > this.rest + 1) this.below = true;
     this.rest = rest;
     this.update();
   }

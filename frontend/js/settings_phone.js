@@ -5,7 +5,7 @@
 import { del, get, post } from "./api.js";
 import { el } from "./cards.js";
 import { askConfirm } from "./dialogs.js";
-import { t } from "./strings.js";
+import { currentLanguage, t } from "./strings.js";
 import { actionButton } from "./settings_common.js";
 
 export async function phoneSection(guard, refresh) {
@@ -37,13 +37,14 @@ export async function phoneSection(guard, refresh) {
       const minutes = Math.max(1, Math.round((made.expires_at * 1000 - Date.now()) / 60000));
       pairing.replaceChildren(image, el("p", "", t("phoneCode", { minutes })), el("code", "pair-code", made.code),
         el("p", "hint", t("phoneFingerprint", { fingerprint: made.fingerprint })));
+      awaitPairing(pairing, mirror.devices, made.expires_at * 1000, refresh);
     })), pairing);
   }
   const list = el("ul", "devices");
   for (const device of mirror.devices) {
     const item = el("li", "device");
     item.dataset.device = device.id;
-    const seen = new Date(device.last_seen * 1000).toLocaleString();
+    const seen = new Date(device.last_seen * 1000).toLocaleString(currentLanguage()); // the app's language, not the browser's
     item.append(el("strong", "", device.name), " ", el("span", "hint", t("phoneSeen", { when: seen })), " ",
       actionButton("small danger", t("phoneRevoke"), guard(async () => {
         const sure = await askConfirm({ title: t("phoneRevokeTitle"), message: t("phoneRevokeConfirm", { name: device.name }),
@@ -57,4 +58,17 @@ export async function phoneSection(guard, refresh) {
   if (!mirror.devices.length) list.append(el("li", "hint", t("phoneNone")));
   section.append(el("h4", "", t("phoneDevices")), list);
   return section;
+}
+
+// While a code is shown, the phone that uses it appears in the list (the used code and "No phone is paired" stayed
+// until Settings was opened again). Looked for until the code expires or the section is gone.
+function awaitPairing(pairing, known, until, refresh) {
+  const before = new Set(known.map((d) => d.id));
+  const look = async () => {
+    if (!pairing.isConnected || Date.now() > until) return;
+    const now = await get("/api/mirror").catch(() => null);
+    if (now?.devices.some((d) => !before.has(d.id))) { refresh(); return; }
+    setTimeout(look, 1500);
+  };
+  setTimeout(look, 1500);
 }

@@ -103,6 +103,12 @@ def test_a_search_result_opens_its_chat_at_the_matching_message(page: Page, app:
     expect(current).to_contain_text("pineapple tart", timeout=TIMEOUT)
     expect(current).to_be_in_viewport()
     expect(page.locator("#find-input")).to_have_value("pineapple")
+    # Older answers drawn as they come near, the find bar opening: nothing new arrived, so nothing says so.
+    page.evaluate(
+        "() => new Promise((done) => { let n = 0; const f = () => (++n > 30 ? done() : requestAnimationFrame(f)); "
+        "f(); })"
+    )
+    expect(page.locator("#waiting-pill")).to_be_hidden()
 
 
 def test_find_opened_again_keeps_the_place_and_counts_every_match(page: Page, app: App) -> None:

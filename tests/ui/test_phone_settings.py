@@ -58,10 +58,15 @@ def test_pair_list_and_revoke_a_phone(browser: Browser, phone_app: App) -> None:
         assert phone.get(
             f"{mirror}/mirror/api/v1/conversations", headers={"Authorization": f"Bearer {token}"}
         ).is_success
-        page.locator("#settings button.close").click()  # opened again: the list shows the new phone
+        # The open section shows the new phone by itself (the used code and "No phone is paired." stayed until
+        # Settings was opened again), and the code is gone.
+        device = section.locator("li.device", has_text="Test phone")
+        expect(device).to_be_visible(timeout=TIMEOUT)
+        expect(section.locator(".pair-code")).to_have_count(0)
+        expect(section).not_to_contain_text("No phone is paired.")
+        page.locator("#settings button.close").click()  # and opened again, of course
         page.click("#settings-button")
         page.locator("#settings nav.settings-menu").get_by_role("button", name="Phone").click()
-        device = section.locator("li.device", has_text="Test phone")
         expect(device).to_be_visible(timeout=TIMEOUT)
         device.get_by_role("button", name="Revoke").click()
         ask = page.locator("dialog.ask[open]")  # asked first, not one click
