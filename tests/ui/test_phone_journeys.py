@@ -269,6 +269,35 @@ def test_orkas_quits_quietly_while_a_phone_is_open(
     page.errors.clear()  # Flet's client threw on each reconnect attempt once Orkas was gone: not ours
 
 
+def test_after_a_restart_under_an_open_phone_the_mirror_stops_quietly_and_at_once(
+    phone: Callable[[], Any], mirrored: Mirrored, anthropic_server: FakeServer
+) -> None:
+    # The view that rejoins after a restart first offers the session the old process held: closed as stale, Flet's
+    # handler for it waited for ever (a CancelledError traceback on quitting). And the browser's idle kept-alive
+    # connections, closed politely over TLS, held the server for its whole grace period (an ERROR line, ~3.5 s).
+    mirrored.desktop("POST", "/api/conversations", {"title": "Garden"})
+    page = phone()
+    opened(page, "Garden")
+    restart_mirrored(mirrored, anthropic_server)
+    semantics(page)
+    wait_text(page, IN_A_CHAT, timeout=40)  # rejoined, where it was
+    started = time.monotonic()
+    assert mirrored.desktop("POST", "/api/mirror", {"enabled": False}).status_code == 200  # off, a phone open
+    turned_off = time.monotonic() - started
+    assert mirrored.desktop("POST", "/api/mirror", {"enabled": True}).status_code == 200
+    semantics(page)
+    wait_text(page, IN_A_CHAT, timeout=40)  # and back
+    started = time.monotonic()
+    mirrored.process.send_signal(signal.SIGINT)
+    _, stderr = mirrored.process.communicate(timeout=30)
+    quitting = time.monotonic() - started
+    page.context.close()
+    page.errors.clear()  # Flet's client threw while the mirror was away: not ours
+    assert mirrored.process.returncode == 0, stderr
+    assert "Traceback" not in stderr and "ERROR" not in stderr, stderr
+    assert turned_off < 2.5 and quitting < 2.5, (turned_off, quitting, stderr)  # the grace period is 3 s
+
+
 def test_the_phone_view_loads_everything_from_this_computer_and_draws_its_symbols(
     browser: Any, mirrored: Mirrored
 ) -> None:

@@ -69,6 +69,16 @@ class GuardedH11(H11Protocol):
         if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
             self._arm()  # the next request's head gets the same deadline, however it trickles
 
+    def shutdown(self) -> None:
+        """The server stops: an idle kept-alive connection is dropped at once. Closed politely, a TLS one (the mirror)
+        waited for the browser's own close_notify, which often never came: the server then waited its whole grace
+        period for connections with nothing left to send (an ERROR line on quitting with a phone open)."""
+        idle = self.cycle is None or self.cycle.response_complete
+        if idle and not self.transport.is_closing() and self.transport.get_extra_info("sslcontext") is not None:
+            self.transport.abort()
+            return
+        super().shutdown()
+
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
         self._disarm()  # the socket now belongs to the WebSocket protocol
         super().handle_websocket_upgrade(event)

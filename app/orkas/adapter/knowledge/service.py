@@ -18,7 +18,7 @@ import threading
 import time
 import zipfile
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -74,6 +74,7 @@ class KnowledgeService:
         self._listeners: list[Callable[[KbProgress], None]] = []
         # Folders are indexed one at a time, off the caller's thread: a big folder must not hold up a request
         self._indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="orkas-indexer")
+        self._jobs: set[Future[None]] = set()  # folders queued or being indexed (`wait_idle` waits for them too)
         self._warming: threading.Thread | None = None
         self._warming_lock = threading.Lock()
         self.indexing: dict[str, Any] | None = None  # the folder being indexed: path, done, total
@@ -245,7 +246,8 @@ class KnowledgeService:
         deadline = time.monotonic() + timeout
         self._open()
         while time.monotonic() < deadline:
-            if self._pending() == 0 and (self._skills is None or self._skills.pending() == 0):
+            # A folder still being read has nothing pending yet: idle only once it is read and embedded too.
+            if not self._jobs and self._pending() == 0 and (self._skills is None or self._skills.pending() == 0):
                 return True
             self._wake.set()
             time.sleep(0.05)
@@ -297,7 +299,9 @@ class KnowledgeService:
             else:
                 self._emit(KbProgress(phase="indexed", path=str(path), report=report))
 
-        self._indexer.submit(run)
+        job = self._indexer.submit(run)
+        self._jobs.add(job)
+        job.add_done_callback(self._jobs.discard)
 
     def _index_folder(self, folder: Path) -> FolderReport:
         def step(done: int, total: int, current: str) -> None:
