@@ -413,6 +413,23 @@ async def test_consent_flows_through_the_run(ws: Path, executor: Executor) -> No
     provider.verify()
 
 
+async def test_a_no_the_person_gave_is_said_as_theirs(ws: Path, executor: Executor) -> None:
+    # "needs the user's approval, which was not given" read as if nobody had answered, after the person pressed Deny.
+    provider = ScriptedProvider(tool_call("bash", {"command": "touch no.txt"}), text("understood"))
+    permissions = Permissions(workspace=ws, can_ask=True)
+    agent = make_agent(provider, ws, tools=[Bash(executor)])
+    ends = []
+    async for event in agent.run("make it", session=InMemorySession(), permissions=permissions):
+        if isinstance(event, PermissionRequest):
+            permissions.answer(event.id, "deny")
+        elif isinstance(event, ToolEnd):
+            ends.append(event)
+    [end] = ends
+    assert end.is_error and body(end).startswith("The user was asked and denied it.") and not (ws / "no.txt").exists()
+    sent = provider.requests[-1].messages[-1].content[0]
+    assert "denied it" in str(sent)  # the model hears it as the person's no too
+
+
 async def test_a_tool_s_time_is_its_own_not_the_time_its_question_waited(ws: Path, executor: Executor) -> None:
     provider = ScriptedProvider(tool_call("bash", {"command": "touch slow.txt"}), text("done"))
     permissions = Permissions(workspace=ws, can_ask=True)

@@ -66,6 +66,8 @@ def batches(calls: Sequence[ToolUseBlock], tools: ToolSet) -> list[list[ToolUseB
 # A no nobody gave: the model must not take it for the person's refusal (and stop offering, or argue with them).
 # The tool's own words stay between the two (which file, which host): they say "the user did not approve".
 UNASKED = "Nobody was asked ({why}): {tool} needs approval. The tool said:"
+# The person was asked and answered no: said as such (the tool's own words only say its approval was not given).
+DENIED = "The user was asked and denied it."
 UNASKED_END = (
     "This is not the person's refusal: say what you would have done and that it needs their approval, or do it "
     "in a way that needs none."
@@ -99,6 +101,7 @@ class ToolRunner:
         self.loop_stop: str | None = None  # set when the loop guard stopped the run
         self.ends_turn = False  # a result of the last round asked to end the turn (ToolResult.ends_turn)
         self._unasked: dict[str, str] = {}  # call id → why its question's no was nobody's
+        self._denied: set[str] = set()  # call ids whose question the person answered no
         self._asked: dict[str, list[str]] = {}  # call id → the questions it asked (their wait is not its time)
 
     async def run(self, calls: Sequence[ToolUseBlock], *, truncated: bool = False) -> AsyncGenerator[Event, None]:
@@ -199,6 +202,8 @@ class ToolRunner:
         allowed = await self.permissions.wait(question)
         if why := self.permissions.why(question.id):
             self._unasked[call.id] = why
+        elif not allowed:
+            self._denied.add(call.id)
         return allowed
 
     def _finish(
@@ -220,6 +225,9 @@ class ToolRunner:
             said = " ".join(b.text for b in content if isinstance(b, TextBlock))
             framed = f"{UNASKED.format(tool=call.name, why=why)} {said} {UNASKED_END}"
             content = (TextBlock(text=framed), *(b for b in content if not isinstance(b, TextBlock)))
+        elif call.id in self._denied and result.is_error:
+            content = (TextBlock(text=DENIED), *content)
+        self._denied.discard(call.id)
         done[call.id] = ToolResultBlock(tool_use_id=call.id, content=content, is_error=result.is_error)
         waited = sum(self.permissions.waited(question) for question in self._asked.pop(call.id, ()))
         duration = max(0.0, time.perf_counter() - began - waited)
