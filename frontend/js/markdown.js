@@ -135,7 +135,9 @@ async function copyText(text) {
   }
 }
 
-const INLINE = /(`+)([^`]+?)\1|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|~~([^~]+)~~|\[([^\]]+)\]\(([^)\s]+)(?:\s+"[^"]*")?\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/;
+// A link's target may hold one level of parentheses (`javascript:alert(2)`, a Wikipedia page): cut at its first ")",
+// the rest leaked into the text. An image (`![alt](url)`) is its link: the page loads no outside picture.
+const INLINE = /(`+)([^`]+?)\1|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|~~([^~]+)~~|!?\[([^\]]*)\]\(((?:[^()\s]|\([^()\s]*\))+)(?:\s+"[^"]*")?\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/;
 
 // Inline spans: code, bold, italic, strike, links, bare URLs, and line breaks — each as a node.
 function inline(parent, text) {
@@ -162,7 +164,7 @@ function inline(parent, text) {
       inline(s, match[7]);
       parent.append(s);
     } else if (match[8] !== undefined) {
-      parent.append(link(match[8], match[9]));
+      parent.append(link(match[8] || match[9], match[9]));
     } else {
       parent.append(link(match[10], match[10]));
     }

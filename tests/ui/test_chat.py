@@ -56,7 +56,7 @@ def test_a_reply_streams_in_as_markdown_with_no_script_running(
     reply = (
         "Here is **bold** and code:\n\n```python\nprint('hi')\n```\n"
         '<img src=x onerror="window.pwned=1"> [docs](https://example.org/docs) [bad](javascript:window.pwned=2) '
-        "你好，世界"
+        "[worse](javascript:alert(2)) ![pic](https://example.org/p.png) 你好，世界"
     )
     anthropic_server.script(slow(wire.text(reply), delay=0.15))
     send(page, "hello")
@@ -67,10 +67,15 @@ def test_a_reply_streams_in_as_markdown_with_no_script_running(
     expect(answer.locator("strong")).to_have_text("bold")
     expect(answer.locator(".code code")).to_have_text("print('hi')")
     assert answer.locator("img").count() == 0  # the tag is text, not an element
-    expect(answer.locator("a")).to_have_count(1)  # only the http(s) link is a link
-    expect(answer.locator("a")).to_have_attribute("href", "https://example.org/docs")
-    expect(answer.locator("a")).to_have_attribute("rel", "noopener noreferrer")
+    links = answer.locator("a")
+    expect(links).to_have_count(2)  # only the http(s) links are links
+    expect(links.first).to_have_attribute("href", "https://example.org/docs")
+    expect(links.first).to_have_attribute("rel", "noopener noreferrer")
+    expect(links.last).to_have_attribute("href", "https://example.org/p.png")
     assert page.evaluate("window.pwned") is None
+    # a target with parentheses is one target (its ")" leaked as text), an image is its link (no outside picture)
+    assert "worse)" not in answer.inner_text() and "!pic" not in answer.inner_text()
+    expect(answer).to_contain_text("worse pic")
     expect(page.locator(".turn-foot")).to_contain_text("tokens")
     expect(page.locator("button.stop")).to_be_hidden()
 

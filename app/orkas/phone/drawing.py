@@ -64,8 +64,11 @@ class Drawing:
             if shown is not None:
                 lines.append(self._thumbnail(file, shown))
         if item.text:
-            # Not selectable: Flutter hides selectable text from the accessibility tree (screen readers).
-            lines.append(ft.Markdown(item.text, extension_set=ft.MarkdownExtensionSet.GITHUB_WEB))
+            # Not selectable: Flutter hides selectable text from the accessibility tree (screen readers). The person's
+            # own words as typed (the desktop too): a "[x](…)" they wrote is not a link they made.
+            lines.append(
+                ft.Text(item.text) if mine else ft.Markdown(item.text, extension_set=ft.MarkdownExtensionSet.GITHUB_WEB)
+            )
         if item.streaming:  # a still marker: an animated bar keeps Flutter's accessibility tree from updating
             lines.append(ft.Text("…", size=12, color=ft.Colors.ON_SURFACE_VARIANT))
         if item.failed:
