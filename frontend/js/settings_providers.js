@@ -76,7 +76,7 @@ export async function addProviderForm(guard, refresh) {
     return input;
   };
   if (presets.length) {
-    form.append(select(t("preset"), "preset", [["", "—"], ...presets.map((p) => [p.id, p.label])], "", (id) => {
+    form.append(select(t("preset"), "preset", [["", "—"], ...presets.map((p) => [p.id, presetLabel(p)])], "", (id) => {
       const preset = presets.find((p) => p.id === id);
       if (!preset) return;
       if (preset.id !== "custom") name.value = preset.id;
@@ -208,4 +208,11 @@ export async function providersSection(data, guard, refresh) {
   providers.append(local);
 
   return providers;
+}
+
+// A preset's name in the person's language where it says something of its own ("this computer"); else the server's.
+function presetLabel(preset) {
+  const key = `preset_${preset.id}`;
+  const said = t(key);
+  return said === key ? preset.label : said;
 }
