@@ -345,6 +345,10 @@ export class ChatView {
       return;
     }
     if (!step.tool) return;
+    if (ASKS.has(step.tool)) { // an ask that failed, as it was said live
+      if (!step.ok) turn.body.append(el("div", "notice error", t("dispatchFailed", { reason: (step.failed ?? "").replace(ENVELOPE, "").trim() })));
+      return;
+    }
     const card = toolRecorded(id, step);
     this.cards.set(id, card);
     turn.body.append(card);

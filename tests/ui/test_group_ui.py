@@ -225,6 +225,12 @@ def test_an_ask_that_fails_says_why_in_the_commander_s_bubble(
     expect(commander.locator(".notice.error")).to_contain_text("nobody")
     expect(commander.locator(".notice.error")).not_to_contain_text("worker-")
     expect(page.locator(".tool-card.failed")).to_have_count(0)
+    expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
+    said = commander.locator(".notice.error").inner_text()
+    page.reload()  # it was gone after a reload: only the words were kept in the group's record
+    page.wait_for_selector("body[data-ready=true]")
+    expect(commander.last).to_contain_text("Nobody by that name.", timeout=TIMEOUT)
+    expect(commander.locator(".notice.error")).to_have_text(said)
 
 
 def test_agents_are_made_edited_duplicated_and_deleted_in_settings(page: Page, app: App) -> None:

@@ -205,7 +205,8 @@ class Transcript:
         # it, as the desktop does); the commander's empty segment a Stop leaves is no bubble at all.
         self._stopped |= bool(record.get("stopped"))
         files = _files(record.get("attachments", []))
-        tools = [_tool_line(p["tool"], p.get("summary", "")) for p in record.get("process", []) if p.get("tool")]
+        steps = record.get("process", [])
+        tools = [_tool_line(p["tool"], p.get("summary", "")) for p in steps if p.get("tool") and p["tool"] not in ASKS]
         if sender != USER and not (record.get("text") or tools or files or record.get("failure")):
             return
         who = USER if sender == USER else ASSISTANT if sender == COMMANDER else sender

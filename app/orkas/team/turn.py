@@ -19,7 +19,7 @@ from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
 from orkas.engine.events import Done, Error, Event, PermissionRequest, TextDelta, ToolEnd, ToolStart
-from orkas.engine.messages import Usage
+from orkas.engine.messages import TextBlock, Usage
 from orkas.engine.runner import Agent
 from orkas.engine.session import InMemorySession
 from orkas.engine.steer import SteerQueue
@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 MENTION = re.compile(r"(?<![\w@.])@([a-z0-9][a-z0-9_-]{0,31})\b")
 GROUP = "group"  # the actor of the group's own events
 TEAM_TOOLS = frozenset({"dispatch_to", "run_worker", "hand_off_to", "create_agent"})
+ASKS = frozenset({"dispatch_to", "hand_off_to"})  # asking a member: an ask that failed is said on the bubble
 PARAGRAPH = "\n\n"
 
 
@@ -230,6 +231,9 @@ class Turn:
                     self.pending.append(PARAGRAPH)  # what it says after a call is not glued to what it said before
                 elif isinstance(event, ToolEnd) and event.name not in TEAM_TOOLS:
                     self.trail.append(self._trail(event))
+                elif isinstance(event, ToolEnd) and event.name in ASKS and event.is_error and not event.stopped:
+                    said = " ".join(b.text for b in event.content if isinstance(b, TextBlock))
+                    self.trail.append({"tool": event.name, "ok": False, "failed": said})  # a reload says it too
                 self._asking(event)
                 self.emit(COMMANDER, event)
                 last = event
