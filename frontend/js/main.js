@@ -373,6 +373,7 @@ async function showTotal(id) {
   if (usage.side_calls && usage.side_cost > 0) total.textContent += ` · ${t("conversationTotalSide", { cost: costFigure(usage.side_cost) })}`;
   if (usage.side_calls) total.title = t("conversationTotalSideWhy");
   else total.removeAttribute("title");
+  $("#actions-total").textContent = total.textContent; // narrow, the header has no room: the ⋯ menu says it
 }
 
 async function refreshTitle(id) {

@@ -86,7 +86,8 @@ async function limitsForm() {
   const said = el("p", "hint limits-result");
   said.setAttribute("role", "status");
   said.textContent = reachedWords(budget).join(" "); // a limit reached already (set elsewhere, or spent up to)
-  const month = el("p", "hint limits-month", t("spentMonth", { cost: money(budget.spent_month ?? 0) }));
+  const monthly = money(budget.spent_month ?? 0); // "at least" as today's, when a call this month was cut
+  const month = el("p", "hint limits-month", t("spentMonth", { cost: budget.spent_month_at_least ? t("atLeast", { cost: monthly }) : monthly }));
   const save = actionButton("save-limits", t("save"), async () => {
     for (const input of Object.values(inputs)) input.removeAttribute("aria-invalid");
     const typed = Object.fromEntries(Object.entries(inputs).map(([name, input]) => [name, input.value.trim() || null]));

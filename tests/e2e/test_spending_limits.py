@@ -90,6 +90,7 @@ def test_the_usage_form_s_route_refuses_the_same_amounts_and_keeps_what_was_set(
             "spent_today": 0,
             "spent_today_at_least": False,
             "spent_month": 0,
+            "spent_month_at_least": False,
             "reached": {},  # nothing spent yet
             "chats_over": [],
         }

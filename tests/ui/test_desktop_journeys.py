@@ -198,6 +198,9 @@ def test_a_new_chat_offers_no_options_for_a_chat_that_does_not_exist_yet(
     page.click("#menu-button")  # the chat list is a drawer there
     page.locator("#chats .chat").first.locator("button.chat-open").click()
     expect(page.locator("#actions-button")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("#total")).to_be_hidden()  # no room in a narrow header: the "⋯" menu says what it cost
+    page.click("#actions-button")
+    expect(page.locator("#actions-total")).to_have_text(re.compile(r"^\$0\.\d+ · \d+ tokens in this chat$"))
 
 
 def test_a_second_tab_answering_too_late_is_told_what_was_answered(

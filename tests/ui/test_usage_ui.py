@@ -79,6 +79,7 @@ def test_a_spending_limit_set_in_settings_stops_a_run_and_raising_it_there_lets_
     page.locator("#settings nav.settings-menu").get_by_role("button", name="Usage").click()
     limits = page.locator("#settings .usage-limits")
     expect(limits.locator(".limits-status")).to_have_text("Spent today: at least $1.00", timeout=TIMEOUT)
+    expect(limits.locator(".limits-month")).to_have_text("Spent this month: at least $1.00")  # as today's
     limits.locator("input[name=per_day]").fill("0.5")
     limits.locator("button.save-limits").click()
     expect(limits.locator(".limits-result")).to_contain_text("Saved", timeout=TIMEOUT)

@@ -140,6 +140,8 @@ def add_settings_routes(api: FastAPI, services: Services, chats: Callable[[], Se
             "spent_today": spent_today,
             "spent_today_at_least": partial,
             "spent_month": month,
+            "spent_month_at_least": services.usage is not None
+            and await asyncio.to_thread(services.usage.month_partial),
             "reached": reached,
             "chats_over": await asyncio.to_thread(chats_over, budgets.per_conversation),
         }

@@ -135,9 +135,16 @@ class UsageLedger:
 
     def month_cost(self, month: str | None = None) -> float:
         """What the calendar month ("YYYY-MM"; this one by default) cost so far."""
+        return sum(totals.cost for totals in self._month(month))
+
+    def month_partial(self, month: str | None = None) -> bool:
+        """A call this month ended before its final count: the month's figure is at least that (as today's)."""
+        return any(totals.partial_calls for totals in self._month(month))
+
+    def _month(self, month: str | None) -> list[Totals]:
         self.load()
         prefix = (month or today(self.clock)[:7]) + "-"
-        return sum(totals.cost for day, totals in self.by_day.items() if day.startswith(prefix))
+        return [totals for day, totals in self.by_day.items() if day.startswith(prefix)]
 
     def conversation(self, conversation: str) -> Totals:
         self.load()
