@@ -145,7 +145,7 @@ class PhoneView:
             unread = int(chat.get("unread") or 0)
             tiles.append(
                 ft.ListTile(
-                    title=ft.Text(chat.get("title") or "…", max_lines=1),
+                    title=ft.Text(chat.get("title") or "…", max_lines=1, overflow=ft.TextOverflow.ELLIPSIS),
                     subtitle=ft.Text(" · ".join(status)) if status else None,
                     trailing=pill(t("unread", count=unread)) if unread else None,
                     on_click=self._opener(chat),
