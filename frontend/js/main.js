@@ -420,7 +420,8 @@ async function exportChat(format) {
   if (!state.current) return;
   const id = state.current.id;
   const blob = await download(`/api/conversations/${id}/export?format=${format}`, "blob");
-  const name = (state.current.title || t("untitled")).replace(/[^\w .-]+/g, "_").trim() || "conversation";
+  // The title as written, in any script ("Migração" was saved as "Migra_o"): only what no file name may hold goes.
+  const name = (state.current.title || t("untitled")).replace(/[\\/:*?"<>|\x00-\x1f]+/g, "_").trim() || "conversation";
   saveAs(blob, `${name}.${format}`, format === "md" ? "text/markdown" : "application/zip");
 }
 

@@ -8,6 +8,7 @@ import json
 import time
 import zipfile
 from pathlib import Path
+from urllib.parse import unquote
 
 import httpx
 
@@ -59,5 +60,17 @@ def test_a_conversation_exports_as_markdown_and_as_a_zip_with_its_attachments(
             assert data["conversation"]["title"] == "Plans" and len(data["messages"]) == 2
             assert client.get(f"/api/conversations/{conversation}/export", params={"format": "exe"}).status_code == 422
             assert client.get("/api/conversations/nope/export", params={"format": "md"}).status_code == 404
+            # Any script: a Chinese or emoji title answered 500 (a header is Latin-1), a Portuguese one lost letters.
+            names = {"数据库迁移计划 🚀": "数据库迁移计划 🚀", "Migração do banco — plano": "Migração do banco — plano",
+                     'a/b: "c"': "a_b_ _c_"}  # fmt: skip
+            for title, expected in names.items():
+                client.patch(f"/api/conversations/{conversation}", json={"title": title})
+                for format in ("md", "zip"):
+                    got = client.get(f"/api/conversations/{conversation}/export", params={"format": format})
+                    assert got.status_code == 200, (title, format, got.text)
+                    said = got.headers["content-disposition"]
+                    named = unquote(said.split("filename*=UTF-8''", 1)[1])
+                    assert named == f"{expected}.{format}", said
+                    said.encode("ascii")  # the header itself stays ASCII
     finally:
         app.stop()

@@ -8,6 +8,7 @@ import re
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import quote
 
 from fastapi import FastAPI, HTTPException, Query, Request, Response, WebSocket
 from pydantic import BaseModel, Field
@@ -203,21 +204,16 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
             chat = conversations.get(conversation_id)
             snap = await runtime.opened(conversation_id)
         title = chat.title or "Conversation"
-        filename = re.sub(r"[^\w .-]+", "_", title).strip() or "conversation"
         if format == "md":
             text = export.as_markdown(title, snap.messages, snap.group)
             return Response(
                 text,
                 media_type="text/markdown; charset=utf-8",
-                headers={"Content-Disposition": f'attachment; filename="{filename}.md"'},
+                headers={"Content-Disposition": attachment(title, "md")},
             )
         folder = services.attachments.folder(conversation_id) if services is not None else None
         data = await asyncio.to_thread(export.as_zip, title, asdict(chat), snap.messages, snap.group, folder)
-        return Response(
-            data,
-            media_type="application/zip",
-            headers={"Content-Disposition": f'attachment; filename="{filename}.zip"'},
-        )
+        return Response(data, media_type="application/zip", headers={"Content-Disposition": attachment(title, "zip")})
 
     @api.get("/api/conversations/{conversation_id}/usage")
     async def conversations_usage(conversation_id: str) -> dict[str, Any]:
@@ -405,3 +401,11 @@ def _add_file_routes(api: FastAPI, runtime: ConversationRuntime, services: Servi
     @api.post("/api/conversations/{conversation_id}/grants/remove")
     async def grants_remove(conversation_id: str, body: Folder) -> dict[str, Any]:
         return asdict(config(lambda: conversations.revoke(conversation_id, body.path)))
+
+
+def attachment(title: str, extension: str) -> str:
+    """A download named after the chat, in any script: the name itself as RFC 5987's UTF-8 `filename*` (a
+    Chinese title answered 500: a header is Latin-1), and an ASCII one beside it for clients that know no other."""
+    name = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', "_", title).strip(" .") or "conversation"
+    plain = re.sub(r"[^A-Za-z0-9 ._-]+", "_", name).strip(" ._") or "conversation"
+    return f"attachment; filename=\"{plain}.{extension}\"; filename*=UTF-8''{quote(f'{name}.{extension}', safe='')}"
