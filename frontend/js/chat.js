@@ -323,8 +323,7 @@ export class ChatView {
         const turn = this.newTurn();
         this.actor = null;
         turn.el.dataset.messageId = record.id;
-        if (record.text) { this.segment(turn).raw = record.text; this.paint(turn.segment); }
-        (record.process ?? []).forEach((step, i) => this.historyStep(turn, `${record.id}:${i}`, step));
+        this.historyBubble(turn, record);
         if (record.failure) turn.body.append(el("div", "notice error", record.failure));
         stopped ||= Boolean(record.stopped); // the person's Stop, not a failure: said once, after the turn
         this.spentAsRecorded(turn, record);
@@ -336,6 +335,29 @@ export class ChatView {
     for (const message of unsent) this.on_message_not_sent({ ...message, kind: "no_provider" });
     this.turn = null;
     this.finishHistory();
+  }
+
+  // A group bubble's words and its trail, interleaved where each step came (`at`: how much of its text preceded it),
+  // as live: words, the card, the words after it (a reload drew all the words, then every card). A record kept
+  // before `at` was: its words, then its steps.
+  historyBubble(turn, record) {
+    const text = record.text ?? "";
+    let from = 0;
+    const say = (upTo) => {
+      const part = text.slice(from, upTo).trim();
+      from = Math.max(from, upTo);
+      if (!part) return;
+      turn.segment = null;
+      this.segment(turn).raw = part;
+      this.paint(turn.segment);
+    };
+    const steps = record.process ?? [];
+    if (!steps.some((step) => typeof step.at === "number")) say(text.length);
+    steps.forEach((step, i) => {
+      if (typeof step.at === "number") say(Math.min(step.at, text.length));
+      this.historyStep(turn, `${record.id}:${i}`, step);
+    });
+    say(text.length);
   }
 
   // One step of a group bubble's trail: a worker's task, or a tool call with the question it asked, answered.

@@ -384,3 +384,31 @@ def test_a_spending_limit_reached_is_said_in_the_phones_words_live_and_from_the_
         assert "orkas budget" not in said and "`" not in said
     other = chat.apply(event(5, "error", kind="provider", cause="overloaded", message="Overloaded"))
     assert isinstance(other[0], Marker) and other[0].phrase == ""  # any other failure: its own sentence
+
+
+def test_a_members_words_before_its_question_stay_above_it_after_a_reload() -> None:
+    asked = {"id": "q1", "tool_use_id": "t1", "tool": "bash", "preview": "make test", "level": "runs_program"}
+    live = Transcript.from_history({"id": "g1", "after": 1, "running": False, "messages": [], "group": [
+        {"id": "m1", "from": "user", "text": "test it", "seg": 0}]})  # fmt: skip
+    live.apply(event(2, "group_start", members=["builder"], floor="commander"))
+    live.apply(event(3, "text_delta", actor="builder", text="I need to run a command."))
+    live.apply(event(4, "tool_start", actor="builder", id="t1", name="bash", input={}, summary="make test"))
+    live.apply(event(5, "permission_request", actor="builder", **asked))
+    live.apply(event(6, "permission_answered", actor="builder", question_id="q1", decision="allow_once"))
+    live.apply(event(7, "text_delta", actor="builder", text="It passed."))
+    approval = {"question": "q1", "tool_use_id": "t1", "tool": "bash", "decision": "allow_once", "preview": "make test"}
+    before = "I need to run a command.\n\n"
+    step = {"tool": "bash", "ok": True, "ms": 90, "summary": "make test", "at": len(before), "approval": approval}
+    reloaded = Transcript.from_history({"id": "g1", "after": 9, "running": False, "messages": [], "group": [
+        {"id": "m1", "from": "user", "text": "test it", "seg": 0},
+        {"id": "m2", "from": "builder", "text": before + "It passed.", "seg": 0, "process": [step]},
+    ]})  # fmt: skip
+
+    def read(chat: Transcript) -> list[str]:
+        return [f"{i.who}: {i.text}" if isinstance(i, Bubble) else f"? {i.key}" for i in chat.items]
+
+    assert (
+        read(live)
+        == read(reloaded)
+        == ["user: test it", "builder: I need to run a command.", "? q1", "builder: It passed."]
+    )

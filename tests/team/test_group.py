@@ -656,3 +656,22 @@ async def test_a_members_answered_question_is_kept_on_its_bubbles_tool_trail(
     reloaded = group(tmp_path, actors)  # as it is read back from disk
     assert next(m for m in reloaded.bus.messages if m.sender == "coder").process[1]["approval"]["by"] == "Pixel"
     actors.verify()
+
+
+async def test_what_a_member_said_before_its_calls_is_kept_in_its_bubble(tmp_path: Path, actors: Actors) -> None:
+    # Its run's answer is only what came after its last call: the bus kept that, and a reload (or the phone) lost
+    # "I need to look first." that was shown live.
+    from orkas.engine.tools.files import ReadFile
+
+    (actors.workspace / "notes.txt").write_text("alpha\n")
+    actors.member_tools = [ReadFile()]
+    actors.script(COMMANDER, tool_call("dispatch_to", {"to": "coder", "message": "read it"}), text("Read."))
+    actors.script(
+        "coder", tool_call("read_file", {"path": "notes.txt"}, say="I need to look first."), text("It says alpha.")
+    )
+    events = await asyncio.wait_for(drain(group(tmp_path, actors), "read the notes"), timeout=10)
+    shown = "".join(e.event.text for e in events if e.actor == "coder" and e.event.type == "text_delta")  # type: ignore[union-attr]
+    coder = next(m for m in group(tmp_path, actors).bus.messages if m.sender == "coder")
+    assert coder.text == "I need to look first.\n\nIt says alpha."
+    assert shown.replace("\n", "") == coder.text.replace("\n", "")  # what was shown live, as it was said
+    actors.verify()

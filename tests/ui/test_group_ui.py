@@ -453,7 +453,10 @@ def test_a_members_question_answered_is_still_there_after_a_reload(
     )
     router.add(
         "coder",
-        wire.message(wire.tool_use("write_file", {"path": "kept.md", "content": "a"}, id="toolu_w")),
+        wire.message(
+            wire.text("I need to save it."),
+            wire.tool_use("write_file", {"path": "kept.md", "content": "a"}, id="toolu_w"),
+        ),
         wire.reply_text("kept.md written"),
     )
     anthropic_server.script(*[router] * router.total)
@@ -468,6 +471,9 @@ def test_a_members_question_answered_is_still_there_after_a_reload(
     )
     expect(page.locator("#composer button.stop")).to_be_hidden(timeout=TIMEOUT)
     live = card.locator(".answer").inner_text()
+    expect(coder.locator(".markdown").last).to_have_text("kept.md written", timeout=TIMEOUT)
+    order = "(n) => [...n.querySelectorAll('.body > *')].map((c) => c.classList[0])"
+    seen = coder.evaluate(order)
     row = coder.locator(".tool-card .tool-row")
     expect(row).to_contain_text("kept.md")
     called = row.inner_text()
@@ -481,7 +487,13 @@ def test_a_members_question_answered_is_still_there_after_a_reload(
     assert coder.locator(".permission-card .answer").inner_text() == live
     expect(coder.locator(".permission-card")).to_contain_text("kept.md")  # what was asked, not only that it was
     expect(coder.locator(".permission-card button:enabled")).to_have_count(0)
-    expect(coder.locator(".markdown")).to_have_text("kept.md written")
+    # what it said before its call, the question, the call, what it said after: in that order, as live (the words
+    # before the call were lost, and the rest came above the card)
+    expect(coder.locator(".markdown")).to_have_text(["I need to save it.", "kept.md written"])
+    assert [c.split(":")[0] for c in coder.evaluate(order)] == [c.split(":")[0] for c in seen], (
+        seen,
+        coder.evaluate(order),
+    )
     exported = httpx.get(
         f"{app.base}/api/conversations/{group_app[2]}/export", headers={"X-Orkas-Token": app.token}, timeout=30
     )

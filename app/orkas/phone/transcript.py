@@ -210,16 +210,20 @@ class Transcript:
         if sender != USER and not (record.get("text") or tools or files or record.get("failure")):
             return
         who = USER if sender == USER else ASSISTANT if sender == COMMANDER else sender
-        steps = list(enumerate(record.get("process", [])))
-        asked = [(i, s["approval"]) for i, s in steps if isinstance(s.get("approval"), dict)]
-        if asked:  # as live: its calls, the questions they asked as answered, then what it said after them
-            self._add(Bubble(key=f"{record['id']}:calls", who=who, files=files, tools=tools))
-            for i, facts in asked:
+        text = str(record.get("text", ""))
+        numbered = list(enumerate(steps))
+        asked = [(i, s) for i, s in numbered if isinstance(s.get("approval"), dict)]
+        if asked:  # as live: what it said and its calls, the questions they asked as answered, then what came after
+            first = asked[0][1].get("at")
+            cut = min(first, len(text)) if isinstance(first, int) else 0  # a record from before `at`: no words first
+            self._add(Bubble(key=f"{record['id']}:calls", who=who, text=text[:cut].strip(), files=files, tools=tools))
+            for i, step in asked:
+                facts = step["approval"]
                 self._add(self._answered(facts, str(facts.get("preview", "")), f"{record['id']}:{i}"))
-            files, tools = [], []
-            if not (record.get("text") or record.get("failure")):
+            files, tools, text = [], [], text[cut:].strip()
+            if not (text or record.get("failure")):
                 return
-        bubble = Bubble(key=record["id"], who=who, text=record.get("text", ""), files=files, tools=tools)
+        bubble = Bubble(key=record["id"], who=who, text=text, files=files, tools=tools)
         bubble.failed = record.get("failure") or ""
         self._add(bubble)
 

@@ -230,10 +230,11 @@ class Turn:
                 elif isinstance(event, ToolStart) and self.pending and self.pending[-1] != PARAGRAPH:
                     self.pending.append(PARAGRAPH)  # what it says after a call is not glued to what it said before
                 elif isinstance(event, ToolEnd) and event.name not in TEAM_TOOLS:
-                    self.trail.append(self._trail(event))
+                    self.trail.append(self._trail(event, _at(self.pending)))
                 elif isinstance(event, ToolEnd) and event.name in ASKS and event.is_error and not event.stopped:
                     said = " ".join(b.text for b in event.content if isinstance(b, TextBlock))
-                    self.trail.append({"tool": event.name, "ok": False, "failed": said})  # a reload says it too
+                    failed = {"tool": event.name, "ok": False, "failed": said, "at": _at(self.pending)}
+                    self.trail.append(failed)  # a reload says it too, where it was said
                 self._asking(event)
                 self.emit(COMMANDER, event)
                 last = event
@@ -380,7 +381,7 @@ class Turn:
                     read += _read(event)
                     last = event
         ok = isinstance(last, Done)
-        self.trail.append({"worker": worker_id, "task": task[:200], "ok": ok})
+        self.trail.append({"worker": worker_id, "task": task[:200], "ok": ok, "at": _at(self.pending)})
         if isinstance(last, Done):
             return f'<worker-result from="{worker_id}">\n{last.text}\n</worker-result>', False, read
         error = last if isinstance(last, Error) else None
@@ -431,6 +432,7 @@ class Turn:
         agent = group.agent(spec, (), _member_note(spec), worktree)
         last: Event | None = None
         trail: list[dict[str, Any]] = []
+        said: list[str] = []  # all it said, before its calls too (its run's answer is only what came after the last)
         async with aclosing(
             agent.run(
                 told or "(no new messages)",
@@ -445,14 +447,19 @@ class Turn:
             scrub = StreamScrub()  # its hand-back marker is the floor's business, never text to show
             async for event in events:
                 read += _read(event)
+                if isinstance(event, TextDelta):
+                    said.append(event.text)
+                elif isinstance(event, ToolStart) and said and said[-1] != PARAGRAPH:
+                    said.append(PARAGRAPH)
                 if isinstance(event, ToolEnd):
-                    trail.append(self._trail(event))
+                    trail.append(self._trail(event, _at(said)))
                 self._asking(event)
                 for shown in scrub.events(event):
                     self.emit(name, shown)
                 last = event
         error = last if isinstance(last, Error) else None
         raw = last.text if isinstance(last, Done) else error.partial_text if error is not None else ""
+        raw = "".join(said).strip() or raw  # a reload and the phone read what was shown live, not its last part
         parsed = parse_handback(raw)
         reason = parsed.reason if floor_run else None
         extra = _spent(last)
@@ -479,10 +486,11 @@ class Turn:
         elif isinstance(event, ToolStart) and event.summary:
             self.summaries[event.id] = event.summary
 
-    def _trail(self, event: ToolEnd) -> dict[str, Any]:
+    def _trail(self, event: ToolEnd, at: int) -> dict[str, Any]:
         """A finished call on its bubble's trail, with the question it asked as it was answered (a reload draws
-        the closed card above it, as live)."""
+        the closed card above it, as live), and `at`: how much of the bubble's text came before it."""
         step: dict[str, Any] = {"tool": event.name, "ok": not event.is_error, "ms": round(event.duration * 1000)}
+        step["at"] = at
         summary = self.summaries.pop(event.id, "")
         if summary:  # the call in one line, as its card said it live
             step["summary"] = summary
@@ -491,6 +499,12 @@ class Turn:
         if approval is not None:
             step["approval"] = approval
         return step
+
+
+def _at(said: Sequence[str]) -> int:
+    """Where in a bubble's text a step of its trail came: after what was said so far (as the bubble's text is
+    stored: stripped of its leading blank)."""
+    return len("".join(said).lstrip())
 
 
 _Outcome = tuple[str, bool, list[str]]  # the text for the commander, whether it failed, outside text it carries
