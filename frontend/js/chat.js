@@ -324,7 +324,9 @@ export class ChatView {
         this.actor = null;
         turn.el.dataset.messageId = record.id;
         this.historyBubble(turn, record);
-        if (record.failure) turn.body.append(el("div", "notice error", record.failure));
+        // As live: the failure in the views' words when the record says what failed (a limit reached, with its button).
+        if (record.failure && record.extra?.error) this.errorMarker(record.failure, { error: record.extra.error, cause: record.extra.cause });
+        else if (record.failure) turn.body.append(el("div", "notice error", record.failure));
         stopped ||= Boolean(record.stopped); // the person's Stop, not a failure: said once, after the turn
         this.spentAsRecorded(turn, record);
         turn.el.classList.add("finished");

@@ -412,3 +412,18 @@ def test_a_members_words_before_its_question_stay_above_it_after_a_reload() -> N
         == read(reloaded)
         == ["user: test it", "builder: I need to run a command.", "? q1", "builder: It passed."]
     )
+
+
+def test_a_group_bubble_stopped_by_a_spending_limit_says_it_in_the_phones_words_live_and_after_a_reload() -> None:
+    sentence = "the daily budget of $0.10 is reached; raise it with `orkas budget --day …`"
+    live = Transcript.from_history({"id": "g1", "after": 1, "running": False, "messages": [], "group": [
+        {"id": "m1", "from": "user", "text": "go", "seg": 0}]})  # fmt: skip
+    live.apply(event(2, "group_start", members=["critic"], floor="commander"))
+    live.apply(event(3, "text_delta", actor="commander", text="Asking."))
+    (bubble,) = live.apply(event(4, "error", actor="commander", kind="budget", cause="per_day", message=sentence))
+    assert isinstance(bubble, Bubble) and bubble.failed_phrase == "limit_per_day"
+    failed = {"id": "m2", "from": "commander", "text": "Asking.", "seg": 0, "failure": sentence,
+              "extra": {"error": "budget", "cause": "per_day"}}  # fmt: skip
+    reloaded = Transcript.from_history({"id": "g1", "after": 9, "running": False, "messages": [], "group": [
+        {"id": "m1", "from": "user", "text": "go", "seg": 0}, failed]})  # fmt: skip
+    assert isinstance(reloaded.items[-1], Bubble) and reloaded.items[-1].failed_phrase == "limit_per_day"

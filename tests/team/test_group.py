@@ -496,6 +496,9 @@ async def test_a_dispatch_past_the_budget_is_refused_with_a_reason(tmp_path: Pat
     errors = [e.event for e in events if e.actor == COMMANDER and e.event.type == "error"]
     assert errors and errors[0].kind == "budget"  # type: ignore[union-attr]
     assert not events[-1].event.ok  # type: ignore[union-attr]
+    # kept with what failed, so a reload words it as live did (a limit in the person's words, its button)
+    failed = [m for m in team.bus.messages if m.failure]
+    assert failed and failed[-1].extra == {"error": "budget", "cause": "per_conversation"}
 
 
 @dataclass

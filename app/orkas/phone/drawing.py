@@ -72,7 +72,8 @@ class Drawing:
         if item.streaming:  # a still marker: an animated bar keeps Flutter's accessibility tree from updating
             lines.append(ft.Text("…", size=12, color=ft.Colors.ON_SURFACE_VARIANT))
         if item.failed:
-            lines.append(ft.Text(t("failed", reason=item.failed), color=ft.Colors.ERROR, size=12))
+            said = t(item.failed_phrase) if item.failed_phrase else t("failed", reason=item.failed)
+            lines.append(ft.Text(said, color=ft.Colors.ERROR, size=12))
         if item.retry:
             lines.append(self._retry(item))
         return ft.Row(

@@ -40,6 +40,7 @@ class Bubble:
     files: list[File] = field(default_factory=list)
     streaming: bool = False
     failed: str = ""  # why the turn failed, when it did
+    failed_phrase: str = ""  # the phone's own words for it, when it has them (a spending limit reached)
     retry: str = ""  # the person's message a Retry answers again (on the latest failure only)
     _tools_said: int = 0  # how many tool calls the text had been written after
 
@@ -225,6 +226,8 @@ class Transcript:
                 return
         bubble = Bubble(key=record["id"], who=who, text=text, files=files, tools=tools)
         bubble.failed = record.get("failure") or ""
+        said = record.get("extra") or {}
+        bubble.failed_phrase = _limit_phrase(said.get("error"), said.get("cause")) if bubble.failed else ""
         self._add(bubble)
 
     def _group_turn_end(self) -> None:
@@ -348,6 +351,7 @@ class Transcript:
         else:
             ending.streaming = False
             ending.failed = event.get("message", "")
+            ending.failed_phrase = _limit_phrase(event.get("kind"), event.get("cause"))
             failed = ending
         self._offer_retry(failed)
         return [failed]

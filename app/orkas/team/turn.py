@@ -465,7 +465,7 @@ class Turn:
         extra = _spent(last)
         read = list(dict.fromkeys(read))
         if read:  # whoever reads this bubble later reads what it carries
-            extra["extra"] = {"untrusted": read}
+            extra["extra"] = {**extra.get("extra", {}), "untrusted": read}
         self.post(
             name,
             parsed.text,
@@ -562,9 +562,14 @@ def _spent(last: Event | None) -> dict[str, Any]:
     by then (shown live as it went: a reload shows the same)."""
     if isinstance(last, Done):
         return {"usage": _usage(last.usage), "cost": last.cost}
-    if not isinstance(last, Error) or not (last.usage.counted or last.counted_so_far):
+    if not isinstance(last, Error):
         return {}
-    spent = {"counted_so_far": last.counted_so_far}
+    # What failed, as the views word it (a spending limit in the person's words, with its button): the failure's
+    # sentence alone read as the engine's, with a terminal command in it, after a reload.
+    why: dict[str, Any] = {"extra": {"error": last.kind, "cause": last.cause}} if last.kind != "aborted" else {}
+    if not (last.usage.counted or last.counted_so_far):
+        return why
+    spent = {"counted_so_far": last.counted_so_far, **why}
     return {**spent, "usage": _usage(last.usage), "cost": last.cost} if last.usage.counted else spent
 
 
