@@ -326,3 +326,26 @@ async def test_a_failed_session_write_is_an_error_the_caller_sees(workspace: Pat
     error = events[-1]
     assert isinstance(error, Error) and error.kind == "internal"
     assert "No space left on device" in error.message
+
+
+@pytest.mark.parametrize("reason", ["stopped by the user", "Orkas was closed"])
+async def test_a_tool_cut_short_says_whether_the_person_stopped_it_or_orkas_closed(
+    workspace: Path, reason: str
+) -> None:
+    # After a quit and a restart, the chat said "the user stopped the run": they had stopped nothing.
+    from orkas.engine.tool_runner import CLOSED
+
+    slow = Slow()
+    provider = ScriptedProvider(tool_calls([("slow", {}, "s1")]))
+    signal = AbortSignal()
+
+    async def stop_when_started() -> None:
+        await slow.started.wait()
+        signal.abort(reason)
+
+    stopper = asyncio.create_task(stop_when_started())
+    events = await collect(make_agent(provider, workspace, tools=[slow]), session=InMemorySession(), signal=signal)
+    await stopper
+    said = next(e for e in events if isinstance(e, ToolEnd)).content[0].text  # type: ignore[union-attr]
+    assert ("Orkas was closed" in said) == (reason == CLOSED) and ("the user stopped" in said) == (reason != CLOSED)
+    provider.verify()

@@ -64,6 +64,17 @@ def test_a_message_streams_back_over_the_websocket(tmp_path: Path) -> None:
         streams_back(api)
 
 
+def test_a_rename_is_heard_by_every_view_of_the_chat(tmp_path: Path) -> None:
+    # A phone with the chat open kept the old name in its header: a rename said nothing to the views.
+    with client(tmp_path) as api:
+        ident = api.post("/api/conversations", json={}).json()["id"]
+        with api.websocket_connect(f"/api/events?token={TOKEN}&conversation={ident}", headers=HOST) as socket:
+            assert receive_json(socket)["type"] == "hello"
+            assert api.patch(f"/api/conversations/{ident}", json={"title": "Garden plans"}).status_code == 200
+            said = receive_json(socket)
+        assert (said["type"], said["title"]) == ("title_changed", "Garden plans")
+
+
 def streams_back(api: TestClient) -> None:
     ident = api.post("/api/conversations", json={}).json()["id"]
     with api.websocket_connect(f"/api/events?token={TOKEN}&conversation={ident}", headers=HOST) as socket:

@@ -41,6 +41,7 @@ from orkas.engine.tools.untrusted import note_in, outside_source
 log = logging.getLogger(__name__)
 
 ABORTED_TEXT = "aborted: the user stopped the run before this tool call finished"
+CLOSED = "Orkas was closed"  # the reason a run ends when the app quits (the person stopped nothing)
 CANCEL_GRACE = 2.0  # seconds a cancelled tool gets to clean up before we stop waiting
 
 
@@ -130,7 +131,7 @@ class ToolRunner:
                         yield event
         finally:
             self.elapsed += time.perf_counter() - started
-            reason = f"not run: the run was stopped because {self.loop_stop}" if self.loop_stop else ABORTED_TEXT
+            reason = f"not run: the run was stopped because {self.loop_stop}" if self.loop_stop else self._aborted()
             self.results = tuple(done.get(c.id) or not_run_results([c], reason)[0] for c in calls)
 
     async def _run_batch(
@@ -225,8 +226,9 @@ class ToolRunner:
             said = " ".join(b.text for b in content if isinstance(b, TextBlock))
             framed = f"{UNASKED.format(tool=call.name, why=why)} {said} {UNASKED_END}"
             content = (TextBlock(text=framed), *(b for b in content if not isinstance(b, TextBlock)))
-        elif call.id in self._denied and result.is_error:
-            content = (TextBlock(text=DENIED), *content)
+        elif call.id in self._denied and result.is_error:  # one text: "denied it.not run" when joined by a view
+            said = " ".join(b.text for b in content if isinstance(b, TextBlock))
+            content = (TextBlock(text=f"{DENIED} {said}"), *(b for b in content if not isinstance(b, TextBlock)))
         self._denied.discard(call.id)
         done[call.id] = ToolResultBlock(tool_use_id=call.id, content=content, is_error=result.is_error)
         waited = sum(self.permissions.waited(question) for question in self._asked.pop(call.id, ()))
@@ -267,9 +269,15 @@ class ToolRunner:
             return error_result(str(e))
         return None
 
+    def _aborted(self) -> str:
+        """Why a call did not finish: the person's Stop, or the app quitting (said as such, not as their Stop)."""
+        if self.signal.reason == CLOSED:
+            return "aborted: Orkas was closed before this tool call finished"
+        return ABORTED_TEXT
+
     def _result(self, call: ToolUseBlock, task: asyncio.Task[ToolResult]) -> ToolResult:
         if task.cancelled() or not task.done():
-            return error_result(ABORTED_TEXT)
+            return error_result(self._aborted())
         error = task.exception()
         if error is not None:
             # The frames, not the message: a command tool's error may quote the command.

@@ -20,7 +20,7 @@ from orkas.adapter.conversations.folders import work_folder
 from orkas.adapter.conversations.runtime import ConversationRuntime
 from orkas.adapter.conversations.search import search as search_chats
 from orkas.adapter.conversations.store import TUNABLE
-from orkas.adapter.wire import WIRE_VERSION, hello
+from orkas.adapter.wire import WIRE_VERSION, TitleChanged, hello
 from orkas.core.errors import ConfigError
 from orkas.engine.catalog import lookup
 from orkas.engine.codec import encode
@@ -234,6 +234,8 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
             changed = conversations.get(conversation_id)
             if body.title is not None:
                 changed = conversations.rename(conversation_id, body.title)
+                # every view of it hears (a phone's open chat kept the old name in its header)
+                runtime.publish(conversation_id, TitleChanged(title=changed.title))
             if body.pinned is not None:
                 changed = conversations.pin(conversation_id, body.pinned)
             tuned = {name: getattr(body, name) for name in body.model_fields_set & TUNABLE}

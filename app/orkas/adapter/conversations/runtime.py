@@ -41,6 +41,7 @@ from orkas.engine.evolution.signals import RunSignals
 from orkas.engine.messages import Message, TextBlock, UserMessage
 from orkas.engine.runner import Agent
 from orkas.engine.steer import SteerQueue
+from orkas.engine.tool_runner import CLOSED
 
 log = logging.getLogger(__name__)
 TITLE_SECONDS = 30.0  # a title call that takes longer is given up (the first words stay)
@@ -189,15 +190,15 @@ class ConversationRuntime(Versions, Snapshots):
         if conversation_id not in self.active and self.store.running_elsewhere(conversation_id):
             raise self.store.busy(conversation_id, what)
 
-    def stop(self, conversation_id: str) -> bool:
-        """Raises ConversationBusy for a run another process holds."""
+    def stop(self, conversation_id: str, reason: str = "stopped by the user") -> bool:
+        """Raises ConversationBusy for a run another process holds. `reason`: the person's Stop, or Orkas quitting."""
         active = self.active.get(conversation_id)
         if active is None:
             self._not_elsewhere(conversation_id, "stop it")
             return False
         for question_id in active.permissions.open_questions:  # each view closes the card, saying why
             self.publish(conversation_id, PermissionAnswered(question_id=question_id, decision="deny", stopped=True))
-        active.signal.abort("stopped by the user")
+        active.signal.abort(reason)
         active.permissions.deny_all()
         return True
 
@@ -332,7 +333,7 @@ class ConversationRuntime(Versions, Snapshots):
     async def shutdown(self) -> None:
         """The app is exiting: stop every run and every background process."""
         for conversation_id in list(self.active):
-            self.stop(conversation_id)
+            self.stop(conversation_id, CLOSED)
         tasks = [a.task for a in self.active.values() if a.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=5)
