@@ -149,7 +149,7 @@ def test_a_phone_pairs_watches_sends_approves_stops_and_reconnects(
         wait_text(page, "bash asks for permission")
         wait_text(page, "rm -rf build")
         page.get_by_role("button", name="Allow once").click()
-        wait_text(page, "Allowed on Test phone")
+        wait_text(page, "Allowed once on Test phone")  # which allow, as the desktop says it
         wait_text(page, "Cleaned the build folder.")
         assert page.evaluate("window.vibrations.length") >= 1  # the approval buzzed
 

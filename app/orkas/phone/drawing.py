@@ -13,6 +13,12 @@ from orkas.phone.touch import tall
 from orkas.phone.transcript import ASSISTANT, USER, Bubble, File, Item, Marker, Question
 
 THUMBNAIL = 160  # px: a photo's side in the transcript
+ANSWERED = {
+    "deny": "answered_deny",
+    "allow_once": "answered_allow_once",
+    "allow_run": "answered_allow_run",
+    "always": "answered_always",
+}
 FEWEST_TOOLS = 5  # a bubble lists its last few tool calls; the rest is the desktop's detail
 HIGH_RISK = "dangerous"
 
@@ -128,7 +134,7 @@ class Drawing:
         if question.declined:
             body.append(ft.Text(t(f"declined_{question.declined}"), italic=True))
         elif question.decision:
-            answer = t("answered_deny") if question.decision == "deny" else t("answered_allow")
+            answer = t(ANSWERED.get(question.decision, "answered_allow"))  # which allow, as the desktop says it
             body.append(ft.Text(t("answered_by", answer=answer, who=question.by or t("desktop")), italic=True))
         else:
             body.append(
