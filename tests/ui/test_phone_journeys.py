@@ -294,8 +294,9 @@ def test_after_a_restart_under_an_open_phone_the_mirror_stops_quietly_and_at_onc
     page.context.close()
     page.errors.clear()  # Flet's client threw while the mirror was away: not ours
     assert mirrored.process.returncode == 0, stderr
-    assert "Traceback" not in stderr and "ERROR" not in stderr, stderr
-    assert turned_off < 2.5 and quitting < 2.5, (turned_off, quitting, stderr)  # the grace period is 3 s
+    # A server that waits out its grace period says so (uvicorn's ERROR "timeout graceful shutdown exceeded"): its
+    # absence, not a time (a loaded machine is slow either way), is what says nothing held it.
+    assert "Traceback" not in stderr and "ERROR" not in stderr, (turned_off, quitting, stderr)
 
 
 def test_the_phone_view_loads_everything_from_this_computer_and_draws_its_symbols(
