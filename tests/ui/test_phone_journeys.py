@@ -299,27 +299,34 @@ def test_after_a_restart_under_an_open_phone_the_mirror_stops_quietly_and_at_onc
     assert "Traceback" not in stderr and "ERROR" not in stderr, (turned_off, quitting, stderr)
 
 
+@pytest.mark.parametrize(
+    ("locale", "family", "title", "pair"),
+    [
+        ("en-US", "notosanssymbols", "Pair this phone", "Pair"),
+        ("zh-CN", "notosanssc", "配对这部手机", "配对"),  # in Chinese the engine asks "Noto Sans SC" for the arrows
+    ],
+)
 def test_the_phone_view_loads_everything_from_this_computer_and_draws_its_symbols(
-    browser: Any, mirrored: Mirrored
+    browser: Any, mirrored: Mirrored, locale: str, family: str, title: str, pair: str
 ) -> None:
     """Flutter's engine asked a CDN for Rive's runtime (blocked by the page's own policy: a console error, and a
     request that told the network) and Google's font CDN path for its symbols font (a 404 here: arrows as boxes)."""
     pairing = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()
-    context = browser.new_context(ignore_https_errors=True, **PHONE)
+    context = browser.new_context(ignore_https_errors=True, locale=locale, **PHONE)
     page = context.new_page()
     problems: list[Any] = []
     fonts: list[int] = []
     own = mirrored.mirror.split("://")[1]
     page.on("request", lambda r: problems.append(("outside", r.url)) if own not in r.url else None)
     page.on("response", lambda r: problems.append((r.status, r.url)) if r.status >= 400 else None)
-    page.on("response", lambda r: fonts.append(r.status) if "/assets/fonts/notosanssymbols/" in r.url else None)
+    page.on("response", lambda r: fonts.append(r.status) if f"/assets/fonts/{family}/" in r.url else None)
     page.on("console", lambda m: problems.append((m.type, m.text)) if m.type == "error" else None)
     try:
         page.goto(pairing["link"])
         semantics(page)
-        wait_text(page, "Pair this phone")  # its "Settings → Phone" has an arrow: the symbols font is asked for
-        page.get_by_role("button", name="Pair").click()
-        wait_text(page, "Conversations")
+        wait_text(page, title)  # its "Settings → Phone" has an arrow: the symbols font is asked for
+        page.get_by_role("button", name=pair).click()
+        wait_text(page, "Conversations" if locale == "en-US" else "对话")
         assert fonts and set(fonts) == {200}
         assert not problems, problems
     finally:

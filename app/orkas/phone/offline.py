@@ -23,7 +23,10 @@ BUILDS = {"main.dart.js": "application/javascript", "main.dart.wasm": "applicati
 WEB = Path(flet_web.__file__).parent / "web"
 # Fallback fonts the engine asks for by Google's subset names (assets/fonts/<family>/v43/<hash>.woff2): each
 # family answered with the whole font we ship (its bytes are read for what they are, not by the name).
-FONTS = {"notosanssymbols": Path(__file__).parent / "assets" / "fonts" / "notosanssymbols.ttf"}
+SYMBOLS = Path(__file__).parent / "assets" / "fonts" / "notosanssymbols.ttf"
+# A phone in Chinese asks "Noto Sans SC" for what the shipped CJK font (cjk.ttf) lacks — the arrows of
+# "设置 → 手机" were boxes: the symbols font answers (its Chinese is cjk.ttf's own).
+FONTS = {"notosanssymbols": SYMBOLS, "notosanssc": SYMBOLS}
 
 
 @functools.cache
