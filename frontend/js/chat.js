@@ -370,7 +370,7 @@ export class ChatView {
     }
     if (!step.tool) return;
     if (ASKS.has(step.tool)) { // an ask that failed, as it was said live
-      if (!step.ok) turn.body.append(el("div", "notice error", t("dispatchFailed", { reason: (step.failed ?? "").replace(ENVELOPE, "").trim() })));
+      if (!step.ok) turn.body.append(askFailed(step.failed ?? ""));
       return;
     }
     const card = toolRecorded(id, step);
@@ -514,9 +514,8 @@ export class ChatView {
   on_tool_end(event) {
     if (ASKS.has(event.name)) {
       const said = event.content.filter((b) => b.type === "text").map((b) => b.text).join(" ");
-      const why = said.replace(ENVELOPE, "").trim(); // the envelope the commander is handed, never shown
       // An ask the person's Stop cut short did not fail: the turn's one "Stopped" says it.
-      if (event.is_error && !event.stopped) (this.turn ?? this.newTurn()).body.append(el("div", "notice error", t("dispatchFailed", { reason: why })));
+      if (event.is_error && !event.stopped) (this.turn ?? this.newTurn()).body.append(askFailed(said));
       return;
     }
     const card = this.cards.get(event.id);
@@ -1003,6 +1002,11 @@ const DRAW_BUDGET_MS = 8; // of each frame, for drawing answers scrolled near
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
 const HANDBACK = /<handback\b[^>]*>(?:\s*<\/handback\s*>)?|<\/handback\s*>/gi;
+
+// "Could not ask: …", live and from the bus: the envelope the commander is handed is never shown.
+function askFailed(said) {
+  return el("div", "notice error", t("dispatchFailed", { reason: said.replace(ENVELOPE, "").trim() }));
+}
 
 // Dollars to four places; a smaller amount with two significant digits (ten tokens read "$0.0000", as if free).
 export function costFigure(value) {

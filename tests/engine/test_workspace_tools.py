@@ -413,18 +413,28 @@ async def test_consent_flows_through_the_run(ws: Path, executor: Executor) -> No
     provider.verify()
 
 
-async def test_a_no_the_person_gave_is_said_as_theirs(ws: Path, executor: Executor) -> None:
-    # "needs the user's approval, which was not given" read as if nobody had answered, after the person pressed Deny.
-    provider = ScriptedProvider(tool_call("bash", {"command": "touch no.txt"}), text("understood"))
+async def one_asked_call(
+    ws: Path, executor: Executor, provider: ScriptedProvider, answer: Callable[[Permissions, str], object]
+) -> ToolEnd:
+    """Run `provider`'s one bash call, its question answered by `answer(permissions, question_id)`: the call's end."""
     permissions = Permissions(workspace=ws, can_ask=True)
     agent = make_agent(provider, ws, tools=[Bash(executor)])
     ends = []
     async for event in agent.run("make it", session=InMemorySession(), permissions=permissions):
         if isinstance(event, PermissionRequest):
-            permissions.answer(event.id, "deny")
+            answer(permissions, event.id)
         elif isinstance(event, ToolEnd):
             ends.append(event)
     [end] = ends
+    return end
+
+
+async def test_a_no_the_person_gave_is_said_as_theirs(ws: Path, executor: Executor) -> None:
+    # "needs the user's approval, which was not given" read as if nobody had answered, after the person pressed Deny.
+    provider = ScriptedProvider(tool_call("bash", {"command": "touch no.txt"}), text("understood"))
+    end = await one_asked_call(
+        ws, executor, provider, lambda permissions, question: permissions.answer(question, "deny")
+    )
     assert end.is_error and body(end).startswith("The user was asked and denied it.") and not (ws / "no.txt").exists()
     sent = provider.requests[-1].messages[-1].content[0]
     assert "denied it" in str(sent)  # the model hears it as the person's no too
@@ -432,15 +442,11 @@ async def test_a_no_the_person_gave_is_said_as_theirs(ws: Path, executor: Execut
 
 async def test_a_tool_s_time_is_its_own_not_the_time_its_question_waited(ws: Path, executor: Executor) -> None:
     provider = ScriptedProvider(tool_call("bash", {"command": "touch slow.txt"}), text("done"))
-    permissions = Permissions(workspace=ws, can_ask=True)
-    agent = make_agent(provider, ws, tools=[Bash(executor)])
-    ends = []
-    async for event in agent.run("make it", session=InMemorySession(), permissions=permissions):
-        if isinstance(event, PermissionRequest):  # the person reads the card for a while before answering
-            asyncio.get_running_loop().call_later(1.0, permissions.answer, event.id, "allow_once")
-        elif isinstance(event, ToolEnd):
-            ends.append(event)
-    [end] = ends
+
+    def read_then_allow(permissions: Permissions, question: str) -> None:  # the person reads the card a while
+        asyncio.get_running_loop().call_later(1.0, permissions.answer, question, "allow_once")
+
+    end = await one_asked_call(ws, executor, provider, read_then_allow)
     assert not end.is_error and (ws / "slow.txt").exists()
     assert end.duration < 0.9, end.duration  # `touch`, not the second the card waited
 

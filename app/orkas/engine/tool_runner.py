@@ -222,14 +222,12 @@ class ToolRunner:
             note_in(self.state, source)
         if call.id in notes:
             content = (*content, TextBlock(text=notes[call.id]))
-        if (why := self._unasked.pop(call.id, "")) and result.is_error:  # it frames the tool's own words
-            said = " ".join(b.text for b in content if isinstance(b, TextBlock))
-            framed = f"{UNASKED.format(tool=call.name, why=why)} {said} {UNASKED_END}"
-            content = (TextBlock(text=framed), *(b for b in content if not isinstance(b, TextBlock)))
-        elif call.id in self._denied and result.is_error:  # one text: "denied it.not run" when joined by a view
-            said = " ".join(b.text for b in content if isinstance(b, TextBlock))
-            content = (TextBlock(text=f"{DENIED} {said}"), *(b for b in content if not isinstance(b, TextBlock)))
+        why, denied = self._unasked.pop(call.id, ""), call.id in self._denied
         self._denied.discard(call.id)
+        if (why or denied) and result.is_error:  # whose no it was frames the tool's own words, as one text
+            said = " ".join(b.text for b in content if isinstance(b, TextBlock))
+            framed = f"{UNASKED.format(tool=call.name, why=why)} {said} {UNASKED_END}" if why else f"{DENIED} {said}"
+            content = (TextBlock(text=framed), *(b for b in content if not isinstance(b, TextBlock)))
         done[call.id] = ToolResultBlock(tool_use_id=call.id, content=content, is_error=result.is_error)
         waited = sum(self.permissions.waited(question) for question in self._asked.pop(call.id, ()))
         duration = max(0.0, time.perf_counter() - began - waited)

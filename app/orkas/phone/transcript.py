@@ -212,8 +212,7 @@ class Transcript:
             return
         who = USER if sender == USER else ASSISTANT if sender == COMMANDER else sender
         text = str(record.get("text", ""))
-        numbered = list(enumerate(steps))
-        asked = [(i, s) for i, s in numbered if isinstance(s.get("approval"), dict)]
+        asked = [(i, s) for i, s in enumerate(steps) if isinstance(s.get("approval"), dict)]
         if asked:  # as live: what it said and its calls, the questions they asked as answered, then what came after
             first = asked[0][1].get("at")
             cut = min(first, len(text)) if isinstance(first, int) else 0  # a record from before `at`: no words first

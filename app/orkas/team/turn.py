@@ -225,11 +225,8 @@ class Turn:
             )
         ) as events:
             async for event in events:
-                if isinstance(event, TextDelta):
-                    self.pending.append(event.text)
-                elif isinstance(event, ToolStart) and self.pending and self.pending[-1] != PARAGRAPH:
-                    self.pending.append(PARAGRAPH)  # what it says after a call is not glued to what it said before
-                elif isinstance(event, ToolEnd) and event.name not in TEAM_TOOLS:
+                _gather(self.pending, event)
+                if isinstance(event, ToolEnd) and event.name not in TEAM_TOOLS:
                     self.trail.append(self._trail(event, _at(self.pending)))
                 elif isinstance(event, ToolEnd) and event.name in ASKS and event.is_error and not event.stopped:
                     said = " ".join(b.text for b in event.content if isinstance(b, TextBlock))
@@ -447,10 +444,7 @@ class Turn:
             scrub = StreamScrub()  # its hand-back marker is the floor's business, never text to show
             async for event in events:
                 read += _read(event)
-                if isinstance(event, TextDelta):
-                    said.append(event.text)
-                elif isinstance(event, ToolStart) and said and said[-1] != PARAGRAPH:
-                    said.append(PARAGRAPH)
+                _gather(said, event)
                 if isinstance(event, ToolEnd):
                     trail.append(self._trail(event, _at(said)))
                 self._asking(event)
@@ -489,8 +483,12 @@ class Turn:
     def _trail(self, event: ToolEnd, at: int) -> dict[str, Any]:
         """A finished call on its bubble's trail, with the question it asked as it was answered (a reload draws
         the closed card above it, as live), and `at`: how much of the bubble's text came before it."""
-        step: dict[str, Any] = {"tool": event.name, "ok": not event.is_error, "ms": round(event.duration * 1000)}
-        step["at"] = at
+        step: dict[str, Any] = {
+            "tool": event.name,
+            "ok": not event.is_error,
+            "ms": round(event.duration * 1000),
+            "at": at,
+        }
         summary = self.summaries.pop(event.id, "")
         if summary:  # the call in one line, as its card said it live
             step["summary"] = summary
@@ -499,6 +497,14 @@ class Turn:
         if approval is not None:
             step["approval"] = approval
         return step
+
+
+def _gather(said: list[str], event: Event) -> None:
+    """What an actor says, as its bubble keeps it: what it says after a call is not glued to what it said before."""
+    if isinstance(event, TextDelta):
+        said.append(event.text)
+    elif isinstance(event, ToolStart) and said and said[-1] != PARAGRAPH:
+        said.append(PARAGRAPH)
 
 
 def _at(said: Sequence[str]) -> int:
