@@ -14,6 +14,13 @@ from tests.ui.conftest import App
 TIMEOUT = 15_000
 
 
+def usage_limits(page: Page) -> Locator:
+    """Settings opened at Usage: its spending-limits form."""
+    page.click("#settings-button")
+    page.locator("#settings nav.settings-menu").get_by_role("button", name="Usage").click()
+    return page.locator("#settings .usage-limits")
+
+
 def record(days_ago: int, model: str, cost: float | None, tokens: int) -> dict[str, object]:
     when = time.time() - days_ago * 86400
     return {
@@ -75,9 +82,7 @@ def test_a_spending_limit_set_in_settings_stops_a_run_and_raising_it_there_lets_
         json.dumps(record(0, "claude-opus-4-1", 0.75, 1000)) + "\n" + json.dumps(stopped) + "\n"
     )
     anthropic_server.script(wire.reply_text("Within budget now."))
-    page.click("#settings-button")
-    page.locator("#settings nav.settings-menu").get_by_role("button", name="Usage").click()
-    limits = page.locator("#settings .usage-limits")
+    limits = usage_limits(page)
     expect(limits.locator(".limits-status")).to_have_text("Spent today: at least $1.00", timeout=TIMEOUT)
     expect(limits.locator(".limits-month")).to_have_text("Spent this month: at least $1.00")  # as today's
     limits.locator("input[name=per_day]").fill("0.5")
@@ -107,9 +112,7 @@ def test_a_spending_limit_set_in_settings_stops_a_run_and_raising_it_there_lets_
 
 
 def test_a_bad_limit_is_refused_with_a_clear_message(page: Page, app: App) -> None:
-    page.click("#settings-button")
-    page.locator("#settings nav.settings-menu").get_by_role("button", name="Usage").click()
-    limits = page.locator("#settings .usage-limits")
+    limits = usage_limits(page)
     limits.locator("input[name=per_conversation]").fill("-3")
     limits.locator("button.save-limits").click()
     expect(limits.locator(".limits-result.error")).to_contain_text("a spending limit is from $0", timeout=TIMEOUT)
@@ -126,9 +129,7 @@ def test_the_limits_in_the_window_are_the_ones_orkas_budget_shows_and_a_bad_one_
     from tests.e2e.test_spending_limits import budget
 
     def open_usage() -> Locator:
-        page.click("#settings-button")
-        page.locator("#settings nav.settings-menu").get_by_role("button", name="Usage").click()
-        limits = page.locator("#settings .usage-limits")
+        limits = usage_limits(page)
         expect(limits.locator(".limits-status")).to_contain_text("Spent today", timeout=TIMEOUT)
         return limits
 
@@ -170,9 +171,7 @@ def test_the_limits_in_the_window_are_the_ones_orkas_budget_shows_and_a_bad_one_
 
 def test_a_daily_limit_below_todays_spend_says_at_once_what_it_means(page: Page, app: App) -> None:
     (app.home / "usage.jsonl").write_text(json.dumps(record(0, "claude-opus-4-1", 1.00, 1000)) + "\n")
-    page.click("#settings-button")
-    page.locator("#settings nav.settings-menu").get_by_role("button", name="Usage").click()
-    limits = page.locator("#settings .usage-limits")
+    limits = usage_limits(page)
     expect(limits.locator(".limits-status")).to_have_text("Spent today: $1.00", timeout=TIMEOUT)
     limits.locator("input[name=per_day]").fill("0.5")
     limits.locator("button.save-limits").click()
@@ -204,9 +203,7 @@ def test_a_per_conversation_limit_below_what_chats_spent_names_them_here_and_in_
         json.dumps({**record(0, "claude-opus-4-1", cost, 10), "conversation": made[t]}) for t, cost in spent.items()
     ]
     (app.home / "usage.jsonl").write_text("\n".join(lines) + "\n")
-    page.click("#settings-button")
-    page.locator("#settings nav.settings-menu").get_by_role("button", name="Usage").click()
-    limits = page.locator("#settings .usage-limits")
+    limits = usage_limits(page)
     limits.locator("input[name=per_conversation]").fill("0.5")
     limits.locator("button.save-limits").click()
     result = limits.locator(".limits-result")
