@@ -182,9 +182,13 @@ def test_the_list_says_which_chat_waits_for_an_approval_beside_its_title(
     expect(state).to_be_visible()  # beside the title, not cut off with it
     expect(state).to_have_attribute("title", "Waiting for your approval")
     expect(entry.get_by_role("button", name=re.compile(r"\(Waiting for your approval\)$"))).to_have_count(1)
-    box = state.bounding_box()
-    sidebar = page.locator("#chats").bounding_box()
-    assert box and sidebar and box["x"] + box["width"] <= sidebar["x"] + sidebar["width"]
+    # Both edges read from one layout (the list may be redrawn between two reads: the mark, read alone, was gone).
+    edges = page.wait_for_function(
+        """() => { const mark = document.querySelector('#chats li.chat .chat-state');
+                   return mark && [mark.getBoundingClientRect().right, document.querySelector('#chats')
+                     .getBoundingClientRect().right]; }"""
+    ).json_value()
+    assert edges[0] <= edges[1], edges
     entry.locator("button.chat-open").click()
     page.locator(".permission-card button.allow_once").click()
     expect(page.locator(".msg.assistant .markdown").last).to_have_text("Made.", timeout=TIMEOUT)
