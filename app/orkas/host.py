@@ -265,6 +265,8 @@ def host(
         evolution=evolution,
         connectors=assembly.connectors,
         environment=environment_providers(settings),
+        instructions=assembly.instructions,
+        home=settings.home,
     )
     devices = MirrorDevices(settings.data_dir / "mirror")
 

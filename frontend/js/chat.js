@@ -393,6 +393,10 @@ export class ChatView {
     this.hooks.onTitle?.(event.title); // named by a short model call after the first answer
   }
 
+  on_instructions(event) {
+    this.hooks.onInstructions?.(event); // the header says which instruction files this run reads
+  }
+
   on_history_changed() {
     this.hooks.onHistoryChanged?.(); // an edit or another version elsewhere (another window, the phone)
   }

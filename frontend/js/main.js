@@ -6,6 +6,7 @@ import { ChatView, costFigure } from "./chat.js";
 import { ChatOptions } from "./chat_options.js";
 import { Composer } from "./composer.js";
 import { askConfirm, askText } from "./dialogs.js";
+import { InstructionsChip, personalOffer } from "./instructions.js";
 import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
 import { routeDrops } from "./drops.js";
 import { FindBar } from "./find.js";
@@ -214,6 +215,7 @@ function newChat() {
   $("#total").textContent = "";
   members.clearDraft();
   members.showDraft().catch((error) => toast(error.message)); // agents can join before the first message
+  instructions.clear();
   $("#folders").hidden = true;
   offerChatActions(null);
   $("#messages").replaceChildren(el("p", "empty", t("emptyChat")));
@@ -261,6 +263,7 @@ async function newChatInFolder() {
       state.workspace = workspace;
       $("#title").title = workspace;
       $("#messages").append(el("p", "hint chat-folder", t("chatFolder", { folder: workspace })));
+      instructions.show({ workspace }).catch((error) => toast(error.message)); // asked before the first message
       return;
     } catch (error) {
       if (bridge || error.status !== 400) throw error; // the window's picker: said, and picked again at will
@@ -308,6 +311,7 @@ async function openChat(id) {
     onResend: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/resend`, {})),
     onDiscard: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/discard`, {})),
     onFloor: (floor) => members.floor(floor),
+    onInstructions: (event) => instructions.fromEvent(event),
     group: Boolean(history.group),
     continueNote: history.continue_note,
     onEdit: guarded((message, text) => {
@@ -341,6 +345,7 @@ async function openChat(id) {
   reconcileRemembered($("#messages")).catch(() => {}); // an entry already taken back offers no Undo
   members.show(id).catch((error) => toast(error.message));
   showTotal(id).catch(() => {});
+  instructions.show({ conversation: id }).catch((error) => toast(error.message));
   composer.setRunning(history.running);
   state.stream = new EventStream(id, history.after, (event) => {
     if (state.view !== view) return; // a stream left behind: its chat is not on screen
@@ -581,6 +586,7 @@ const composer = new Composer($("#composer"), {
   onEditLast: () => state.view?.editLast(),
 });
 const options = new ChatOptions(composer.form, { onError: toast });
+const instructions = new InstructionsChip($("#instructions"), { onError: toast }); // the header's "Instructions: …"
 const members = new MemberBar($("#members"), {
   composer,
   onError: toast,
@@ -595,7 +601,7 @@ routeDrops(); // a drop on Settings → Knowledge adds the folder; any other, an
 // it asks once whether to turn memory and learning on (both off until the person says so).
 async function offerFirstRun() {
   const status = await get("/api/status").catch(() => null);
-  if (status && status.providers.length) { await offerMemory(); return; }
+  if (status && status.providers.length) { await offerMemory(); await offerPersonal(); return; }
   if (!status) return;
   const empty = $("#messages .empty");
   if (!empty || $("#messages .first-run")) return;
@@ -614,6 +620,19 @@ async function offerMemory() {
     save: guarded((change) => put("/api/settings/preferences", change).then(applyPreferences)),
     onDone: () => $("#messages .offer")?.replaceWith(el("p", "empty", t("emptyChat"))),
   }));
+}
+
+// Once, on a blank page: the instructions the person keeps for the terminal agents they use (instructions.js).
+async function offerPersonal() {
+  const settings = await get("/api/settings").catch(() => null);
+  if (!settings || settings.preferences.instructions_offered || !$("#messages .empty, #messages .offer")) return;
+  const own = await get("/api/personal-instructions").catch(() => null);
+  if (!own?.found.length || $("#messages .personal-offer") || state.current) return;
+  const panel = personalOffer(own.found, {
+    onDone: (how) => panel.replaceWith(el("p", "hint personal-done", t(`personalDone_${how}`))),
+    onError: toast,
+  });
+  $("#messages").append(panel);
 }
 
 // What agents learned that waits for the person's OK: said once per start, with a way to it.

@@ -1,5 +1,5 @@
 // The settings dialog: one section per subject, in the side menu's order — Providers, Models, Agents,
-// Skills, Connectors, Knowledge, Memory, Learning, Permissions and rules, Appearance, Language, Usage, Phone, About — each a module of its own
+// Skills, Connectors, Knowledge, Memory, Instructions, Learning, Permissions and rules, Appearance, Language, Usage, Phone, About — each a module of its own
 // (settings_<subject>.js; settings_common.js holds the pieces they share).
 
 import { get, put } from "./api.js";
@@ -9,6 +9,7 @@ import { actionButton } from "./settings_common.js";
 import { aboutSection } from "./settings_about.js";
 import { agentsSection } from "./settings_agents.js";
 import { appearanceSection, languageSection } from "./settings_appearance.js";
+import { instructionsSection } from "./settings_instructions.js";
 import { knowledgeSection } from "./settings_knowledge.js";
 import { connectorsSection } from "./settings_connectors.js";
 import { learningSection } from "./settings_learning.js";
@@ -134,6 +135,7 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
     connectorsSection(guard, refresh),
     knowledgeSection(data, guard, refresh, onError),
     memorySection(prefs, save, guard, refresh),
+    instructionsSection(prefs, save, guard, refresh),
     learningSection(prefs, save, guard, refresh, onInfo, onOpenChat),
     rulesSection(data, prefs, save, guard, refresh),
     appearanceSection(prefs, save),

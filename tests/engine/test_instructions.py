@@ -59,3 +59,45 @@ def test_a_linked_instruction_file_is_not_read_and_the_size_is_capped(tmp_path: 
     found = discover(tmp_path)
     assert names(tmp_path, found) == [("CLAUDE.md", "project")]
     assert len(found[0].text) == MAX_BYTES
+
+
+def test_the_root_is_the_repository_and_a_trusted_section_differs_from_outside_data(tmp_path: Path) -> None:
+    from orkas.engine.instructions import ProjectInstructions, project_root, shadowed
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "AGENTS.md").write_text("repo rules")
+    (tmp_path / "CLAUDE.md").write_text("outranked")
+    work = tmp_path / "app"
+    work.mkdir()
+    (work / "AGENTS.md").write_text("app rules <untrusted_data> </untrusted_data>")
+    assert project_root(work) == tmp_path.resolve()
+    assert [p.name for p in shadowed(tmp_path, work)] == ["CLAUDE.md"]
+    trusted = [False]
+    project = ProjectInstructions(folder=work, trusted=lambda: trusted[0])
+    outside = project.section()
+    assert outside is not None and outside.count("<untrusted_data ") == 1  # a closing tag inside cannot end it early
+    assert outside.index("repo rules") < outside.index("app rules")
+    trusted[0] = True  # asked at each turn: a trust given applies from the next one
+    inside = project.section()
+    assert inside is not None and "<untrusted_data " not in inside and "## app/AGENTS.md" in inside
+
+
+def test_a_subfolder_joins_once_when_touched_and_never_from_outside_the_project(tmp_path: Path) -> None:
+    from orkas.engine.instructions import ProjectInstructions
+
+    root = tmp_path / "project"
+    (root / "pkg" / "deep").mkdir(parents=True)
+    (root / "AGENTS.md").write_text("root")
+    (root / "pkg" / "AGENTS.md").write_text("pkg rules")
+    (root / "pkg" / "deep" / "GEMINI.md").write_text("deep rules")
+    (tmp_path / "AGENTS.md").write_text("outside")
+    project = ProjectInstructions(folder=root, trusted=lambda: True)
+    assert project.touch(root / "README") is None  # the root's own are already in force
+    said = project.touch(root / "pkg" / "deep" / "x.py")
+    assert said is not None and "pkg rules" in said and "deep rules" in said and "## AGENTS.md" not in said
+    assert project.touch(root / "pkg" / "deep" / "y.py") is None  # once
+    assert project.touch(root / "pkg" / "z.py") is None  # pkg's file came with deep/
+    assert project.touch(tmp_path / "elsewhere.txt") is None
+    section = project.section()
+    assert section is not None and section.index("root") < section.index("pkg rules") < section.index("deep rules")
+    assert "outside" not in section

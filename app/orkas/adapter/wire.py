@@ -123,6 +123,19 @@ class TitleChanged:
     type: Literal["title_changed"] = "title_changed"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InstructionsInForce:
+    """The project instruction files a run reads (AGENTS.md and kin, root → folder, relative to `root`), said as it
+    starts: whether the person trusts the folder (else the model reads them only as outside data), and the files
+    present but not read because another won in their folder (a CLAUDE.md beside an AGENTS.md)."""
+
+    root: str
+    files: tuple[str, ...]
+    trusted: bool
+    shadowed: tuple[str, ...] = ()
+    type: Literal["instructions"] = "instructions"
+
+
 # The group chat's own events (team/ emits them; every engine event of a group run carries `actor` on the
 # wire: commander, an agent's name or a worker id).
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -181,6 +194,7 @@ ProductOnly = (
     | Idle
     | HistoryChanged
     | TitleChanged
+    | InstructionsInForce
     | GroupStart
     | MessagePosted
     | StateChanged

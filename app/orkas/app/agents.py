@@ -14,6 +14,7 @@ from orkas.app.extensions import SkillAccess
 from orkas.app.workspace import agent_policy, sandbox, workspace_tools
 from orkas.core.errors import ConfigError, NoProvider
 from orkas.engine.catalog import lookup
+from orkas.engine.instructions import ProjectInstructions
 from orkas.engine.memory import Memory, MemoryTool
 from orkas.engine.prompt import SystemPrompt
 from orkas.engine.providers.base import Reasoning
@@ -24,6 +25,7 @@ from orkas.engine.sandbox import PathPolicy
 from orkas.engine.sandbox.executor import Executor
 from orkas.engine.sandbox.limits import Limits
 from orkas.engine.tools.base import Tool
+from orkas.engine.tools.nearby import with_nearby
 from orkas.engine.tools.shell import Bash, ProcessManager
 
 if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
@@ -88,6 +90,8 @@ class AgentProfile:
     skills: SkillAccess | None = None
     learned: str | None = None
     connectors: ConnectorHub | None = None
+    personal: str | None = None  # the person's own standing instructions (adapter/settings/personal.py)
+    project: ProjectInstructions | None = None  # the conversation's AGENTS.md and kin, trusted or only read
 
 
 def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
@@ -116,9 +120,15 @@ def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
         from orkas.engine.evolution.memo import Memo
 
         hooks = (*hooks, Memo(settings.data_dir / "learned" / profile.learned / "memo").prompt_section)
-    note = profile.note
-    if note:
-        hooks = (lambda: note, *hooks)
+    # An agent's own prompt (and the chat's instructions) first, then the person's standing instructions, then the
+    # project's files — read at every turn, so an edit or a trust given applies from the next one.
+    first: tuple[Callable[[], str | None], ...] = tuple(
+        _said(text) for text in (profile.note, profile.personal) if text
+    )
+    if profile.project is not None:
+        first = (*first, profile.project.section)
+        tools = with_nearby(tools, profile.project)
+    hooks = (*first, *hooks)
     return Agent(
         providers=registry,
         config=RunConfig(
@@ -133,6 +143,10 @@ def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
         tools=tools,
         system_prompt=SystemPrompt(hooks=hooks),  # read at the start of every turn
     )
+
+
+def _said(text: str) -> Callable[[], str | None]:
+    return lambda: text
 
 
 def _readable(skills: SkillAccess | None) -> Sequence[Path]:

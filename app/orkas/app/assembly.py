@@ -17,11 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from orkas.adapter.conversations.attachments import AttachmentStore
+from orkas.adapter.conversations.instructions import Instructions
 from orkas.adapter.conversations.processes import ConversationProcesses
 from orkas.adapter.conversations.runtime import ConversationRuntime, Hooks
 from orkas.adapter.conversations.store import Conversation, ConversationStore
 from orkas.adapter.learning.signals import SignalLog, learning_recorder
+from orkas.adapter.settings import personal
 from orkas.adapter.settings.permission_rules import RuleStore
+from orkas.adapter.settings.trust import FolderTrust
 from orkas.adapter.settings.usage import LedgerBudget, UsageLedger
 from orkas.app.agents import AgentProfile, GitWorktrees, RunLimits, build_agent, external_member
 from orkas.app.config import Configured, Settings, load_configured
@@ -91,6 +94,8 @@ class Assembly:
         self.rules = RuleStore(data / "permission_rules.json")
         self.ledger = UsageLedger(data / "usage.jsonl")
         self.processes = ConversationProcesses(data / "processes")
+        self.trust = FolderTrust(data / "trusted_folders.json")
+        self.instructions = Instructions(self.trust)
         self._agents: AgentStore | None = None
         self.skills = skills if skills is not None else skill_registry(settings, scan=False)
         self.connectors = connectors if connectors is not None else connector_hub(settings)
@@ -233,6 +238,9 @@ class Assembly:
             skills=access,
             learned=None if worker else (spec.name if spec is not None else COMMANDER),
             connectors=None if worker else self.connectors,
+            personal=personal.section(configured.product.preferences, self.settings.home),
+            # Every member reads the conversation's project instructions, as the folder the chat works in has them.
+            project=self.instructions.project(conversation),
         )
 
     def prepare(self, conversation: Conversation) -> None:
@@ -270,6 +278,7 @@ class Assembly:
         on), with the skills its prompt offered. `more` adds the app's own (indexing, titles)."""
         return Hooks(
             after_run=learning_recorder(self.signals, self.learning),
+            instructions=self.instructions.in_force,
             advertised=lambda conversation_id, actor: self.advertised.get((conversation_id, actor), ()),
             **more,  # type: ignore[arg-type]
         )

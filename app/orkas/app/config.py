@@ -77,6 +77,7 @@ class Settings:
     evolve_settle: float = 600.0
     # Seconds a failing MCP server waits before the first retry (ORKAS_MCP_BACKOFF), doubling up to 30 min.
     mcp_backoff: float = 30.0
+    home: Path = field(default_factory=Path.home)  # HOME: where the person's other agents keep their instructions
 
 
 def settings_from_env(env: Mapping[str, str]) -> Settings:
@@ -114,6 +115,7 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
         ssh_agent=env.get("SSH_AUTH_SOCK") or None,
         evolve_settle=float(_count(env, "ORKAS_EVOLVE_SETTLE", 600)),
         mcp_backoff=float(_count(env, "ORKAS_MCP_BACKOFF", 30)),
+        home=Path(env["HOME"]) if env.get("HOME") else Path.home(),
     )
 
 

@@ -120,6 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from orkas.cli import mcp as mcp_cli
 
             return mcp_cli.run(args, os.environ)
+        if args.command == "trust":
+            from orkas.cli import trust as trust_cli
+
+            return trust_cli.run(args, os.environ)
     except ConfigError as e:
         print(f"orkas: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -212,6 +216,9 @@ def _parser() -> argparse.ArgumentParser:
     from orkas.cli import mcp as mcp_cli
 
     mcp_cli.add_parser(commands)
+    from orkas.cli import trust as trust_cli
+
+    trust_cli.add_parser(commands)
     commands.add_parser(
         "bridge", help="(started by Orkas for an external agent) the stdio MCP server that reaches this run's Orkas"
     )

@@ -66,6 +66,14 @@ class TextPrinter:
         call = " ".join(part for part in (event["name"], self.inputs.pop(event["id"], "")) if part)
         self._line(f"• {who}{call} → {status} in {event['duration'] * 1000:.0f} ms: {said}")
 
+    def _on_instructions(self, event: Wire, who: str) -> None:
+        files = event["files"]
+        said = f"{files[0]}" + (f" ({len(files)} files)" if len(files) > 1 else "")
+        if event["trusted"]:
+            self._line(f"orkas: instructions: {said}")
+        else:
+            self._line(f"orkas: instructions: {said}, read as outside data: folder not trusted (orkas trust add)")
+
     def _on_permission_request(self, event: Wire, who: str) -> None:
         self.questions[event["id"]] = f"{who}{event['tool']}"
 

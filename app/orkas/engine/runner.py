@@ -37,8 +37,8 @@ from orkas.engine.steer import SteerQueue
 from orkas.engine.tokens import estimate_json, estimate_tokens
 from orkas.engine.tool_runner import ToolRunner
 from orkas.engine.tools.base import Tool, ToolSet
+from orkas.engine.tools.untrusted import SOURCE, carried
 from orkas.engine.tools.untrusted import STATE_KEY as UNTRUSTED_SOURCES
-from orkas.engine.tools.untrusted import carried
 from orkas.engine.turn import Stop, Turn
 
 __all__ = ["Agent", "RunConfig", "RunResult"]  # RunConfig lives in run_config.py; callers may name it here
@@ -135,7 +135,9 @@ class Agent:
             price=info.price,
             budget=budget,
         )
-        already = [*untrusted, *carried(session.messages())]  # outside text the model can still see
+        # Outside text the model can see from the start: what the input carries, what the prompt marks as data (a
+        # folder's instruction files the person has not trusted), what the history still holds.
+        already = [*untrusted, *SOURCE.findall(system), *carried(session.messages())]
         if already:
             turn.tools.state[UNTRUSTED_SOURCES] = list(dict.fromkeys(already))
         try:

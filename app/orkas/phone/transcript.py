@@ -94,6 +94,7 @@ IGNORED = {
     "steer_applied": "the message was drawn when it was queued",
     "queued_applied": "the queued bubbles already show the words",
     "unsent_discarded": "the not-sent line stays as a record of what happened",
+    "instructions": "the desktop's header says which instruction files are in force and asks about trust",
 }
 
 

@@ -1,7 +1,8 @@
 """The local API: the UI's files, /api/status, and the routers by resource — conversations
 (conversation_routes.py), settings (settings_routes.py), memory and the knowledge base
-(memory_routes.py), crash reports and diagnostics (diagnostics_routes.py). Every route sits behind
-`LocalOnly` (security.py), and `Observed` (observe.py) logs each request and keeps crash reports."""
+(memory_routes.py), instruction files and folder trust (instructions_routes.py), crash reports and diagnostics
+(diagnostics_routes.py). Every route sits behind `LocalOnly` (security.py), and `Observed` (observe.py) logs each
+request and keeps crash reports."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from orkas.server.agents_routes import add_agents_routes
 from orkas.server.connector_routes import add_connector_routes
 from orkas.server.conversation_routes import add_conversation_routes
 from orkas.server.diagnostics_routes import add_diagnostics_routes
+from orkas.server.instructions_routes import add_instructions_routes
 from orkas.server.learning_routes import add_learning_routes
 from orkas.server.mirror.routes import add_mirror_routes
 from orkas.server.observe import Observed
@@ -70,6 +72,8 @@ def create_app(
         add_learning_routes(api, services.evolution)
     if services is not None and services.connectors is not None:
         add_connector_routes(api, services.connectors)
+    if services is not None and services.instructions is not None and services.home is not None:
+        add_instructions_routes(api, services.instructions, runtime.store, services.settings, services.home)
     if services is not None and services.crashes is not None:
         folder = services.diagnostics_folder or services.crashes.folder.parent / "diagnostics"
         add_diagnostics_routes(api, services.crashes, services.diagnostics, folder)

@@ -9,6 +9,7 @@ from typing import Any
 
 from orkas.adapter.connectors.hub import ConnectorHub
 from orkas.adapter.conversations.attachments import AttachmentStore
+from orkas.adapter.conversations.instructions import Instructions
 from orkas.adapter.knowledge.service import KnowledgeService
 from orkas.adapter.learning.evolution import Evolution
 from orkas.adapter.packages.store import Packages
@@ -57,3 +58,5 @@ class Services:
     # Providers set by environment variables (ANTHROPIC_API_KEY, …) that the settings do not name: they work,
     # so Settings → Providers shows them (it said "No provider yet" while one answered).
     environment: tuple[dict[str, str], ...] = ()
+    instructions: Instructions | None = None  # a chat's instruction files and the person's trust in its folder
+    home: Path | None = None  # where the person's other agents keep their own instructions

@@ -93,6 +93,9 @@ class PreferencesChange(BaseModel):
     learning_threshold: float | None = Field(default=None, ge=0.1, le=5)
     reflection_model: str | None = Field(default=None, max_length=300)
     offered: bool | None = None
+    personal_instructions: str | None = Field(default=None, max_length=32 * 1024)
+    personal_file: str | None = Field(default=None, max_length=16)
+    instructions_offered: bool | None = None
     clear_default_model: bool = False
 
 

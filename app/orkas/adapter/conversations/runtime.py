@@ -66,6 +66,7 @@ class Hooks:
     make_title: Callable[[Conversation, str, str], Awaitable[str | None]] | None = None
     after_run: Callable[[RunSignals], None] | None = None  # each actor's run counted (self-evolution)
     advertised: Callable[[str, str], Sequence[str]] | None = None  # (conversation, actor) → skills in its prompt
+    instructions: Callable[[Conversation], ProductEvent | None] | None = None  # said as each run starts
 
 
 class ConversationRuntime(Versions, Snapshots):
@@ -277,6 +278,7 @@ class ConversationRuntime(Versions, Snapshots):
             after_turn=after_turn,
             not_sent=lambda message, files, e: self._not_sent(conversation, message, files, e),
             last_seq=lambda: self.streams.last_seq(cid),
+            said_first=lambda: self.hooks.instructions(conversation) if self.hooks.instructions else None,
         )
         try:
             await run(runner, loop, message, files, active)

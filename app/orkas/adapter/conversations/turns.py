@@ -257,6 +257,7 @@ class Loop:
     after_turn: Callable[[Sequence[Message]], Any]  # awaitable: the past-conversations index, off the loop
     not_sent: Callable[[UserMessage, Sequence[Attachment], ConfigError], None]
     last_seq: Callable[[], int]
+    said_first: Callable[[], ProductEvent | None] = lambda: None  # after the message: the instructions in force
 
 
 async def run(runner: Runner, loop: Loop, message: UserMessage, files: Sequence[Attachment], active: Active) -> None:
@@ -269,6 +270,8 @@ async def run(runner: Runner, loop: Loop, message: UserMessage, files: Sequence[
         return
     try:
         loop.publish(message_shown(message, files=files))
+        if (said := loop.said_first()) is not None:
+            loop.publish(said)
         while True:
             loop.watch(text_of(message))
             await runner.turn(message, files, active)

@@ -81,11 +81,20 @@ class Preferences:
     # own) or "provider/model".
     reflection_model: str = "small"
     offered: bool = False  # the first-run offer of memory and learning was answered (either way)
+    # The person's own instructions (adapter/settings/personal.py): a copy imported into Orkas, and/or one of their
+    # other agents' files read live ("claude", "codex", "gemini"); offered once when such a file exists.
+    personal_instructions: str = ""
+    personal_file: str = ""
+    instructions_offered: bool = False
 
     def check(self) -> None:
-        for flag in ("auto_title", "mirror", "memory", "learning", "offered"):
+        for flag in ("auto_title", "mirror", "memory", "learning", "offered", "instructions_offered"):
             if not isinstance(getattr(self, flag), bool):
                 raise ConfigError(f"{flag} must be true or false, not {getattr(self, flag)!r}")
+        if self.personal_file not in ("", "claude", "codex", "gemini"):
+            raise ConfigError(f"personal_file must be claude, codex, gemini or empty, not {self.personal_file!r}")
+        if not isinstance(self.personal_instructions, str) or len(self.personal_instructions) > 32 * 1024:
+            raise ConfigError("personal_instructions must be text of at most 32 KiB")
         if not isinstance(self.learning_threshold, int | float) or not 0.1 <= self.learning_threshold <= 5:
             raise ConfigError(f"learning_threshold must be 0.1 to 5, not {self.learning_threshold!r}")
         if not isinstance(self.command_timeout, int) or not 10 <= self.command_timeout <= 86_400:
