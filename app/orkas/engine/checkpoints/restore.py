@@ -1,0 +1,248 @@
+"""Putting a workspace back as a checkpoint holds it — what file tools and shell commands changed alike.
+
+`plan` compares the workspace now (a fresh checkpoint, which is also the rewind's own undo) with the target: the
+files it will restore (changed since), create (deleted since) and delete (made since), and what it cannot restore
+(files left out as too big). `rewind` applies it through folder descriptors opened without following links, as the
+file tools act (sandbox/pinned.py): a link planted in the workspace is deleted or replaced as a link, never written
+through. Crash-safe: a journal in the workspace's space says where the rewind stands — taking the checkpoint of
+"now" (a crash there has touched nothing), then applying (a crash there is rolled back to that checkpoint) — and
+`recover` finishes the story before anything else uses the space, so a crash never leaves a half-rewound workspace.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import secrets
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orkas.engine.checkpoints.scan import DIR_FLAGS, Entry
+from orkas.engine.checkpoints.store import CheckpointStore, Taken
+
+JOURNAL = "rewind.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    target: str
+    now: str  # the checkpoint of the workspace as it was before the rewind: rewinding to it undoes the rewind
+    restore: tuple[str, ...] = ()
+    create: tuple[str, ...] = ()
+    delete: tuple[str, ...] = ()
+    cannot: tuple[str, ...] = ()  # left out of the target as too big: left as they are
+    _writes: tuple[str, ...] = field(default=(), repr=False)
+    _folders: tuple[str, ...] = field(default=(), repr=False)
+    _gone_folders: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def changes(self) -> int:
+        return len(self.restore) + len(self.create) + len(self.delete)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "checkpoint": self.target,
+            "before": self.now,
+            "restore": list(self.restore),
+            "create": list(self.create),
+            "delete": list(self.delete),
+            "cannot": list(self.cannot),
+        }
+
+
+def plan(store: CheckpointStore, root: Path, target: str) -> tuple[Plan, Taken]:
+    """What rewinding `root` to `target` would do, against a checkpoint of it taken now."""
+    recover(store, root)
+    now = store.take(root)
+    return _compare(store, root, target, now.id), now
+
+
+def rewind(store: CheckpointStore, root: Path, target: str) -> Plan:
+    """Put `root` back as checkpoint `target` holds it. Returns what was done; `Plan.now` undoes it."""
+    recover(store, root)
+    journal = store.space(root) / JOURNAL
+    _journal(journal, {"state": "checkpointing", "target": target})
+    now = store.take(root)
+    done = _compare(store, root, target, now.id)
+    _journal(journal, {"state": "applying", "target": target, "before": now.id})
+    _apply(store, root, store.entries(root, target), done)
+    journal.unlink()
+    return done
+
+
+def recover(store: CheckpointStore, root: Path) -> str | None:
+    """A rewind a crash interrupted: nothing to do if it was still taking its checkpoint, else rolled back to the
+    workspace as it was before it began. Returns what was done, for a log line (None: nothing was pending)."""
+    journal = store.space(root) / JOURNAL
+    try:
+        said = json.loads(journal.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        said = {"state": "checkpointing"}  # written half: it had not started changing anything
+    if said.get("state") == "applying" and said.get("before"):
+        before = str(said["before"])
+        _apply(store, root, store.entries(root, before), _compare(store, root, before, "", current=_current(root)))
+        journal.unlink()
+        return "rolled back"
+    journal.unlink()
+    return "nothing had changed"
+
+
+def _current(root: Path) -> dict[str, Entry]:
+    """The workspace now, hashing nothing new into the store (a rollback compares, it does not keep)."""
+    from orkas.engine.checkpoints.scan import scan
+
+    fd = os.open(root, DIR_FLAGS)
+    try:
+        return scan(fd, {}, lambda _digest, _data: None).entries
+    finally:
+        os.close(fd)
+
+
+def _compare(
+    store: CheckpointStore, root: Path, target: str, now: str, *, current: dict[str, Entry] | None = None
+) -> Plan:
+    want = store.entries(root, target)
+    have = current if current is not None else store.entries(root, now)
+    restore: list[str] = []
+    create: list[str] = []
+    delete: list[str] = []
+    cannot: list[str] = []
+    writes: list[str] = []
+    folders: list[str] = []
+    gone: list[str] = []
+    for path, entry in want.items():
+        kind = entry[0]
+        there = have.get(path)
+        if kind == "s":
+            cannot.append(path)
+        elif kind == "d":
+            if there is None or there[0] != "d":
+                folders.append(path)
+        elif there is None or there[0] != kind or there[5] != entry[5] or (kind == "f" and there[1] != entry[1]):
+            (create if there is None or there[0] == "d" else restore).append(path)
+            writes.append(path)
+    for path, entry in have.items():
+        wanted = want.get(path)
+        if entry[0] == "d":
+            if wanted is None or wanted[0] != "d":
+                gone.append(path)
+        elif entry[0] == "s" and wanted is None:
+            cannot.append(path)  # made since, too big to keep for an undo: left where it is
+        elif wanted is None or wanted[0] == "d":
+            delete.append(path)
+    return Plan(
+        target,
+        now,
+        tuple(sorted(restore)),
+        tuple(sorted(create)),
+        tuple(sorted(delete)),
+        tuple(sorted(cannot)),
+        tuple(writes),
+        tuple(sorted(folders, key=lambda p: p.count("/"))),
+        tuple(sorted(gone, key=lambda p: -p.count("/"))),
+    )
+
+
+def _apply(store: CheckpointStore, root: Path, want: dict[str, Entry], done: Plan) -> None:
+    top = os.open(root, DIR_FLAGS)
+    try:
+        for path in done.delete:
+            _at(top, path, lambda fd, name: _remove(fd, name))
+        for path in done._gone_folders:
+            _at(top, path, lambda fd, name: _remove(fd, name))
+        for path in done._folders:
+            mode = want[path][1]
+            _at(top, path, lambda fd, name, mode=mode: _folder(fd, name, mode), create=True)
+        for path in done._writes:
+            entry = want[path]
+            data = store.content(entry[5]) if entry[0] == "f" else b""
+            _at(top, path, lambda fd, name, entry=entry, data=data: _put(fd, name, entry, data), create=True)
+    finally:
+        os.close(top)
+
+
+def _at(top: int, path: str, act: object, *, create: bool = False) -> None:
+    """Run `act(folder_fd, name)` in `path`'s folder, reached from the root without following a link."""
+    *parts, name = path.split("/")
+    fds: list[int] = []
+    fd = top
+    try:
+        for part in parts:
+            try:
+                fd = os.open(part, DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    return
+                os.mkdir(part, 0o755, dir_fd=fd)
+                fd = os.open(part, DIR_FLAGS, dir_fd=fd)
+            fds.append(fd)
+        act(fd, name)  # type: ignore[operator]
+    finally:
+        for opened in fds:
+            os.close(opened)
+
+
+def _remove(fd: int, name: str) -> None:
+    try:
+        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        os.unlink(name, dir_fd=fd)
+        return
+    try:
+        os.rmdir(name, dir_fd=fd)
+    except OSError as e:
+        if e.errno != errno.ENOTEMPTY:
+            raise
+        # What is left in it was never kept (ignored, like a build folder): deleting it could not be undone.
+
+
+def _folder(fd: int, name: str, mode: int) -> None:
+    try:
+        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        if not stat.S_ISDIR(info.st_mode):
+            os.unlink(name, dir_fd=fd)
+            raise FileNotFoundError
+    except FileNotFoundError:
+        os.mkdir(name, mode, dir_fd=fd)
+    inner = os.open(name, DIR_FLAGS, dir_fd=fd)
+    try:
+        os.fchmod(inner, mode)
+    finally:
+        os.close(inner)
+
+
+def _put(fd: int, name: str, entry: Entry, data: bytes) -> None:
+    """The file (or link) as the checkpoint holds it: made beside, then renamed over what is there (never through)."""
+    temp = f".{name[:100]}.{secrets.token_hex(4)}.orkas-rewind"
+    if entry[0] == "l":
+        os.symlink(entry[5], temp, dir_fd=fd)
+    else:
+        out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=fd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out, view) :]
+            os.fchmod(out, entry[1])
+            os.fsync(out)
+        finally:
+            os.close(out)
+    try:
+        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        if stat.S_ISDIR(info.st_mode):
+            _remove(fd, name)
+    except FileNotFoundError:
+        pass
+    os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
+
+
+def _journal(path: Path, said: dict[str, str]) -> None:
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    temp = path.with_suffix(".tmp")
+    temp.write_text(json.dumps(said))
+    os.replace(temp, path)
