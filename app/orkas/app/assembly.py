@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from orkas.adapter.conversations.attachments import AttachmentStore
+from orkas.adapter.conversations.checkpoints import Checkpoints
 from orkas.adapter.conversations.instructions import Instructions
 from orkas.adapter.conversations.processes import ConversationProcesses
 from orkas.adapter.conversations.runtime import ConversationRuntime, Hooks
@@ -95,6 +96,7 @@ class Assembly:
         self.ledger = UsageLedger(data / "usage.jsonl")
         self.processes = ConversationProcesses(data / "processes")
         self.trust = FolderTrust(data / "trusted_folders.json")
+        self.checkpoints = Checkpoints(data, self.store.root)
         self.instructions = Instructions(self.trust)
         self._agents: AgentStore | None = None
         self.skills = skills if skills is not None else skill_registry(settings, scan=False)
@@ -293,6 +295,7 @@ class Assembly:
             hooks or self.hooks(),
             self.processes,
             _LazyGroups(self),
+            self.checkpoints,
         )
 
     async def close(self) -> None:

@@ -68,6 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(run_command(args, os.environ))
         if args.command == "session" and args.session_command == "repair":
             return _repair(args)
+        if args.command == "session" and args.session_command in ("checkpoints", "rewind"):
+            from orkas.cli import rewind as rewind_cli
+
+            return rewind_cli.run(args, os.environ)
         if args.command == "status":
             return _status()
         if args.command == "diagnostics":
@@ -241,6 +245,9 @@ def _parser() -> argparse.ArgumentParser:
     repair.add_argument("path", type=Path, help="a session's .jsonl file")
     repair.add_argument("--json", action="store_true", help="print the report as JSON")
     repair.add_argument("--dry-run", action="store_true", help="report only; leave the file as it is")
+    from orkas.cli import rewind as rewind_cli
+
+    rewind_cli.add_parsers(session_commands)
     return parser
 
 

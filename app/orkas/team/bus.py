@@ -123,7 +123,8 @@ class Bus:
         with self._lock:
             last = self.messages[-1].ts if self.messages else 0.0
             ts = max(float(self.clock()), last + 1e-6)  # strictly increasing, whatever the clock does
-            message = GroupMessage(id=uuid.uuid4().hex, ts=ts, sender=sender, text=text, **fields)
+            given = fields.pop("id", None)
+            message = GroupMessage(id=given or uuid.uuid4().hex, ts=ts, sender=sender, text=text, **fields)
             self._write(message)
             self.messages.append(message)
             return message

@@ -161,6 +161,7 @@ class GroupRunner:
         budget: Budget | None,
         publish: Publish,
         answered: Answered | None = None,
+        message_id: str | None = None,
     ) -> bool:
         """One message of the person's through the group; True when the turn ended well."""
         group = self._open(conversation)
@@ -174,6 +175,7 @@ class GroupRunner:
                 budget=budget,
                 attachments=attachments,
                 answered=answered,
+                message_id=message_id,
             ):
                 publish(item.event, item.actor)
                 if getattr(item.event, "type", "") == "turn_end":

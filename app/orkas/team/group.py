@@ -130,13 +130,14 @@ class Group:
         budget: Budget | None = None,
         attachments: Sequence[dict[str, Any]] = (),
         answered: Answered | None = None,
+        message_id: str | None = None,
     ) -> AsyncGenerator[ActorEvent, None]:
         """Run one message of the person's through the group; ends with exactly one `TurnEnd`. `answered`: how a
         question an actor asked was answered, kept on its bubble's tool trail (a reload draws the card)."""
         turn = Turn(self, signal or AbortSignal(), steer or SteerQueue(), permissions, budget, answered)
         self.active = turn
         try:
-            async with aclosing(turn.run(text, attachments)) as events:
+            async with aclosing(turn.run(text, attachments, message_id)) as events:
                 async for event in events:
                     yield event
         finally:

@@ -123,7 +123,10 @@ class Turn:
         self.worktrees: dict[str, Path] = {}  # members that worked in their own git worktree this turn
 
     # ---- the turn ----
-    async def run(self, text: str, attachments: Sequence[dict[str, Any]]) -> AsyncGenerator[ActorEvent, None]:
+    async def run(
+        self, text: str, attachments: Sequence[dict[str, Any]], message_id: str | None = None
+    ) -> AsyncGenerator[ActorEvent, None]:
+        """`message_id`: the person's message's own id (its checkpoint is kept under it), else a new one."""
         state = self.group.store.state
         mentioned, unknown = parse_mentions(text, state.members)
         if COMMANDER in mentioned:
@@ -140,6 +143,7 @@ class Turn:
             unknown_mentions=unknown,
             turn_id=self.id,
             attachments=tuple(attachments),
+            id=message_id,
         )
         yield ActorEvent(GROUP, MessagePosted(message=posted.record()))
         if unknown:

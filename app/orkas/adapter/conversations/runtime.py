@@ -16,8 +16,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from orkas.adapter.conversations.attachments import Attachment, content_for
+from orkas.adapter.conversations.checkpoints import Checkpoints
 from orkas.adapter.conversations.counting import Counting
 from orkas.adapter.conversations.processes import ConversationProcesses
+from orkas.adapter.conversations.rewinds import Rewinds
 from orkas.adapter.conversations.snapshots import Snapshots
 from orkas.adapter.conversations.store import Conversation, ConversationStore
 from orkas.adapter.conversations.streams import Published, Streams, Subscription
@@ -69,7 +71,7 @@ class Hooks:
     instructions: Callable[[Conversation], ProductEvent | None] | None = None  # said as each run starts
 
 
-class ConversationRuntime(Versions, Snapshots):
+class ConversationRuntime(Versions, Snapshots, Rewinds):
     """`make_agent` builds the agent for a conversation's run (raising `ConfigError` when it cannot);
     `prepare_run` gives that run its permissions (mode, saved rules) and budget; `processes` keeps each
     conversation's background processes across turns."""
@@ -82,9 +84,11 @@ class ConversationRuntime(Versions, Snapshots):
         hooks: Hooks | None = None,
         processes: ConversationProcesses | None = None,
         groups: Groups | None = None,
+        checkpoints: Checkpoints | None = None,
     ) -> None:
         self.store = store
         self.groups = groups
+        self.checkpoints = checkpoints  # the workspace before each turn that may change it (rewind)
         self.make_agent = make_agent
         self.prepare_run = prepare_run
         self.hooks = hooks or Hooks()
@@ -279,6 +283,7 @@ class ConversationRuntime(Versions, Snapshots):
             not_sent=lambda message, files, e: self._not_sent(conversation, message, files, e),
             last_seq=lambda: self.streams.last_seq(cid),
             said_first=lambda: self.hooks.instructions(conversation) if self.hooks.instructions else None,
+            before_turn=lambda message: self._checkpoint(conversation, message, active),
         )
         try:
             await run(runner, loop, message, files, active)
@@ -292,6 +297,28 @@ class ConversationRuntime(Versions, Snapshots):
                 task = asyncio.create_task(self._name(cid, text_of(message), runner.first_answer))
                 self.naming.add(task)
                 task.add_done_callback(self.naming.discard)
+
+    async def _checkpoint(self, conversation: Conversation, message: UserMessage, active: Active) -> None:
+        """The workspace as it is before a turn that may change it (any mode but plan), kept under the person's
+        message so a rewind from it can undo what the turn's tools and commands did. A failure is logged: the turn
+        still runs (its rewind then says there is no checkpoint)."""
+        if self.checkpoints is None or active.permissions.mode == "plan":
+            return
+        try:
+            kept = await asyncio.to_thread(
+                self.checkpoints.before_turn, conversation.id, conversation.workspace_path, message.id
+            )
+        except OSError as e:
+            log.warning("conversation %s: no checkpoint before this turn (%s)", conversation.id, type(e).__name__)
+            return
+        log.info(
+            "conversation %s: checkpoint %s, %d files, %d new bytes in %.0f ms",
+            conversation.id,
+            kept.checkpoint,
+            kept.files,
+            kept.new_bytes,
+            kept.seconds * 1000,
+        )
 
     async def _name(self, conversation_id: str, prompt: str, answer: str) -> None:
         """After the first answer, the chat's title from a short model call (the first words until then).

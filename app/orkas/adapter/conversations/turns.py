@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -86,6 +86,7 @@ class Groups(Protocol):
         budget: Budget | None,
         publish: Publish,
         answered: Callable[[PermissionRequest], dict[str, str | int] | None],
+        message_id: str | None = None,
     ) -> bool: ...
 
 
@@ -234,6 +235,7 @@ class GroupTurn:
             budget=active.budget,
             publish=self.publish,
             answered=self._approval,
+            message_id=message.id,
         )
         self.store.touch(self.conversation, text_of(message))
 
@@ -258,6 +260,7 @@ class Loop:
     not_sent: Callable[[UserMessage, Sequence[Attachment], ConfigError], None]
     last_seq: Callable[[], int]
     said_first: Callable[[], ProductEvent | None] = lambda: None  # after the message: the instructions in force
+    before_turn: Callable[[UserMessage], Awaitable[None]] | None = None  # the workspace's checkpoint
 
 
 async def run(runner: Runner, loop: Loop, message: UserMessage, files: Sequence[Attachment], active: Active) -> None:
@@ -274,6 +277,8 @@ async def run(runner: Runner, loop: Loop, message: UserMessage, files: Sequence[
             loop.publish(said)
         while True:
             loop.watch(text_of(message))
+            if loop.before_turn is not None:
+                await loop.before_turn(message)
             await runner.turn(message, files, active)
             await loop.after_turn(await runner.history())
             left = active.steer.drain()

@@ -81,7 +81,7 @@ class Versions:
             messages = session.messages()
             at = next((i for i, m in enumerate(messages) if m.id == message_id), None)
             original = messages[at] if at is not None else None
-            if not isinstance(original, UserMessage) or not _typed(original):
+            if not isinstance(original, UserMessage) or not typed(original):
                 raise NotFound("that message is not in this conversation (an older part may have been summarized)")
             assert at is not None
             first = _first_prompt(messages) is original
@@ -116,10 +116,10 @@ class Versions:
 
 
 def _first_prompt(messages: Sequence[Message]) -> UserMessage | None:
-    return next((m for m in messages if isinstance(m, UserMessage) and _typed(m)), None)
+    return next((m for m in messages if isinstance(m, UserMessage) and typed(m)), None)
 
 
-def _typed(message: UserMessage) -> bool:
+def typed(message: UserMessage) -> bool:
     """A message the person wrote (not the tool results the transcript also keeps as user messages)."""
     return any(isinstance(b, TextBlock | AttachmentBlock) for b in message.content) and not any(
         isinstance(b, ToolResultBlock) for b in message.content

@@ -1,0 +1,181 @@
+"""Each conversation's checkpoints of its folder, by the person's message they were taken before.
+
+Before a turn that may change the workspace (any mode but plan), the runtime asks for a checkpoint
+(engine/checkpoints): what the file tools and the commands of that turn and every later one changed can then be
+undone from that message. Kept in `<conversation>/checkpoints.jsonl`, a line per checkpoint and per rewind (whose
+`before` undoes it). The store itself is `<data>/checkpoints`, private, shared by every conversation: the same
+content is kept once.
+
+What a rewind cannot undo is said before it: calls that reached the network (web, connectors, a command allowed
+the network) and changes to folders other than the workspace (granted ones), found in what the conversation did
+after that message.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from orkas.core.errors import ConfigError, NotFound
+from orkas.engine.checkpoints.restore import Plan, plan, recover, rewind
+from orkas.engine.checkpoints.store import CheckpointStore
+from orkas.engine.messages import Message, Notice, ToolUseBlock
+
+log = logging.getLogger(__name__)
+RECORDS = "checkpoints.jsonl"
+NETWORK_TOOLS = frozenset({"web_fetch", "web_search", "mcp_call", "package_install"})
+CHANGING_TOOLS = frozenset({"write_file", "edit_file", "delete_file"})
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    message_id: str
+    checkpoint: str
+    workspace: str
+    at: float
+    files: int
+    new_bytes: int
+    left_out: int
+    truncated: bool
+    seconds: float
+
+
+class Checkpoints:
+    def __init__(self, data: Path, conversations: Path) -> None:
+        self.store = CheckpointStore(data / "checkpoints")
+        self.conversations = conversations
+
+    def before_turn(self, conversation_id: str, workspace: Path, message_id: str) -> Kept:
+        """A checkpoint of the workspace now, kept under the person's message about to run."""
+        root = workspace.resolve()
+        said = recover(self.store, root)
+        if said:
+            log.warning("conversation %s: an interrupted rewind was finished (%s)", conversation_id, said)
+        taken = self.store.take(root)
+        kept = Kept(
+            message_id,
+            taken.id,
+            str(root),
+            time.time(),
+            taken.files,
+            taken.new_bytes,
+            len(taken.left_out),
+            taken.truncated,
+            round(taken.seconds, 4),
+        )
+        self._append(conversation_id, {"kind": "checkpoint", **asdict(kept)})
+        return kept
+
+    def listed(self, conversation_id: str) -> list[Kept]:
+        """Its checkpoints, oldest first (a rewind a crash interrupted in one of its folders is finished first)."""
+        records = self._records(conversation_id)
+        for workspace in {str(r["workspace"]) for r in records if r.get("workspace")}:
+            if Path(workspace).is_dir() and (said := recover(self.store, Path(workspace))):
+                log.warning("conversation %s: an interrupted rewind was finished (%s)", conversation_id, said)
+        return [
+            Kept(**{k: v for k, v in r.items() if k != "kind"})
+            for r in self._records(conversation_id)
+            if r.get("kind") == "checkpoint"
+        ]
+
+    def find(self, conversation_id: str, message_id: str) -> Kept:
+        """The checkpoint taken before that message ran (its first, if it ran more than once)."""
+        found = next((k for k in self.listed(conversation_id) if k.message_id == message_id), None)
+        if found is None:
+            raise NotFound("no checkpoint was taken before that message (it ran in plan mode, or before checkpoints)")
+        return found
+
+    def preview(self, conversation_id: str, message_id: str) -> tuple[Kept, Plan]:
+        kept = self.find(conversation_id, message_id)
+        root = self._root(kept)
+        return kept, plan(self.store, root, kept.checkpoint)[0]
+
+    def rewind(self, conversation_id: str, message_id: str) -> tuple[Kept, Plan]:
+        kept = self.find(conversation_id, message_id)
+        done = rewind(self.store, self._root(kept), kept.checkpoint)
+        self._append(
+            conversation_id,
+            {
+                "kind": "rewind",
+                "message_id": message_id,
+                "to": kept.checkpoint,
+                "before": done.now,
+                "at": time.time(),
+                "workspace": kept.workspace,
+            },
+        )
+        return kept, done
+
+    def undo(self, conversation_id: str) -> Plan:
+        """The last rewind's files taken back: the workspace as it was just before it."""
+        last = next((r for r in reversed(self._records(conversation_id)) if r.get("kind") == "rewind"), None)
+        if last is None:
+            raise NotFound("this conversation has no rewind to undo")
+        root = Path(str(last["workspace"]))
+        done = rewind(self.store, root, str(last["before"]))
+        self._append(conversation_id, {"kind": "undone", "rewind_to": last["to"], "at": time.time()})
+        return done
+
+    def _root(self, kept: Kept) -> Path:
+        root = Path(kept.workspace)
+        if not root.is_dir():
+            raise ConfigError(f"{root} is not a folder any more: its checkpoints cannot be restored there")
+        return root
+
+    def _records(self, conversation_id: str) -> list[dict[str, Any]]:
+        path = self.conversations / conversation_id / RECORDS
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in lines:
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue  # a line torn by a crash: the others stand
+        return out
+
+    def _append(self, conversation_id: str, record: dict[str, Any]) -> None:
+        path = self.conversations / conversation_id / RECORDS
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            os.write(fd, (json.dumps(record, ensure_ascii=False) + "\n").encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def outside_effects(messages: Sequence[Message], workspace: Path, granted: Sequence[str]) -> list[str]:
+    """What the conversation did after a point that a rewind of the workspace cannot take back, in words."""
+    network: dict[str, int] = {}
+    outside: list[str] = []
+    for message in messages:
+        if isinstance(message, Notice):
+            detail = message.detail
+            if (
+                detail.get("decision") in ("allow_once", "allow_run", "always")
+                and "network" in str(detail.get("categories", "")).split()
+            ):
+                network["a command allowed the network"] = network.get("a command allowed the network", 0) + 1
+            continue
+        for block in getattr(message, "content", ()):
+            if not isinstance(block, ToolUseBlock):
+                continue
+            if block.name in NETWORK_TOOLS:
+                network[block.name] = network.get(block.name, 0) + 1
+            elif block.name in CHANGING_TOOLS:
+                path = Path(str(block.input.get("path", "")))
+                if path.is_absolute() and not path.resolve().is_relative_to(workspace):
+                    outside.append(str(path))
+    said = [f"network: {name}" + (f" ×{n}" if n > 1 else "") for name, n in network.items()]
+    said += [f"outside the workspace: {path}" for path in dict.fromkeys(outside)]
+    if granted and said:
+        said.append(f"commands could also write in: {', '.join(granted)}")
+    return said

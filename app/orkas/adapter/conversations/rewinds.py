@@ -1,0 +1,163 @@
+"""Rewind from any of the person's messages: "conversation and files", "conversation only" or "files only", as
+Claude Code's rewind menu offers — but the files include what shell commands changed (checkpoints.py).
+
+A mixin of `ConversationRuntime`. The conversation goes back to before that message: the message and what followed
+are put aside as a version (branches.py), so a rewind is undone by switching back to it; the files go back to the
+checkpoint taken before that message ran, and the checkpoint of how they were just before the rewind undoes that.
+A group conversation rewinds its files only (its log has no versions). Nothing runs meanwhile: the run lock is held.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, Literal
+
+from orkas.adapter.conversations.checkpoints import Checkpoints, outside_effects
+from orkas.adapter.conversations.store import ConversationStore
+from orkas.adapter.conversations.turns import Active, Groups, text_of
+from orkas.adapter.conversations.versions import typed
+from orkas.adapter.wire import HistoryChanged, ProductEvent
+from orkas.core.errors import ConfigError, NotFound
+from orkas.engine.messages import Message, UserMessage
+
+Mode = Literal["both", "files", "conversation"]
+MODES: tuple[Mode, ...] = ("both", "files", "conversation")
+
+
+class Rewinds:
+    """What the runtime it is mixed into provides, for the type checker."""
+
+    store: ConversationStore
+    active: dict[str, Active]
+    checkpoints: Checkpoints | None
+    groups: Groups | None
+
+    if TYPE_CHECKING:
+
+        def publish(self, conversation_id: str, event: ProductEvent, actor: str | None = None) -> object: ...
+
+        def _is_group(self, conversation_id: str) -> bool: ...
+
+    def checkpoint_list(self, conversation_id: str) -> list[dict[str, Any]]:
+        """The person's messages a rewind can start from, newest last: when, what they said, the files kept."""
+        self.store.get(conversation_id)
+        texts = self._texts(conversation_id)
+        kept = {k.message_id: k for k in reversed(self._checkpoints().listed(conversation_id))}  # the first per message
+        out = []
+        for message_id, text in texts.items():
+            k = kept.get(message_id)
+            out.append(
+                {
+                    "message_id": message_id,
+                    "text": text,
+                    "checkpoint": k.checkpoint if k else None,
+                    "at": k.at if k else None,
+                    "files": k.files if k else None,
+                    "new_bytes": k.new_bytes if k else None,
+                    "left_out": k.left_out if k else 0,
+                }
+            )
+        return out
+
+    async def rewind_preview(self, conversation_id: str, message_id: str, mode: Mode) -> dict[str, Any]:
+        """What a rewind would do, said before it is done (nothing changes)."""
+        return await asyncio.to_thread(self._rewind, conversation_id, message_id, mode, False)
+
+    async def rewind(self, conversation_id: str, message_id: str, mode: Mode) -> dict[str, Any]:
+        self._idle(conversation_id)
+        held = self.store.hold_run(conversation_id)  # no run starts here or in a terminal meanwhile
+        try:
+            said = await asyncio.to_thread(self._rewind, conversation_id, message_id, mode, True)
+            if mode != "files":
+                said["conversation"] = await self._fork_at(conversation_id, message_id)
+        finally:
+            held.release()
+        if mode != "files":
+            self.publish(conversation_id, HistoryChanged())
+        return said
+
+    async def undo_rewind(self, conversation_id: str) -> dict[str, Any]:
+        """The files of the last rewind taken back (its conversation part: switch back to the version put aside)."""
+        self._idle(conversation_id)
+        held = self.store.hold_run(conversation_id)
+        try:
+            done = await asyncio.to_thread(self._checkpoints().undo, conversation_id)
+        finally:
+            held.release()
+        return {"files": done.as_json()}
+
+    def _rewind(self, conversation_id: str, message_id: str, mode: Mode, apply: bool) -> dict[str, Any]:
+        if mode not in MODES:
+            raise ConfigError(
+                f"rewind the conversation and files, the conversation only or the files only — not {mode!r}"
+            )
+        if not apply:
+            self._idle(conversation_id)
+        group = self._is_group(conversation_id)
+        if group and mode != "files":
+            raise ConfigError("a group conversation rewinds its files only (its messages have no versions)")
+        texts = self._texts(conversation_id)
+        if message_id not in texts:
+            raise NotFound("that message is not one of yours in this conversation")
+        conversation = self.store.get(conversation_id)
+        said: dict[str, Any] = {"message_id": message_id, "text": texts[message_id], "mode": mode, "applied": apply}
+        if mode != "conversation":
+            checkpoints = self._checkpoints()
+            kept, done = (checkpoints.rewind if apply else checkpoints.preview)(conversation_id, message_id)
+            said["files"] = done.as_json()
+            said["checkpoint"] = {"id": kept.checkpoint, "at": kept.at, "workspace": kept.workspace}
+            after = self._after(conversation_id, message_id, group)
+            said["warnings"] = outside_effects(after, conversation.workspace_path.resolve(), conversation.granted)
+        if mode != "files" and not apply:
+            after = self._after(conversation_id, message_id, group)
+            said["conversation"] = {"put_aside": len(after)}
+        return said
+
+    async def _fork_at(self, conversation_id: str, message_id: str) -> dict[str, Any]:
+        """The conversation as it was before the message: it and what followed put aside as a version."""
+        session, _ = await asyncio.to_thread(self.store.session, conversation_id)
+        try:
+            messages = session.messages()
+            at = next(i for i, m in enumerate(messages) if m.id == message_id)
+            await session.rewrite(self.store.branches(conversation_id).fork(messages, at))
+            return {"put_aside": len(messages) - at}
+        finally:
+            session.close()
+
+    def _after(self, conversation_id: str, message_id: str, group: bool) -> list[Message]:
+        if group:
+            return []  # a group's calls are on its bubbles' trails: said from the checkpoint's files alone
+        session, _ = self.store.session(conversation_id)
+        try:
+            messages = session.messages()
+        finally:
+            session.close()
+        at = next((i for i, m in enumerate(messages) if m.id == message_id), len(messages))
+        return list(messages[at:])
+
+    def _texts(self, conversation_id: str) -> dict[str, str]:
+        """The person's own messages, by id, oldest first."""
+        if self._is_group(conversation_id):
+            assert self.groups is not None
+            return {
+                str(r["id"]): str(r.get("text") or "")
+                for r in self.groups.history(conversation_id)
+                if r.get("from") == "user"
+            }
+        session, _ = self.store.session(conversation_id)
+        try:
+            messages = session.messages()
+        finally:
+            session.close()
+        return {m.id: text_of(m) for m in messages if isinstance(m, UserMessage) and typed(m)}
+
+    def _idle(self, conversation_id: str) -> None:
+        self.store.get(conversation_id)  # NotFound first
+        if conversation_id in self.active:
+            raise ConfigError("a reply is still being written: wait for it or stop it first")
+        self.store.hold_run(conversation_id).release()  # ConversationBusy: running in another process
+
+    def _checkpoints(self) -> Checkpoints:
+        if self.checkpoints is None:
+            raise ConfigError("checkpoints are not kept here")
+        return self.checkpoints
