@@ -630,6 +630,7 @@ export class ChatView {
     bubble.setAttribute("aria-label", t("youSaid"));
     if (text) bubble.append(el("div", "text", text), copyButton(() => text, t("copyYourMessage", { n: this.asked })));
     if (text && this.single) bubble.append(this.editButton(bubble, id, text));
+    if (text && this.hooks.onRewind) bubble.append(this.rewindButton(bubble, id, text));
     if (files.length) {
       const chips = el("div", "chips");
       for (const file of files) chips.append(el("span", "chip", file.name));
@@ -802,6 +803,13 @@ export class ChatView {
 
   editButton(bubble, id, text) {
     return this.action(t("editYourMessage", { n: bubble.dataset.number }), "edit-message", () => this.startEdit(bubble, id, text));
+  }
+
+  // Back to before this message: the conversation, its files, or both (rewind.js previews and asks).
+  rewindButton(bubble, id, text) {
+    return this.action(t("rewindYourMessage", { n: bubble.dataset.number }), "rewind-message", () => {
+      if (!this.running) this.hooks.onRewind(id, text);
+    });
   }
 
   // The last message the person wrote, in edit mode (↑ in an empty composer).

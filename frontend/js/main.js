@@ -7,6 +7,7 @@ import { ChatOptions } from "./chat_options.js";
 import { Composer } from "./composer.js";
 import { askConfirm, askText } from "./dialogs.js";
 import { InstructionsChip, personalOffer } from "./instructions.js";
+import { rewoundNotice, showRewind } from "./rewind.js";
 import { reportPageErrors, showCrashNotice } from "./diagnostics.js";
 import { routeDrops } from "./drops.js";
 import { FindBar } from "./find.js";
@@ -312,6 +313,13 @@ async function openChat(id) {
     onDiscard: guarded((message) => post(`/api/conversations/${id}/unsent/${message}/discard`, {})),
     onFloor: (floor) => members.floor(floor),
     onInstructions: (event) => instructions.fromEvent(event),
+    onRewind: (message, text) => showRewind({
+      conversation: id, message, group: Boolean(history.group), onError: toast,
+      onDone: (done) => {
+        if (done.conversation) composer.giveBack(text); // as Claude Code does: the message is back in the box
+        $("#notices").append(rewoundNotice(done, { conversation: id, onError: toast }));
+      },
+    }).catch((error) => toast(error.message)),
     group: Boolean(history.group),
     continueNote: history.continue_note,
     onEdit: guarded((message, text) => {

@@ -96,6 +96,6 @@ def _print(said: dict[str, Any], as_json: bool, *, undo: bool = False) -> None:
         print(f"orkas: not undone by a rewind — {warning}", file=sys.stderr)
     conversation = said.get("conversation")
     if conversation is not None:
-        print(f"{done}put aside as a version: {conversation['put_aside']} messages from “{said['text'][:60]}”")
+        print(f"{done}put aside as a version: “{said['text'][:60]}” and what followed")
     if not undo and said.get("applied") and files is not None:
         print("undo the files with: orkas session rewind ID --undo", file=sys.stderr)

@@ -98,6 +98,17 @@ class MirrorClient:
         """Answer the person's message `message` again (after an error)."""
         await self._call("POST", f"/conversations/{quote(conversation)}/messages/{quote(message)}/regenerate", json={})
 
+    async def rewind_preview(self, conversation: str, message: str, mode: str) -> dict[str, Any]:
+        """What rewinding to before `message` would do (nothing changes)."""
+        path = f"/conversations/{quote(conversation)}/rewind"
+        said: dict[str, Any] = await self._call("GET", path, params={"to": message, "mode": mode})
+        return said
+
+    async def rewind(self, conversation: str, message: str, mode: str) -> dict[str, Any]:
+        path = f"/conversations/{quote(conversation)}/rewind"
+        done: dict[str, Any] = await self._call("POST", path, json={"to": message, "mode": mode})
+        return done
+
     async def image(self, conversation: str, attachment: str) -> bytes:
         """An attached image's bytes (only images the conversation holds; anything else is refused)."""
         path = f"/conversations/{quote(conversation)}/attachments/{quote(attachment)}"

@@ -29,6 +29,7 @@ class Acts(Protocol):
     async def answer(self, question: Question, decision: str) -> None: ...
     async def undo(self, marker: Marker) -> None: ...
     async def retry(self, item: Bubble | Marker) -> None: ...
+    async def rewind(self, item: Bubble) -> None: ...
     def thumbnail(self, file: File, item: Item) -> bytes | None:
         """The photo's bytes, or None while they are fetched (the item is drawn again when they come)."""
         ...
@@ -82,18 +83,18 @@ class Drawing:
             lines.append(ft.Text(said, color=ft.Colors.ERROR, size=12))
         if item.retry:
             lines.append(self._retry(item))
-        return ft.Row(
-            [
-                ft.Container(
-                    ft.Column(lines, spacing=4, tight=True),
-                    padding=10,
-                    border_radius=12,
-                    bgcolor=ft.Colors.PRIMARY_CONTAINER if mine else ft.Colors.SURFACE_CONTAINER_HIGHEST,
-                    expand=True,
-                )
-            ],
-            alignment=ft.MainAxisAlignment.END if mine else ft.MainAxisAlignment.START,
+        bubble = ft.Container(
+            ft.Column(lines, spacing=4, tight=True),
+            padding=10,
+            border_radius=12,
+            bgcolor=ft.Colors.PRIMARY_CONTAINER if mine else ft.Colors.SURFACE_CONTAINER_HIGHEST,
+            expand=True,
         )
+        row = ft.Row([bubble], alignment=ft.MainAxisAlignment.END if mine else ft.MainAxisAlignment.START)
+        if not (mine and item.text):
+            return row
+        # Rewind under the person's own message, a button of its own (an icon's tooltip merged into the message).
+        return ft.Column([row, ft.Row([self._rewind(item)], alignment=ft.MainAxisAlignment.END)], spacing=0, tight=True)
 
     def _thumbnail(self, file: File, data: bytes) -> ft.Control:
         return ft.Image(
@@ -110,6 +111,12 @@ class Drawing:
             await self.acts.retry(item)
 
         return tall(ft.OutlinedButton(self.t("retry"), icon=ft.Icons.REFRESH, on_click=retry))
+
+    def _rewind(self, item: Bubble) -> ft.Control:
+        async def rewind(_: Any) -> None:
+            await self.acts.rewind(item)
+
+        return tall(ft.TextButton(self.t("rewind"), icon=ft.Icons.HISTORY, on_click=rewind))
 
     def _remembered(self, item: Marker) -> ft.Control:
         """ "Remembered: …" with Undo: every memory write is seen, and can be taken back from here."""

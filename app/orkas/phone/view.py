@@ -21,6 +21,7 @@ from orkas.phone.composer import Composer
 from orkas.phone.device import device_name
 from orkas.phone.drawing import Drawing, pill
 from orkas.phone.navigation import LIST, Navigator, chat_of, chat_route
+from orkas.phone.rewind import RewindDialog
 from orkas.phone.strings import Words, language
 from orkas.phone.touch import icon_button, tall, theme
 from orkas.phone.transcript import Bubble, File, Item, Marker, Question, Transcript
@@ -316,6 +317,11 @@ class PhoneView:
         """Answer the person's message again; the failed try stays on the computer as the other version."""
         if self.chat is not None and item.retry:
             await self._guarded(self.client.retry(self.chat.conversation, item.retry))
+
+    async def rewind(self, item: Bubble) -> None:
+        if self.chat is not None:  # previewed and confirmed in its dialog (rewind.py)
+            dialog = RewindDialog(self.page, self.t, self.client, self._guarded, self._say)
+            await dialog.offer(self.chat.conversation, item.key, self.chat.group)
 
     def thumbnail(self, file: File, item: Item) -> bytes | None:
         if file.id not in self.photos and self.chat is not None:

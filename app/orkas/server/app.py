@@ -24,6 +24,7 @@ from orkas.server.instructions_routes import add_instructions_routes
 from orkas.server.learning_routes import add_learning_routes
 from orkas.server.mirror.routes import add_mirror_routes
 from orkas.server.observe import Observed
+from orkas.server.rewind_routes import add_rewind_routes
 from orkas.server.security import LocalOnly
 from orkas.server.services import Services
 from orkas.server.settings_routes import add_settings_routes
@@ -58,6 +59,7 @@ def create_app(
         return {"version": __version__, "providers": names, "sandbox": sandbox or {"kind": confinement()}}
 
     add_conversation_routes(api, runtime, services)
+    add_rewind_routes(api, runtime)
     if services is not None and services.mirror is not None:
         add_mirror_routes(api, services.mirror)
     if services is not None:

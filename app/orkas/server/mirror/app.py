@@ -28,6 +28,7 @@ from orkas.server.conversation_routes import attached_image, history_payload, re
 from orkas.server.memory_routes import MemoryUndo
 from orkas.server.mirror.fanout import Fanout, send_frames
 from orkas.server.mirror.security import MirrorGuard
+from orkas.server.rewind_routes import add_rewind_routes
 from orkas.server.sockets import forward, until_gone
 
 if TYPE_CHECKING:
@@ -227,6 +228,8 @@ def create_mirror_app(
         device_of(request)
         with answered():
             return await runtime.regenerate(conversation_id, message_id)
+
+    add_rewind_routes(api, runtime, V1, device_of)  # the phone offers rewind with the same preview
 
     @api.post(f"{V1}/conversations/{{conversation_id}}/stop")
     async def stop(conversation_id: str, request: Request) -> dict[str, bool]:
