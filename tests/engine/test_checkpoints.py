@@ -168,3 +168,21 @@ def test_gitignore_lines_as_git_reads_them() -> None:
     assert ignored(rules, "doc/a/b/c.tmp", "c.tmp", False) and ignored(rules, "doc/c.tmp", "c.tmp", False)
     assert ignored(rules, "pkg/local.txt", "local.txt", False) and not ignored(rules, "local.txt", "local.txt", False)
     assert ignored([], ".git", ".git", True)
+
+
+def test_a_group_agent_s_worktree_hidden_from_git_rewinds_with_the_workspace(tmp_path: Path) -> None:
+    ws = tmp_path / "repo"
+    (ws / ".git" / "info").mkdir(parents=True)
+    (ws / ".git" / "info" / "exclude").write_text(".orkas/\n")
+    tree_of_coder = ws / ".orkas" / "worktrees" / "coder"
+    tree_of_coder.mkdir(parents=True)
+    (tree_of_coder / ".git").write_text("gitdir: ../../../.git/worktrees/coder\n")
+    (tree_of_coder / "app.py").write_text("v1\n")
+    (ws / ".orkas" / "cache").mkdir()
+    store = CheckpointStore(tmp_path / "store")
+    taken = store.take(ws)
+    entries = store.entries(ws, taken.id)
+    assert ".orkas/worktrees/coder/app.py" in entries and not any(p.startswith(".git/") for p in entries)
+    (tree_of_coder / "app.py").write_text("v2 by the coder\n")
+    rewind(store, ws, taken.id)
+    assert (tree_of_coder / "app.py").read_text() == "v1\n"

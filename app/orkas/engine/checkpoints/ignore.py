@@ -1,6 +1,6 @@
 """What a checkpoint leaves out, as git would: `.gitignore` files (each applying to its folder and below, the last
 matching line winning, `!` taking a match back, a trailing `/` for folders only) and `.git/info/exclude`, plus the
-folders no workspace wants copied (`.git` itself).
+folders no workspace wants copied (`.git` itself) — but never a group agent's worktree.
 
 Written for speed rather than borrowed: a checkpoint of an unchanged 10,000-file workspace has 100 ms, so one
 `.gitignore`'s lines are joined into one regular expression per kind (names anywhere, paths from its folder) when
@@ -13,6 +13,9 @@ import re
 from dataclasses import dataclass, field
 
 ALWAYS = frozenset({".git", ".hg", ".svn", ".jj"})  # a repository's own store: git already keeps it
+# A group's agents write in git worktrees under `.orkas/worktrees/<name>`, which Orkas itself hides from git
+# (`.git/info/exclude`): kept all the same, so each agent's worktree rewinds with the workspace.
+WORKTREES = ".orkas/worktrees"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,8 @@ def ignored(stack: list[Rules], path: str, name: str, is_folder: bool) -> bool:
     """Whether the ignore files in force (root first) leave `path` out; the nearest file that speaks wins."""
     if is_folder and name in ALWAYS:
         return True
+    if is_folder and (path == ".orkas" or path == WORKTREES or path.rpartition("/")[0] == WORKTREES):
+        return False
     for rules in reversed(stack):
         said = rules.decide(path, name, is_folder)
         if said is not None:
