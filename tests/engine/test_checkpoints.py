@@ -186,3 +186,20 @@ def test_a_group_agent_s_worktree_hidden_from_git_rewinds_with_the_workspace(tmp
     (tree_of_coder / "app.py").write_text("v2 by the coder\n")
     rewind(store, ws, taken.id)
     assert (tree_of_coder / "app.py").read_text() == "v1\n"
+
+
+def test_the_app_s_data_folder_inside_the_workspace_is_never_read_nor_rewound(tmp_path: Path) -> None:
+    home = tmp_path / "home"  # a chat working in the home folder, where the data folder lives
+    data = home / ".local" / "share" / "Orkas"
+    (data / "conversations").mkdir(parents=True)
+    (data / "conversations" / "chat.jsonl").write_text("the person's conversations")
+    (home / "notes.txt").write_text("v1")
+    store = CheckpointStore(data / "checkpoints", skip=(data,))
+    taken = store.take(home)
+    assert not any(p.startswith(".local/share/Orkas/") for p in store.entries(home, taken.id))
+    (data / "conversations" / "later.jsonl").write_text("a chat made after the checkpoint")
+    (home / "notes.txt").write_text("v2")
+    preview, _ = plan(store, home, taken.id)
+    assert preview.delete == () and preview.restore == ("notes.txt",)
+    rewind(store, home, taken.id)
+    assert (data / "conversations" / "later.jsonl").exists() and (home / "notes.txt").read_text() == "v1"

@@ -25,7 +25,7 @@ from typing import Any
 from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.checkpoints.restore import Plan, plan, recover, rewind
 from orkas.engine.checkpoints.store import CheckpointStore
-from orkas.engine.messages import Message, Notice, ToolUseBlock
+from orkas.engine.messages import Message, Notice, ToolResultBlock, ToolUseBlock
 
 log = logging.getLogger(__name__)
 RECORDS = "checkpoints.jsonl"
@@ -48,7 +48,8 @@ class Kept:
 
 class Checkpoints:
     def __init__(self, data: Path, conversations: Path) -> None:
-        self.store = CheckpointStore(data / "checkpoints")
+        # The data folder is never checkpointed nor rewound, even by a chat whose folder holds it (the home folder).
+        self.store = CheckpointStore(data / "checkpoints", skip=(data,))
         self.conversations = conversations
 
     def before_turn(self, conversation_id: str, workspace: Path, message_id: str) -> Kept:
@@ -156,6 +157,9 @@ def outside_effects(messages: Sequence[Message], workspace: Path, granted: Seque
     """What the conversation did after a point that a rewind of the workspace cannot take back, in words."""
     network: dict[str, int] = {}
     outside: list[str] = []
+    failed = {
+        b.tool_use_id for m in messages for b in getattr(m, "content", ()) if isinstance(b, ToolResultBlock) and b.is_error
+    }  # a call refused or failed did nothing out there
     for message in messages:
         if isinstance(message, Notice):
             detail = message.detail
@@ -166,7 +170,7 @@ def outside_effects(messages: Sequence[Message], workspace: Path, granted: Seque
                 network["a command allowed the network"] = network.get("a command allowed the network", 0) + 1
             continue
         for block in getattr(message, "content", ()):
-            if not isinstance(block, ToolUseBlock):
+            if not isinstance(block, ToolUseBlock) or block.id in failed:
                 continue
             if block.name in NETWORK_TOOLS:
                 network[block.name] = network.get(block.name, 0) + 1
@@ -176,6 +180,23 @@ def outside_effects(messages: Sequence[Message], workspace: Path, granted: Seque
                     outside.append(str(path))
     said = [f"network: {name}" + (f" ×{n}" if n > 1 else "") for name, n in network.items()]
     said += [f"outside the workspace: {path}" for path in dict.fromkeys(outside)]
+    if granted and said:
+        said.append(f"commands could also write in: {', '.join(granted)}")
+    return said
+
+
+def group_effects(records: Sequence[dict[str, Any]], granted: Sequence[str]) -> list[str]:
+    """The same, from a group's log: each bubble's tool trail (its calls, the questions they asked as answered)."""
+    network: dict[str, int] = {}
+    for record in records:
+        for step in record.get("process") or ():
+            tool = str(step.get("tool", ""))
+            approval = step.get("approval") or {}
+            allowed = approval.get("decision") in ("allow_once", "allow_run", "always")
+            if tool in NETWORK_TOOLS or (allowed and "network" in str(approval.get("categories", "")).split()):
+                name = tool if tool in NETWORK_TOOLS else "a command allowed the network"
+                network[name] = network.get(name, 0) + 1
+    said = [f"network: {name}" + (f" ×{n}" if n > 1 else "") for name, n in network.items()]
     if granted and said:
         said.append(f"commands could also write in: {', '.join(granted)}")
     return said

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Literal
 
-from orkas.adapter.conversations.checkpoints import Checkpoints, outside_effects
+from orkas.adapter.conversations.checkpoints import Checkpoints, group_effects, outside_effects
 from orkas.adapter.conversations.store import ConversationStore
 from orkas.adapter.conversations.turns import Active, Groups, text_of
 from orkas.adapter.conversations.versions import typed
@@ -106,11 +106,13 @@ class Rewinds:
             kept, done = (checkpoints.rewind if apply else checkpoints.preview)(conversation_id, message_id)
             said["files"] = done.as_json()
             said["checkpoint"] = {"id": kept.checkpoint, "at": kept.at, "workspace": kept.workspace}
-            after = self._after(conversation_id, message_id, group)
-            said["warnings"] = outside_effects(after, conversation.workspace_path.resolve(), conversation.granted)
+            if group:
+                said["warnings"] = group_effects(self._records_after(conversation_id, message_id), conversation.granted)
+            else:
+                after = self._after(conversation_id, message_id)
+                said["warnings"] = outside_effects(after, conversation.workspace_path.resolve(), conversation.granted)
         if mode != "files" and not apply:
-            after = self._after(conversation_id, message_id, group)
-            said["conversation"] = {"put_aside": len(after)}
+            said["conversation"] = {"put_aside": len(self._after(conversation_id, message_id))}
         return said
 
     async def _fork_at(self, conversation_id: str, message_id: str) -> dict[str, Any]:
@@ -124,9 +126,13 @@ class Rewinds:
         finally:
             session.close()
 
-    def _after(self, conversation_id: str, message_id: str, group: bool) -> list[Message]:
-        if group:
-            return []  # a group's calls are on its bubbles' trails: said from the checkpoint's files alone
+    def _records_after(self, conversation_id: str, message_id: str) -> list[dict[str, Any]]:
+        assert self.groups is not None
+        records = self.groups.history(conversation_id)
+        at = next((i for i, r in enumerate(records) if r.get("id") == message_id), len(records))
+        return records[at:]
+
+    def _after(self, conversation_id: str, message_id: str) -> list[Message]:
         session, _ = self.store.session(conversation_id)
         try:
             messages = session.messages()

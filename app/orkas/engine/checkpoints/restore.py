@@ -84,20 +84,21 @@ def recover(store: CheckpointStore, root: Path) -> str | None:
         said = {"state": "checkpointing"}  # written half: it had not started changing anything
     if said.get("state") == "applying" and said.get("before"):
         before = str(said["before"])
-        _apply(store, root, store.entries(root, before), _compare(store, root, before, "", current=_current(root)))
+        now = _current(root, store.never(root))
+        _apply(store, root, store.entries(root, before), _compare(store, root, before, "", current=now))
         journal.unlink()
         return "rolled back"
     journal.unlink()
     return "nothing had changed"
 
 
-def _current(root: Path) -> dict[str, Entry]:
+def _current(root: Path, never: frozenset[str]) -> dict[str, Entry]:
     """The workspace now, hashing nothing new into the store (a rollback compares, it does not keep)."""
     from orkas.engine.checkpoints.scan import scan
 
     fd = os.open(root, DIR_FLAGS)
     try:
-        return scan(fd, {}, lambda _digest, _data: None).entries
+        return scan(fd, {}, lambda _digest, _data: None, skip=never).entries
     finally:
         os.close(fd)
 

@@ -49,8 +49,10 @@ def scan(
     previous: dict[str, Entry],
     keep: Callable[[str, bytes], None],
     limits: Limits | None = None,
+    skip: frozenset[str] = frozenset(),
 ) -> Scan:
-    """Every entry under the folder `root_fd` (not ignored), hashing what changed and handing its bytes to `keep`."""
+    """Every entry under the folder `root_fd` (not ignored), hashing what changed and handing its bytes to `keep`.
+    `skip`: paths (from the root) never read — Orkas's own data folder, when the workspace holds it."""
     found = Scan()
     limits = limits or Limits()
     now = time.time_ns()
@@ -68,6 +70,8 @@ def scan(
                         found.truncated = True
                         return found
                     path = f"{rel}/{name}" if rel else name
+                    if path in skip:
+                        continue
                     try:
                         info = entry.stat(follow_symlinks=False)
                     except FileNotFoundError:

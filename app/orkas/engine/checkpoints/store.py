@@ -17,6 +17,7 @@ import secrets
 import threading
 import time
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,8 +40,9 @@ class Taken:
 
 
 class CheckpointStore:
-    def __init__(self, folder: Path, limits: Limits | None = None) -> None:
+    def __init__(self, folder: Path, limits: Limits | None = None, skip: Sequence[Path] = ()) -> None:
         self.folder = folder
+        self.skip = tuple(skip)
         self.limits = limits or Limits()
         self._last: dict[str, tuple[str, dict[str, Entry]]] = {}  # space → (id, entries): the next one's baseline
         self._lock = threading.Lock()
@@ -70,6 +72,12 @@ class CheckpointStore:
     def space(self, root: Path) -> Path:
         return self.folder / "spaces" / hashlib.sha256(str(root).encode()).hexdigest()[:20]
 
+    def never(self, root: Path) -> frozenset[str]:
+        """The paths under `root` no checkpoint reads and no rewind touches: the store, and `skip` (the data folder
+        of the app, which a chat working in the home folder holds)."""
+        inside = {p.resolve() for p in (*self.skip, self.folder)}
+        return frozenset(p.relative_to(root).as_posix() for p in inside if p.is_relative_to(root) and p != root)
+
     def take(self, root: Path) -> Taken:
         """A checkpoint of `root` now. Raises OSError when the root cannot be opened."""
         started = time.perf_counter()
@@ -79,7 +87,7 @@ class CheckpointStore:
             last_id, last = self._baseline(space)
             fd = os.open(root, DIR_FLAGS)
             try:
-                found = scan(fd, last, self.keep, self.limits)
+                found = scan(fd, last, self.keep, self.limits, self.never(root))
             finally:
                 os.close(fd)
             left_out = tuple(p for p, e in found.entries.items() if e[0] == "s")
