@@ -101,3 +101,14 @@ def test_a_subfolder_joins_once_when_touched_and_never_from_outside_the_project(
     section = project.section()
     assert section is not None and section.index("root") < section.index("pkg rules") < section.index("deep rules")
     assert "outside" not in section
+
+
+def test_a_folder_alone_is_its_own_root_whatever_repository_holds_it(tmp_path: Path) -> None:
+    from orkas.engine.instructions import ProjectInstructions
+
+    (tmp_path / ".git").mkdir()  # a home folder kept in git, say, holding the app's data folder
+    (tmp_path / "AGENTS.md").write_text("the home's rules")
+    chat = tmp_path / "data" / "workspaces" / "c1"
+    chat.mkdir(parents=True)
+    assert ProjectInstructions(folder=chat, trusted=lambda: True).section() is not None  # a repository's folder
+    assert ProjectInstructions(folder=chat, trusted=lambda: True, alone=True).section() is None

@@ -155,13 +155,14 @@ class ProjectInstructions:
     folder: Path
     trusted: Callable[[], bool]
     touched: set[Path] = field(default_factory=set)
+    alone: bool = False  # the folder is its own root, whatever repository holds it (a chat's folder in the data folder)
 
     def __post_init__(self) -> None:
         self.folder = self.folder.resolve()
 
     @property
     def root(self) -> Path:
-        return project_root(self.folder)
+        return self.folder if self.alone else project_root(self.folder)
 
     def files(self) -> list[InstructionFile]:
         """What is in force now: root → folder, then each touched subfolder's own, in the order touched."""

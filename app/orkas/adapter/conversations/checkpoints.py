@@ -158,7 +158,10 @@ def outside_effects(messages: Sequence[Message], workspace: Path, granted: Seque
     network: dict[str, int] = {}
     outside: list[str] = []
     failed = {
-        b.tool_use_id for m in messages for b in getattr(m, "content", ()) if isinstance(b, ToolResultBlock) and b.is_error
+        b.tool_use_id
+        for m in messages
+        for b in getattr(m, "content", ())
+        if isinstance(b, ToolResultBlock) and b.is_error
     }  # a call refused or failed did nothing out there
     for message in messages:
         if isinstance(message, Notice):

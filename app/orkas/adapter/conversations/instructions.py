@@ -15,7 +15,7 @@ from typing import Any
 from orkas.adapter.conversations.store import Conversation
 from orkas.adapter.settings.trust import FolderTrust
 from orkas.adapter.wire import InstructionsInForce
-from orkas.engine.instructions import ProjectInstructions, project_root, shadowed, shown_path
+from orkas.engine.instructions import ProjectInstructions, shadowed, shown_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,16 +32,19 @@ class Status:
 
 
 class Instructions:
-    def __init__(self, trust: FolderTrust) -> None:
+    def __init__(self, trust: FolderTrust, data: Path | None = None) -> None:
         self.trust = trust
+        self.data = data.resolve() if data is not None else None  # a chat's own folder there is no repository's
         self._projects: dict[tuple[str, Path], ProjectInstructions] = {}
 
     def project(self, conversation: Conversation) -> ProjectInstructions:
         key = (conversation.id, conversation.workspace_path)
         if key not in self._projects:
             folder = conversation.workspace_path
-            trusted = lambda: self.trust.trusts(project_root(folder))  # noqa: E731 — asked at every turn
-            self._projects[key] = ProjectInstructions(folder=folder, trusted=trusted)
+            alone = self.data is not None and folder.resolve().is_relative_to(self.data)
+            project = ProjectInstructions(folder=folder, trusted=lambda: False, alone=alone)
+            project.trusted = lambda: self.trust.trusts(project.root)  # asked at every turn
+            self._projects[key] = project
         return self._projects[key]
 
     def status(self, conversation: Conversation) -> Status:
