@@ -807,9 +807,8 @@ export class ChatView {
 
   // Back to before this message: the conversation, its files, or both (rewind.js previews and asks).
   rewindButton(bubble, id, text) {
-    return this.action(t("rewindYourMessage", { n: bubble.dataset.number }), "rewind-message", () => {
-      if (!this.running) this.hooks.onRewind(id, text);
-    });
+    // Offered while a reply is written too: the preview then says to wait for it or stop it (a silent button was not).
+    return this.action(t("rewindYourMessage", { n: bubble.dataset.number }), "rewind-message", () => this.hooks.onRewind(id, text));
   }
 
   // The last message the person wrote, in edit mode (↑ in an empty composer).

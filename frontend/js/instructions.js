@@ -38,6 +38,13 @@ export class InstructionsChip {
     }
   }
 
+  // Settings closed (a trust revoked there): the chip says it again, without asking.
+  async refresh(conversation) {
+    const ticket = ++this.ticket;
+    const status = await get(`/api/instructions?conversation=${encodeURIComponent(conversation)}`);
+    if (ticket === this.ticket) this.draw(status);
+  }
+
   // A run started and said what it reads.
   fromEvent(event) {
     const files = event.files.map((path) => ({ path }));
@@ -100,7 +107,7 @@ export class InstructionsChip {
     await new Promise((resolve) => {
       dialog.addEventListener("close", () => { dialog.remove(); resolve(); });
       dialog.showModal();
-      buttons.lastChild.focus();
+      buttons.firstChild.focus(); // the safe choice: a stray Enter never trusts a folder
     });
   }
 

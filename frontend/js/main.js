@@ -209,6 +209,7 @@ function newChat() {
   state.stream = null;
   state.current = null;
   state.workspace = null; // "In a folder…" sets it after this
+  $("#notices .rewound")?.remove(); // a rewind's notice (and its Undo) belongs to its own chat
   state.group = false;
   state.view = null;
   sessionStorage.removeItem("orkas-open");
@@ -293,6 +294,7 @@ async function openChat(id) {
     composer.becomes(chat.id);
   } else if (state.current?.id !== chat.id) composer.switchTo(state.current?.id, chat.id);
   state.current = chat;
+  for (const notice of document.querySelectorAll("#notices .rewound")) if (notice.dataset.conversation !== chat.id) notice.remove();
   options.show(chat);
   offerChatActions(chat);
   sessionStorage.setItem("orkas-open", id);
@@ -317,6 +319,7 @@ async function openChat(id) {
       conversation: id, message, group: Boolean(history.group), onError: toast,
       onDone: (done) => {
         if (done.conversation) composer.giveBack(text); // as Claude Code does: the message is back in the box
+        $("#notices .rewound")?.remove();
         $("#notices").append(rewoundNotice(done, { conversation: id, onError: toast }));
       },
     }).catch((error) => toast(error.message)),
@@ -364,6 +367,7 @@ async function openChat(id) {
     if (event.type === "idle") {
       refreshTitle(id).then(() => refreshList()).catch(() => {});
       showTotal(id).catch(() => {});
+      instructions.refresh(id).catch(() => {}); // a subfolder's file joined during the run: counted now
       if (view.single && (view.forked || state.forked === id)) {
         get(`/api/conversations/${id}/versions`).then((versions) => {
           if (state.view === view) view.showVersions(versions);
@@ -695,8 +699,9 @@ async function start() {
   $("#settings-button").addEventListener("click", guarded(() => showSettings()));
   let timer;
   $("#search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => refreshList(), 200); });
-  $("#settings").addEventListener("close", () => { // providers changed, or an agent's colour
+  $("#settings").addEventListener("close", () => { // providers changed, or an agent's colour, or a folder's trust
     options.refreshModels().catch(() => {});
+    if (state.current) instructions.refresh(state.current.id).catch(() => {});
     (state.current ? members.show(state.current.id) : members.showDraft()).catch(() => {});
   });
   await options.refreshModels().catch(() => {});

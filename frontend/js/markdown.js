@@ -135,9 +135,10 @@ async function copyText(text) {
   }
 }
 
+// Underscores inside a word are the word's (read_file, mcp_list_tools): never emphasis, as CommonMark reads them.
 // A link's target may hold one level of parentheses (`javascript:alert(2)`, a Wikipedia page): cut at its first ")",
 // the rest leaked into the text. An image (`![alt](url)`) is its link: the page loads no outside picture.
-const INLINE = /(`+)([^`]+?)\1|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|~~([^~]+)~~|!?\[([^\]]*)\]\(((?:[^()\s]|\([^()\s]*\))+)(?:\s+"[^"]*")?\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/;
+const INLINE = /(`+)([^`]+?)\1|\*\*([^*]+)\*\*|(?<!\w)__([^_]+)__(?!\w)|\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|~~([^~]+)~~|!?\[([^\]]*)\]\(((?:[^()\s]|\([^()\s]*\))+)(?:\s+"[^"]*")?\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/;
 
 // Inline spans: code, bold, italic, strike, links, bare URLs, and line breaks — each as a node.
 function inline(parent, text) {

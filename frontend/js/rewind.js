@@ -34,7 +34,9 @@ export async function showRewind({ conversation, message, group, onDone, onError
   confirm.type = "submit";
   const buttons = el("div", "ask-buttons");
   buttons.append(cancel, confirm);
-  form.append(el("h2", "", t("rewindTitle")), choices, preview, buttons);
+  form.append(el("h2", "", t("rewindTitle")), choices);
+  if (group) form.append(el("p", "hint rewind-group", t("rewindGroupFiles")));
+  form.append(preview, buttons);
   dialog.append(form);
   document.body.append(dialog);
   const mode = () => form.querySelector("input[name=mode]:checked").value;
@@ -112,12 +114,15 @@ export function rewoundNotice(done, { conversation, onError }) {
   const files = done.files;
   const count = files ? files.restore.length + files.create.length + files.delete.length : 0;
   notice.append(files ? t("rewoundFiles", { count }) : t("rewoundTalk"));
-  if (files) {
+  notice.dataset.conversation = conversation; // said in its own chat only (main.js clears it on a switch)
+  if (files || done.conversation) {
     const undo = el("button", "small", t("undo"));
     undo.type = "button";
     undo.addEventListener("click", async () => {
       try {
-        await post(`/api/conversations/${conversation}/rewind/undo`);
+        await post(`/api/conversations/${conversation}/rewind/undo`, { // this rewind, not whichever came last
+          before: done.files?.before ?? null, after: done.conversation?.after ?? null, index: done.conversation?.index ?? null,
+        });
         notice.replaceChildren(t("rewindUndone"));
       } catch (error) { onError(error.message); }
     });

@@ -8,6 +8,8 @@ from pathlib import Path
 from orkas.adapter.conversations.checkpoints import group_effects, outside_effects
 from orkas.engine.messages import AssistantMessage, Notice, TextBlock, ToolResultBlock, ToolUseBlock, UserMessage
 
+NET = "network"
+
 
 def call(id: str, name: str, **input: str) -> AssistantMessage:
     return AssistantMessage(content=(ToolUseBlock(id=id, name=name, input=input),), provider="p", model="m")
@@ -29,8 +31,16 @@ def test_what_left_the_workspace_is_said_and_what_was_refused_is_not(tmp_path: P
         result("3"),
         call("4", "write_file", path="inside.txt"),
         result("4"),
-        Notice(kind="approval", text="curl …", detail={"decision": "allow_once", "categories": "network"}),
-        Notice(kind="approval", text="curl …", detail={"decision": "deny", "categories": "network"}),
+        Notice(
+            kind="approval", text="curl …", detail={"tool": "bash", "decision": "allow_once", "categories": "network"}
+        ),
+        Notice(kind="approval", text="curl …", detail={"tool": "bash", "decision": "deny", "categories": "network"}),
+        # the web call allowed, then refused (a private address): nothing left, and it is no command
+        Notice(
+            kind="approval",
+            text="fetch",
+            detail={"tool": "web_fetch", "tool_use_id": "2", "decision": "allow_once", "categories": "network"},
+        ),
     ]
     said = outside_effects(messages, ws, ["/srv/shared"])
     assert said == [

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.attack_kit import ORKAS, Victim, script_tool_calls, tool_results
+from tests.e2e.attack_kit import ORKAS, SECRET, Victim, script_tool_calls, tool_results
 from tests.fakes import anthropic as a_wire
 from tests.fakes.server import FakeServer
 
@@ -195,3 +195,19 @@ def test_at_a_terminal_the_folder_is_asked_about_once_and_the_answer_kept(
     assert "ROOT-RULE" in system_of(anthropic_server, 1) and 'untrusted_data source="instr' not in system_of(
         anthropic_server, 1
     )
+
+
+def test_a_home_kept_in_git_lends_no_project_to_a_downloaded_folder(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    victim = Victim(tmp_path)
+    (victim.home / ".git").mkdir()  # dotfiles kept in git
+    (victim.home / "AGENTS.md").write_text("HOME-RULE")
+    (victim.home / ".claude").mkdir()
+    (victim.home / ".claude" / "CLAUDE.md").write_text("PERSONAL-RULE")
+    (victim.workspace / "AGENTS.md").write_text("PROJECT-RULE @../.ssh/id_rsa @../.claude/CLAUDE.md @../.bash_history")
+    anthropic_server.script(a_wire.reply_text("ok"))
+    assert victim.run(anthropic_server).returncode == 0
+    system = system_of(anthropic_server)
+    assert "PROJECT-RULE" in system and "HOME-RULE" not in system
+    assert SECRET not in system and "PERSONAL-RULE" not in system

@@ -79,6 +79,7 @@ WRAPPERS = [
 SKIPPED = {
     "sessions",
     "conversations",  # the run's own record (orkas run keeps the window's conversations)
+    "checkpoints",  # the workspace as each turn began (in ask mode): Orkas's own copy, for a rewind
     "attachments",
     "logs",
     "outputs",

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.attack_kit import ORKAS, Victim, script_tool_calls
+from tests.fakes import anthropic as a_wire
 from tests.fakes.server import FakeServer
 
 COMMAND = "rm a && printf 'rewritten' > b && chmod 600 notes.md && mkdir gen && printf made > gen/new.txt"
@@ -112,9 +113,10 @@ def test_a_rewind_killed_mid_way_leaves_the_workspace_as_it_was_before_it(
     data.mkdir()
     for i in range(1500):
         (data / f"f{i}.bin").write_bytes(os.urandom(16_000))
-    script_tool_calls(anthropic_server, [("bash", {"command": "for f in data/*; do printf changed > $f; done; rm b"})])
+    script_tool_calls(anthropic_server, [("bash", {"command": "printf changed | tee data/* > /dev/null && rm b"})])
     conversation, message = ran(victim, anthropic_server)
     before_rewind = tree(victim.workspace)
+    assert before_rewind["data/f0.bin"][2] == b"changed" and "b" not in before_rewind  # the command ran
     process = subprocess.Popen(
         [ORKAS, "session", "rewind", conversation, "--to", message, "--files-only"],
         env=victim.env(anthropic_server),
@@ -144,3 +146,62 @@ def test_a_rewind_killed_mid_way_leaves_the_workspace_as_it_was_before_it(
         assert now["b"][2] == b"two\n" and now["data/f0.bin"][2] != b"changed"
     else:
         assert now == before_rewind, state
+
+
+def test_another_chat_in_the_same_folder_waits_for_a_rewind_and_never_rolls_it_back(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    victim = Victim(tmp_path)
+    data = victim.workspace / "data"
+    data.mkdir()
+    for i in range(1500):
+        (data / f"f{i}.bin").write_bytes(os.urandom(16_000))
+    script_tool_calls(anthropic_server, [("bash", {"command": "printf changed | tee data/* > /dev/null"})])
+    conversation, message = ran(victim, anthropic_server)
+    anthropic_server.script(a_wire.reply_text("second chat"))
+    other, _ = ran(victim, anthropic_server)  # another chat, same folder
+    target = tree(victim.workspace)
+    assert target["data/f0.bin"][2] == b"changed", "the command ran"
+    process = subprocess.Popen(
+        [ORKAS, "session", "rewind", conversation, "--to", message, "--files-only"],
+        env=victim.env(anthropic_server),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    journal = None
+    deadline = time.monotonic() + 60
+    while process.poll() is None and time.monotonic() < deadline:
+        journal = journal or next((victim.data / "checkpoints" / "spaces").glob("*/rewind.json"), None)
+        try:
+            if journal is not None and json.loads(journal.read_text())["state"] == "applying":
+                break
+        except (OSError, ValueError):
+            continue
+    listed = orkas(victim, anthropic_server, "session", "checkpoints", other)  # waits for the rewind's lock
+    _out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert listed.returncode == 0, listed.stderr
+    now = tree(victim.workspace)
+    assert all(now[f"data/f{i}.bin"][2] != b"changed" for i in range(1500))  # the whole rewind, not half of it
+    assert now != target
+
+
+def test_undo_can_be_previewed_and_is_itself_undoable(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    victim = Victim(tmp_path)
+    script_tool_calls(anthropic_server, [("bash", {"command": COMMAND})])
+    conversation, message = ran(victim, anthropic_server)
+    assert (
+        orkas(victim, anthropic_server, "session", "rewind", conversation, "--to", message, "--files-only").returncode
+        == 0
+    )
+    rewound = tree(victim.workspace)
+    (victim.workspace / "after.txt").write_text("made after the rewind")
+    preview = orkas(victim, anthropic_server, "session", "rewind", conversation, "--undo", "--preview", "--json")
+    said = json.loads(preview.stdout)
+    assert said["applied"] is False and "after.txt" in said["files"]["delete"]
+    assert (victim.workspace / "after.txt").exists()  # a preview changes nothing
+    assert orkas(victim, anthropic_server, "session", "rewind", conversation, "--undo").returncode == 0
+    assert not (victim.workspace / "after.txt").exists()
+    assert orkas(victim, anthropic_server, "session", "rewind", conversation, "--undo").returncode == 0  # the undo's
+    assert tree(victim.workspace) == {**rewound, "after.txt": ("f", 0o644, b"made after the rewind")}

@@ -113,11 +113,8 @@ def test_a_checkpoint_never_reads_through_a_link(tmp_path: Path, workspace: Path
 
 
 def test_unchanged_costs_nothing_and_storage_grows_by_the_changed_bytes(tmp_path: Path, workspace: Path) -> None:
-    store = CheckpointStore(tmp_path / "store")
+    store = CheckpointStore(tmp_path / "store", Limits(racy_ns=0))  # no file counts as just written
     (workspace / "big.bin").write_bytes(os.urandom(200_000))
-    for path in workspace.rglob("*"):  # older than the two seconds where a rewrite could share a time stamp
-        if not path.is_symlink():
-            os.utime(path, ns=(10**18, 10**18))
     first = store.take(workspace)
 
     def size() -> int:
@@ -154,10 +151,10 @@ def test_a_rewind_interrupted_while_applying_is_rolled_back(tmp_path: Path, work
     (workspace / "src" / "main.py").write_text("print('one')\n")
     journal = store.space(workspace) / JOURNAL
     journal.write_text(json.dumps({"state": "applying", "target": taken.id, "before": now.id}))
-    assert recover(CheckpointStore(tmp_path / "store"), workspace) == "rolled back"
+    assert getattr(recover(CheckpointStore(tmp_path / "store"), workspace), "said", None) == "rolled back"
     assert tree(workspace) == expected and not journal.exists()
     journal.write_text(json.dumps({"state": "checkpointing", "target": taken.id}))
-    assert recover(store, workspace) == "nothing had changed" and tree(workspace) == expected
+    assert getattr(recover(store, workspace), "said", None) == "nothing had changed" and tree(workspace) == expected
 
 
 def test_gitignore_lines_as_git_reads_them() -> None:
@@ -203,3 +200,56 @@ def test_the_app_s_data_folder_inside_the_workspace_is_never_read_nor_rewound(tm
     assert preview.delete == () and preview.restore == ("notes.txt",)
     rewind(store, home, taken.id)
     assert (data / "conversations" / "later.jsonl").exists() and (home / "notes.txt").read_text() == "v1"
+
+
+def test_a_same_size_rewrite_with_its_old_time_stamp_put_back_is_still_seen(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    settings = ws / "settings.py"
+    settings.write_text("url = https://good.example\n")
+    os.utime(settings, (1_700_000_000, 1_700_000_000))
+    store = CheckpointStore(tmp_path / "store")
+    taken = store.take(ws)
+    settings.write_text("url = https://evil.example\n")  # same size, in place (same inode)…
+    os.utime(settings, (1_700_000_000, 1_700_000_000))  # …and `touch -d` puts the old time back (not the ctime)
+    preview, _ = plan(store, ws, taken.id)
+    assert preview.restore == ("settings.py",)
+    rewind(store, ws, taken.id)
+    assert settings.read_text() == "url = https://good.example\n"
+
+
+def test_a_gitignore_written_since_hides_nothing_from_checkpoints_or_a_rewind(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "a.txt").write_text("ORIG_A")
+    (ws / "src" / "b.txt").write_text("ORIG_B")
+    (ws / "c.txt").write_text("ORIG_C")
+    store = CheckpointStore(tmp_path / "store")
+    first = store.take(ws)
+    (ws / ".gitignore").write_text("*\n")  # a command hides everything…
+    (ws / "a.txt").write_text("EVIL_A")
+    (ws / "c.txt").unlink()
+    (ws / "planted.txt").write_text("survive me")
+    later = store.take(ws)  # …yet what was kept stays kept
+    assert {"a.txt", "src/b.txt"} <= set(store.entries(ws, later.id))
+    done = rewind(store, ws, first.id)
+    assert (ws / "a.txt").read_text() == "ORIG_A" and (ws / "c.txt").read_text() == "ORIG_C"
+    assert not (ws / "planted.txt").exists() and not (ws / ".gitignore").exists()  # seen by the old rules: deleted
+    rewind(store, ws, done.now)  # and the undo brings back all of it, the planted file too
+    assert (ws / "planted.txt").read_text() == "survive me" and (ws / "a.txt").read_text() == "EVIL_A"
+
+
+def test_a_rollback_after_a_crash_keeps_the_work_done_since_for_its_undo(tmp_path: Path, workspace: Path) -> None:
+    store = CheckpointStore(tmp_path / "store")
+    taken = store.take(workspace)
+    (workspace / "src" / "main.py").write_text("print('after')\n")
+    now = store.take(workspace)
+    journal = store.space(workspace) / JOURNAL
+    journal.write_text(json.dumps({"state": "applying", "target": taken.id, "before": now.id, "conversation": "c1"}))
+    (workspace / "important.txt").write_text("the person's work after the crash")
+    found = recover(store, workspace)
+    assert found is not None and found.said == "rolled back" and found.note == {"conversation": "c1"}
+    assert not (workspace / "important.txt").exists()
+    assert found.undo is not None
+    rewind(store, workspace, found.undo)
+    assert (workspace / "important.txt").read_text() == "the person's work after the crash"

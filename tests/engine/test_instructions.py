@@ -112,3 +112,26 @@ def test_a_folder_alone_is_its_own_root_whatever_repository_holds_it(tmp_path: P
     chat.mkdir(parents=True)
     assert ProjectInstructions(folder=chat, trusted=lambda: True).section() is not None  # a repository's folder
     assert ProjectInstructions(folder=chat, trusted=lambda: True, alone=True).section() is None
+
+
+def test_imports_never_reach_secrets_the_repository_s_store_or_above_the_chat_s_folder(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("url = https://u:TOKEN@host")
+    (tmp_path / ".env").write_text("KEY=DOTENV")
+    (tmp_path / "id_rsa").write_text("PRIVATE")
+    (tmp_path / "above.md").write_text("ABOVE")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.md").write_text("NOTES")
+    (tmp_path / "AGENTS.md").write_text("root: @above.md @work/notes.md")
+    (work / "AGENTS.md").write_text("@../.env @../id_rsa @../.git/config @../above.md @notes.md @.env")
+    (work / ".env").write_text("WORK_DOTENV")
+    found = discover(tmp_path, work, imports=work)
+    texts = " ".join(f.text for f in found)
+    assert [(str(f.path.relative_to(tmp_path)), f.kind) for f in found] == [
+        ("AGENTS.md", "project"),
+        ("work/notes.md", "import"),  # a file above imports only inside the chat's folder
+        ("work/AGENTS.md", "project"),
+    ]
+    assert all(s not in "".join(f.text for f in found if f.kind == "import") for s in ("DOTENV", "PRIVATE", "TOKEN"))
+    assert "ABOVE" not in " ".join(f.text for f in found if f.kind == "import") and "root:" in texts

@@ -56,7 +56,7 @@ def test_a_reply_streams_in_as_markdown_with_no_script_running(
     reply = (
         "Here is **bold** and code:\n\n```python\nprint('hi')\n```\n"
         '<img src=x onerror="window.pwned=1"> [docs](https://example.org/docs) [bad](javascript:window.pwned=2) '
-        "[worse](javascript:alert(2)) ![pic](https://example.org/p.png) 你好，世界"
+        "[worse](javascript:alert(2)) ![pic](https://example.org/p.png) 你好，世界 read_file and mcp_list_tools, _it_"
     )
     anthropic_server.script(slow(wire.text(reply), delay=0.15))
     send(page, "hello")
@@ -65,6 +65,8 @@ def test_a_reply_streams_in_as_markdown_with_no_script_running(
     expect(answer).to_contain_text("Here is", timeout=TIMEOUT)  # the first part shows before the rest arrives
     expect(answer).to_contain_text("你好，世界", timeout=TIMEOUT)
     expect(answer.locator("strong")).to_have_text("bold")
+    expect(answer).to_contain_text("read_file and mcp_list_tools")  # snake_case is no emphasis
+    expect(answer.locator("em")).to_have_text("it")
     expect(answer.locator(".code code")).to_have_text("print('hi')")
     assert answer.locator("img").count() == 0  # the tag is text, not an element
     links = answer.locator("a")

@@ -45,7 +45,7 @@ def test_rewind_on_the_phone_previews_asks_and_puts_the_files_back(
     wait_text(page, "1 to delete")
     assert (workspace / "notes.txt").read_text() == "overwritten\n"  # the preview changed nothing
     page.get_by_role("button", name="Rewind", exact=True).click()
-    wait_text(page, "Rewound: 2 files put back")
+    wait_text(page, "Files put back as they were: 2")
     assert (workspace / "notes.txt").read_text() == "the original\n" and not (workspace / "made.txt").exists()
     wait_text(page, IN_A_CHAT)
     page.get_by_text("Both written.").wait_for(state="detached", timeout=20_000)  # read again: before that message

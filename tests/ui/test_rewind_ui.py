@@ -68,13 +68,17 @@ def test_a_command_s_changes_are_previewed_rewound_and_the_rewind_undone(
         assert tree(project) == changed  # the preview changed nothing
         dialog.get_by_role("button", name="Rewind").click()
         notice = page.locator("#notices .rewound")
-        expect(notice).to_contain_text("Rewound: 4 files put back", timeout=TIMEOUT)
+        expect(notice).to_contain_text("Files put back as they were: 4", timeout=TIMEOUT)
         assert tree(project) == before
         expect(page.locator("textarea.input")).to_have_value("tidy the project")  # back in the box
         expect(page.locator(".msg.user")).to_have_count(0, timeout=TIMEOUT)  # the conversation is before it
         notice.get_by_role("button", name="Undo").click()
-        expect(notice).to_contain_text("as they were before the rewind", timeout=TIMEOUT)
+        expect(notice).to_contain_text("as it was before the rewind", timeout=TIMEOUT)
         assert tree(project) == changed
+        expect(page.locator(".msg.user")).to_have_count(1, timeout=TIMEOUT)  # the conversation back as well
+        expect(page.locator(".msg.assistant").last).to_contain_text("done")
+        page.locator("#new-chat").click()
+        expect(page.locator("#notices .rewound")).to_have_count(0)  # its notice belongs to its own chat
         assert not errors, errors
     finally:
         page.context.close()

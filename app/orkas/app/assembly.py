@@ -97,7 +97,7 @@ class Assembly:
         self.processes = ConversationProcesses(data / "processes")
         self.trust = FolderTrust(data / "trusted_folders.json")
         self.checkpoints = Checkpoints(data, self.store.root)
-        self.instructions = Instructions(self.trust, data)
+        self.instructions = Instructions(self.trust, data, settings.home)
         self._agents: AgentStore | None = None
         self.skills = skills if skills is not None else skill_registry(settings, scan=False)
         self.connectors = connectors if connectors is not None else connector_hub(settings)

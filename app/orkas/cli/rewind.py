@@ -53,15 +53,15 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             print("no message of yours in this conversation yet")
         return EXIT_OK
     if args.undo:
-        said = asyncio.run(runtime.undo_rewind(args.id))
-        _print(said, args.json, undo=True)
+        said = asyncio.run(runtime.undo_rewind(args.id, preview=args.preview))
+        _print(said, args.json, args.id, undo=True)
         return EXIT_OK
     if not args.to:
         raise ConfigError("say which message to rewind to: --to MESSAGE_ID (orkas session checkpoints ID lists them)")
     mode: Mode = "files" if args.files_only else "conversation" if args.conversation_only else "both"
     act = runtime.rewind_preview if args.preview else runtime.rewind
     said = asyncio.run(act(args.id, args.to, mode))
-    _print(said, args.json)
+    _print(said, args.json, args.id)
     return EXIT_OK
 
 
@@ -78,7 +78,7 @@ def _line(entry: dict[str, Any]) -> str:
     return f"{entry['message_id']}  {kept}  “{text}”"
 
 
-def _print(said: dict[str, Any], as_json: bool, *, undo: bool = False) -> None:
+def _print(said: dict[str, Any], as_json: bool, conversation: str, *, undo: bool = False) -> None:
     if as_json:
         print(json.dumps(said, indent=2, ensure_ascii=False))
         return
@@ -90,12 +90,13 @@ def _print(said: dict[str, Any], as_json: bool, *, undo: bool = False) -> None:
                 print(f"{done}{verb}: {path}")
         for path in files["cannot"]:
             print(f"cannot restore (too big to keep): {path}", file=sys.stderr)
+        for path in files.get("failed", []):
+            print(f"left as it is (something else changed it meanwhile): {path}", file=sys.stderr)
         if not (files["restore"] or files["create"] or files["delete"]):
             print("the files are already as they were")
     for warning in said.get("warnings", []):
         print(f"orkas: not undone by a rewind — {warning}", file=sys.stderr)
-    conversation = said.get("conversation")
-    if conversation is not None:
+    if said.get("conversation") is not None and "text" in said:
         print(f"{done}put aside as a version: “{said['text'][:60]}” and what followed")
     if not undo and said.get("applied") and files is not None:
-        print("undo the files with: orkas session rewind ID --undo", file=sys.stderr)
+        print(f"undo the files with: orkas session rewind {conversation} --undo", file=sys.stderr)

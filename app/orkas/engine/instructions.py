@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from orkas.engine.sandbox.verdict import is_secret
 from orkas.engine.tools.untrusted import wrap
 
 NAMES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", ".goosehints")  # one per folder: the first found wins
@@ -46,10 +47,13 @@ def project_root(workspace: Path) -> Path:
     return workspace
 
 
-def discover(root: Path, folder: Path | None = None) -> list[InstructionFile]:
-    """The instruction files in force for an agent working in `folder` (the root by default), in reading order."""
+def discover(root: Path, folder: Path | None = None, imports: Path | None = None) -> list[InstructionFile]:
+    """The instruction files in force for an agent working in `folder` (the root by default), in reading order.
+    `imports`: the folder `@path` imports must stay in (the chat's own folder; the root by default) — a file above
+    it names only itself, so a repository found high up (a home folder kept in git) lends no way to ~/.ssh."""
     root = root.resolve()
     chain = _chain(root, (folder or root).resolve())
+    boundary = (imports or root).resolve()
     found: list[InstructionFile] = []
     seen: set[Path] = set()
     budget = [MAX_BYTES]
@@ -57,10 +61,10 @@ def discover(root: Path, folder: Path | None = None) -> list[InstructionFile]:
         winner = next((directory / n for n in NAMES if _plain_file(root, directory / n)), None)
         if winner is None:
             continue
-        _add(root, winner, "project", found, seen, budget, 0)
+        _add(boundary, winner, "project", found, seen, budget, 0)
         personal = directory / f"{Path(winner.name).stem.lstrip('.')}.local.md"
         if _plain_file(root, personal):
-            _add(root, personal, "personal", found, seen, budget, 0)
+            _add(boundary, personal, "personal", found, seen, budget, 0)
     return found
 
 
@@ -83,12 +87,13 @@ def _chain(root: Path, target: Path) -> list[Path]:
 
 
 def _add(
-    root: Path, path: Path, kind: str, found: list[InstructionFile], seen: set[Path], budget: list[int], depth: int
+    boundary: Path, path: Path, kind: str, found: list[InstructionFile], seen: set[Path], budget: list[int], depth: int
 ) -> None:
     if path in seen or budget[0] <= 0:
         return
     seen.add(path)
-    data = path.read_bytes()[: budget[0]]
+    with path.open("rb") as f:
+        data = f.read(budget[0])
     budget[0] -= len(data)
     text = data.decode("utf-8", errors="replace").strip()
     if not text:
@@ -98,8 +103,17 @@ def _add(
         return
     for name in IMPORT.findall(_outside_code(text)):
         imported = path.parent / name
-        if _plain_file(root, imported):
-            _add(root, imported.resolve(), "import", found, seen, budget, depth + 1)
+        if _importable(boundary, imported):
+            _add(boundary, imported.resolve(), "import", found, seen, budget, depth + 1)
+
+
+def _importable(boundary: Path, path: Path) -> bool:
+    """A plain file inside the boundary that is no secret (.env, a key: the file tools ask before reading those,
+    an import would not) and not the repository's own store (`.git/config` can hold a token)."""
+    if not _plain_file(boundary, path):
+        return False
+    relative = Path(*_normalized(path.parts)).relative_to(boundary)
+    return ".git" not in relative.parts and not is_secret(relative.as_posix())
 
 
 def _plain_file(root: Path, path: Path) -> bool:
@@ -167,10 +181,10 @@ class ProjectInstructions:
     def files(self) -> list[InstructionFile]:
         """What is in force now: root → folder, then each touched subfolder's own, in the order touched."""
         root = self.root
-        found = discover(root, self.folder)
+        found = discover(root, self.folder, imports=self.folder)
         known = {f.path for f in found}
         for sub in list(self.touched):
-            for extra in discover(root, sub):
+            for extra in discover(root, sub, imports=self.folder):
                 if extra.path not in known:
                     known.add(extra.path)
                     found.append(extra)

@@ -14,6 +14,12 @@ from orkas.adapter.conversations.runtime import ConversationRuntime
 from orkas.server.answers import answered
 
 
+class Undo(BaseModel):
+    before: str | None = Field(default=None, max_length=64)
+    after: str | None = Field(default=None, max_length=64)
+    index: int | None = Field(default=None, ge=0, le=10_000)
+
+
 class Rewind(BaseModel):
     to: str = Field(min_length=1, max_length=64)
     mode: Literal["both", "files", "conversation"] = "both"
@@ -52,8 +58,10 @@ def add_rewind_routes(
             return await runtime.rewind(conversation_id, body.to, body.mode)
 
     @api.post(f"{base}/rewind/undo")
-    async def rewind_undo(conversation_id: str, request: Request) -> dict[str, Any]:
-        """The files as they were just before the last rewind (the conversation: its versions' arrows)."""
+    async def rewind_undo(conversation_id: str, request: Request, body: Undo | None = None) -> dict[str, Any]:
+        """A rewind taken back, as its answer named it: the files as they were just before it (`before`), the
+        conversation's version it put aside (`after`, `index`). With no body: the last rewind's files."""
         check(request)
+        given = body or Undo()
         with answered():
-            return await runtime.undo_rewind(conversation_id)
+            return await runtime.undo_rewind(conversation_id, given.before, given.after, given.index)

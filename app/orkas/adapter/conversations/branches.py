@@ -63,6 +63,10 @@ class Branches:
         versions.append(LIVE)
         self._save(index)
 
+    def put_aside_last(self, after: str) -> int:
+        """The index of the version fork point `after` put aside last (just before the live one it added)."""
+        return len(self._index().get(after, [LIVE, LIVE])) - 2
+
     def switch(self, messages: Sequence[Message], after: str, to: int) -> list[Message]:
         """The transcript with version `to` of fork point `after` in place of its own tail (which is put
         aside as a branch where it stood)."""

@@ -55,9 +55,7 @@ class Checkpoints:
     def before_turn(self, conversation_id: str, workspace: Path, message_id: str) -> Kept:
         """A checkpoint of the workspace now, kept under the person's message about to run."""
         root = workspace.resolve()
-        said = recover(self.store, root)
-        if said:
-            log.warning("conversation %s: an interrupted rewind was finished (%s)", conversation_id, said)
+        self._recover(root)
         taken = self.store.take(root)
         kept = Kept(
             message_id,
@@ -77,8 +75,8 @@ class Checkpoints:
         """Its checkpoints, oldest first (a rewind a crash interrupted in one of its folders is finished first)."""
         records = self._records(conversation_id)
         for workspace in {str(r["workspace"]) for r in records if r.get("workspace")}:
-            if Path(workspace).is_dir() and (said := recover(self.store, Path(workspace))):
-                log.warning("conversation %s: an interrupted rewind was finished (%s)", conversation_id, said)
+            if Path(workspace).is_dir():
+                self._recover(Path(workspace))
         return [
             Kept(**{k: v for k, v in r.items() if k != "kind"})
             for r in self._records(conversation_id)
@@ -95,33 +93,46 @@ class Checkpoints:
     def preview(self, conversation_id: str, message_id: str) -> tuple[Kept, Plan]:
         kept = self.find(conversation_id, message_id)
         root = self._root(kept)
+        self._recover(root)
         return kept, plan(self.store, root, kept.checkpoint)[0]
 
     def rewind(self, conversation_id: str, message_id: str) -> tuple[Kept, Plan]:
         kept = self.find(conversation_id, message_id)
-        done = rewind(self.store, self._root(kept), kept.checkpoint)
-        self._append(
-            conversation_id,
-            {
-                "kind": "rewind",
-                "message_id": message_id,
-                "to": kept.checkpoint,
-                "before": done.now,
-                "at": time.time(),
-                "workspace": kept.workspace,
-            },
-        )
+        self._recover(self._root(kept))
+        done = rewind(self.store, self._root(kept), kept.checkpoint, {"conversation": conversation_id})
+        self._rewound(conversation_id, kept.checkpoint, done.now, kept.workspace, message_id=message_id)
         return kept, done
 
-    def undo(self, conversation_id: str) -> Plan:
-        """The last rewind's files taken back: the workspace as it was just before it."""
-        last = next((r for r in reversed(self._records(conversation_id)) if r.get("kind") == "rewind"), None)
+    def undo(self, conversation_id: str, before: str | None = None, *, apply: bool = True) -> Plan:
+        """A rewind's files taken back (the one whose "just before" checkpoint is `before`, else the last): the
+        workspace as it was just before it. The undo is a rewind of its own: undoing it brings back what was there
+        (the edits made after the rewind too). `apply=False`: what it would do, changing nothing."""
+        rewinds = [r for r in self._records(conversation_id) if r.get("kind") == "rewind"]
+        last = next((r for r in reversed(rewinds) if before is None or r.get("before") == before), None)
         if last is None:
-            raise NotFound("this conversation has no rewind to undo")
+            raise NotFound("this conversation has no such rewind to undo")
         root = Path(str(last["workspace"]))
-        done = rewind(self.store, root, str(last["before"]))
-        self._append(conversation_id, {"kind": "undone", "rewind_to": last["to"], "at": time.time()})
+        self._recover(root)
+        if not apply:
+            return plan(self.store, root, str(last["before"]))[0]
+        done = rewind(self.store, root, str(last["before"]), {"conversation": conversation_id})
+        self._rewound(conversation_id, str(last["before"]), done.now, str(root), undoing=str(last["before"]))
         return done
+
+    def _rewound(self, conversation_id: str, to: str, before: str, workspace: str, **more: str) -> None:
+        record = {"kind": "rewind", "to": to, "before": before, "at": time.time(), "workspace": workspace, **more}
+        self._append(conversation_id, record)
+
+    def _recover(self, root: Path) -> None:
+        """A rewind a crash interrupted in this folder, finished; a rollback is kept as an undoable rewind of the
+        conversation that began it (work done in the folder since the crash comes back with `--undo`)."""
+        found = recover(self.store, root)
+        if found is None:
+            return
+        conversation = found.note.get("conversation", "")
+        log.warning("conversation %s: an interrupted rewind was finished (%s)", conversation or "?", found.said)
+        if found.undo is not None and conversation and (self.conversations / conversation).is_dir():
+            self._rewound(conversation, "", found.undo, str(root), recovered="rolled back after a crash")
 
     def _root(self, kept: Kept) -> Path:
         root = Path(kept.workspace)
@@ -157,19 +168,14 @@ def outside_effects(messages: Sequence[Message], workspace: Path, granted: Seque
     """What the conversation did after a point that a rewind of the workspace cannot take back, in words."""
     network: dict[str, int] = {}
     outside: list[str] = []
-    failed = {
-        b.tool_use_id
-        for m in messages
-        for b in getattr(m, "content", ())
-        if isinstance(b, ToolResultBlock) and b.is_error
-    }  # a call refused or failed did nothing out there
+    results = [b for m in messages for b in getattr(m, "content", ()) if isinstance(b, ToolResultBlock)]
+    failed = {b.tool_use_id for b in results if b.is_error}  # a call refused or failed did nothing out there
     for message in messages:
-        if isinstance(message, Notice):
+        if isinstance(message, Notice):  # a command the person allowed the network (other tools are said by name)
             detail = message.detail
-            if (
-                detail.get("decision") in ("allow_once", "allow_run", "always")
-                and "network" in str(detail.get("categories", "")).split()
-            ):
+            allowed = detail.get("decision") in ("allow_once", "allow_run", "always")
+            to_network = "network" in str(detail.get("categories", "")).split()
+            if allowed and to_network and detail.get("tool") == "bash" and detail.get("tool_use_id") not in failed:
                 network["a command allowed the network"] = network.get("a command allowed the network", 0) + 1
             continue
         for block in getattr(message, "content", ()):
@@ -195,8 +201,9 @@ def group_effects(records: Sequence[dict[str, Any]], granted: Sequence[str]) -> 
         for step in record.get("process") or ():
             tool = str(step.get("tool", ""))
             approval = step.get("approval") or {}
-            allowed = approval.get("decision") in ("allow_once", "allow_run", "always")
-            if tool in NETWORK_TOOLS or (allowed and "network" in str(approval.get("categories", "")).split()):
+            allowed = approval.get("decision") in ("allow_once", "allow_run", "always") and step.get("ok", True)
+            command = tool == "bash" and allowed and "network" in str(approval.get("categories", "")).split()
+            if (tool in NETWORK_TOOLS and step.get("ok", True)) or command:
                 name = tool if tool in NETWORK_TOOLS else "a command allowed the network"
                 network[name] = network.get(name, 0) + 1
     said = [f"network: {name}" + (f" ×{n}" if n > 1 else "") for name, n in network.items()]

@@ -15,7 +15,7 @@ from typing import Any
 from orkas.adapter.conversations.store import Conversation
 from orkas.adapter.settings.trust import FolderTrust
 from orkas.adapter.wire import InstructionsInForce
-from orkas.engine.instructions import ProjectInstructions, shadowed, shown_path
+from orkas.engine.instructions import ProjectInstructions, project_root, shadowed, shown_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,9 +32,10 @@ class Status:
 
 
 class Instructions:
-    def __init__(self, trust: FolderTrust, data: Path | None = None) -> None:
+    def __init__(self, trust: FolderTrust, data: Path | None = None, home: Path | None = None) -> None:
         self.trust = trust
         self.data = data.resolve() if data is not None else None  # a chat's own folder there is no repository's
+        self.home = home.resolve() if home is not None else None  # nor is a home folder kept in git (dotfiles)
         self._projects: dict[tuple[str, Path], ProjectInstructions] = {}
 
     def project(self, conversation: Conversation) -> ProjectInstructions:
@@ -42,6 +43,8 @@ class Instructions:
         if key not in self._projects:
             folder = conversation.workspace_path
             alone = self.data is not None and folder.resolve().is_relative_to(self.data)
+            if self.home is not None and project_root(folder) in (self.home, *self.home.parents):
+                alone = True  # ~/.git makes no project of every folder in the home: each is its own
             project = ProjectInstructions(folder=folder, trusted=lambda: False, alone=alone)
             project.trusted = lambda: self.trust.trusts(project.root)  # asked at every turn
             self._projects[key] = project

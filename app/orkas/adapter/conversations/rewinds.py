@@ -36,6 +36,8 @@ class Rewinds:
 
         def publish(self, conversation_id: str, event: ProductEvent, actor: str | None = None) -> object: ...
 
+        async def switch_version(self, conversation_id: str, after: str, index: int) -> None: ...
+
         def _is_group(self, conversation_id: str) -> bool: ...
 
     def checkpoint_list(self, conversation_id: str) -> list[dict[str, Any]]:
@@ -76,15 +78,34 @@ class Rewinds:
             self.publish(conversation_id, HistoryChanged())
         return said
 
-    async def undo_rewind(self, conversation_id: str) -> dict[str, Any]:
-        """The files of the last rewind taken back (its conversation part: switch back to the version put aside)."""
+    async def undo_rewind(
+        self,
+        conversation_id: str,
+        before: str | None = None,
+        after: str | None = None,
+        index: int | None = None,
+        *,
+        preview: bool = False,
+    ) -> dict[str, Any]:
+        """A rewind taken back: its files (the rewind whose checkpoint of "just before" is `before`, else the last),
+        and its conversation when `after`/`index` name the version it put aside (what was said since is put aside
+        in turn: nothing is lost)."""
         self._idle(conversation_id)
-        held = self.store.hold_run(conversation_id)
-        try:
-            done = await asyncio.to_thread(self._checkpoints().undo, conversation_id)
-        finally:
-            held.release()
-        return {"files": done.as_json()}
+        said: dict[str, Any] = {"applied": not preview}
+        if preview:
+            done = await asyncio.to_thread(self._checkpoints().undo, conversation_id, before, apply=False)
+            return {**said, "files": done.as_json()}
+        if before is not None or after is None:
+            held = self.store.hold_run(conversation_id)
+            try:
+                done = await asyncio.to_thread(self._checkpoints().undo, conversation_id, before)
+            finally:
+                held.release()
+            said["files"] = done.as_json()
+        if after is not None and index is not None:
+            await self.switch_version(conversation_id, after, index)
+            said["conversation"] = {"after": after, "index": index}
+        return said
 
     def _rewind(self, conversation_id: str, message_id: str, mode: Mode, apply: bool) -> dict[str, Any]:
         if mode not in MODES:
@@ -121,8 +142,11 @@ class Rewinds:
         try:
             messages = session.messages()
             at = next(i for i, m in enumerate(messages) if m.id == message_id)
-            await session.rewrite(self.store.branches(conversation_id).fork(messages, at))
-            return {"put_aside": len(messages) - at}
+            branches = self.store.branches(conversation_id)
+            await session.rewrite(branches.fork(messages, at))
+            after = messages[at - 1].id if at else ""
+            # Where the put-aside version stands among its fork point's versions: the undo switches back to it.
+            return {"put_aside": len(messages) - at, "after": after, "index": branches.put_aside_last(after)}
         finally:
             session.close()
 

@@ -74,8 +74,10 @@ class FolderTrust:
     def remove(self, folder: Path) -> bool:
         """Forget the answer for exactly `folder` (its files are outside data again, and asked about once more)."""
         answers = self.load()
-        key = str(folder.expanduser().resolve())
-        if key not in answers:
+        given = folder.expanduser()
+        # As typed, or as it resolves now: a link re-pointed since still names the folder it was trusted as.
+        key = next((str(p) for p in (given.absolute(), given.resolve()) if str(p) in answers), None)
+        if key is None:
             return False
         del answers[key]
         self._save(answers)

@@ -16,7 +16,8 @@ import json
 import os
 import secrets
 import stat
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from orkas.engine.checkpoints.scan import DIR_FLAGS, Entry
@@ -33,6 +34,7 @@ class Plan:
     create: tuple[str, ...] = ()
     delete: tuple[str, ...] = ()
     cannot: tuple[str, ...] = ()  # left out of the target as too big: left as they are
+    failed: tuple[str, ...] = ()  # changed by something else while the rewind wrote: left as that left them
     _writes: tuple[str, ...] = field(default=(), repr=False)
     _folders: tuple[str, ...] = field(default=(), repr=False)
     _gone_folders: tuple[str, ...] = field(default=(), repr=False)
@@ -49,58 +51,80 @@ class Plan:
             "create": list(self.create),
             "delete": list(self.delete),
             "cannot": list(self.cannot),
+            "failed": list(self.failed),
         }
 
 
 def plan(store: CheckpointStore, root: Path, target: str) -> tuple[Plan, Taken]:
     """What rewinding `root` to `target` would do, against a checkpoint of it taken now."""
-    recover(store, root)
-    now = store.take(root)
-    return _compare(store, root, target, now.id), now
+    with store.holding(root):
+        recover(store, root)
+        now = store.take(root, rules_from=_rules_of(store, root, target))
+        return _compare(store, root, target, now.id), now
 
 
-def rewind(store: CheckpointStore, root: Path, target: str) -> Plan:
-    """Put `root` back as checkpoint `target` holds it. Returns what was done; `Plan.now` undoes it."""
-    recover(store, root)
-    journal = store.space(root) / JOURNAL
-    _journal(journal, {"state": "checkpointing", "target": target})
-    now = store.take(root)
-    done = _compare(store, root, target, now.id)
-    _journal(journal, {"state": "applying", "target": target, "before": now.id})
-    _apply(store, root, store.entries(root, target), done)
-    journal.unlink()
-    return done
-
-
-def recover(store: CheckpointStore, root: Path) -> str | None:
-    """A rewind a crash interrupted: nothing to do if it was still taking its checkpoint, else rolled back to the
-    workspace as it was before it began. Returns what was done, for a log line (None: nothing was pending)."""
-    journal = store.space(root) / JOURNAL
-    try:
-        said = json.loads(journal.read_text())
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError):
-        said = {"state": "checkpointing"}  # written half: it had not started changing anything
-    if said.get("state") == "applying" and said.get("before"):
-        before = str(said["before"])
-        now = _current(root, store.never(root))
-        _apply(store, root, store.entries(root, before), _compare(store, root, before, "", current=now))
+def rewind(store: CheckpointStore, root: Path, target: str, note: dict[str, str] | None = None) -> Plan:
+    """Put `root` back as checkpoint `target` holds it. Returns what was done (`Plan.now` undoes it; `Plan.failed`:
+    what changed under it meanwhile and was left). `note` is kept in the journal for whoever finishes a crashed one."""
+    with store.holding(root):  # the whole of it: another process's checkpoint or rewind waits
+        recover(store, root)
+        journal = store.space(root) / JOURNAL
+        _journal(journal, {"state": "checkpointing", "target": target, **(note or {})})
+        # "Now" read by the target's .gitignore: what was hidden since (a `*` written by a command) is seen,
+        # kept for the undo, and deleted.
+        now = store.take(root, rules_from=_rules_of(store, root, target))
+        done = _compare(store, root, target, now.id)
+        _journal(journal, {"state": "applying", "target": target, "before": now.id, **(note or {})})
+        failed = _apply(store, root, store.entries(root, target), done)
         journal.unlink()
-        return "rolled back"
-    journal.unlink()
-    return "nothing had changed"
+        return replace(done, failed=tuple(failed))
 
 
-def _current(root: Path, never: frozenset[str]) -> dict[str, Entry]:
-    """The workspace now, hashing nothing new into the store (a rollback compares, it does not keep)."""
-    from orkas.engine.checkpoints.scan import scan
+@dataclass(frozen=True, slots=True)
+class Recovered:
+    said: str  # "nothing had changed" or "rolled back"
+    undo: str | None  # rolled back: the checkpoint of the workspace as the rollback found it (later work)
+    note: dict[str, str]  # what the rewind's caller kept in its journal
 
-    fd = os.open(root, DIR_FLAGS)
-    try:
-        return scan(fd, {}, lambda _digest, _data: None, skip=never).entries
-    finally:
-        os.close(fd)
+
+def recover(store: CheckpointStore, root: Path) -> Recovered | None:
+    """A rewind a crash interrupted: nothing to do if it was still taking its checkpoint, else rolled back to the
+    workspace as it was before it began — after a checkpoint of the workspace as it is now (work done since the
+    crash), so the rollback itself can be undone. None: nothing was pending. Holding the space's lock, a journal
+    can only be a dead writer's."""
+    with store.holding(root):
+        journal = store.space(root) / JOURNAL
+        try:
+            said = json.loads(journal.read_text())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            said = {"state": "checkpointing"}  # written half: it had not started changing anything
+        note = {k: str(v) for k, v in said.items() if k not in ("state", "target", "before")}
+        if said.get("state") == "applying" and said.get("before"):
+            before = str(said["before"])
+            found = store.take(root, rules_from=_rules_of(store, root, before))
+            _apply(store, root, store.entries(root, before), _compare(store, root, before, found.id))
+            journal.unlink()
+            return Recovered("rolled back", found.id, note)
+        journal.unlink()
+        return Recovered("nothing had changed", None, note)
+
+
+def _rules_of(store: CheckpointStore, root: Path, checkpoint: str) -> Callable[[str], str]:
+    """The .gitignore texts checkpoint `checkpoint` holds, by path ("" where it had none)."""
+    entries = store.entries(root, checkpoint)
+
+    def text(path: str) -> str:
+        entry = entries.get(path)
+        if entry is None or entry[0] != "f":
+            return ""
+        try:
+            return store.content(entry[5])[: 256 * 1024].decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+
+    return text
 
 
 def _compare(
@@ -138,35 +162,49 @@ def _compare(
     return Plan(
         target,
         now,
-        tuple(sorted(restore)),
-        tuple(sorted(create)),
-        tuple(sorted(delete)),
-        tuple(sorted(cannot)),
-        tuple(writes),
-        tuple(sorted(folders, key=lambda p: p.count("/"))),
-        tuple(sorted(gone, key=lambda p: -p.count("/"))),
+        restore=tuple(sorted(restore)),
+        create=tuple(sorted(create)),
+        delete=tuple(sorted(delete)),
+        cannot=tuple(sorted(cannot)),
+        _writes=tuple(writes),
+        _folders=tuple(sorted(folders, key=lambda p: p.count("/"))),
+        _gone_folders=tuple(sorted(gone, key=lambda p: -p.count("/"))),
     )
 
 
-def _apply(store: CheckpointStore, root: Path, want: dict[str, Entry], done: Plan) -> None:
+def _apply(store: CheckpointStore, root: Path, want: dict[str, Entry], done: Plan) -> list[str]:
+    """Deletions (deepest first), then folders, then files. A path something else changed meanwhile (a command of
+    another chat in the same folder) is left and named: the rest of the rewind still happens."""
+    failed: list[str] = []
+    steps: list[tuple[str, Callable[[int, str], None], bool]] = [
+        *((path, _remove, False) for path in (*done.delete, *done._gone_folders)),
+        *((path, _folder_as(want[path][1]), True) for path in done._folders),
+        *((path, _put_as(store, want[path]), True) for path in done._writes),
+    ]
     top = os.open(root, DIR_FLAGS)
     try:
-        for path in done.delete:
-            _at(top, path, lambda fd, name: _remove(fd, name))
-        for path in done._gone_folders:
-            _at(top, path, lambda fd, name: _remove(fd, name))
-        for path in done._folders:
-            mode = want[path][1]
-            _at(top, path, lambda fd, name, mode=mode: _folder(fd, name, mode), create=True)
-        for path in done._writes:
-            entry = want[path]
-            data = store.content(entry[5]) if entry[0] == "f" else b""
-            _at(top, path, lambda fd, name, entry=entry, data=data: _put(fd, name, entry, data), create=True)
+        for path, act, create in steps:
+            try:
+                _at(top, path, act, create=create)
+            except OSError:
+                failed.append(path)
     finally:
         os.close(top)
+    return failed
 
 
-def _at(top: int, path: str, act: object, *, create: bool = False) -> None:
+def _folder_as(mode: int) -> Callable[[int, str], None]:
+    return lambda fd, name: _folder(fd, name, mode)
+
+
+def _put_as(store: CheckpointStore, entry: Entry) -> Callable[[int, str], None]:
+    def put(fd: int, name: str) -> None:
+        _put(fd, name, entry, store.content(entry[5]) if entry[0] == "f" else b"")
+
+    return put
+
+
+def _at(top: int, path: str, act: Callable[[int, str], None], *, create: bool = False) -> None:
     """Run `act(folder_fd, name)` in `path`'s folder, reached from the root without following a link."""
     *parts, name = path.split("/")
     fds: list[int] = []
@@ -181,7 +219,7 @@ def _at(top: int, path: str, act: object, *, create: bool = False) -> None:
                 os.mkdir(part, 0o755, dir_fd=fd)
                 fd = os.open(part, DIR_FLAGS, dir_fd=fd)
             fds.append(fd)
-        act(fd, name)  # type: ignore[operator]
+        act(fd, name)
     finally:
         for opened in fds:
             os.close(opened)

@@ -5,8 +5,13 @@ folder swapped for a link to the home folder must not be followed, or a checkpoi
 store and a rewind would write it back where the model can read it. So, as the file tools do (sandbox/pinned.py),
 every folder is opened relative to its parent with O_NOFOLLOW | O_DIRECTORY and listed through its descriptor,
 and every file is opened the same way with O_NOFOLLOW: a link is recorded as a link (its target's text), never read
-through. Incremental: a file whose size, modification time, inode and mode are those of the last checkpoint keeps
-its hash unread — unless it changed within the last two seconds, where a same-size rewrite could share a time stamp.
+through. Incremental: a file whose size, change time (ctime: no command can set it back, as `touch -d` sets a
+modification time), inode and mode are those of the last checkpoint keeps its hash unread — unless it changed within
+the last two seconds, where a same-size rewrite could share a time stamp.
+
+What .gitignore leaves out is left out — but never a path the last checkpoint kept (a model's `echo '*' >
+.gitignore` cannot take the workspace out of its own checkpoints), and a rewind reads the workspace by the rules
+the checkpoint it goes back to had (`rules_from`), so what was hidden since is seen, kept for the undo, and deleted.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 RACY_NS = 2_000_000_000
 
-# An entry: (kind, mode, size, mtime_ns, inode, content) — kind "f" a file (content: its sha256), "l" a link (its
+# An entry: (kind, mode, size, ctime_ns, inode, content) — kind "f" a file (content: its sha256), "l" a link (its
 # target's text), "d" a folder, "s" a file left out (too big, or past the checkpoint's cap).
 Entry = tuple[str, int, int, int, int, str]
 
@@ -34,6 +39,7 @@ class Limits:
     max_file: int = 20 * 1024 * 1024  # a bigger file is listed, not kept: a rewind says it cannot restore it
     max_new_bytes: int = 512 * 1024 * 1024  # new content one checkpoint may store
     max_entries: int = 100_000  # a workspace this big is kept in part, and says so
+    racy_ns: int = RACY_NS  # a file changed this recently is read again, whatever its stat says
 
 
 @dataclass(slots=True)
@@ -50,6 +56,7 @@ def scan(
     keep: Callable[[str, bytes], None],
     limits: Limits | None = None,
     skip: frozenset[str] = frozenset(),
+    rules_from: Callable[[str], str] | None = None,
 ) -> Scan:
     """Every entry under the folder `root_fd` (not ignored), hashing what changed and handing its bytes to `keep`.
     `skip`: paths (from the root) never read — Orkas's own data folder, when the workspace holds it."""
@@ -61,7 +68,7 @@ def scan(
         while stack:
             fd, rel, rules = stack.pop()
             try:
-                rules = _with_ignore_file(fd, rel, rules)
+                rules = _with_ignore_file(fd, rel, rules, rules_from)
                 with os.scandir(fd) as listing:
                     listed = list(listing)
                 for entry in listed:
@@ -77,8 +84,9 @@ def scan(
                     except FileNotFoundError:
                         continue
                     mode = info.st_mode
+                    kept = path in previous  # tracked before: tracked still, whatever .gitignore says now
                     if stat.S_ISDIR(mode):
-                        if ignored(rules, path, name, True):
+                        if not kept and ignored(rules, path, name, True):
                             continue
                         try:
                             child = os.open(name, DIR_FLAGS, dir_fd=fd)
@@ -86,7 +94,7 @@ def scan(
                             continue  # swapped for a link or gone since it was listed: not followed
                         found.entries[path] = ("d", stat.S_IMODE(mode), 0, 0, 0, "")
                         stack.append((child, path, rules))
-                    elif ignored(rules, path, name, False):
+                    elif not kept and ignored(rules, path, name, False):
                         continue
                     elif stat.S_ISLNK(mode):
                         try:
@@ -118,22 +126,22 @@ def _file(
     same = (
         before is not None
         and before[0] == "f"
-        and before[1:5] == (mode, size, info.st_mtime_ns, info.st_ino)
-        and now - info.st_mtime_ns > RACY_NS
+        and before[1:5] == (mode, size, info.st_ctime_ns, info.st_ino)
+        and now - info.st_ctime_ns > limits.racy_ns
     )
     if same:
         assert before is not None
         return before
     if size > limits.max_file or found.new_bytes + size > limits.max_new_bytes:
-        return ("s", mode, size, info.st_mtime_ns, info.st_ino, "")
+        return ("s", mode, size, info.st_ctime_ns, info.st_ino, "")
     try:
         file = os.open(name, FILE_FLAGS, dir_fd=fd)
     except OSError:
-        return ("s", mode, size, info.st_mtime_ns, info.st_ino, "")
+        return ("s", mode, size, info.st_ctime_ns, info.st_ino, "")
     try:
         opened = os.fstat(file)
         if not stat.S_ISREG(opened.st_mode):  # swapped since it was listed
-            return ("s", mode, size, info.st_mtime_ns, info.st_ino, "")
+            return ("s", mode, size, info.st_ctime_ns, info.st_ino, "")
         chunks = []
         while chunk := os.read(file, 1 << 20):
             chunks.append(chunk)
@@ -144,14 +152,20 @@ def _file(
     keep(digest, data)
     found.new_bytes += len(data)
     found.hashed += 1
-    return ("f", stat.S_IMODE(opened.st_mode), len(data), opened.st_mtime_ns, opened.st_ino, digest)
+    return ("f", stat.S_IMODE(opened.st_mode), len(data), opened.st_ctime_ns, opened.st_ino, digest)
 
 
-def _with_ignore_file(fd: int, rel: str, rules: list[Rules]) -> list[Rules]:
-    """The rules in force in this folder: its parents', then its own .gitignore (and the repository's exclude)."""
+def _with_ignore_file(
+    fd: int, rel: str, rules: list[Rules], rules_from: Callable[[str], str] | None = None
+) -> list[Rules]:
+    """The rules in force in this folder: its parents', then its own .gitignore (and the repository's exclude) — as
+    on disk, or as `rules_from` gives a .gitignore's text by its path (a checkpoint's)."""
     added = []
     for name in (".gitignore",) if rel else (".gitignore", ".git/info/exclude"):
-        text = _small_text(fd, name)
+        if rules_from is not None and name == ".gitignore":
+            text = rules_from(f"{rel}/{name}" if rel else name)
+        else:
+            text = _small_text(fd, name)
         if text:
             added.append(parse(text, rel))
     return [*rules, *added] if added else rules

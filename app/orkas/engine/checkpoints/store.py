@@ -6,10 +6,16 @@ as the difference from its parent (a full list every `FULL_EVERY` checkpoints, s
 chain), zlib-compressed — storage grows by the changed bytes, not by the workspace's size at every turn. A checkpoint
 identical to the last is not written again: its id is the last one's. Everything is private (0700 folders, 0600
 files): a checkpoint holds copies of the person's files.
+
+One writer per workspace at a time, across processes: `holding` takes the space's lock (flock) for a checkpoint and
+for a whole rewind, so two chats sharing a folder, or a window and a terminal, never interleave — and a journal found
+while holding it is a dead writer's, never a live one's.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -17,7 +23,7 @@ import secrets
 import threading
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +51,8 @@ class CheckpointStore:
         self.skip = tuple(skip)
         self.limits = limits or Limits()
         self._last: dict[str, tuple[str, dict[str, Entry]]] = {}  # space → (id, entries): the next one's baseline
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._held: dict[str, int] = {}  # spaces this process holds, and how deep
 
     # ---- objects ----
     def _object(self, digest: str) -> Path:
@@ -78,16 +85,42 @@ class CheckpointStore:
         inside = {p.resolve() for p in (*self.skip, self.folder)}
         return frozenset(p.relative_to(root).as_posix() for p in inside if p.is_relative_to(root) and p != root)
 
-    def take(self, root: Path) -> Taken:
-        """A checkpoint of `root` now. Raises OSError when the root cannot be opened."""
+    @contextlib.contextmanager
+    def holding(self, root: Path) -> Iterator[None]:
+        """The workspace's lock, for this thread and against every other process (re-entrant within a holder)."""
+        space = self.space(root)
+        key = str(space)
+        with self._lock:
+            if self._held.get(key):
+                self._held[key] += 1
+                try:
+                    yield
+                finally:
+                    self._held[key] -= 1
+                return
+            space.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(space / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)  # another process's rewind: waited for, never interleaved
+                self._held[key] = 1
+                try:
+                    yield
+                finally:
+                    self._held.pop(key, None)
+            finally:
+                os.close(fd)  # releases the lock
+
+    def take(self, root: Path, rules_from: Callable[[str], str] | None = None) -> Taken:
+        """A checkpoint of `root` now (`rules_from`: the .gitignore texts to read it by, a checkpoint's). Raises
+        OSError when the root cannot be opened."""
         started = time.perf_counter()
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         space = self.space(root)
-        with self._lock:
+        with self.holding(root):
             last_id, last = self._baseline(space)
             fd = os.open(root, DIR_FLAGS)
             try:
-                found = scan(fd, last, self.keep, self.limits, self.never(root))
+                found = scan(fd, last, self.keep, self.limits, self.never(root), rules_from)
             finally:
                 os.close(fd)
             left_out = tuple(p for p, e in found.entries.items() if e[0] == "s")
