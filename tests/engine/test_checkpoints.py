@@ -253,3 +253,18 @@ def test_a_rollback_after_a_crash_keeps_the_work_done_since_for_its_undo(tmp_pat
     assert found.undo is not None
     rewind(store, workspace, found.undo)
     assert (workspace / "important.txt").read_text() == "the person's work after the crash"
+
+
+def test_a_folder_that_ignores_itself_is_left_alone_by_a_rewind(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / ".venv" / "lib").mkdir(parents=True)
+    (ws / ".venv" / ".gitignore").write_text("*\n")  # as python -m venv, pytest and mypy write them
+    (ws / ".venv" / "lib" / "site.py").write_text("the person's environment")
+    (ws / "app.py").write_text("v1")
+    store = CheckpointStore(tmp_path / "store")
+    taken = store.take(ws)
+    (ws / "app.py").write_text("v2")
+    preview, _ = plan(store, ws, taken.id)
+    assert preview.delete == () and preview.restore == ("app.py",)
+    rewind(store, ws, taken.id)
+    assert (ws / ".venv" / "lib" / "site.py").exists() and (ws / "app.py").read_text() == "v1"

@@ -135,3 +135,10 @@ def test_imports_never_reach_secrets_the_repository_s_store_or_above_the_chat_s_
     ]
     assert all(s not in "".join(f.text for f in found if f.kind == "import") for s in ("DOTENV", "PRIVATE", "TOKEN"))
     assert "ABOVE" not in " ".join(f.text for f in found if f.kind == "import") and "root:" in texts
+
+
+def test_a_file_with_another_name_is_not_imported(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("KEY=DOTENV")
+    os.link(tmp_path / ".env", tmp_path / "notes.txt")  # the secret under an innocent name
+    (tmp_path / "AGENTS.md").write_text("see @notes.txt")
+    assert [f.kind for f in discover(tmp_path)] == ["project"]

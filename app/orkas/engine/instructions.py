@@ -17,6 +17,7 @@ is given, the text is wrapped as `<untrusted_data>` — the run then counts it a
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -113,7 +114,12 @@ def _importable(boundary: Path, path: Path) -> bool:
     if not _plain_file(boundary, path):
         return False
     relative = Path(*_normalized(path.parts)).relative_to(boundary)
-    return ".git" not in relative.parts and not is_secret(relative.as_posix())
+    try:
+        linked = os.stat(boundary / relative, follow_symlinks=False).st_nlink > 1
+    except OSError:
+        return False
+    # A file with other names may be a secret (or a file outside the folder) under an innocent one: not imported.
+    return not linked and ".git" not in relative.parts and not is_secret(relative.as_posix())
 
 
 def _plain_file(root: Path, path: Path) -> bool:

@@ -94,8 +94,8 @@ def scan(
                             continue  # swapped for a link or gone since it was listed: not followed
                         found.entries[path] = ("d", stat.S_IMODE(mode), 0, 0, 0, "")
                         stack.append((child, path, rules))
-                    elif not kept and ignored(rules, path, name, False):
-                        continue
+                    elif not kept and name != ".gitignore" and ignored(rules, path, name, False):
+                        continue  # an ignore file is always kept: a rewind reads the folder by its rules then
                     elif stat.S_ISLNK(mode):
                         try:
                             target = os.readlink(name, dir_fd=fd)
