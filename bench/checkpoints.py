@@ -3,7 +3,10 @@
 (this project's own tree, from `git archive HEAD`). Side by side with what a git-based checkpoint costs (Codex and
 goose rely on git): `git add -A` into a private index, then `git write-tree`, on the same folder.
 
-    .venv/bin/python -m bench.checkpoints [--files 10000] [--mb 200] [--runs 7] [--turns 50]
+    .venv/bin/python -m bench.checkpoints [--files 10000] [--mb 200] [--runs 7] [--turns 50] [--dir FOLDER]
+
+`--dir`: where the workspaces and the store are made (a temporary folder inside it; the system's temporary folder by
+default). On the CI machine /tmp creates files ~30× slower than another folder of the same disk: say which.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ def synthetic(root: Path, files: int, megabytes: int, seed: int = 1) -> Path:
     for path in ws.rglob("*"):
         os.utime(path, (old, old))
     subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    os.sync()  # the workspace was there before: its 200 MB are on disk, not dirty pages the checkpoint waits behind
     return ws
 
 
@@ -104,6 +108,10 @@ def part_b(root: Path, turns: int) -> None:
     store = CheckpointStore(root / "store-b")
     rng = random.Random(7)
     first = store.take(ws)
+    # A file changed in the last two seconds is read again (its ctime could hide a same-size rewrite): the tree was
+    # just unpacked, so wait that out once, as a real session's turns are seconds apart.
+    time.sleep(2.1)
+    store.take(ws)
     ids, times, changed = [first.id], [], 0
     for turn in range(turns):
         for path in rng.sample(files, rng.randint(1, 3)):  # a turn's edits
@@ -141,9 +149,11 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=200)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--turns", type=int, default=50)
+    parser.add_argument("--dir", type=Path, default=None)
     args = parser.parse_args()
     print(f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    root = Path(tempfile.mkdtemp(prefix="orkas-bench-checkpoints-"))
+    root = Path(tempfile.mkdtemp(prefix="orkas-bench-checkpoints-", dir=args.dir))
+    print(f"in {root.parent}")
     try:
         part_a(root, args.files, args.mb, args.runs)
         part_b(root, args.turns)
