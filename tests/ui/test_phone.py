@@ -52,13 +52,24 @@ def type_into(page: Any, label: str, text: str) -> None:
     """Type as a person does: tap the field, wait for the keyboard (Flutter's input element takes focus a
     moment after the tap; keys before that go nowhere, as on a phone), then type. No wait after: each
     keystroke travels to Flet's session before a later tap does (the fields have on_change)."""
-    page.get_by_role("textbox", name=label).tap()
-    until(page, FOCUSED)
-    page.keyboard.press("Control+A")
-    page.keyboard.type(text)
+    for _ in range(3):
+        page.get_by_role("textbox", name=label).tap()
+        until(page, FOCUSED)
+        page.keyboard.press("Control+A")
+        page.keyboard.type(text)
+        # Typed into the field that still has the focus: on a loaded machine a redraw as the chat finished loading
+        # took the focus mid-word (the keys went nowhere, as they would on a slow phone); the person taps again.
+        if page.evaluate("document.activeElement?.value ?? null") == text:
+            return
+    raise AssertionError(f"could not type {text!r} into {label!r}")
 
 
-FOCUSED = "['INPUT', 'TEXTAREA'].includes(document.activeElement?.tagName)"
+# A text field's editing element: not the file picker's input, which keeps the focus after a photo is chosen (under
+# load the tap had not moved it yet, the keys went to the picker, and the message was never typed).
+FOCUSED = (
+    "document.activeElement?.tagName === 'TEXTAREA' || "
+    "(document.activeElement?.tagName === 'INPUT' && document.activeElement.type !== 'file')"
+)
 
 
 def until(page: Any, expression: str, timeout: float = 20) -> None:
@@ -209,11 +220,13 @@ def test_in_chinese_dark_a_photo_goes_up_it_notifies_when_hidden_and_a_revoke_un
         assert theme in ('"dark"', '"light"')  # remembered on the phone, not the computer
 
         page.get_by_text("花园计划").click()
+        # The words first, then the photo: after the system's file picker the browser kept the focus on its input
+        # (a tap on the field then took it only now and then, on a loaded machine), which no phone has.
+        type_into(page, "消息（用 @ 指定智能体）", "看看这个")
         with page.expect_file_chooser() as chooser:
             icon(page, "附加照片或文件").click()
         chooser.value.set_files(str(photo))
         wait_text(page, "已附加 photo.png")
-        type_into(page, "消息（用 @ 指定智能体）", "看看这个")
         icon(page, "发送").click()
         wait_text(page, "收到照片。")
         sent = anthropic_server.requests[0].json["messages"][-1]["content"]
