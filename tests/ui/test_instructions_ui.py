@@ -58,6 +58,7 @@ def test_a_folder_s_instructions_are_asked_about_once_shown_in_force_and_revoked
         dialog.get_by_role("button", name="Use them").click()
         chip = page.locator("#instructions")
         expect(chip).to_have_text("Instructions: AGENTS.md (2 files)", timeout=TIMEOUT)
+        expect(dialog).to_have_count(0, timeout=TIMEOUT)  # closed: the page behind a modal dialog takes no keys
         trusted = json.loads((home / "trusted_folders.json").read_text())["folders"]
         assert [(f["folder"], f["answer"]) for f in trusted] == [(str(project.resolve()), "trusted")]
         page.fill("textarea.input", "hello")
@@ -81,6 +82,7 @@ def test_a_folder_s_instructions_are_asked_about_once_shown_in_force_and_revoked
         expect(dialog).to_contain_text("Use the instructions in this folder?", timeout=TIMEOUT)
         dialog.get_by_role("button", name="Don't use").click()
         expect(chip).to_have_text("Instructions: AGENTS.md (2 files) · not trusted", timeout=TIMEOUT)
+        expect(dialog).to_have_count(0, timeout=TIMEOUT)
         page.fill("textarea.input", "again")
         page.keyboard.press("Enter")
         expect(page.locator(".msg.assistant").last).to_contain_text("second answer", timeout=TIMEOUT)
