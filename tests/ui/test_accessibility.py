@@ -87,8 +87,11 @@ def test_the_app_passes_axe_in_light_and_dark(browser: Browser, busy_chat: App, 
     audit(page, "Settings")
     page.locator("#settings button.close").click()
     page.get_by_role("button", name="Chat settings").click()
+    options = page.locator("dialog.chat-options-dialog")
+    expect(options).to_be_visible(timeout=TIMEOUT)  # it opens once the models are read: audited open, not before
     audit(page, "Chat settings")
     page.keyboard.press("Escape")
+    expect(options).to_have_count(0, timeout=TIMEOUT)
     page.click("#new-chat")
     audit(page, "a new chat")
     page.context.close()
