@@ -25,24 +25,22 @@ export class InstructionsChip {
   }
 
   // A chat opened (`conversation`) or a new chat's folder picked (`workspace`): shown, and asked about once.
-  async show({ conversation = null, workspace = null }) {
+  async show({ conversation = null, workspace = null }, ask = true) {
     const ticket = ++this.ticket;
     const query = conversation ? `conversation=${encodeURIComponent(conversation)}` : `workspace=${encodeURIComponent(workspace)}`;
     const status = await get(`/api/instructions?${query}`);
     if (ticket !== this.ticket) return; // another chat opened meanwhile
     this.query = query;
     this.draw(status);
-    if (status.files.length && status.trust === "unanswered" && !this.asked.has(status.root)) {
+    if (ask && status.files.length && status.trust === "unanswered" && !this.asked.has(status.root)) {
       this.asked.add(status.root);
       await this.open(status, true);
     }
   }
 
-  // Settings closed (a trust revoked there): the chip says it again, without asking.
-  async refresh(conversation) {
-    const ticket = ++this.ticket;
-    const status = await get(`/api/instructions?conversation=${encodeURIComponent(conversation)}`);
-    if (ticket === this.ticket) this.draw(status);
+  // Settings closed (a trust revoked there), or a run ended: the chip says it again, without asking.
+  refresh(conversation) {
+    return this.show({ conversation }, false);
   }
 
   // A run started and said what it reads.
@@ -66,7 +64,9 @@ export class InstructionsChip {
 
   // The files and their text, and what the person may say about the folder. `asking`: the first time.
   async open(shown, asking = false) {
-    const status = shown.files.every((f) => f.text !== undefined) ? shown : await this.fetch(shown);
+    // A run's event names the files, not their text: read them (the chat's query) when it is not at hand.
+    const known = shown.files.every((f) => f.text !== undefined) || !this.query;
+    const status = known ? shown : await get(`/api/instructions?${this.query}`);
     const dialog = el("dialog", "ask instructions-dialog");
     dialog.setAttribute("aria-label", asking ? t("trustTitle") : t("instructionsTitle"));
     const form = el("form", "ask-form");
@@ -109,10 +109,6 @@ export class InstructionsChip {
       dialog.showModal();
       buttons.firstChild.focus(); // the safe choice: a stray Enter never trusts a folder
     });
-  }
-
-  async fetch(shown) { // the text of files a run named
-    return this.query ? get(`/api/instructions?${this.query}`) : shown;
   }
 }
 

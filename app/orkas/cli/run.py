@@ -90,11 +90,12 @@ async def run_command(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             raise
         if not args.session and not args.json:
             print(f"orkas: session {conversation.id} (continue it with --session {conversation.id})", file=sys.stderr)
-        status = assembly.instructions.status(conversation)
-        if status.files and status.trust == "unanswered" and sys.stdin.isatty() and not args.json:
-            from orkas.cli.trust import ask_at_terminal
+        if sys.stdin.isatty() and not args.json:  # without a terminal, never trusted on its own (nor read here)
+            status = assembly.instructions.status(conversation)
+            if status.files and status.trust == "unanswered":
+                from orkas.cli.trust import ask_at_terminal
 
-            ask_at_terminal(assembly.trust, status)  # without a terminal, never trusted on its own
+                ask_at_terminal(assembly.trust, status)
         runtime = assembly.runtime(mode=args.mode)
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, sys.stderr)
         return await _drive(runtime, conversation, args.prompt, printer, attended=sys.stdin.isatty())

@@ -59,9 +59,10 @@ def discover(root: Path, folder: Path | None = None, imports: Path | None = None
     seen: set[Path] = set()
     budget = [MAX_BYTES]
     for directory in chain:
-        winner = next((directory / n for n in NAMES if _plain_file(root, directory / n)), None)
-        if winner is None:
+        present = _present(root, directory)
+        if not present:
             continue
+        winner = present[0]
         _add(boundary, winner, "project", found, seen, budget, 0)
         personal = directory / f"{Path(winner.name).stem.lstrip('.')}.local.md"
         if _plain_file(root, personal):
@@ -72,12 +73,12 @@ def discover(root: Path, folder: Path | None = None, imports: Path | None = None
 def shadowed(root: Path, folder: Path | None = None) -> list[Path]:
     """The instruction files on the way that another file in their folder outranked (said, so nobody wonders why)."""
     root = root.resolve()
-    chain = _chain(root, (folder or root).resolve())
-    out: list[Path] = []
-    for directory in chain:
-        present = [directory / n for n in NAMES if _plain_file(root, directory / n)]
-        out += present[1:]
-    return out
+    return [path for directory in _chain(root, (folder or root).resolve()) for path in _present(root, directory)[1:]]
+
+
+def _present(root: Path, directory: Path) -> list[Path]:
+    """The instruction files a folder has, in rank order (the first wins)."""
+    return [directory / n for n in NAMES if _plain_file(root, directory / n)]
 
 
 def _chain(root: Path, target: Path) -> list[Path]:
@@ -214,10 +215,8 @@ class ProjectInstructions:
             return None  # outside the project
         before = {f.path for f in self.files()}
         self.touched.add(folder)
-        new = [f for f in self.files() if f.path not in before]
-        if not new:
-            return None
-        return self.render(new, self.trusted())
+        new = [f for f in discover(root, folder, imports=self.folder) if f.path not in before]
+        return self.render(new, self.trusted()) if new else None
 
     def render(self, files: list[InstructionFile], trusted: bool) -> str | None:
         if not files:

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from orkas.core.errors import ConfigError, NotFound
+from orkas.core.fsutil import append_durably
 from orkas.engine.checkpoints.restore import Plan, plan, recover, rewind
 from orkas.engine.checkpoints.store import CheckpointStore
 from orkas.engine.messages import Message, Notice, ToolResultBlock, ToolUseBlock
@@ -31,6 +32,7 @@ log = logging.getLogger(__name__)
 RECORDS = "checkpoints.jsonl"
 NETWORK_TOOLS = frozenset({"web_fetch", "web_search", "mcp_call", "package_install"})
 CHANGING_TOOLS = frozenset({"write_file", "edit_file", "delete_file"})
+COMMAND = "a command allowed the network"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +79,7 @@ class Checkpoints:
         for workspace in {str(r["workspace"]) for r in records if r.get("workspace")}:
             if Path(workspace).is_dir():
                 self._recover(Path(workspace))
-        return [
-            Kept(**{k: v for k, v in r.items() if k != "kind"})
-            for r in self._records(conversation_id)
-            if r.get("kind") == "checkpoint"
-        ]
+        return [Kept(**{k: v for k, v in r.items() if k != "kind"}) for r in records if r.get("kind") == "checkpoint"]
 
     def find(self, conversation_id: str, message_id: str) -> Kept:
         """The checkpoint taken before that message ran (its first, if it ran more than once)."""
@@ -155,58 +153,58 @@ class Checkpoints:
         return out
 
     def _append(self, conversation_id: str, record: dict[str, Any]) -> None:
-        path = self.conversations / conversation_id / RECORDS
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            os.write(fd, (json.dumps(record, ensure_ascii=False) + "\n").encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        append_durably(self.conversations / conversation_id / RECORDS, line.encode())
 
 
 def outside_effects(messages: Sequence[Message], workspace: Path, granted: Sequence[str]) -> list[str]:
     """What the conversation did after a point that a rewind of the workspace cannot take back, in words."""
-    network: dict[str, int] = {}
+    network: Counter[str] = Counter()
     outside: list[str] = []
     results = [b for m in messages for b in getattr(m, "content", ()) if isinstance(b, ToolResultBlock)]
     failed = {b.tool_use_id for b in results if b.is_error}  # a call refused or failed did nothing out there
     for message in messages:
         if isinstance(message, Notice):  # a command the person allowed the network (other tools are said by name)
             detail = message.detail
-            allowed = detail.get("decision") in ("allow_once", "allow_run", "always")
-            to_network = "network" in str(detail.get("categories", "")).split()
-            if allowed and to_network and detail.get("tool") == "bash" and detail.get("tool_use_id") not in failed:
-                network["a command allowed the network"] = network.get("a command allowed the network", 0) + 1
+            if detail.get("tool") == "bash" and _network_allowed(detail) and detail.get("tool_use_id") not in failed:
+                network[COMMAND] += 1
             continue
         for block in getattr(message, "content", ()):
             if not isinstance(block, ToolUseBlock) or block.id in failed:
                 continue
             if block.name in NETWORK_TOOLS:
-                network[block.name] = network.get(block.name, 0) + 1
+                network[block.name] += 1
             elif block.name in CHANGING_TOOLS:
                 path = Path(str(block.input.get("path", "")))
                 if path.is_absolute() and not path.resolve().is_relative_to(workspace):
                     outside.append(str(path))
-    said = [f"network: {name}" + (f" ×{n}" if n > 1 else "") for name, n in network.items()]
-    said += [f"outside the workspace: {path}" for path in dict.fromkeys(outside)]
-    if granted and said:
-        said.append(f"commands could also write in: {', '.join(granted)}")
-    return said
+    return _said(network, outside, granted)
 
 
 def group_effects(records: Sequence[dict[str, Any]], granted: Sequence[str]) -> list[str]:
     """The same, from a group's log: each bubble's tool trail (its calls, the questions they asked as answered)."""
-    network: dict[str, int] = {}
+    network: Counter[str] = Counter()
     for record in records:
         for step in record.get("process") or ():
             tool = str(step.get("tool", ""))
-            approval = step.get("approval") or {}
-            allowed = approval.get("decision") in ("allow_once", "allow_run", "always") and step.get("ok", True)
-            command = tool == "bash" and allowed and "network" in str(approval.get("categories", "")).split()
-            if (tool in NETWORK_TOOLS and step.get("ok", True)) or command:
-                name = tool if tool in NETWORK_TOOLS else "a command allowed the network"
-                network[name] = network.get(name, 0) + 1
+            if not step.get("ok", True):
+                continue
+            if tool in NETWORK_TOOLS:
+                network[tool] += 1
+            elif tool == "bash" and _network_allowed(step.get("approval") or {}):
+                network[COMMAND] += 1
+    return _said(network, [], granted)
+
+
+def _network_allowed(approval: Mapping[str, Any]) -> bool:
+    """An answered question that allowed the network."""
+    allowed = approval.get("decision") in ("allow_once", "allow_run", "always")
+    return allowed and "network" in str(approval.get("categories", "")).split()
+
+
+def _said(network: Counter[str], outside: Sequence[str], granted: Sequence[str]) -> list[str]:
     said = [f"network: {name}" + (f" ×{n}" if n > 1 else "") for name, n in network.items()]
+    said += [f"outside the workspace: {path}" for path in dict.fromkeys(outside)]
     if granted and said:
         said.append(f"commands could also write in: {', '.join(granted)}")
     return said

@@ -10,6 +10,7 @@ A group conversation rewinds its files only (its log has no versions). Nothing r
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from orkas.adapter.conversations.checkpoints import Checkpoints, group_effects, outside_effects
@@ -38,12 +39,14 @@ class Rewinds:
 
         async def switch_version(self, conversation_id: str, after: str, index: int) -> None: ...
 
+        def _idle(self, conversation_id: str) -> None: ...
+
         def _is_group(self, conversation_id: str) -> bool: ...
 
     def checkpoint_list(self, conversation_id: str) -> list[dict[str, Any]]:
         """The person's messages a rewind can start from, newest last: when, what they said, the files kept."""
         self.store.get(conversation_id)
-        texts = self._texts(conversation_id)
+        texts = _texts(self._history(conversation_id, self._is_group(conversation_id)))
         kept = {k.message_id: k for k in reversed(self._checkpoints().listed(conversation_id))}  # the first per message
         out = []
         for message_id, text in texts.items():
@@ -63,6 +66,7 @@ class Rewinds:
 
     async def rewind_preview(self, conversation_id: str, message_id: str, mode: Mode) -> dict[str, Any]:
         """What a rewind would do, said before it is done (nothing changes)."""
+        self._idle(conversation_id)
         return await asyncio.to_thread(self._rewind, conversation_id, message_id, mode, False)
 
     async def rewind(self, conversation_id: str, message_id: str, mode: Mode) -> dict[str, Any]:
@@ -112,14 +116,14 @@ class Rewinds:
             raise ConfigError(
                 f"rewind the conversation and files, the conversation only or the files only — not {mode!r}"
             )
-        if not apply:
-            self._idle(conversation_id)
         group = self._is_group(conversation_id)
         if group and mode != "files":
             raise ConfigError("a group conversation rewinds its files only (its messages have no versions)")
-        texts = self._texts(conversation_id)
+        history = self._history(conversation_id, group)
+        texts = _texts(history)
         if message_id not in texts:
             raise NotFound("that message is not one of yours in this conversation")
+        after = _from(history, message_id)
         conversation = self.store.get(conversation_id)
         said: dict[str, Any] = {"message_id": message_id, "text": texts[message_id], "mode": mode, "applied": apply}
         if mode != "conversation":
@@ -128,12 +132,12 @@ class Rewinds:
             said["files"] = done.as_json()
             said["checkpoint"] = {"id": kept.checkpoint, "at": kept.at, "workspace": kept.workspace}
             if group:
-                said["warnings"] = group_effects(self._records_after(conversation_id, message_id), conversation.granted)
+                said["warnings"] = group_effects(after, conversation.granted)
             else:
-                after = self._after(conversation_id, message_id)
-                said["warnings"] = outside_effects(after, conversation.workspace_path.resolve(), conversation.granted)
+                workspace = conversation.workspace_path.resolve()
+                said["warnings"] = outside_effects(after, workspace, conversation.granted)
         if mode != "files" and not apply:
-            said["conversation"] = {"put_aside": len(self._after(conversation_id, message_id))}
+            said["conversation"] = {"put_aside": len(after)}
         return said
 
     async def _fork_at(self, conversation_id: str, message_id: str) -> dict[str, Any]:
@@ -150,44 +154,40 @@ class Rewinds:
         finally:
             session.close()
 
-    def _records_after(self, conversation_id: str, message_id: str) -> list[dict[str, Any]]:
-        assert self.groups is not None
-        records = self.groups.history(conversation_id)
-        at = next((i for i, r in enumerate(records) if r.get("id") == message_id), len(records))
-        return records[at:]
-
-    def _after(self, conversation_id: str, message_id: str) -> list[Message]:
-        session, _ = self.store.session(conversation_id)
-        try:
-            messages = session.messages()
-        finally:
-            session.close()
-        at = next((i for i, m in enumerate(messages) if m.id == message_id), len(messages))
-        return list(messages[at:])
-
-    def _texts(self, conversation_id: str) -> dict[str, str]:
-        """The person's own messages, by id, oldest first."""
-        if self._is_group(conversation_id):
+    def _history(self, conversation_id: str, group: bool) -> list[Message] | list[dict[str, Any]]:
+        """A group's log records, or a one-agent conversation's transcript: read once per rewind."""
+        if group:
             assert self.groups is not None
-            return {
-                str(r["id"]): str(r.get("text") or "")
-                for r in self.groups.history(conversation_id)
-                if r.get("from") == "user"
-            }
+            return self.groups.history(conversation_id)
         session, _ = self.store.session(conversation_id)
         try:
-            messages = session.messages()
+            return list(session.messages())
         finally:
             session.close()
-        return {m.id: text_of(m) for m in messages if isinstance(m, UserMessage) and typed(m)}
-
-    def _idle(self, conversation_id: str) -> None:
-        self.store.get(conversation_id)  # NotFound first
-        if conversation_id in self.active:
-            raise ConfigError("a reply is still being written: wait for it or stop it first")
-        self.store.hold_run(conversation_id).release()  # ConversationBusy: running in another process
 
     def _checkpoints(self) -> Checkpoints:
         if self.checkpoints is None:
             raise ConfigError("checkpoints are not kept here")
         return self.checkpoints
+
+
+def _id(item: Message | dict[str, Any]) -> str:
+    return str(item["id"]) if isinstance(item, dict) else item.id
+
+
+def _texts(history: Sequence[Message | dict[str, Any]]) -> dict[str, str]:
+    """The person's own messages, by id, oldest first: a group's records from "user", or the typed user messages."""
+    texts: dict[str, str] = {}
+    for item in history:
+        if isinstance(item, dict):
+            if item.get("from") == "user":
+                texts[str(item["id"])] = str(item.get("text") or "")
+        elif isinstance(item, UserMessage) and typed(item):
+            texts[item.id] = text_of(item)
+    return texts
+
+
+def _from(history: Sequence[Message | dict[str, Any]], message_id: str) -> list[Any]:
+    """The message and what followed it."""
+    at = next((i for i, item in enumerate(history) if _id(item) == message_id), len(history))
+    return list(history[at:])

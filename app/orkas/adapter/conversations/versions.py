@@ -97,11 +97,15 @@ class Versions:
         if (retitled := self.store.follow_first_prompt(conversation_id, text)) is not None:
             self.publish(conversation_id, TitleChanged(title=retitled.title))
 
-    def _idle_single(self, conversation_id: str) -> None:
+    def _idle(self, conversation_id: str) -> None:
+        """No run goes in the conversation, here or in another process (else a sentence saying so)."""
         self.store.get(conversation_id)  # NotFound first
         if conversation_id in self.active:
             raise ConfigError("a reply is still being written: wait for it or stop it first")
         self.store.hold_run(conversation_id).release()  # ConversationBusy: running in another process
+
+    def _idle_single(self, conversation_id: str) -> None:
+        self._idle(conversation_id)
         if self._is_group(conversation_id):
             raise ConfigError("a group conversation's messages cannot be edited or answered again")
 

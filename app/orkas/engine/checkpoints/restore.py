@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from orkas.core.fsutil import atomic_write
 from orkas.engine.checkpoints.scan import DIR_FLAGS, Entry
 from orkas.engine.checkpoints.store import CheckpointStore, Taken
 
@@ -38,10 +39,6 @@ class Plan:
     _writes: tuple[str, ...] = field(default=(), repr=False)
     _folders: tuple[str, ...] = field(default=(), repr=False)
     _gone_folders: tuple[str, ...] = field(default=(), repr=False)
-
-    @property
-    def changes(self) -> int:
-        return len(self.restore) + len(self.create) + len(self.delete)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -127,11 +124,9 @@ def _rules_of(store: CheckpointStore, root: Path, checkpoint: str) -> Callable[[
     return text
 
 
-def _compare(
-    store: CheckpointStore, root: Path, target: str, now: str, *, current: dict[str, Entry] | None = None
-) -> Plan:
+def _compare(store: CheckpointStore, root: Path, target: str, now: str) -> Plan:
     want = store.entries(root, target)
-    have = current if current is not None else store.entries(root, now)
+    have = store.entries(root, now)
     restore: list[str] = []
     create: list[str] = []
     delete: list[str] = []
@@ -282,6 +277,4 @@ def _put(fd: int, name: str, entry: Entry, data: bytes) -> None:
 
 def _journal(path: Path, said: dict[str, str]) -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    temp = path.with_suffix(".tmp")
-    temp.write_text(json.dumps(said))
-    os.replace(temp, path)
+    atomic_write(path, json.dumps(said).encode())  # on disk before the folder changes: a crash finds it

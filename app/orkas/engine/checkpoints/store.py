@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from orkas.core.fsutil import atomic_write
 from orkas.engine.checkpoints.scan import DIR_FLAGS, Entry, Limits, scan
 
 FULL_EVERY = 16
@@ -141,10 +142,6 @@ class CheckpointStore:
             return dict(remembered[1])
         return self.entries_in(space, checkpoint)
 
-    def info(self, root: Path, checkpoint: str) -> dict[str, Any]:
-        record = self._read(self.space(root), checkpoint)
-        return {k: record.get(k) for k in ("at", "truncated")}
-
     def _baseline(self, space: Path) -> tuple[str, dict[str, Entry]]:
         remembered = self._last.get(str(space))
         if remembered is not None:
@@ -185,14 +182,9 @@ class CheckpointStore:
         record.update(root=str(root), at=time.time(), truncated=truncated)
         checkpoint = f"{time.time_ns():x}{secrets.token_hex(3)}"
         (space / "manifests").mkdir(mode=0o700, parents=True, exist_ok=True)
-        target = space / "manifests" / f"{checkpoint}.z"
-        temp = target.with_suffix(".tmp")
-        temp.write_bytes(zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 1))
-        os.chmod(temp, 0o600)
-        os.replace(temp, target)
-        latest = space / ".LATEST.tmp"
-        latest.write_text(checkpoint)
-        os.replace(latest, space / "LATEST")
+        compressed = zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 1)
+        atomic_write(space / "manifests" / f"{checkpoint}.z", compressed)
+        atomic_write(space / "LATEST", checkpoint.encode())
         return checkpoint
 
     def _depth(self, space: Path, checkpoint: str) -> int:
