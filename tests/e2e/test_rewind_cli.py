@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import stat
 import subprocess
 import time
 from pathlib import Path
@@ -20,20 +19,38 @@ import pytest
 from tests.e2e.attack_kit import ORKAS, Victim, script_tool_calls
 from tests.fakes import anthropic as a_wire
 from tests.fakes.server import FakeServer
+from tests.folder_tree import tree
 
 COMMAND = "rm a && printf 'rewritten' > b && chmod 600 notes.md && mkdir gen && printf made > gen/new.txt"
 
 
-def tree(root: Path) -> dict[str, tuple[str, int, bytes]]:
-    out: dict[str, tuple[str, int, bytes]] = {}
-    for folder, dirs, files in os.walk(root):
-        for name in [*dirs, *files]:
-            path = Path(folder) / name
-            info = path.lstat()
-            kind = "d" if stat.S_ISDIR(info.st_mode) else "l" if stat.S_ISLNK(info.st_mode) else "f"
-            content = path.read_bytes() if kind == "f" else b""
-            out[str(path.relative_to(root))] = (kind, stat.S_IMODE(info.st_mode), content)
-    return out
+def big_folder(victim: Victim) -> None:
+    """1,500 files of 16 KB: a rewind of them all takes long enough to be caught in the middle."""
+    data = victim.workspace / "data"
+    data.mkdir()
+    for i in range(1500):
+        (data / f"f{i}.bin").write_bytes(os.urandom(16_000))
+
+
+def rewinding(victim: Victim, server: FakeServer, conversation: str, message: str) -> subprocess.Popen[str]:
+    """`orkas session rewind … --files-only`, started and left running."""
+    command = [ORKAS, "session", "rewind", conversation, "--to", message, "--files-only"]
+    return subprocess.Popen(command, env=victim.env(server), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def journal_says(victim: Victim, process: subprocess.Popen[str], state: str) -> Path | None:
+    """Wait until the rewind's journal says `state` (or the rewind ended); the journal's path, once it was seen."""
+    spaces = victim.data / "checkpoints" / "spaces"
+    deadline = time.monotonic() + 60
+    journal: Path | None = None
+    while process.poll() is None and time.monotonic() < deadline:
+        journal = journal or next(spaces.glob("*/rewind.json"), None)
+        try:
+            if journal is not None and json.loads(journal.read_text())["state"] == state:
+                break
+        except (OSError, ValueError):
+            continue  # being replaced: read again
+    return journal
 
 
 def orkas(victim: Victim, server: FakeServer, *args: str) -> subprocess.CompletedProcess[str]:
@@ -109,31 +126,14 @@ def test_a_rewind_killed_mid_way_leaves_the_workspace_as_it_was_before_it(
     anthropic_server: FakeServer, tmp_path: Path, attempt: int
 ) -> None:
     victim = Victim(tmp_path)
-    data = victim.workspace / "data"
-    data.mkdir()
-    for i in range(1500):
-        (data / f"f{i}.bin").write_bytes(os.urandom(16_000))
+    big_folder(victim)
     script_tool_calls(anthropic_server, [("bash", {"command": "printf changed | tee data/* > /dev/null && rm b"})])
     conversation, message = ran(victim, anthropic_server)
     before_rewind = tree(victim.workspace)
     assert before_rewind["data/f0.bin"][2] == b"changed" and "b" not in before_rewind  # the command ran
-    process = subprocess.Popen(
-        [ORKAS, "session", "rewind", conversation, "--to", message, "--files-only"],
-        env=victim.env(anthropic_server),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    spaces = victim.data / "checkpoints" / "spaces"
+    process = rewinding(victim, anthropic_server, conversation, message)
     wanted = "checkpointing" if attempt == 0 else "applying"  # killed while it copies "now", or while it writes
-    deadline = time.monotonic() + 60
-    journal: Path | None = None
-    while process.poll() is None and time.monotonic() < deadline:
-        journal = journal or next(spaces.glob("*/rewind.json"), None)
-        try:
-            if journal is not None and json.loads(journal.read_text())["state"] == wanted:
-                break
-        except (OSError, ValueError):
-            continue  # being replaced: read again
+    journal = journal_says(victim, process, wanted)
     if attempt == 2:
         time.sleep(0.005)  # a little into the writing
     process.send_signal(signal.SIGKILL)
@@ -152,32 +152,15 @@ def test_another_chat_in_the_same_folder_waits_for_a_rewind_and_never_rolls_it_b
     anthropic_server: FakeServer, tmp_path: Path
 ) -> None:
     victim = Victim(tmp_path)
-    data = victim.workspace / "data"
-    data.mkdir()
-    for i in range(1500):
-        (data / f"f{i}.bin").write_bytes(os.urandom(16_000))
+    big_folder(victim)
     script_tool_calls(anthropic_server, [("bash", {"command": "printf changed | tee data/* > /dev/null"})])
     conversation, message = ran(victim, anthropic_server)
     anthropic_server.script(a_wire.reply_text("second chat"))
     other, _ = ran(victim, anthropic_server)  # another chat, same folder
     target = tree(victim.workspace)
     assert target["data/f0.bin"][2] == b"changed", "the command ran"
-    process = subprocess.Popen(
-        [ORKAS, "session", "rewind", conversation, "--to", message, "--files-only"],
-        env=victim.env(anthropic_server),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    journal = None
-    deadline = time.monotonic() + 60
-    while process.poll() is None and time.monotonic() < deadline:
-        journal = journal or next((victim.data / "checkpoints" / "spaces").glob("*/rewind.json"), None)
-        try:
-            if journal is not None and json.loads(journal.read_text())["state"] == "applying":
-                break
-        except (OSError, ValueError):
-            continue
+    process = rewinding(victim, anthropic_server, conversation, message)
+    journal_says(victim, process, "applying")
     listed = orkas(victim, anthropic_server, "session", "checkpoints", other)  # waits for the rewind's lock
     _out, err = process.communicate(timeout=120)
     assert process.returncode == 0, err

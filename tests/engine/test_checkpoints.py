@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from pathlib import Path
 
 import pytest
@@ -15,23 +14,7 @@ from orkas.engine.checkpoints.ignore import ignored, parse
 from orkas.engine.checkpoints.restore import JOURNAL, plan, recover, rewind
 from orkas.engine.checkpoints.scan import Limits
 from orkas.engine.checkpoints.store import CheckpointStore
-
-
-def tree(root: Path) -> dict[str, tuple[str, int, bytes]]:
-    """Every entry under `root` (links not followed): kind, mode, bytes (a link's target)."""
-    out: dict[str, tuple[str, int, bytes]] = {}
-    for folder, dirs, files in os.walk(root):
-        for name in [*dirs, *files]:
-            path = Path(folder) / name
-            info = path.lstat()
-            rel = str(path.relative_to(root))
-            if stat.S_ISLNK(info.st_mode):
-                out[rel] = ("l", 0, os.readlink(path).encode())
-            elif stat.S_ISDIR(info.st_mode):
-                out[rel] = ("d", stat.S_IMODE(info.st_mode), b"")
-            else:
-                out[rel] = ("f", stat.S_IMODE(info.st_mode), path.read_bytes())
-    return out
+from tests.folder_tree import tree
 
 
 @pytest.fixture
