@@ -395,8 +395,11 @@ async function showTotal(id) {
 
 async function refreshTitle(id) {
   if (state.current?.id !== id) return;
-  state.current = await get(`/api/conversations/${id}`);
-  $("#title").textContent = state.current.title || t("untitled");
+  const chat = await get(`/api/conversations/${id}`);
+  // The person may have left while it loaded (New chat, another chat): the answer is no longer the open chat's.
+  if (state.current?.id !== id) return;
+  state.current = chat;
+  $("#title").textContent = chat.title || t("untitled");
 }
 
 // Rename and delete, from the header or from a chat's own menu in the list (any chat, not only the open one).
@@ -478,7 +481,9 @@ function showFolders() {
     const remove = el("button", "small", t("remove"));
     remove.type = "button";
     remove.addEventListener("click", guarded(async () => {
-      state.current = await post(`/api/conversations/${chat.id}/grants/remove`, { path: folder });
+      const changed = await post(`/api/conversations/${chat.id}/grants/remove`, { path: folder });
+      if (state.current?.id !== chat.id) return; // the person moved on meanwhile
+      state.current = changed;
       panel.hidden = true;
       showFolders();
     }));
@@ -502,7 +507,9 @@ function showFolders() {
   }
   form.addEventListener("submit", guarded(async (event) => {
     event.preventDefault();
-    state.current = await post(`/api/conversations/${chat.id}/grants`, { path: input.value.trim() });
+    const changed = await post(`/api/conversations/${chat.id}/grants`, { path: input.value.trim() });
+    if (state.current?.id !== chat.id) return; // the person moved on meanwhile
+    state.current = changed;
     panel.hidden = true;
     showFolders();
   }));
