@@ -1,6 +1,10 @@
 """`orkas mcp`: the MCP servers the person adds (connectors).
 
     orkas mcp add NAME --url URL [--header K=V]…                          a remote server (https, or http here)
+    orkas mcp add NAME --url URL --oauth                                  one that signs in with OAuth: signs in now
+    orkas mcp login NAME [--timeout S]                                    sign in (again): prints the page to open;
+                                                                          the browser comes back to this machine
+    orkas mcp logout NAME                                                 revoked there (when it can), forgotten here
     orkas mcp add NAME --command "CMD ARGS…" [--env K=V]… [--cwd DIR] [--yes]   a local one: the exact command is
                                                                           shown and must be confirmed
     orkas mcp list [--json] [--check]                                     status, tool count, last error as last
@@ -10,7 +14,7 @@
     orkas mcp remove NAME | enable NAME | disable NAME
     orkas mcp import FILE [--yes]                                         a Claude-Desktop-style {"mcpServers": …}
 
-Header and env values go into the vault only; `connectors.json` keeps their names.
+Header and env values, and a sign-in's tokens, go into the vault only; `connectors.json` keeps their names.
 """
 
 from __future__ import annotations
@@ -30,11 +34,13 @@ if TYPE_CHECKING:
     from orkas.app import Settings
     from orkas.engine.tools.connectors import RemoteTool, ServerTools
 
-EXIT_OK = 0
+EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    mcp = commands.add_parser("mcp", help="MCP servers (connectors): add, list, remove, enable, disable, import")
+    mcp = commands.add_parser(
+        "mcp", help="MCP servers (connectors): add, list, login, logout, remove, enable, disable, import"
+    )
     sub = mcp.add_subparsers(dest="mcp_command", required=True)
     add = sub.add_parser("add", help="add a remote (--url) or local (--command) MCP server")
     add.add_argument("name")
@@ -43,6 +49,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add.add_argument("--command", dest="server_command", help="the server's command line, for a local server")
     add.add_argument("--env", action="append", default=[], metavar="K=V", help="kept in the vault")
     add.add_argument("--cwd")
+    add.add_argument("--oauth", action="store_true", help="(remote) it signs in with OAuth: sign in now")
+    add.add_argument("--timeout", type=float, default=300.0, help="seconds to finish signing in (--oauth)")
     add.add_argument("--yes", action="store_true", help="run this local command without asking (scripts)")
     listing = sub.add_parser("list", help="the connectors: status, tool count, last error")
     listing.add_argument("--json", action="store_true")
@@ -52,6 +60,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     tools.add_argument("--json", action="store_true")
     for verb, text in (("remove", "delete it and its secrets"), ("enable", "use it"), ("disable", "keep it, unused")):
         sub.add_parser(verb, help=text).add_argument("name")
+    login = sub.add_parser("login", help="sign in to a remote server with OAuth (again)")
+    login.add_argument("name")
+    login.add_argument("--timeout", type=float, default=300.0, help="seconds to finish signing in")
+    sub.add_parser("logout", help="sign out of a remote server: revoked there, forgotten here").add_argument("name")
     imported = sub.add_parser("import", help='add the servers of a {"mcpServers": …} file')
     imported.add_argument("file", type=Path)
     imported.add_argument("--yes", action="store_true", help="accept every local command without asking")
@@ -85,9 +97,30 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             if argv and args.url is None:
                 _confirm(argv, args.yes)
         added = connectors.add(
-            args.name, url=args.url, command=args.server_command, headers=headers, env=values, cwd=args.cwd
+            args.name,
+            url=args.url,
+            command=args.server_command,
+            headers=headers,
+            env=values,
+            cwd=args.cwd,
+            oauth=args.oauth,
         )
-        print(f"added {added.id} ({added.kind})")
+        print(f"added {added.id} ({added.kind})", flush=True)
+        if added.oauth and _login(settings, vault, added, args.timeout) != EXIT_OK:
+            print(f"it is added, not signed in: `orkas mcp login {added.name}` signs in", file=sys.stderr)
+            return EXIT_FAILED
+    elif command == "login":
+        connector = connectors.get(args.name)
+        if connector.url is None:
+            raise ConfigError(f"{connector.name} is a local server: it is started, not signed in to")
+        if not connector.oauth:  # a remote server that turned out to want a sign-in
+            connector = connectors.set_oauth(connector.id, True)
+        return _login(settings, vault, connector, args.timeout)
+    elif command == "logout":
+        from orkas.adapter.connectors.signin import sign_out
+
+        connector = connectors.get(args.name)
+        print(asyncio.run(sign_out(connector, vault)))
     elif command == "list":
         rows = asyncio.run(_checked(settings, args.check))
         if args.json:
@@ -101,7 +134,9 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                 f"{row['id']}  {row['kind']:<6} {'on ' if row['enabled'] else 'off'}  "
                 f"{row['status']:<12} {tools} tools  {where}"
             )
-            if row["last_error"] and row["status"] in ("degraded", "error"):
+            if row["status"] == "signin":
+                print(f"    {row['last_error'] or 'needs a sign-in'}")
+            elif row["last_error"] and row["status"] in ("degraded", "error"):
                 retry = f" (next try in {row['retry_in']} s)" if row["retry_in"] else ""
                 print(f"    last error: {row['last_error']}{retry}")
     elif command == "tools":
@@ -131,6 +166,27 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             raise ConfigError(f"cannot read {args.file}: {e.strerror}") from None
         for entry in entries:
             _import_one(connectors, entry, args.yes)
+    return EXIT_OK
+
+
+def _login(settings: Settings, vault: Any, connector: Any, timeout: float) -> int:
+    """The person's sign-in from a terminal: the page is printed (a terminal cannot open their browser for them
+    everywhere, and must not pick one), the browser comes back to a port on 127.0.0.1, the tokens go to the vault."""
+    from orkas import __version__
+    from orkas.adapter.connectors.health import HealthFile
+    from orkas.adapter.connectors.signin import sign_in
+    from orkas.engine.tools.connectors import ConnectorError
+
+    def show(url: str) -> None:
+        print(f"Sign in to {connector.name} in your browser:\n  {url}\nWaiting (Ctrl+C stops)…", flush=True)
+
+    try:
+        done = asyncio.run(sign_in(connector, vault, show, version=__version__, within=timeout))
+    except ConnectorError as e:
+        print(f"orkas: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    HealthFile(settings.data_dir / "connector-health.json").succeeded(connector.id, done.tools)
+    print(f"signed in to {connector.name}: {done.tools} tools")
     return EXIT_OK
 
 

@@ -41,6 +41,7 @@ class Connector:
     headers: list[str] = field(default_factory=list)  # names only: values are in the vault
     env: list[str] = field(default_factory=list)
     enabled: bool = True
+    oauth: bool = False  # (remote) signs in with OAuth: its tokens are in the vault (signin.py), never here
 
     @property
     def kind(self) -> str:
@@ -140,9 +141,12 @@ class Connectors:
         headers: Mapping[str, str] | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        oauth: bool = False,
     ) -> Connector:
         """Check everything, then write: the values into the vault, the rest into connectors.json."""
-        connector, headers, env = self.prepare(name, url=url, command=command, headers=headers, env=env, cwd=cwd)
+        connector, headers, env = self.prepare(
+            name, url=url, command=command, headers=headers, env=env, cwd=cwd, oauth=oauth
+        )
         if (headers or env) and self.vault is None:
             raise ConfigError("secrets need the vault, which cannot be opened here")
         for key, value in headers.items():
@@ -165,6 +169,7 @@ class Connectors:
         headers: Mapping[str, str] | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        oauth: bool = False,
     ) -> tuple[Connector, dict[str, str], dict[str, str]]:
         """Everything `add` checks, nothing written: the connector and its checked (headers, env)."""
         ident = slug(name)
@@ -180,15 +185,20 @@ class Connectors:
             url = check_url(url)
             if env or cwd:
                 raise ConfigError("--env and --cwd are for a local server (--command)")
+            if oauth and any(key.lower() == "authorization" for key in headers):
+                raise ConfigError("--oauth signs in for you: leave out the Authorization header")
         else:
             argv = shlex.split(command) if isinstance(command, str) else list(command or [])
             if not argv or not argv[0].strip():
                 raise ConfigError("--command is empty")
             if headers:
                 raise ConfigError("--header is for a remote server (--url)")
+            if oauth:
+                raise ConfigError("--oauth is for a remote server (--url): a local one is started, not signed in to")
             if cwd is not None and not Path(cwd).is_dir():
                 raise ConfigError(f"--cwd {cwd!r} is not a folder")
-        return Connector(ident, name.strip(), url, argv, cwd, sorted(headers), sorted(env)), headers, env
+        connector = Connector(ident, name.strip(), url, argv, cwd, sorted(headers), sorted(env), oauth=oauth)
+        return connector, headers, env
 
     def secrets(self, connector: Connector) -> tuple[dict[str, str], dict[str, str]]:
         """(headers, env) with their values, from the vault: only when connecting."""
@@ -211,7 +221,19 @@ class Connectors:
                 self.vault.delete(f"connector:{connector.id}:header:{key}")
             for key in connector.env:
                 self.vault.delete(f"connector:{connector.id}:env:{key}")
+            for kind in ("tokens", "client"):  # a sign-in (signin.py), whether or not it is still used
+                self.vault.delete(f"connector:{connector.id}:oauth:{kind}")
         return connector
+
+    def set_oauth(self, name_or_id: str, oauth: bool) -> Connector:
+        """A remote server found to want a sign-in (or no longer): from now on it is reached with its tokens."""
+        connector = self.get(name_or_id)
+        if oauth and connector.url is None:
+            raise ConfigError(f"{connector.name} is a local server: it is started, not signed in to")
+        connectors = self.load()
+        connectors[connector.id].oauth = oauth
+        self._save(connectors)
+        return connectors[connector.id]
 
     def set_enabled(self, name_or_id: str, enabled: bool) -> Connector:
         connector = self.get(name_or_id)

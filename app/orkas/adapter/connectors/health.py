@@ -5,6 +5,8 @@
     degraded      it worked, then a request failed or its process died: backing off
     error         it could not be reached at all (would not start, refused the handshake): backing off
     disconnected  no session is held (never used, disabled, or the process holding it is gone)
+    signin        it wants the person to sign in (first time, or the sign-in expired or was revoked): no retry
+                  helps until they do
 
 A failure backs off 30 s, then 60 s … up to 30 min; the deadline is written down, so a restart does not
 hammer a server that was failing a minute ago. "connected" is only believed while the process that saw it
@@ -24,7 +26,7 @@ from typing import Literal
 
 from orkas.core.fsutil import atomic_write
 
-Status = Literal["connected", "connecting", "degraded", "error", "disconnected"]
+Status = Literal["connected", "connecting", "degraded", "error", "disconnected", "signin"]
 BACKOFF_BASE = 30.0
 BACKOFF_MAX = 30 * 60.0
 ERROR_CHARS = 500
@@ -134,6 +136,14 @@ class HealthFile:
             h.last_error = error[:ERROR_CHARS]
             h.retry_at = self.clock() + backoff(h.failures, self.base)
             h.holder = 0
+
+        return self._update(ident, change)
+
+    def needs_signin(self, ident: str, error: str) -> Health:
+        """Nothing failed that a retry mends: the person signs in (then `succeeded` clears it)."""
+
+        def change(h: Health) -> None:
+            h.status, h.last_error, h.failures, h.retry_at, h.holder = "signin", error[:ERROR_CHARS], 0, 0.0, 0
 
         return self._update(ident, change)
 

@@ -21,6 +21,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orkas.adapter.connectors import signin
 from orkas.adapter.connectors.config import Connector, Connectors, slug
 from orkas.adapter.connectors.health import Health, HealthFile
 from orkas.adapter.connectors.link import Link
@@ -114,6 +115,7 @@ class ConnectorHub:
             rows.append(
                 {
                     **connector.public(),
+                    "signed_in": connector.oauth and await asyncio.to_thread(self._signed_in, connector),
                     "status": status,
                     "tools": h.tools,
                     "last_error": h.last_error,
@@ -121,6 +123,18 @@ class ConnectorHub:
                 }
             )
         return rows
+
+    def _signed_in(self, connector: Connector) -> bool:
+        return signin.signed_in(connector, self.connectors.vault)
+
+    async def forget_session(self, name: str) -> None:
+        """Close a connector's session (after a sign-in or a sign-out): the next use opens one with what is saved
+        now, and its health starts again."""
+        connector = await asyncio.to_thread(self.connectors.get, name)
+        link = self._links.pop(connector.id, None)
+        if link is not None:
+            await link.close()
+        await asyncio.to_thread(self.health.reset, connector.id)
 
     async def probe(self, name: str) -> ServerTools:
         """Open (or reuse) the session now, whatever the back-off says: the person asked."""
@@ -146,6 +160,8 @@ class ConnectorHub:
             await asyncio.to_thread(self.health.connecting, ident)
         elif what == "connected":
             await asyncio.to_thread(self.health.succeeded, ident, tools)
+        elif what == "signin":
+            await asyncio.to_thread(self.health.needs_signin, ident, error)
         else:
             await asyncio.to_thread(self.health.failed, ident, error, reached=reached)
 
@@ -208,7 +224,13 @@ class ConnectorHub:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+            auth = None
+            if connector.oauth:  # its saved sign-in, refreshed as needed; none saved: "sign in" without a request
+                vault = self.connectors.vault
+                if vault is None or not await asyncio.to_thread(signin.signed_in, connector, vault):
+                    raise signin.needs_sign_in(connector, again=False)
+                auth = signin.provider_for(connector, vault)
+            http = await stack.enter_async_context(create_mcp_http_client(headers=headers, auth=auth))
             return streamable_http_client(connector.url, http_client=http)
         executor = self.executor_for(connector)
         log_path = self.logs / f"{connector.id}.log"

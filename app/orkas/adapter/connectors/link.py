@@ -15,7 +15,7 @@ from orkas.adapter.connectors.config import Connector
 from orkas.adapter.connectors.health import Health
 from orkas.engine.abort import AbortSignal
 from orkas.engine.messages import ImageBlock, TextBlock, ToolResultContent
-from orkas.engine.tools.connectors import CallOutcome, ConnectorError, RemoteTool
+from orkas.engine.tools.connectors import CallOutcome, ConnectorError, RemoteTool, SignInNeeded
 
 if TYPE_CHECKING:
     import mcp
@@ -44,6 +44,22 @@ CONNECT_TIMEOUT = 30.0
 CALL_TIMEOUT = 300.0
 MAX_TOOLS = 500  # per server: a listing beyond this is cut (and said)
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+def _sign_in_needed(error: BaseException | None) -> SignInNeeded | None:
+    """The sign-in the server wants, wherever in a group or a chain of causes the transport wrapped it."""
+    seen = 0
+    while error is not None and seen < 20:
+        seen += 1
+        if isinstance(error, SignInNeeded):
+            return error
+        if isinstance(error, BaseExceptionGroup):
+            for inner in error.exceptions:
+                if (found := _sign_in_needed(inner)) is not None:
+                    return found
+            return None
+        error = error.__cause__ or error.__context__
+    return None
 
 
 def _describe(error: BaseException) -> str:
@@ -104,6 +120,9 @@ class Link:
                 raise ConnectorError(f"{self.connector.name} did not answer within {CONNECT_TIMEOUT:.0f} s") from None
             except Exception as e:
                 await self.close()
+                if (wanted := _sign_in_needed(e)) is not None:
+                    await self._wants_sign_in(wanted)
+                    raise wanted from None
                 said = await asyncio.to_thread(self.hub.stderr_tail, self.connector) or _describe(e)
                 await self._failed(said, reached=False)
                 raise ConnectorError(f"{self.connector.name} could not be reached: {said}") from None
@@ -182,6 +201,10 @@ class Link:
         except ConnectorError:
             raise
         except Exception as e:  # the transport broke (an HTTP error, a reset): the server is not healthy
+            if (wanted := _sign_in_needed(e)) is not None:  # the sign-in ran out mid-session and would not refresh
+                await self.close()
+                await self._wants_sign_in(wanted)
+                raise wanted from None
             await self._failed(_describe(e), reached=True)
             await self.close()
             raise ConnectorError(_describe(e)) from None
@@ -192,6 +215,12 @@ class Link:
             self.status = "connected"
             await self.hub.record(self.connector.id, "connected", tools=len(session.tools))
         return _outcome(result)
+
+    async def _wants_sign_in(self, wanted: SignInNeeded) -> None:
+        self.status = "signin"
+        self._counted = True
+        log.warning("connector %s: %s", self.connector.id, wanted)
+        await self.hub.record(self.connector.id, "signin", error=str(wanted))
 
     async def _failed(self, error: str, *, reached: bool) -> None:
         if self._counted:

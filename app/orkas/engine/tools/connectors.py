@@ -66,6 +66,11 @@ class ConnectorError(Exception):
     """A server could not be reached or failed mid-call: the model reads it as an error result."""
 
 
+class SignInNeeded(ConnectorError):
+    """The server wants the person to sign in (the first time, or the sign-in expired or was revoked): the model
+    reads that the person must, and no retry helps until they do."""
+
+
 class ConnectorAccess(Protocol):
     async def servers(self, server: str | None) -> list[ServerTools]:
         """Every enabled server with its tools (or the one named). Raises `ToolInputError` for an unknown name."""
