@@ -2,8 +2,10 @@
 // error; check now, on/off, remove; a form to add a remote (URL + headers) or a local (command + env) server,
 // where a local command is shown whole and confirmed before it is saved; a Claude-Desktop file read into
 // entries that are confirmed one by one. Secret values go in and never come back: only their names show.
+// A hosted server that signs in with OAuth: "Sign in" opens its page in the system browser (the window's
+// bridge; a browser tab opens a tab), the row says it waits, and says so again when the sign-in runs out.
 
-import { del, get, post } from "./api.js";
+import { del, desktop, get, post } from "./api.js";
 import { el } from "./cards.js";
 import { askConfirm } from "./dialogs.js";
 import { t } from "./strings.js";
@@ -63,14 +65,26 @@ function row(connector, guard, refresh) {
   );
   const secrets = [...connector.headers.map((h) => `${h}: ••••`), ...connector.env.map((e) => `${e}=••••`)];
   if (secrets.length) item.append(el("div", "hint secrets", secrets.join("  ")));
+  if (connector.status === "signin" && connector.last_error) item.append(el("div", "error-text", connector.last_error));
   if (connector.last_error && ["degraded", "error"].includes(connector.status)) {
     const retry = connector.retry_in ? ` ${t("connectorRetryIn", { seconds: connector.retry_in })}` : "";
     item.append(el("div", "error-text", `${t("connectorLastError")}: ${connector.last_error}${retry}`));
   }
   const toolList = el("ul", "connector-tools");
+  const signIn = signInButton(connector, guard, refresh);
+  if (signIn) item.append(signIn);
+  const note = waitingNote(connector.id);
+  if (note) item.append(note);
+  if (connector.oauth && connector.signed_in) {
+    item.append(actionButton("small", t("connectorSignOut"), guard(async () => {
+      await post(`/api/connectors/${connector.id}/logout`);
+      refresh();
+    })));
+  }
   item.append(
     actionButton("small", t("connectorCheck"), guard(async () => {
       const found = await post(`/api/connectors/${connector.id}/check`);
+      if (found.status === "signin") refresh(); // its sign-in ran out: the row offers "Sign in again"
       if (found.error) throw new Error(found.error);
       // It answered with its tools: connected, said at once (it still read "not connected" until a redraw).
       item.className = "connector status-connected";
@@ -92,14 +106,68 @@ function row(connector, guard, refresh) {
   return item;
 }
 
+// Wanted: a server that signs in and has no sign-in that works (never signed in, signed out, expired or revoked),
+// or a remote one that refused Orkas with "401" (it turned out to want one).
+function signInButton(connector, guard, refresh) {
+  const refused = connector.kind === "remote" && /\b401\b|unauthori[sz]ed/i.test(connector.last_error ?? "");
+  if (!(connector.oauth && (!connector.signed_in || connector.status === "signin")) && !refused) return null;
+  const again = connector.signed_in && connector.status === "signin";
+  return actionButton("small primary", again ? t("connectorSignInAgain") : t("connectorSignIn"),
+    guard(() => startSignIn(connector, refresh)));
+}
+
+function openPage(url) {
+  const bridge = desktop();
+  if (bridge) bridge.open_external(url); // the system browser, where the person's sessions and passwords are
+  else window.open(url, "_blank", "noopener");
+}
+
+// The server answers with the provider's page once it knows it; the row then says it waits for the browser to
+// come back (asked every second: the sign-in ends on another page, in another program), through redraws.
+const waiting = new Map(); // connector id → the page being signed in on
+
+function waitingNote(id) {
+  const url = waiting.get(id);
+  if (!url) return null;
+  const note = el("div", "signin-wait");
+  note.setAttribute("role", "status");
+  const again = el("a", "", t("connectorOpenAgain"));
+  again.href = url;
+  again.addEventListener("click", (event) => { event.preventDefault(); openPage(url); });
+  note.append(t("connectorWaitingSignIn"), " ", again);
+  return note;
+}
+
+async function startSignIn(connector, refresh) {
+  const { url } = await post(`/api/connectors/${connector.id}/login`);
+  openPage(url);
+  waiting.set(connector.id, url);
+  await refresh();
+  try {
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (waiting.get(connector.id) !== url) return; // started again: that one's loop reports
+      const state = await get(`/api/connectors/${connector.id}/login`);
+      if (state.state === "waiting") continue;
+      if (state.state === "failed") throw new Error(state.error);
+      return;
+    }
+  } finally {
+    if (waiting.get(connector.id) === url) {
+      waiting.delete(connector.id);
+      await refresh();
+    }
+  }
+}
+
 async function addOne(entry, refresh) {
   if (entry.command) {
     const command = Array.isArray(entry.command) ? shellJoin(entry.command) : entry.command;
     if (!await confirmCommand(entry.name, command)) return false;
   }
-  await post("/api/connectors", { ...entry, confirmed: Boolean(entry.command) });
+  const { connector } = await post("/api/connectors", { ...entry, confirmed: Boolean(entry.command) });
   refresh();
-  return true;
+  return connector;
 }
 
 // Well-known servers, their commands filled in: a pick fills the form, the person fills in what is theirs (a
@@ -146,7 +214,12 @@ function addForm(guard, refresh) {
   const kindField = el("label", "field");
   kindField.append(el("span", "", t("connectorKind")), kind);
   const remote = el("div", "remote-fields");
-  remote.append(field(t("connectorUrl"), "url", { placeholder: "https://…/mcp" }),
+  const oauth = el("label", "field check");
+  const oauthBox = el("input");
+  oauthBox.type = "checkbox";
+  oauthBox.name = "oauth";
+  oauth.append(oauthBox, el("span", "", t("connectorOAuth")));
+  remote.append(field(t("connectorUrl"), "url", { placeholder: "https://…/mcp" }), oauth,
     field(t("connectorHeaders"), "headers", { multiline: true, placeholder: "Authorization=Bearer …" }));
   const local = el("div", "local-fields");
   local.append(field(t("connectorCommand"), "command", { placeholder: "npx -y @modelcontextprotocol/server-memory" }),
@@ -163,9 +236,12 @@ function addForm(guard, refresh) {
     event.preventDefault();
     const f = form.elements;
     const entry = { name: f.name.value.trim() };
-    if (kind.value === "remote") Object.assign(entry, { url: f.url.value.trim(), headers: pairs(f.headers.value, t("connectorHeaders")) });
+    if (kind.value === "remote") Object.assign(entry, { url: f.url.value.trim(), oauth: f.oauth.checked, headers: pairs(f.headers.value, t("connectorHeaders")) });
     else Object.assign(entry, { command: f.command.value.trim(), env: pairs(f.env.value, t("connectorEnv")), cwd: f.cwd.value.trim() || null });
-    if (await addOne(entry, refresh)) form.reset();
+    const added = await addOne(entry, refresh);
+    if (!added) return;
+    form.reset();
+    if (added.oauth) await startSignIn(added, refresh); // signed in at once, as `orkas mcp add --oauth` does
   }));
   return form;
 }

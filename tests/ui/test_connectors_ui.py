@@ -117,3 +117,45 @@ def test_a_well_known_server_fills_the_form_and_is_confirmed_like_any_command(pa
     form.locator(".connector-directory").get_by_role("button", name="github").click()
     expect(form.locator("select[name=kind]")).to_have_value("remote")
     expect(form.get_by_label("URL", exact=True)).to_have_value("https://api.githubcopilot.com/mcp/")
+
+
+def test_a_hosted_server_signs_in_from_settings_and_asks_again_when_revoked(page: Page, app: App) -> None:
+    """A server that signs in with OAuth (tests/fixtures/oauth_mcp_server.py, the SDK's own auth pieces): added
+    with the box ticked, its page opens (a tab here; the system browser in the window), the person logs in, the
+    row says signed in with its tool; revoked at the vendor, "Check now" turns it to "Sign in again"; signed out."""
+    from tests.e2e.test_mcp_oauth import PASSWORD, vendor
+
+    with vendor() as server:
+        connectors = section(page)
+        form = connectors.locator("form.connector-form")
+        form.get_by_label("Name", exact=True).fill("vendor")
+        form.get_by_label("URL", exact=True).fill(server.url)
+        form.get_by_label("Signs in with its own page (OAuth)").check()
+        with page.context.expect_page() as opened:
+            form.get_by_role("button", name="Add").click()
+        item = connectors.locator('li.connector[data-connector="custom-vendor"]')
+        expect(item.locator(".signin-wait")).to_contain_text("Finish signing in", timeout=TIMEOUT)
+        login = opened.value
+        login.get_by_label("User").fill("ana")
+        login.get_by_label("Password").fill(PASSWORD)
+        login.get_by_role("button", name="Sign in").click()
+        expect(login.locator("body")).to_contain_text("Signed in to vendor", timeout=TIMEOUT)
+        login.close()
+        expect(item.locator(".signin-wait")).to_have_count(0, timeout=TIMEOUT)
+        expect(item.get_by_role("button", name="Sign out")).to_be_visible()
+        expect(item.get_by_role("button", name="Sign in")).to_have_count(0)
+        assert saved(app)["custom-vendor"]["oauth"] is True
+        assert "access_token" not in (app.home / "connectors.json").read_text()
+        item.get_by_role("button", name="Check now").click()
+        expect(item.locator(".connector-tools")).to_contain_text("whoami", timeout=TIMEOUT)
+
+        server.revoke()
+        item.get_by_role("button", name="Check now").click()
+        again = connectors.locator('li.connector[data-connector="custom-vendor"]')
+        expect(again.get_by_role("button", name="Sign in again")).to_be_visible(timeout=TIMEOUT)
+        expect(again.locator(".badge")).to_have_text("sign-in needed")
+        expect(again.locator(".error-text").first).to_contain_text("sign in again")
+
+        again.get_by_role("button", name="Sign out").click()
+        expect(connectors.locator('li.connector[data-connector="custom-vendor"]').get_by_role(
+            "button", name="Sign in", exact=True)).to_be_visible(timeout=TIMEOUT)  # fmt: skip

@@ -443,3 +443,20 @@ def test_a_new_chat_left_blank_leaves_nothing_and_its_first_message_makes_it_nam
     page.wait_for_url("**#/chat/*", timeout=20_000)  # the chat now, at its own address
     assert [c["title"] for c in mirrored.desktop("GET", "/api/conversations").json()] == ["plan my garden"]
     page.get_by_text("Untitled chat").wait_for(state="detached", timeout=20_000)  # the header has its title
+
+
+def test_a_connector_waiting_for_a_sign_in_is_said_over_the_phone_s_list(
+    phone: Callable[[], Any], mirrored: Mirrored
+) -> None:
+    """A hosted server that signs in with OAuth and has no sign-in: the phone says so over its list (signing in
+    happens on the computer, where the browser comes back to), still there after a chat and Back."""
+    added = mirrored.desktop(
+        "POST", "/api/connectors", {"name": "Vendor", "url": "http://127.0.0.1:9/mcp", "oauth": True}
+    )
+    assert added.status_code == 200, added.text
+    mirrored.desktop("POST", "/api/conversations", {"title": "Garden"})
+    page = phone()
+    wait_text(page, "Vendor needs you to sign in — on the computer: Settings → Connectors → Sign in.")
+    opened(page, "Garden")
+    page.go_back()
+    wait_text(page, "Vendor needs you to sign in")

@@ -79,6 +79,15 @@ class MirrorClient:
         found: list[dict[str, Any]] = await self._call("GET", "/conversations")
         return found
 
+    async def sign_ins(self) -> list[dict[str, Any]]:
+        """Connectors waiting for a sign-in on the computer: [{"name", "again"}]. An older Orkas has no such
+        route: nothing to say, then."""
+        response = await self._request("GET", "/connectors", accept=(404,))
+        if response.status_code == 404:
+            return []
+        found: list[dict[str, Any]] = response.json().get("signin", [])
+        return found
+
     async def create(self) -> dict[str, Any]:
         """A new chat, shaped as the list's entries."""
         made: dict[str, Any] = await self._call("POST", "/conversations", json={})

@@ -131,7 +131,7 @@ class PhoneView:
     # ---- the conversation list ----
     async def show_list(self) -> None:
         self._stop_watching()
-        chats = await self.client.conversations()
+        chats, wanting = await asyncio.gather(self.client.conversations(), self.client.sign_ins())
         self.listed = chats
         await self.prefs.remove(OPEN_KEY)
         t = self.t
@@ -152,7 +152,18 @@ class PhoneView:
                     on_click=self._opener(chat),
                 )
             )
-        listing = ft.ListView(tiles or [ft.Text(t("empty"))], expand=True, on_scroll=self._pulled(self.refresh_list))
+        notes: list[ft.Control] = [  # a connector that needs the person: said over the list, where it is seen
+            ft.Container(
+                ft.Text(t("sign_in_again" if item["again"] else "sign_in", name=item["name"])),
+                padding=12,
+                bgcolor=ft.Colors.ERROR_CONTAINER,
+                border_radius=8,
+            )
+            for item in wanting
+        ]
+        listing = ft.ListView(
+            [*notes, *(tiles or [ft.Text(t("empty"))])], expand=True, on_scroll=self._pulled(self.refresh_list)
+        )
         bar = ft.AppBar(
             title=ft.Text(t("conversations")), actions=[self._refresh_button(self.refresh_list), self._theme()]
         )

@@ -137,8 +137,11 @@ class ConnectorHub:
         await asyncio.to_thread(self.health.reset, connector.id)
 
     async def probe(self, name: str) -> ServerTools:
-        """Open (or reuse) the session now, whatever the back-off says: the person asked."""
+        """Reach it now, whatever the back-off says: the person asked. A session already open is opened again: a
+        check that reused it said "connected" of a server that had since revoked the sign-in."""
         link = await self._link(name)
+        if link.alive:
+            await link.close()
         await asyncio.to_thread(self.health.reset, link.connector.id)
         return await self._listing(link)
 

@@ -169,6 +169,20 @@ def create_mirror_app(
             for chat in chats
         ]
 
+    @api.get(f"{V1}/connectors")
+    async def connectors_wanting(request: Request) -> dict[str, Any]:
+        """The connectors waiting for the person to sign in (first time, or it expired or was revoked): the phone
+        says so over its list. Signing in happens on the computer, where the browser comes back to."""
+        device_of(request)
+        hub = services.connectors
+        rows = await hub.status() if hub is not None else []
+        wanting = [
+            {"name": row["name"], "again": bool(row["signed_in"])}
+            for row in rows
+            if row["enabled"] and row["oauth"] and (row["status"] == "signin" or not row["signed_in"])
+        ]
+        return {"signin": wanting}
+
     @api.post(f"{V1}/conversations", status_code=201)
     async def create(body: NewChat, request: Request) -> dict[str, Any]:
         """A new chat started on the phone, in the default workspace (choosing a folder stays the desktop's)."""
