@@ -192,5 +192,8 @@ def test_the_real_claude_code_uses_the_bridge(tmp_path: Path) -> None:
         assert [e["name"] for e in events if e.get("actor") == "coder" and e["type"] == "tool_start"] == [
             "orkas_list_skills"
         ]
+        # Its first request that offers the model tools already offers Orkas's (the bridge was up in time).
+        first = next(r.json for r in fake.requests if r.json.get("tools"))
+        assert "mcp__orkas__orkas_list_skills" in [t.get("name") for t in first["tools"]]
     finally:
         fake.stop()

@@ -3,6 +3,10 @@ for it. Each tool forwards to the running app over its unix socket (adapter/agen
 read from the 0600 file the configuration names; the app decides — allow-list, the person's consent — and
 answers. Only the capabilities of this run are listed. stdout is the MCP channel: nothing else is printed there.
 
+It speaks MCP's stdio transport itself, with the standard library only: an agent CLI asks for its tools the moment
+it starts, and the SDK's server took half a second to import — on a busy machine Claude Code's first request went
+out without Orkas's tools. `initialize` is answered in about 0.1 s (bench/bridge_start.py).
+
     ORKAS_BRIDGE_SOCKET       the app's socket for this run
     ORKAS_BRIDGE_TOKEN_FILE   the file holding this run's token
     ORKAS_BRIDGE_CAPABILITIES skills,kb,chats,connectors,handoff (those given to this run)
@@ -13,18 +17,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
-
 from orkas.adapter.agents.bridge import MAX_LINE
 from orkas.core.errors import ConfigError
-
-READ = ToolAnnotations(read_only_hint=True)
 
 
 class BridgeClient:
@@ -79,81 +79,172 @@ class BridgeClient:
         return str(answer.get("text", ""))
 
 
-def build(client: BridgeClient, capabilities: set[str]) -> MCPServer:
-    app = MCPServer("orkas", instructions="Orkas: the person's skills, knowledge, past chats and connectors.")
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One bridge tool, as `tools/list` shows it: `params` are (name, JSON type, default or REQUIRED)."""
 
-    if "skills" in capabilities:
+    capability: str
+    name: str
+    description: str
+    params: tuple[tuple[str, str, Any], ...] = ()
+    read_only: bool = False
 
-        @app.tool(annotations=READ)
-        async def orkas_list_skills(query: str = "") -> str:
-            """List the Orkas skills you may use (name and when to use it); `query` narrows by meaning."""
-            return await client.call("orkas_list_skills", {"query": query})
+    def listed(self) -> dict[str, Any]:
+        properties = {name: {"type": kind} for name, kind, _ in self.params}
+        for name, _, default in self.params:
+            if default is not REQUIRED and default is not None:
+                properties[name]["default"] = default
+        schema = {
+            "type": "object",
+            "properties": properties,
+            "required": [n for n, _, d in self.params if d is REQUIRED],
+        }
+        listed: dict[str, Any] = {"name": self.name, "description": self.description, "inputSchema": schema}
+        if self.read_only:
+            listed["annotations"] = {"readOnlyHint": True}
+        return listed
 
-        @app.tool(annotations=READ)
-        async def orkas_read_skill(name: str, file: str = "") -> str:
-            """Read an Orkas skill's instructions (or one `file` beside them)."""
-            return await client.call("orkas_read_skill", {"name": name, **({"file": file} if file else {})})
+    def arguments(self, given: Any) -> dict[str, Any]:
+        """The call's arguments checked against the schema, defaults filled in; empty optional ones left out (the
+        app reads a missing `file`, `server` or `end_line` as "none")."""
+        if not isinstance(given, dict):
+            raise ToolError("arguments must be an object")
+        unknown = sorted(set(given) - {name for name, _, _ in self.params})
+        if unknown:
+            raise ToolError(f"unknown argument {unknown[0]!r} for {self.name}")
+        found: dict[str, Any] = {}
+        for name, kind, default in self.params:
+            if name not in given or given[name] is None:
+                if default is REQUIRED:
+                    raise ToolError(f"{self.name} needs {name!r}")
+                if default not in ("", None):
+                    found[name] = default
+                continue
+            value = given[name]
+            if not isinstance(value, TYPES[kind]) or (kind == "integer" and isinstance(value, bool)):
+                raise ToolError(f"{self.name}: {name!r} must be {'an' if kind[0] in 'aeiou' else 'a'} {kind}")
+            if value != "":
+                found[name] = value
+        return found
 
-        @app.tool()
-        async def orkas_run_skill(name: str, script: str, args: str = "") -> str:
-            """Run a script of an Orkas skill (a file in its folder) through Orkas's sandbox; the person is asked
-            first like for any command."""
-            return await client.call("orkas_run_skill", {"name": name, "script": script, "args": args})
 
-    if "kb" in capabilities:
+class ToolError(Exception):
+    """A call the bridge refuses or the app answered with an error: an `isError` result, as the model reads it."""
 
-        @app.tool(annotations=READ)
-        async def kb_search(query: str, k: int = 8) -> str:
-            """Search the person's knowledge base (their documents) by words and meaning; `k` passages."""
-            return await client.call("kb_search", {"query": query, "k": k})
 
-        @app.tool(annotations=READ)
-        async def kb_read(doc_id: str, start_line: int = 1, end_line: int | None = None) -> str:
-            """Read a document of the knowledge base (`doc_id` from kb_search or kb_list), a range of lines."""
-            params: dict[str, Any] = {"doc_id": doc_id, "start_line": start_line}
-            if end_line is not None:
-                params["end_line"] = end_line
-            return await client.call("kb_read", params)
+REQUIRED = object()
+TYPES: dict[str, type | tuple[type, ...]] = {"string": str, "integer": int, "object": dict}
+TOOLS = (
+    Tool("skills", "orkas_list_skills",
+         "List the Orkas skills you may use (name and when to use it); `query` narrows by meaning.",
+         (("query", "string", ""),), read_only=True),
+    Tool("skills", "orkas_read_skill", "Read an Orkas skill's instructions (or one `file` beside them).",
+         (("name", "string", REQUIRED), ("file", "string", "")), read_only=True),
+    Tool("skills", "orkas_run_skill",
+         "Run a script of an Orkas skill (a file in its folder) through Orkas's sandbox; the person is asked first "
+         "like for any command.",
+         (("name", "string", REQUIRED), ("script", "string", REQUIRED), ("args", "string", ""))),
+    Tool("kb", "kb_search", "Search the person's knowledge base (their documents) by words and meaning; `k` passages.",
+         (("query", "string", REQUIRED), ("k", "integer", 8)), read_only=True),
+    Tool("kb", "kb_read",
+         "Read a document of the knowledge base (`doc_id` from kb_search or kb_list), a range of lines.",
+         (("doc_id", "string", REQUIRED), ("start_line", "integer", 1), ("end_line", "integer", None)),
+         read_only=True),
+    Tool("kb", "kb_list", "List the knowledge base's documents.", read_only=True),
+    Tool("chats", "chat_search", "Search the person's past conversations with Orkas.",
+         (("query", "string", REQUIRED), ("k", "integer", 8)), read_only=True),
+    Tool("chats", "chat_read", "Read a past conversation (its latest messages) by the id chat_search gave.",
+         (("conversation_id", "string", REQUIRED), ("max_messages", "integer", 50)), read_only=True),
+    Tool("connectors", "orkas_list_connector_tools", "List the tools of the MCP servers the person connected to Orkas.",
+         (("server", "string", ""),), read_only=True),
+    Tool("connectors", "orkas_call_connector_tool",
+         "Call a tool of a connector; the person confirms each connector for you (once, always, or no).",
+         (("server", "string", REQUIRED), ("tool", "string", REQUIRED), ("arguments", "object", None))),
+    Tool("handoff", "orkas_handoff_to_commander",
+         "Give the conversation back to Orkas's commander when you are done (reason `completed_handoff`) or the task "
+         "is beyond what you can do (`capability_boundary`).",
+         (("reason", "string", "completed_handoff"), ("summary", "string", ""))),
+)  # fmt: skip
+PROTOCOLS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
+INSTRUCTIONS = "Orkas: the person's skills, knowledge, past chats and connectors."
 
-        @app.tool(annotations=READ)
-        async def kb_list() -> str:
-            """List the knowledge base's documents."""
-            return await client.call("kb_list", {})
 
-    if "chats" in capabilities:
+class BridgeServer:
+    """MCP's stdio transport, spoken with the standard library: one JSON-RPC message per line in and out.
+    Calls run concurrently (an agent may ask several at once); `notifications/cancelled` stops one."""
 
-        @app.tool(annotations=READ)
-        async def chat_search(query: str, k: int = 8) -> str:
-            """Search the person's past conversations with Orkas."""
-            return await client.call("chat_search", {"query": query, "k": k})
+    def __init__(self, client: BridgeClient, capabilities: set[str], version: str) -> None:
+        self.client = client
+        self.tools = {tool.name: tool for tool in TOOLS if tool.capability in capabilities}
+        self.version = version
+        self.calls: dict[Any, asyncio.Task[None]] = {}
 
-        @app.tool(annotations=READ)
-        async def chat_read(conversation_id: str, max_messages: int = 50) -> str:
-            """Read a past conversation (its latest messages) by the id chat_search gave."""
-            return await client.call("chat_read", {"conversation_id": conversation_id, "max_messages": max_messages})
+    def send(self, message: dict[str, Any]) -> None:
+        sys.stdout.buffer.write(json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False).encode() + b"\n")
+        sys.stdout.buffer.flush()
 
-    if "connectors" in capabilities:
+    async def serve(self) -> None:
+        loop = asyncio.get_running_loop()
+        stdin = sys.stdin.buffer
+        while line := await loop.run_in_executor(None, stdin.readline, MAX_LINE):
+            if not line.strip():
+                continue
+            if len(line) >= MAX_LINE and not line.endswith(b"\n"):  # too long: its rest is skipped, not parsed
+                while (rest := await loop.run_in_executor(None, stdin.readline, MAX_LINE)) and not rest.endswith(b"\n"):
+                    pass
+                self.send({"id": None, "error": {"code": -32600, "message": f"a message over {MAX_LINE:,} bytes"}})
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError:
+                self.send({"id": None, "error": {"code": -32700, "message": "not JSON"}})
+                continue
+            for one in message if isinstance(message, list) else [message]:
+                self.receive(one)
+        for task in list(self.calls.values()):  # the agent closed our stdin: it is gone
+            task.cancel()
 
-        @app.tool(annotations=READ)
-        async def orkas_list_connector_tools(server: str = "") -> str:
-            """List the tools of the MCP servers the person connected to Orkas."""
-            return await client.call("orkas_list_connector_tools", {"server": server} if server else {})
+    def receive(self, message: Any) -> None:
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+            return  # a response to nothing we asked, or noise: JSON-RPC answers no notification
+        method, ident, params = message["method"], message.get("id"), message.get("params") or {}
+        if method == "notifications/cancelled" and isinstance(params, dict):
+            task = self.calls.get(params.get("requestId"))
+            if task is not None:
+                task.cancel()
+            return
+        if ident is None:
+            return  # notifications/initialized and the like
+        if method == "initialize":
+            asked = params.get("protocolVersion") if isinstance(params, dict) else None
+            self.send({"id": ident, "result": {
+                "protocolVersion": asked if asked in PROTOCOLS else PROTOCOLS[0],
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": "orkas", "version": self.version},
+                "instructions": INSTRUCTIONS,
+            }})  # fmt: skip
+        elif method == "ping":
+            self.send({"id": ident, "result": {}})
+        elif method == "tools/list":
+            self.send({"id": ident, "result": {"tools": [tool.listed() for tool in self.tools.values()]}})
+        elif method == "tools/call" and isinstance(params, dict):
+            self.calls[ident] = asyncio.create_task(self.call(ident, params))
+        else:
+            self.send({"id": ident, "error": {"code": -32601, "message": f"method not found: {method}"}})
 
-        @app.tool()
-        async def orkas_call_connector_tool(server: str, tool: str, arguments: dict[str, Any] | None = None) -> str:
-            """Call a tool of a connector; the person confirms each connector for you (once, always, or no)."""
-            params = {"server": server, "tool": tool, "arguments": arguments or {}}
-            return await client.call("orkas_call_connector_tool", params)
-
-    if "handoff" in capabilities:
-
-        @app.tool()
-        async def orkas_handoff_to_commander(reason: str = "completed_handoff", summary: str = "") -> str:
-            """Give the conversation back to Orkas's commander when you are done (reason `completed_handoff`) or
-            the task is beyond what you can do (`capability_boundary`)."""
-            return await client.call("orkas_handoff_to_commander", {"reason": reason, "summary": summary})
-
-    return app
+    async def call(self, ident: Any, params: dict[str, Any]) -> None:
+        try:
+            tool = self.tools.get(str(params.get("name")))
+            if tool is None:
+                raise ToolError(f"unknown tool {params.get('name')!r}")
+            text, failed = await self.client.call(tool.name, tool.arguments(params.get("arguments") or {})), False
+        except ToolError as e:
+            text, failed = str(e), True
+        except asyncio.CancelledError:
+            return  # cancelled by the agent: no answer is owed
+        finally:
+            self.calls.pop(ident, None)
+        self.send({"id": ident, "result": {"content": [{"type": "text", "text": text}], "isError": failed}})
 
 
 def run(env: Mapping[str, str]) -> int:
@@ -165,5 +256,7 @@ def run(env: Mapping[str, str]) -> int:
     except OSError as e:
         raise ConfigError(f"the bridge's token cannot be read ({e.strerror}): the run is over") from None
     capabilities = {c.strip() for c in env.get("ORKAS_BRIDGE_CAPABILITIES", "").split(",") if c.strip()}
-    build(BridgeClient(socket_path, token), capabilities).run()
+    from orkas import __version__
+
+    asyncio.run(BridgeServer(BridgeClient(socket_path, token), capabilities, __version__).serve())
     return 0
