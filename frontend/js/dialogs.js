@@ -5,7 +5,7 @@
 import { el } from "./cards.js";
 import { t } from "./strings.js";
 
-function open({ title, body, action, danger = false }, read) {
+function open({ title, body, action, danger = false, focusAction = false }, read) {
   return new Promise((resolve) => {
     const dialog = el("dialog", "ask");
     dialog.setAttribute("aria-label", title);
@@ -28,7 +28,7 @@ function open({ title, body, action, danger = false }, read) {
     cancel.addEventListener("click", () => dialog.close());
     dialog.addEventListener("close", () => { dialog.remove(); resolve(answer); });
     dialog.showModal();
-    const input = dialog.querySelector("input, textarea");
+    const input = focusAction ? null : dialog.querySelector("input, textarea");
     if (input) { input.focus(); input.select(); } else confirm.focus();
   });
 }
@@ -48,6 +48,18 @@ export function askText({ title, label, value = "", action = t("save"), problem 
     input.setAttribute("aria-invalid", "true");
   }
   return open({ title, body: [...said, field], action }, () => input.value.trim() || null);
+}
+
+// A yes/no question with one more choice, unticked by default (run a server unconfined): resolves to null when
+// dismissed, else { option: whether it was ticked }. Focus goes to the answer, not to the option.
+export function askConfirmWith({ title, message, option, action }) {
+  const box = el("input");
+  box.type = "checkbox";
+  box.name = "option";
+  const label = el("label", "ask-option");
+  label.append(box, " ", option);
+  const paragraphs = message.split("\n\n").map((text) => el("p", "", text));
+  return open({ title, body: [...paragraphs, label], action, danger: true, focusAction: true }, () => ({ option: box.checked }));
 }
 
 // A yes/no question about something that cannot be taken back lightly (a delete).

@@ -7,7 +7,7 @@
 
 import { del, desktop, get, post } from "./api.js";
 import { el } from "./cards.js";
-import { askConfirm } from "./dialogs.js";
+import { askConfirm, askConfirmWith } from "./dialogs.js";
 import { t } from "./strings.js";
 import { actionButton } from "./settings_common.js";
 
@@ -37,13 +37,17 @@ function shellJoin(argv) {
   return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(" ");
 }
 
-// A local server runs a program: the person sees the exact command and says yes, or nothing is saved.
-async function confirmCommand(name, command) {
-  return askConfirm({
+// A local server runs a program: the person sees the exact command, and what it will see (confined: its network,
+// a private home, the folders named), and says yes — or ticks "unconfined" on purpose. Null: nothing is saved.
+async function confirmCommand(name, command, folders = []) {
+  const sees = t("connectorConfinedSees", { folders: folders.length ? folders.join(", ") : t("connectorNoFolders") });
+  const answer = await askConfirmWith({
     title: t("connectorConfirmTitle", { name }),
-    message: t("connectorConfirm", { command }),
+    message: `${t("connectorConfirm", { command })}\n\n${sees}`,
+    option: t("connectorUnconfinedChoice"),
     action: t("connectorConfirmAction"),
   });
+  return answer && { unconfined: answer.option };
 }
 
 // What calling a tool does: only one that changes nothing and stays on this computer runs without a question.
@@ -63,6 +67,11 @@ function row(connector, guard, refresh) {
     el("span", "hint", ` ${connector.kind === "remote" ? t("connectorRemote") : t("connectorLocal")}${tools}`),
     el("code", "where", where),
   );
+  if (connector.kind === "local") { // how it runs, said: one from before confinement keeps running unconfined
+    const how = connector.confined ? t("connectorConfined") : t("connectorUnconfined");
+    const seen = connector.confined && connector.folders?.length ? ` · ${connector.folders.join(", ")}` : "";
+    item.append(el("div", connector.confined ? "hint confinement" : "hint confinement unconfined", how + seen));
+  }
   const secrets = [...connector.headers.map((h) => `${h}: ••••`), ...connector.env.map((e) => `${e}=••••`)];
   if (secrets.length) item.append(el("div", "hint secrets", secrets.join("  ")));
   if (connector.status === "signin" && connector.last_error) item.append(el("div", "error-text", connector.last_error));
@@ -161,11 +170,13 @@ async function startSignIn(connector, refresh) {
 }
 
 async function addOne(entry, refresh) {
+  let how = {};
   if (entry.command) {
     const command = Array.isArray(entry.command) ? shellJoin(entry.command) : entry.command;
-    if (!await confirmCommand(entry.name, command)) return false;
+    how = await confirmCommand(entry.name, command, entry.folders ?? []);
+    if (!how) return false;
   }
-  const { connector } = await post("/api/connectors", { ...entry, confirmed: Boolean(entry.command) });
+  const { connector } = await post("/api/connectors", { ...entry, ...how, confirmed: Boolean(entry.command) });
   refresh();
   return connector;
 }
@@ -224,6 +235,7 @@ function addForm(guard, refresh) {
   const local = el("div", "local-fields");
   local.append(field(t("connectorCommand"), "command", { placeholder: "npx -y @modelcontextprotocol/server-memory" }),
     field(t("connectorEnv"), "env", { multiline: true, placeholder: "API_TOKEN=…" }),
+    field(t("connectorFolders"), "folders", { multiline: true, placeholder: "/home/you/notes" }),
     field(t("connectorCwd"), "cwd"));
   const show = () => { remote.hidden = kind.value !== "remote"; local.hidden = kind.value !== "local"; };
   kind.addEventListener("change", show);
@@ -237,7 +249,8 @@ function addForm(guard, refresh) {
     const f = form.elements;
     const entry = { name: f.name.value.trim() };
     if (kind.value === "remote") Object.assign(entry, { url: f.url.value.trim(), oauth: f.oauth.checked, headers: pairs(f.headers.value, t("connectorHeaders")) });
-    else Object.assign(entry, { command: f.command.value.trim(), env: pairs(f.env.value, t("connectorEnv")), cwd: f.cwd.value.trim() || null });
+    else Object.assign(entry, { command: f.command.value.trim(), env: pairs(f.env.value, t("connectorEnv")), cwd: f.cwd.value.trim() || null,
+      folders: f.folders.value.split("\n").map((line) => line.trim()).filter(Boolean) });
     const added = await addOne(entry, refresh);
     if (!added) return;
     form.reset();

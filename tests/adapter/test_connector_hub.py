@@ -35,9 +35,12 @@ def hub_for(data: Path, base: float = 30.0) -> ConnectorHub:
                                             "PATH": os.environ["PATH"]}))  # fmt: skip
 
 
-def add_local(data: Path, name: str = "test", *extra: str, env: dict[str, str] | None = None) -> None:
+def add_local(
+    data: Path, name: str = "test", *extra: str, env: dict[str, str] | None = None, folders: tuple[Path, ...] = ()
+) -> None:
     vault = Vault(data / "vault.bin", choose_key_source(data))
-    Connectors(data / "connectors.json", vault).add(name, command=[sys.executable, str(SERVER), *extra], env=env)
+    argv = [sys.executable, str(SERVER), *extra]
+    Connectors(data / "connectors.json", vault).add(name, command=argv, env=env, folders=[str(f) for f in folders])
 
 
 def free_port() -> int:
@@ -69,8 +72,10 @@ def http_server(tmp_path: Path) -> Iterator[str]:
 
 async def test_a_local_server_lists_and_calls_with_text_images_and_errors(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    env_file = tmp_path / "env.json"
-    add_local(data, "test", "--env-file", str(env_file), env={"TOKEN": "tok-123"})
+    out = tmp_path / "out"
+    out.mkdir()
+    env_file = out / "env.json"
+    add_local(data, "test", "--env-file", str(env_file), env={"TOKEN": "tok-123"}, folders=(out,))
     hub = hub_for(data)
     try:
         [listing] = await hub.servers(None)

@@ -42,16 +42,26 @@ def env_for(server: FakeServer, tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def add_server(env: dict[str, str], cwd: Path, *extra: str) -> None:
+def add_server(env: dict[str, str], cwd: Path, *extra: str, folders: tuple[Path, ...] = ()) -> None:
+    """The test server, as a person adds it: confined (the default), seeing the `folders` named for it."""
     command = " ".join([sys.executable, str(SERVER), *extra])
-    added = orkas("mcp", "add", "test", "--command", command, "--env", f"TOKEN={SECRET}", "--yes", env=env, cwd=cwd)
+    named = [arg for folder in folders for arg in ("--folder", str(folder))]
+    added = orkas("mcp", "add", "test", "--command", command, "--env", f"TOKEN={SECRET}", *named, "--yes",
+                  env=env, cwd=cwd)  # fmt: skip
     assert added.returncode == 0, added.stderr
+
+
+def out_folder(tmp_path: Path) -> Path:
+    """A folder of the person's the server writes into (its marker, the environment it saw): named for it."""
+    out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
+    return out
 
 
 def test_a_run_lists_and_calls_a_local_server(anthropic_server: FakeServer, tmp_path: Path) -> None:
     env = env_for(anthropic_server, tmp_path)
-    marker, seen = tmp_path / "note.txt", tmp_path / "env.json"
-    add_server(env, tmp_path, "--marker", str(marker), "--env-file", str(seen))
+    marker, seen = out_folder(tmp_path) / "note.txt", out_folder(tmp_path) / "env.json"
+    add_server(env, tmp_path, "--marker", str(marker), "--env-file", str(seen), folders=(out_folder(tmp_path),))
     call = a_wire.tool_use
     anthropic_server.script(
         a_wire.message(call("mcp_list_tools", {}, id="t1")),
@@ -72,7 +82,7 @@ def test_a_run_lists_and_calls_a_local_server(anthropic_server: FakeServer, tmp_
     tools = {t["name"] for t in anthropic_server.requests[0].json["tools"]}
     assert {"mcp_list_tools", "mcp_call"} <= tools
     everything = text_of(results(anthropic_server, 1)[0])
-    assert "## test (connected) — 8 tools" in everything and "- echo [read-only]: Say the text back." in everything
+    assert "## test (connected) — 10 tools" in everything and "- echo [read-only]: Say the text back." in everything
     schemas = text_of(results(anthropic_server, 2)[0])
     assert '"required":["a","b"]' in schemas and "<untrusted_data" in schemas
     echo, note, bad, server, tool, look, shout = results(anthropic_server, 3)
@@ -89,7 +99,7 @@ def test_a_run_lists_and_calls_a_local_server(anthropic_server: FakeServer, tmp_
         for name in files:
             assert SECRET.encode() not in (Path(root) / name).read_bytes(), name
     listed = json.loads(orkas("mcp", "list", "--json", env=env, cwd=tmp_path).stdout)
-    assert listed[0]["status"] == "disconnected" and listed[0]["tools"] == 8  # the run ended: its server too
+    assert listed[0]["status"] == "disconnected" and listed[0]["tools"] == 10  # the run ended: its server too
 
 
 def test_a_tool_that_only_says_read_only_never_sends_data_out_unasked(
@@ -147,9 +157,9 @@ def test_a_crash_mid_call_is_an_error_result_and_shows_in_mcp_list(
 def test_the_app_asks_before_a_tool_that_changes_things(anthropic_server: FakeServer, tmp_path: Path) -> None:
     from websockets.sync.client import connect
 
-    marker = tmp_path / "note.txt"
+    marker = out_folder(tmp_path) / "note.txt"
     env = env_for(anthropic_server, tmp_path)
-    add_server(env, tmp_path, "--marker", str(marker))
+    add_server(env, tmp_path, "--marker", str(marker), folders=(out_folder(tmp_path),))
     app = start_app(
         tmp_path / "data", HOME=str(tmp_path / "home"), ANTHROPIC_API_KEY="k", ANTHROPIC_BASE_URL=anthropic_server.url
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 from orkas.adapter.settings.vault import Vault
 from orkas.app.config import Configured, Settings, protected_data
 from orkas.app.workspace import sandbox
-from orkas.engine.sandbox import PathPolicy
+from orkas.engine.sandbox import PathDenied, PathPolicy
 from orkas.engine.sandbox.executor import Executor
 from orkas.engine.sandbox.limits import Limits
 from orkas.engine.tools.base import Tool
@@ -121,10 +122,10 @@ def skill_access(registry: SkillRegistry, agent: str | None, allowed: Sequence[s
 
 def connector_hub(settings: Settings, configured: Configured | None = None) -> ConnectorHub:
     """The person's MCP servers. A local one starts through a workspace executor rooted at its `cwd` (or a folder
-    of its own in the data) — the one way processes start — and runs with the person's rights: they confirmed
-    that exact command. Its secrets come from the vault when it connects."""
+    of its own in the data), with the folders the person named granted — the one way processes start — confined
+    unless the person chose otherwise. Its secrets come from the vault when it connects."""
     from orkas import __version__
-    from orkas.adapter.connectors.config import Connector, Connectors
+    from orkas.adapter.connectors.config import Connector, Connectors, command_folders
     from orkas.adapter.connectors.health import HealthFile
     from orkas.adapter.connectors.hub import ConnectorHub
 
@@ -135,7 +136,11 @@ def connector_hub(settings: Settings, configured: Configured | None = None) -> C
         folder = Path(connector.cwd) if connector.cwd else settings.data_dir / "connectors" / connector.id
         folder.mkdir(parents=True, exist_ok=True)
         own = [] if connector.cwd else [folder]
-        return sandbox(settings, PathPolicy(folder, protected=protected_data(settings.data_dir), own=own))
+        policy = PathPolicy(folder, granted=connector.folders, protected=protected_data(settings.data_dir), own=own)
+        for needed in command_folders(connector.command) if connector.confined else ():
+            with contextlib.suppress(PathDenied):  # never the home or a credential folder: it says why it failed
+                policy.add_readable(needed)
+        return sandbox(settings, policy)
 
     return ConnectorHub(
         Connectors(settings.data_dir / "connectors.json", vault),

@@ -5,8 +5,11 @@
     orkas mcp login NAME [--timeout S]                                    sign in (again): prints the page to open;
                                                                           the browser comes back to this machine
     orkas mcp logout NAME                                                 revoked there (when it can), forgotten here
-    orkas mcp add NAME --command "CMD ARGS…" [--env K=V]… [--cwd DIR] [--yes]   a local one: the exact command is
-                                                                          shown and must be confirmed
+    orkas mcp add NAME --command "CMD ARGS…" [--env K=V]… [--cwd DIR] [--folder DIR]… [--unconfined] [--yes]
+                                                                          a local one: the exact command is shown
+                                                                          and must be confirmed; it runs confined
+                                                                          (network on, its folder and each --folder,
+                                                                          a private home) unless --unconfined
     orkas mcp list [--json] [--check]                                     status, tool count, last error as last
                                                                           measured; --check reaches each server now
                                                                           (one in back-off is not retried)
@@ -24,7 +27,7 @@ import asyncio
 import json
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +52,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add.add_argument("--command", dest="server_command", help="the server's command line, for a local server")
     add.add_argument("--env", action="append", default=[], metavar="K=V", help="kept in the vault")
     add.add_argument("--cwd")
+    add.add_argument(
+        "--folder",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="(local) a folder of yours it may read and write (confined servers see nothing else)",
+    )
+    add.add_argument(
+        "--unconfined", action="store_true", help="(local) run it outside the sandbox, with all your permissions"
+    )
     add.add_argument("--oauth", action="store_true", help="(remote) it signs in with OAuth: sign in now")
     add.add_argument("--timeout", type=float, default=300.0, help="seconds to finish signing in (--oauth)")
     add.add_argument("--yes", action="store_true", help="run this local command without asking (scripts)")
@@ -69,14 +82,20 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     imported.add_argument("--yes", action="store_true", help="accept every local command without asking")
 
 
-def _confirm(argv: list[str], yes: bool) -> None:
-    """A local server runs a program on this machine: the person sees the exact command and says yes."""
+def _confirm(argv: list[str], yes: bool, *, unconfined: bool = False, folders: Sequence[str] = ()) -> None:
+    """A local server runs a program on this machine: the person sees the exact command, and how it is confined,
+    and says yes."""
     shown = shlex.join(argv)
     if yes:
         return
     if not sys.stdin.isatty():
         raise ConfigError(f"a local server runs `{shown}` on this computer: confirm in a terminal, or pass --yes")
-    answer = input(f"This connector will run, on this computer:\n  {shown}\nAdd it? [y/N] ")
+    if unconfined:
+        how = "UNCONFINED, with all your permissions (your files, your keys, your network)"
+    else:
+        seen = ", ".join(folders) if folders else "no folder of yours"
+        how = f"confined: network on, a private home, and {seen}"
+    answer = input(f"This connector will run, on this computer:\n  {shown}\n  {how}\nAdd it? [y/N] ")
     if answer.strip().lower() not in ("y", "yes"):
         raise ConfigError("not added")
 
@@ -95,7 +114,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         if args.server_command is not None:
             argv = shlex.split(args.server_command)
             if argv and args.url is None:
-                _confirm(argv, args.yes)
+                _confirm(argv, args.yes, unconfined=args.unconfined, folders=args.folder)
         added = connectors.add(
             args.name,
             url=args.url,
@@ -104,8 +123,11 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             env=values,
             cwd=args.cwd,
             oauth=args.oauth,
+            unconfined=args.unconfined,
+            folders=args.folder,
         )
-        print(f"added {added.id} ({added.kind})", flush=True)
+        confinement = "" if added.url else (", confined" if added.confined else ", unconfined")
+        print(f"added {added.id} ({added.kind}{confinement})", flush=True)
         if added.oauth and _login(settings, vault, added, args.timeout) != EXIT_OK:
             print(f"it is added, not signed in: `orkas mcp login {added.name}` signs in", file=sys.stderr)
             return EXIT_FAILED
@@ -129,6 +151,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
             print("no connectors")
         for row in [] if args.json else rows:
             where = row["url"] or shlex.join(row["command"])
+            if not row["url"]:
+                where += "  [confined]" if row["confined"] else "  [unconfined: runs with your permissions]"
             tools = "?" if row["tools"] is None else row["tools"]
             print(
                 f"{row['id']}  {row['kind']:<6} {'on ' if row['enabled'] else 'off'}  "

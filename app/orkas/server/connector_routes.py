@@ -31,6 +31,8 @@ class NewConnector(BaseModel):
     cwd: str | None = Field(default=None, max_length=4000)
     confirmed: bool = False  # the person saw the exact command in the form and said yes
     oauth: bool = False  # (remote) it signs in with its own page: the window starts the sign-in next
+    folders: list[str] = Field(default_factory=list, max_length=64)  # (local) the person's folders it may use
+    unconfined: bool = False  # (local) ticked on the confirmation: it runs with the person's permissions
 
 
 class Switch(BaseModel):
@@ -134,6 +136,8 @@ def add_connector_routes(api: FastAPI, hub: ConnectorHub) -> None:
                 env=body.env,
                 cwd=body.cwd,
                 oauth=body.oauth,
+                unconfined=body.unconfined,
+                folders=body.folders,
             )
         except ConfigError as e:
             raise HTTPException(status_code=400, detail=str(e)) from None

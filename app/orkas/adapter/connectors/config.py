@@ -2,7 +2,13 @@
 live only in the vault (`connector:<id>:header:<name>`, `connector:<id>:env:<name>`).
 
     remote   {"id": "custom-notion", "name": "notion", "url": "https://…", "headers": ["Authorization"]}
-    local    {"id": "custom-files", "name": "files", "command": ["npx", "-y", "…"], "env": ["TOKEN"], "cwd": …}
+    local    {"id": "custom-files", "name": "files", "command": ["npx", "-y", "…"], "env": ["TOKEN"], "cwd": …,
+              "confined": true, "folders": ["/home/ana/notes"]}
+
+A local server added now runs confined (bubblewrap: its network on, its own folder — or `cwd` — and the folders
+the person names, read and written; a private home; nothing else of theirs), unless they chose to run it
+unconfined on the confirmation. An entry written before confinement existed has no "confined": it keeps running
+as it did (unconfined), and the list says so.
 
 Ids are `custom-<slug>` (≤ 48 characters), so a person's server can never pass for one Orkas ships. A remote URL
 is https, or http on this machine only. At most 64 headers or env entries, each value ≤ 4,096 characters and
@@ -42,6 +48,8 @@ class Connector:
     env: list[str] = field(default_factory=list)
     enabled: bool = True
     oauth: bool = False  # (remote) signs in with OAuth: its tokens are in the vault (signin.py), never here
+    confined: bool = False  # (local) runs in the sandbox; an entry from before confinement has none: unconfined
+    folders: list[str] = field(default_factory=list)  # (local, confined) the person's folders it may use
 
     @property
     def kind(self) -> str:
@@ -88,6 +96,42 @@ def check_pairs(pairs: Mapping[str, str], what: str) -> dict[str, str]:
         if len(value) > MAX_VALUE:
             raise ConfigError(f"the {what} value of {key} is longer than {MAX_VALUE:,} characters")
     return dict(pairs)
+
+
+def _folder(folder: str) -> str:
+    path = Path(folder).expanduser()
+    if not path.is_absolute():
+        raise ConfigError(f"--folder {folder!r}: give the whole path")
+    if not path.is_dir():
+        raise ConfigError(f"--folder {folder!r} is not a folder")
+    resolved = path.resolve()
+    if resolved == Path(resolved.anchor) or resolved == Path.home().resolve():
+        raise ConfigError(f"--folder {folder!r}: not the whole disk or the whole home; name the folders it needs")
+    return str(resolved)
+
+
+def command_folders(argv: Sequence[str]) -> list[Path]:
+    """What a confined local server must read to start at all: the install its program lives in (a virtualenv or
+    a node prefix: the folder above `bin/`; and where its link leads) and the folders of the files its command
+    names (`server.py`). Read
+    only; the caller drops any that a policy refuses (the home itself, a credential folder)."""
+    import shutil
+
+    found: list[Path] = []
+    for index, arg in enumerate(argv):
+        located = shutil.which(arg) if index == 0 and "/" not in arg else arg
+        if not located or not Path(located).is_absolute() or not Path(located).exists():
+            continue
+        paths = [Path(located)]
+        if index == 0:  # a virtualenv's python is a link into an install elsewhere (pyenv, /usr/local): that too
+            paths.append(Path(located).resolve())
+        for path in paths:
+            folder = path if path.is_dir() else path.parent
+            if folder.name == "bin" and index == 0:
+                folder = folder.parent
+            if folder not in found:
+                found.append(folder)
+    return found
 
 
 def parse_pairs(items: Sequence[str], what: str) -> dict[str, str]:
@@ -142,10 +186,20 @@ class Connectors:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         oauth: bool = False,
+        unconfined: bool = False,
+        folders: Sequence[str] = (),
     ) -> Connector:
         """Check everything, then write: the values into the vault, the rest into connectors.json."""
         connector, headers, env = self.prepare(
-            name, url=url, command=command, headers=headers, env=env, cwd=cwd, oauth=oauth
+            name,
+            url=url,
+            command=command,
+            headers=headers,
+            env=env,
+            cwd=cwd,
+            oauth=oauth,
+            unconfined=unconfined,
+            folders=folders,
         )
         if (headers or env) and self.vault is None:
             raise ConfigError("secrets need the vault, which cannot be opened here")
@@ -170,6 +224,8 @@ class Connectors:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         oauth: bool = False,
+        unconfined: bool = False,
+        folders: Sequence[str] = (),
     ) -> tuple[Connector, dict[str, str], dict[str, str]]:
         """Everything `add` checks, nothing written: the connector and its checked (headers, env)."""
         ident = slug(name)
@@ -185,6 +241,8 @@ class Connectors:
             url = check_url(url)
             if env or cwd:
                 raise ConfigError("--env and --cwd are for a local server (--command)")
+            if folders or unconfined:
+                raise ConfigError("--folder and --unconfined are for a local server (--command)")
             if oauth and any(key.lower() == "authorization" for key in headers):
                 raise ConfigError("--oauth signs in for you: leave out the Authorization header")
         else:
@@ -197,7 +255,21 @@ class Connectors:
                 raise ConfigError("--oauth is for a remote server (--url): a local one is started, not signed in to")
             if cwd is not None and not Path(cwd).is_dir():
                 raise ConfigError(f"--cwd {cwd!r} is not a folder")
-        connector = Connector(ident, name.strip(), url, argv, cwd, sorted(headers), sorted(env), oauth=oauth)
+            if unconfined and folders:
+                raise ConfigError("--folder is for a confined server: an unconfined one sees everything you can")
+        named = [_folder(folder) for folder in folders]
+        connector = Connector(
+            ident,
+            name.strip(),
+            url,
+            argv,
+            cwd,
+            sorted(headers),
+            sorted(env),
+            oauth=oauth,
+            confined=url is None and not unconfined,
+            folders=named,
+        )
         return connector, headers, env
 
     def secrets(self, connector: Connector) -> tuple[dict[str, str], dict[str, str]]:

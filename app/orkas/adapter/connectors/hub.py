@@ -2,11 +2,13 @@
 `mcp_call` (engine/tools/connectors.py) talk to.
 
 A local server starts through the one executor (`Executor.open_pipes`: scrubbed environment plus the values the
-person gave, its own process group, its stderr in `<data>/logs/connectors/<id>.log`) and runs with the person's
-rights: they confirmed that exact command. A remote one is reached over streamable HTTP with its headers from
-the vault. Each session is held by a task of its own (the SDK's contexts must be left by the task that entered
-them); a call from any task uses it. Health is measured: a request that fails on the connection, a timeout, or
-the server's process exiting marks it degraded at once and it backs off (health.py).
+person gave, its own process group, its stderr in `<data>/logs/connectors/<id>.log`), confined by default (its
+network on, its own folder and the ones the person named, a private home); one added before confinement existed,
+or that the person chose to run unconfined, runs with their rights: they confirmed that exact command. A remote
+one is reached over streamable HTTP with its headers from the vault (or its OAuth sign-in). Each session is held
+by a task of its own (the SDK's contexts must be left by the task that entered them); a call from any task uses
+it. Health is measured: a request that fails on the connection, a timeout, or the server's process exiting marks
+it degraded at once and it backs off (health.py).
 """
 
 from __future__ import annotations
@@ -243,7 +245,11 @@ class ConnectorHub:
             log_path=log_path,
             cwd=Path(connector.cwd) if connector.cwd else None,
             env=env,
-            unconfined=True,  # the person confirmed this exact command to run on their computer
+            # Confined: its network, its folder and the ones the person named, a private home. An entry from
+            # before confinement (or one the person chose to run so) runs unconfined: they confirmed that command.
+            unconfined=not connector.confined,
+            network=True,
+            writable=True,
         )
         stack.push_async_callback(piped.stop)  # whatever fails next, the process does not outlive the session
         streams = await stack.enter_async_context(piped_transport(piped, died))
