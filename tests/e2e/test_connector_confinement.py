@@ -112,3 +112,7 @@ def test_unconfined_by_choice_or_from_before_runs_as_it_did_and_says_so(
     whole = orkas("mcp", "add", "other", "--command", command, "--folder", str(tmp_path / "home"), "--yes",
                   env=env, cwd=tmp_path)  # fmt: skip
     assert whole.returncode == 2 and "not the whole disk or the whole home" in whole.stderr, whole.stderr
+    for place in (tmp_path / "home" / ".ssh", tmp_path / "data", Path("/etc")):  # keys, Orkas's data, the system
+        named = orkas("mcp", "add", "other", "--command", command, "--folder", str(place), "--yes", env=env,
+                      cwd=tmp_path)  # fmt: skip
+        assert named.returncode == 2 and "protected location" in named.stderr, (place, named.stderr)

@@ -98,18 +98,6 @@ def check_pairs(pairs: Mapping[str, str], what: str) -> dict[str, str]:
     return dict(pairs)
 
 
-def _folder(folder: str) -> str:
-    path = Path(folder).expanduser()
-    if not path.is_absolute():
-        raise ConfigError(f"--folder {folder!r}: give the whole path")
-    if not path.is_dir():
-        raise ConfigError(f"--folder {folder!r} is not a folder")
-    resolved = path.resolve()
-    if resolved == Path(resolved.anchor) or resolved == Path.home().resolve():
-        raise ConfigError(f"--folder {folder!r}: not the whole disk or the whole home; name the folders it needs")
-    return str(resolved)
-
-
 def command_folders(argv: Sequence[str]) -> list[Path]:
     """What a confined local server must read to start at all: the install its program lives in (a virtualenv or
     a node prefix: the folder above `bin/`; and where its link leads) and the folders of the files its command
@@ -257,7 +245,7 @@ class Connectors:
                 raise ConfigError(f"--cwd {cwd!r} is not a folder")
             if unconfined and folders:
                 raise ConfigError("--folder is for a confined server: an unconfined one sees everything you can")
-        named = [_folder(folder) for folder in folders]
+        named = [self._folder(folder) for folder in folders]
         connector = Connector(
             ident,
             name.strip(),
@@ -271,6 +259,25 @@ class Connectors:
             folders=named,
         )
         return connector, headers, env
+
+    def _folder(self, folder: str) -> str:
+        """A folder the person names for a confined server, checked as the sandbox will check it: never the home
+        or the whole disk, a credential or system folder, or Orkas's data."""
+        from orkas.engine.sandbox import PathDenied, PathPolicy
+
+        path = Path(folder).expanduser()
+        if not path.is_absolute():
+            raise ConfigError(f"--folder {folder!r}: give the whole path")
+        if not path.is_dir():
+            raise ConfigError(f"--folder {folder!r} is not a folder")
+        resolved = path.resolve()
+        if resolved == Path(resolved.anchor) or resolved == Path.home().resolve():
+            raise ConfigError(f"--folder {folder!r}: not the whole disk or the whole home; name the folders it needs")
+        try:
+            PathPolicy.source(resolved, protected=[self.path.parent])
+        except PathDenied as e:
+            raise ConfigError(f"--folder {folder!r}: {e}") from None
+        return str(resolved)
 
     def secrets(self, connector: Connector) -> tuple[dict[str, str], dict[str, str]]:
         """(headers, env) with their values, from the vault: only when connecting."""
