@@ -54,7 +54,8 @@ def type_into(page: Any, label: str, text: str) -> None:
     keystroke travels to Flet's session before a later tap does (the fields have on_change)."""
     for _ in range(3):
         page.get_by_role("textbox", name=label).tap()
-        until(page, FOCUSED)
+        if not became(page, FOCUSED, timeout=8):
+            continue  # the tap landed on a field a redraw replaced (a loaded machine): the person taps again
         page.keyboard.press("Control+A")
         page.keyboard.type(text)
         # Typed into the field that still has the focus: on a loaded machine a redraw as the chat finished loading
@@ -70,6 +71,16 @@ FOCUSED = (
     "document.activeElement?.tagName === 'TEXTAREA' || "
     "(document.activeElement?.tagName === 'INPUT' && document.activeElement.type !== 'file')"
 )
+
+
+def became(page: Any, expression: str, timeout: float) -> bool:
+    """Whether a page expression turns true within `timeout` seconds."""
+    deadline = time.time() + timeout
+    while not page.evaluate(expression):
+        if time.time() >= deadline:
+            return False
+        page.wait_for_timeout(100)
+    return True
 
 
 def until(page: Any, expression: str, timeout: float = 20) -> None:
