@@ -38,11 +38,12 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[$extras]"
-# An external agent CLI for the tests that drive a real one through `orkas bridge` (pinned; from the npm
+# The external agent CLIs for the tests that drive real ones through `orkas bridge` (pinned; from the npm
 # registry; skipped with a warning where npm is missing or the registry is out of reach).
 if command -v npm >/dev/null 2>&1; then
     npm install --silent --no-audit --no-fund --prefix .venv/external-agents @anthropic-ai/claude-code@2.1.197 \
-        >/dev/null 2>&1 || echo "setup: Claude Code could not be installed; its test will be skipped" >&2
+        @openai/codex@0.171.0 opencode-ai@1.18.33 \
+        >/dev/null 2>&1 || echo "setup: the agent CLIs could not be installed; their tests will be skipped" >&2
 fi
 # Bytecode for the checkout's own code: with PYTHONDONTWRITEBYTECODE set nothing else writes it, and each `orkas`
 # start would compile ~300 modules (~0.2 s). Python still checks each file's time, so an edit is never run stale.

@@ -5,8 +5,8 @@ member's bubble; Stop ends its whole process tree. The CLI runs with the person'
 member, and it needs its own sign-in and network), under its own permission rules for its own tools. For each
 run Orkas writes an MCP configuration — in the run's private folder, 0600 — that points the CLI at
 `orkas bridge` (adapter/agents/bridge.py), so it can use the person's skills, knowledge, past chats and connectors,
-each call passing Orkas's own consent. Where the CLI can resume a session (Claude Code, Codex) the next turn
-continues it. A CLI that is not installed is reported in the bubble, with where it was looked for.
+each call passing Orkas's own consent. Each CLI's session (Claude Code, Codex, opencode) continues on the next
+turn. A CLI that is not installed is reported in the bubble, with where it was looked for.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from orkas.adapter.agents.bridge import CAPABILITIES, BridgeHost, Handler, Reply, bridge_command
+from orkas.adapter.agents.cli_output import PARSERS, Backend, Said
 from orkas.engine.abort import AbortSignal
 from orkas.engine.consent import Ask, Decision, Permissions
 from orkas.engine.events import Done, Error, Event, RunStart, TextDelta, ToolEnd, ToolStart, permission_request
@@ -38,81 +39,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Backend = Literal["claude", "codex", "opencode"]
 BACKENDS: tuple[Backend, ...] = ("claude", "codex", "opencode")
 DEFAULT_CAPABILITIES = ("skills", "kb", "chats", "connectors", "handoff")
-
-
-@dataclass(frozen=True, slots=True)
-class Said:
-    """One thing a CLI's output line told us."""
-
-    kind: Literal["text", "session", "final", "error", "usage"]
-    text: str = ""
-    usage: Usage | None = None
-
-
-def _usage(raw: Any) -> Usage | None:
-    if not isinstance(raw, dict):
-        return None
-    return Usage(input_tokens=int(raw.get("input_tokens") or 0), output_tokens=int(raw.get("output_tokens") or 0))
-
-
-def parse_claude(line: str) -> list[Said]:
-    """`claude -p --output-format stream-json --verbose`: one JSON object per line."""
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return []
-    kind = data.get("type") if isinstance(data, dict) else None
-    if kind == "system" and data.get("subtype") == "init" and data.get("session_id"):
-        return [Said("session", str(data["session_id"]))]
-    if kind == "assistant":
-        blocks = (data.get("message") or {}).get("content") or []
-        return [Said("text", str(b.get("text", ""))) for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
-    if kind == "result":
-        said = [Said("session", str(data["session_id"]))] if data.get("session_id") else []
-        usage = _usage(data.get("usage"))
-        if usage is not None:
-            said.append(Said("usage", usage=usage))
-        if data.get("is_error") or str(data.get("subtype", "success")) != "success":
-            return [*said, Said("error", str(data.get("result") or data.get("subtype") or "the CLI failed"))]
-        return [*said, Said("final", str(data.get("result") or ""))]
-    return []
-
-
-def parse_codex(line: str) -> list[Said]:
-    """`codex exec --json`: thread.started, item.completed (agent_message), turn.completed / turn.failed."""
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return []
-    kind = data.get("type") if isinstance(data, dict) else None
-    if kind == "thread.started" and data.get("thread_id"):
-        return [Said("session", str(data["thread_id"]))]
-    if kind == "item.completed":
-        item = data.get("item") or {}
-        if item.get("type") in ("agent_message", "assistant_message") and item.get("text"):
-            return [Said("text", str(item["text"]))]
-    if kind == "turn.completed":
-        usage = _usage(data.get("usage"))
-        return [Said("usage", usage=usage)] if usage is not None else []
-    if kind in ("turn.failed", "error"):
-        error = data.get("error") if isinstance(data.get("error"), dict) else data
-        return [Said("error", str(error.get("message") or "the CLI failed"))]
-    return []
-
-
-def parse_text(line: str) -> list[Said]:
-    """opencode `run`: its answer as plain text."""
-    return [Said("text", line + "\n")]
-
-
-PARSERS: dict[Backend, Callable[[str], list[Said]]] = {
-    "claude": parse_claude,
-    "codex": parse_codex,
-    "opencode": parse_text,
-}
 
 
 def _toml(value: Any) -> str:
@@ -153,7 +81,8 @@ def command_line(
         "mcp": {"orkas": {"type": "local", "command": server, "environment": dict(bridge_env), "enabled": True}}
     }
     _private_write(config, json.dumps(spec))
-    return [cli, "run", prompt], {"OPENCODE_CONFIG": str(config)}
+    session = ["--session", resume] if resume else []
+    return [cli, "run", "--format", "json", *session, prompt], {"OPENCODE_CONFIG": str(config)}
 
 
 def _private_write(path: Path, text: str) -> None:
@@ -305,7 +234,7 @@ class ExternalAgent:
                     if isinstance(event, _SaidEvent):
                         said = event.said
                         if said.kind == "text" and said.text:
-                            chunk = said.text if self.backend == "opencode" or not text else "\n\n" + said.text
+                            chunk = said.text if not text else "\n\n" + said.text
                             text.append(chunk)
                             yield TextDelta(text=chunk)
                         elif said.kind == "session":
@@ -372,6 +301,11 @@ async def _lines(stream: asyncio.StreamReader, events: asyncio.Queue[Any], parse
             events.put_nowait(_SaidEvent(said))
 
 
+def _session_like(value: str) -> bool:
+    """A CLI's session id (a uuid, opencode's `ses_…`): never an option or a path on its command line."""
+    return 0 < len(value) <= 128 and value.replace("-", "").replace("_", "").isalnum() and not value.startswith("-")
+
+
 def _resume_file(session: Any) -> Path | None:
     path = getattr(session, "path", None)
     return Path(path).with_suffix(".external.json") if path is not None else None
@@ -385,11 +319,11 @@ def _read_resume(path: Path | None, backend: str) -> str | None:
     except (OSError, ValueError):
         return None
     value = data.get(backend) if isinstance(data, dict) else None
-    return value if isinstance(value, str) and value.replace("-", "").isalnum() else None
+    return value if isinstance(value, str) and _session_like(value) else None
 
 
 def _write_resume(path: Path | None, backend: str, session_id: str) -> None:
-    if path is None or not session_id.replace("-", "").isalnum():
+    if path is None or not _session_like(session_id):
         return
     from orkas.core.fsutil import atomic_write
 
