@@ -17,6 +17,7 @@ from orkas import __version__
 from orkas.adapter.conversations.runtime import ConversationRuntime
 from orkas.engine.sandbox.executor import confinement
 from orkas.server.agents_routes import add_agents_routes
+from orkas.server.connector_offer_routes import add_connector_offer_routes
 from orkas.server.connector_routes import add_connector_routes
 from orkas.server.conversation_routes import add_conversation_routes
 from orkas.server.diagnostics_routes import add_diagnostics_routes
@@ -74,6 +75,7 @@ def create_app(
         add_learning_routes(api, services.evolution)
     if services is not None and services.connectors is not None:
         add_connector_routes(api, services.connectors)
+        add_connector_offer_routes(api, services.connectors, runtime, services)
     if services is not None and services.instructions is not None and services.home is not None:
         add_instructions_routes(api, services.instructions, runtime.store, services.settings, services.home)
     if services is not None and services.crashes is not None:

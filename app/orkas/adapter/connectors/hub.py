@@ -18,15 +18,16 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from orkas.adapter.connectors import signin
 from orkas.adapter.connectors.config import Connector, Connectors, slug
 from orkas.adapter.connectors.health import Health, HealthFile
 from orkas.adapter.connectors.link import Link
+from orkas.adapter.connectors.offers import OfferedPrompt, OfferedResource
 from orkas.adapter.connectors.stdio import opened, piped_transport
 from orkas.core.errors import ConfigError
 from orkas.engine.abort import AbortSignal
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from orkas.engine.sandbox.executor import Executor
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class ConnectorHub:
@@ -101,6 +103,38 @@ class ConnectorHub:
     async def call(self, tool: RemoteTool, arguments: Mapping[str, Any], signal: AbortSignal) -> CallOutcome:
         link = await self._link(tool.server_id)
         return await link.call(tool, arguments, signal)
+
+    # --- what the composer's "/" menu and the attach menu use (offers.py) ---
+
+    async def prompts(self) -> list[OfferedPrompt]:
+        """Every enabled server's prompts; a server that cannot be reached offers none (its status says why)."""
+        return [p for found in await self._each(lambda link: link.prompts()) for p in found]
+
+    async def resources(self) -> list[OfferedResource]:
+        return [r for found in await self._each(lambda link: link.resources()) for r in found]
+
+    async def prompt(self, server: str, name: str, arguments: Mapping[str, str]) -> str:
+        return await (await self._link(server)).prompt(name, arguments)
+
+    async def read_resource(self, server: str, uri: str) -> tuple[str, bytes, str | None]:
+        """(a file name for it, its bytes, its type): what the person attaches."""
+        link = await self._link(server)
+        listed = {r.uri: r for r in await link.resources()}
+        if uri not in listed:
+            raise unknown(f"resource of {link.connector.name}", uri, list(listed))
+        data, mime = await link.read(uri)
+        return listed[uri].name, data, mime or listed[uri].mime_type
+
+    async def _each(self, ask: Callable[[Link], Awaitable[T]]) -> list[T]:
+        async def one(link: Link) -> T | None:
+            try:
+                return await ask(link)
+            except ConnectorError as e:
+                log.info("connector %s offers nothing now: %s", link.connector.id, e)
+                return None
+
+        found = await asyncio.gather(*(one(link) for link in await self._enabled()))
+        return [f for f in found if f is not None]
 
     # --- what the CLI, the API and the settings screen use ---
 

@@ -13,6 +13,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from orkas.adapter.connectors.config import Connector
 from orkas.adapter.connectors.health import Health
+from orkas.adapter.connectors.offers import (
+    OfferedPrompt,
+    OfferedResource,
+    list_prompts,
+    list_resources,
+    prompt_text,
+    resource_bytes,
+)
 from orkas.engine.abort import AbortSignal
 from orkas.engine.messages import ImageBlock, TextBlock, ToolResultContent
 from orkas.engine.tools.connectors import CallOutcome, ConnectorError, RemoteTool, SignInNeeded
@@ -74,6 +82,8 @@ class _Session:
     client: mcp.Client
     tools: dict[str, RemoteTool]
     ended: asyncio.Event
+    prompts: tuple[OfferedPrompt, ...] | None = None  # listed on first use, forgotten when the server says so
+    resources: tuple[OfferedResource, ...] | None = None
 
 
 class Link:
@@ -142,6 +152,7 @@ class Link:
                         transport,
                         read_timeout_seconds=CALL_TIMEOUT,
                         client_info=mcp.Implementation(name="orkas", version=self.hub.version),
+                        message_handler=self._pushed,
                     )
                 )
                 tools = await _list_tools(client, self.connector)
@@ -150,11 +161,14 @@ class Link:
                 ready.set_result(session)
                 stop = asyncio.create_task(self._stop.wait())
                 end = asyncio.create_task(ended.wait())
+                watching = asyncio.create_task(self._listen(session))
                 try:
                     await asyncio.wait({stop, end}, return_when=asyncio.FIRST_COMPLETED)
                 finally:
                     stop.cancel()
                     end.cancel()
+                    watching.cancel()
+                    await asyncio.gather(watching, return_exceptions=True)
                 if ended.is_set() and not self._stop.is_set():
                     await self._failed("the server's process exited", reached=True)
         except BaseException as e:
@@ -165,6 +179,77 @@ class Link:
         finally:
             ended.set()
             self.session = None
+
+    # --- what changed on the server's side (listChanged) ---
+
+    async def _listen(self, session: _Session) -> None:
+        """A 2026-07-28 server says its lists changed on a `subscriptions/listen` stream; an older one pushes
+        notifications (`_pushed`). Either way the list is fetched again when next wanted."""
+        from mcp.client.subscriptions import ListenNotSupportedError
+
+        try:
+            async with session.client.listen(
+                tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True
+            ) as changes:
+                async for change in changes:
+                    await self._changed(session, type(change).__name__)
+        except ListenNotSupportedError:
+            return  # an older server: it pushes its notices, if it sends any
+        except Exception as e:  # a server that will not listen: its lists are read again when the session is
+            log.info("connector %s: no change notices (%s)", self.connector.id, _describe(e))
+
+    async def _pushed(self, message: Any) -> None:
+        method = str(getattr(getattr(message, "root", message), "method", ""))
+        if self.session is not None and method.endswith("/list_changed"):
+            kind = {"tools": "ToolsListChanged", "prompts": "PromptsListChanged", "resources": "ResourcesListChanged"}
+            await self._changed(self.session, kind.get(method.split("/")[1], ""))
+
+    async def _changed(self, session: _Session, change: str) -> None:
+        if change == "PromptsListChanged":
+            session.prompts = None
+        elif change == "ResourcesListChanged":
+            session.resources = None
+        elif change == "ToolsListChanged":
+            try:
+                session.tools = await _list_tools(session.client, self.connector)
+            except Exception as e:  # the next session lists them again
+                log.warning("connector %s: its new tools could not be listed (%s)", self.connector.id, _describe(e))
+                return
+            await self.hub.record(self.connector.id, "connected", tools=len(session.tools))
+
+    # --- prompts and resources (offers.py) ---
+
+    async def prompts(self) -> tuple[OfferedPrompt, ...]:
+        session = await self.open()
+        if session.prompts is None:
+            session.prompts = await self._asked(list_prompts(session.client, self.connector))
+        return session.prompts
+
+    async def resources(self) -> tuple[OfferedResource, ...]:
+        session = await self.open()
+        if session.resources is None:
+            session.resources = await self._asked(list_resources(session.client, self.connector))
+        return session.resources
+
+    async def prompt(self, name: str, arguments: Mapping[str, str]) -> str:
+        session = await self.open()
+        return prompt_text(await self._asked(session.client.get_prompt(name, dict(arguments))))
+
+    async def read(self, uri: str) -> tuple[bytes, str | None]:
+        session = await self.open()
+        return resource_bytes(await self._asked(session.client.read_resource(uri)), uri)
+
+    async def _asked(self, request: Any) -> Any:
+        """A request of the person's (not the model's): its failure is said, not counted against the server
+        unless the connection broke."""
+        from mcp import MCPError
+
+        try:
+            return await asyncio.wait_for(request, CONNECT_TIMEOUT)
+        except TimeoutError:
+            raise ConnectorError(f"{self.connector.name} did not answer within {CONNECT_TIMEOUT:.0f} s") from None
+        except MCPError as e:
+            raise ConnectorError(f"{self.connector.name}: {_describe(e)}") from None
 
     async def call(self, tool: RemoteTool, arguments: Mapping[str, Any], signal: AbortSignal) -> CallOutcome:
         from mcp import MCPError
