@@ -4,6 +4,7 @@
 
 import { desktop, post, upload } from "./api.js";
 import { el } from "./cards.js";
+import { attachMenu, fillPrompt, offeredPrompts } from "./connector_offers.js";
 import { t } from "./strings.js";
 
 const MAX_UPLOAD = 50 * 1024 * 1024;
@@ -37,7 +38,7 @@ export class Composer {
     this.form.append(this.chips, row, this.picker);
     root.append(this.form);
 
-    attach.addEventListener("click", () => this.picker.click());
+    attachMenu(this, attach); // the file picker, or Files… and the connectors' resources
     this.picker.addEventListener("change", () => { this.uploadAll([...this.picker.files]); this.picker.value = ""; });
     this.form.addEventListener("submit", (event) => { event.preventDefault(); this.send(); });
     this.input.addEventListener("keydown", (event) => {
@@ -124,6 +125,8 @@ export class Composer {
 
   suggest() {
     const before = this.input.value.slice(0, this.input.selectionStart ?? this.input.value.length);
+    const slash = /^\/(\S*)$/.exec(before);
+    if (slash) { this.suggestPrompts(slash[1]).catch((error) => this.onError(error.message)); return; }
     const typed = /(?:^|\s)@([a-z0-9_-]*)$/.exec(before);
     const names = typed && this.members.length ? [...this.members, "commander"].filter((n) => n.startsWith(typed[1])) : [];
     this.suggestions.replaceChildren();
@@ -145,6 +148,52 @@ export class Composer {
     });
     if (names.length) this.pickMention(0);
     else this.closeMentions();
+  }
+
+  // "/" at the start of the box: the connectors' prompts, narrowed by what follows it (asked for once per "/").
+  async suggestPrompts(typed) {
+    if (!typed || !this.prompts) this.prompts = await offeredPrompts();
+    if (!/^\/\S*$/.test(this.input.value)) return; // typed on meanwhile
+    const wanted = typed.toLowerCase();
+    const found = this.prompts.filter((p) => `${p.server}:${p.name} ${p.title}`.toLowerCase().includes(wanted));
+    this.suggestions.replaceChildren();
+    this.suggestions.setAttribute("aria-label", t("promptsLabel"));
+    found.forEach((prompt, index) => {
+      const option = el("button", "mention prompt-option", `/${prompt.name}`);
+      option.append(el("span", "hint", ` ${prompt.server} · ${prompt.description || prompt.title}`));
+      option.type = "button";
+      option.id = `mention-${index}`;
+      option.tabIndex = -1;
+      option.setAttribute("role", "option");
+      option.addEventListener("click", async () => {
+        this.closeMentions();
+        try {
+          const text = await fillPrompt(prompt);
+          if (text == null) { this.input.focus(); return; }
+          this.input.value = text; // in the box, read before it is sent
+          this.keep();
+          this.fit();
+          this.input.focus();
+        } catch (error) { this.onError(error.message); }
+      });
+      this.suggestions.append(option);
+    });
+    if (found.length) this.pickMention(0);
+    else this.closeMentions();
+  }
+
+  // A connector's resource, attached as a file is (its chip, then the message carries it).
+  async attachResource(resource) {
+    const chip = this.addChip({ name: resource.title, uploading: true });
+    try {
+      const id = await this.conversation();
+      const record = await post(`/api/conversations/${id}/attachments/resource`, { server: resource.server, uri: resource.uri });
+      chip.remove();
+      this.addChip(record);
+    } catch (error) {
+      chip.remove();
+      this.onError(`${resource.title}: ${error.message}`);
+    }
   }
 
   // The @ list's keys, while it is open: ↑/↓ move, Enter or Tab take the marked name, Escape closes it.
@@ -170,6 +219,7 @@ export class Composer {
 
   closeMentions() {
     this.suggestions.hidden = true;
+    this.suggestions.setAttribute("aria-label", t("mentionsLabel"));
     this.input.removeAttribute("aria-activedescendant");
   }
 

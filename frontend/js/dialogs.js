@@ -50,6 +50,28 @@ export function askText({ title, label, value = "", action = t("save"), problem 
   return open({ title, body: [...said, field], action }, () => input.value.trim() || null);
 }
 
+// A few named values at once (a connector prompt's arguments): resolves to { name: value } (empty ones left out)
+// or null when dismissed. A required field must be filled before the answer is taken.
+export function askFields({ title, message = "", fields, action }) {
+  const inputs = fields.map((field) => {
+    const input = el("input");
+    input.name = field.name;
+    input.required = Boolean(field.required);
+    return input;
+  });
+  const body = [
+    ...(message ? [el("p", "", message)] : []),
+    ...fields.map((field, index) => {
+      const label = el("label", "ask-field", field.hint ? `${field.label} ${field.hint}` : field.label);
+      label.append(inputs[index]);
+      return label;
+    }),
+  ];
+  return open({ title, body, action }, () => Object.fromEntries(
+    inputs.filter((input) => input.value.trim()).map((input) => [input.name, input.value]),
+  ));
+}
+
 // A yes/no question with one more choice, unticked by default (run a server unconfined): resolves to null when
 // dismissed, else { option: whether it was ticked }. Focus goes to the answer, not to the option.
 export function askConfirmWith({ title, message, option, action }) {
