@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -175,6 +176,11 @@ def test_sign_in_call_refresh_revoked_sign_in_again_and_out(
                 assert not any(token.encode() in data for token in tokens), path
         for text in (added.stdout, added.stderr, again.stdout, again.stderr):
             assert not any(token in text for token in tokens)
+        report = tmp_path / "report.zip"  # a diagnostics bundle, as a bug report would carry
+        assert orkas("diagnostics", "--out", str(report), env=env, cwd=tmp_path).returncode == 0
+        with zipfile.ZipFile(report) as bundle:
+            for name in bundle.namelist():
+                assert not any(token.encode() in bundle.read(name) for token in tokens), name
 
         out = orkas("mcp", "logout", "vendor", env=env, cwd=tmp_path)
         assert out.returncode == 0 and "signed out of vendor (the server revoked it)" in out.stdout, out.stderr

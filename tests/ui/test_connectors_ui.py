@@ -6,6 +6,7 @@ and a Claude Desktop file read into entries."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,10 +57,17 @@ def test_the_connectors_screen(page: Page, app: App) -> None:
     assert saved(app) == {}
 
     form.get_by_role("button", name="Add").click()
+    dialog = page.locator("dialog.ask[open]")
+    expect(dialog).to_contain_text("It runs confined: its network, a private home, and no folder of yours")
+    expect(
+        dialog.get_by_label(re.compile("Run it unconfined instead"))
+    ).not_to_be_checked()  # a choice, never the default
     answer_dialog(page)
     item = page.locator('#settings section.connectors li.connector[data-connector="custom-tester"]')
     expect(item).to_be_visible(timeout=TIMEOUT)
     expect(item.locator(".secrets")).to_have_text("TOKEN=••••")
+    expect(item.locator(".confinement")).to_have_text("confined")  # new local servers run in the sandbox
+    assert saved(app)["custom-tester"]["confined"] is True
     assert "ui-secret-77" not in page.content() and saved(app)["custom-tester"]["env"] == ["TOKEN"]
     item.get_by_role("button", name="Check now").click()
     expect(item.locator(".connector-tools")).to_contain_text(
