@@ -126,6 +126,7 @@ function signInButton(connector, guard, refresh) {
 }
 
 function openPage(url) {
+  if (!/^https?:\/\//i.test(url)) return; // a web page only (the server checked it too)
   const bridge = desktop();
   if (bridge) bridge.open_external(url); // the system browser, where the person's sessions and passwords are
   else window.open(url, "_blank", "noopener");

@@ -25,8 +25,10 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
+from orkas.adapter.connectors.config import check_url
 from orkas.adapter.connectors.loopback import CALLBACK_PATH, Loopback
 from orkas.adapter.settings.vault import Vault
+from orkas.core.errors import ConfigError
 from orkas.core.redact import remember_secret
 from orkas.engine.tools.connectors import ConnectorError, SignInNeeded
 
@@ -234,6 +236,12 @@ async def sign_in(
     async with Loopback(connector.name) as loopback:
 
         async def redirect(url: str) -> None:
+            try:  # a web page, https (or http on this machine): never javascript:, file: or another scheme
+                check_url(url)
+            except ConfigError:
+                raise ConnectorError(
+                    f"{connector.name}'s sign-in page is not a web address Orkas will open: {url[:200]!r}"
+                ) from None
             loopback.expected_state = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}.get("state")
             shown = show(url)
             if shown is not None:
