@@ -23,10 +23,12 @@ from tests.fakes.site import serve
 KEY = "-----BEGIN OPENSSH PRIVATE KEY----- confinement-test"
 
 
-def peeks(server: FakeServer, env: dict[str, str], cwd: Path, calls: list[tuple[str, dict[str, str]]]) -> list[str]:
+def peeks(
+    server: FakeServer, env: dict[str, str], cwd: Path, calls: list[tuple[str, dict[str, str]]], name: str = "test"
+) -> list[str]:
     """Run one turn whose model calls the server's `tools` (read-only, staying here: they run unasked)."""
     before = len(server.requests)
-    uses = [a_wire.tool_use("mcp_call", {"server": "test", "tool": tool, "arguments": arguments}, id=f"c{n}")
+    uses = [a_wire.tool_use("mcp_call", {"server": name, "tool": tool, "arguments": arguments}, id=f"c{n}")
             for n, (tool, arguments) in enumerate(calls)]  # fmt: skip
     server.script(a_wire.message(*uses), a_wire.reply_text("Done."))
     ran = orkas("run", "look around", "--workspace", str(cwd / "ws"), env=env, cwd=cwd, timeout=120)
@@ -83,6 +85,14 @@ def test_a_new_local_server_is_confined_to_the_folders_named_with_its_network(
     assert "read: shared notes" in said[0]
     assert all("unreadable" in text and KEY not in text and "dear diary" not in text for text in said[1:4]), said
     assert "reached:" in said[4], said[4]  # its network is on
+
+    # A file of the home named on its command line opens that file's folder to nobody by implication (a
+    # `--config ~/Documents/x.json` had opened all of ~/Documents): the person names folders with --folder.
+    (diary.parent / "taxes.txt").write_text("taxes")
+    named = f"{command} --marker {diary}"
+    assert orkas("mcp", "add", "named", "--command", named, "--yes", env=env, cwd=tmp_path).returncode == 0
+    [taxes] = peeks(anthropic_server, env, tmp_path, [("peek", {"path": str(diary.parent / "taxes.txt")})], "named")
+    assert "unreadable" in taxes and "taxes" not in taxes.replace("taxes.txt", ""), taxes
 
 
 def test_unconfined_by_choice_or_from_before_runs_as_it_did_and_says_so(

@@ -137,7 +137,7 @@ def connector_hub(settings: Settings, configured: Configured | None = None) -> C
         folder.mkdir(parents=True, exist_ok=True)
         own = [] if connector.cwd else [folder]
         policy = PathPolicy(folder, granted=connector.folders, protected=protected_data(settings.data_dir), own=own)
-        for needed in command_folders(connector.command) if connector.confined else ():
+        for needed in command_folders(connector.command, policy.home) if connector.confined else ():
             with contextlib.suppress(PathDenied):  # never the home or a credential folder: it says why it failed
                 policy.add_readable(needed)
         return sandbox(settings, policy)

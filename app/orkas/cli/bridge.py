@@ -128,6 +128,15 @@ class Tool:
         return found
 
 
+def _valid_id(ident: Any) -> bool:
+    """JSON-RPC ids here: a string or an integer (never a bool, a list, an object, NaN)."""
+    return isinstance(ident, str) or (isinstance(ident, int) and not isinstance(ident, bool))
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
 class ToolError(Exception):
     """A call the bridge refuses or the app answered with an error: an `isError` result, as the model reads it."""
 
@@ -180,7 +189,9 @@ class BridgeServer:
         self.calls: dict[Any, asyncio.Task[None]] = {}
 
     def send(self, message: dict[str, Any]) -> None:
-        sys.stdout.buffer.write(json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False).encode() + b"\n")
+        # ASCII with escapes: a lone surrogate in a text cannot break the line; never NaN or Infinity (not JSON).
+        line = json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=True, allow_nan=False)
+        sys.stdout.buffer.write(line.encode() + b"\n")
         sys.stdout.buffer.flush()
 
     async def serve(self) -> None:
@@ -195,12 +206,20 @@ class BridgeServer:
                 self.send({"id": None, "error": {"code": -32600, "message": f"a message over {MAX_LINE:,} bytes"}})
                 continue
             try:
-                message = json.loads(line)
-            except ValueError:
+                message = json.loads(line, parse_constant=_not_json)
+            except (ValueError, RecursionError):  # a nesting deep enough to exhaust the parser is not JSON-RPC
                 self.send({"id": None, "error": {"code": -32700, "message": "not JSON"}})
                 continue
+            if message == []:
+                self.send({"id": None, "error": {"code": -32600, "message": "an empty batch"}})
             for one in message if isinstance(message, list) else [message]:
-                self.receive(one)
+                try:
+                    self.receive(one)
+                except Exception as e:  # one message's failure is its own: the bridge goes on for the next
+                    ident = one.get("id") if isinstance(one, dict) and _valid_id(one.get("id")) else None
+                    self.send(
+                        {"id": ident, "error": {"code": -32603, "message": f"internal error ({type(e).__name__})"}}
+                    )
         for task in list(self.calls.values()):  # the agent closed our stdin: it is gone
             task.cancel()
 
@@ -209,12 +228,16 @@ class BridgeServer:
             return  # a response to nothing we asked, or noise: JSON-RPC answers no notification
         method, ident, params = message["method"], message.get("id"), message.get("params") or {}
         if method == "notifications/cancelled" and isinstance(params, dict):
-            task = self.calls.get(params.get("requestId"))
+            wanted = params.get("requestId")
+            task = self.calls.get(wanted) if _valid_id(wanted) else None
             if task is not None:
                 task.cancel()
             return
         if ident is None:
             return  # notifications/initialized and the like
+        if not _valid_id(ident):
+            self.send({"id": None, "error": {"code": -32600, "message": "an id is a string or an integer"}})
+            return
         if method == "initialize":
             asked = params.get("protocolVersion") if isinstance(params, dict) else None
             self.send({"id": ident, "result": {

@@ -93,8 +93,13 @@ def _confirm(argv: list[str], yes: bool, *, unconfined: bool = False, folders: S
     if unconfined:
         how = "UNCONFINED, with all your permissions (your files, your keys, your network)"
     else:
+        from orkas.adapter.connectors.config import command_folders
+
         seen = ", ".join(folders) if folders else "no folder of yours"
-        how = f"confined: network on, a private home, and {seen}"
+        needed = ", ".join(str(f) for f in command_folders(argv))
+        how = f"confined: network on, a private home, and {seen}" + (
+            f"\n  (and, read-only, what it needs to start: {needed})" if needed else ""
+        )
     answer = input(f"This connector will run, on this computer:\n  {shown}\n  {how}\nAdd it? [y/N] ")
     if answer.strip().lower() not in ("y", "yes"):
         raise ConfigError("not added")

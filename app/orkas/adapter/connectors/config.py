@@ -98,13 +98,16 @@ def check_pairs(pairs: Mapping[str, str], what: str) -> dict[str, str]:
     return dict(pairs)
 
 
-def command_folders(argv: Sequence[str]) -> list[Path]:
-    """What a confined local server must read to start at all: the install its program lives in (a virtualenv or
-    a node prefix: the folder above `bin/`; and where its link leads) and the folders of the files its command
-    names (`server.py`). Read
-    only; the caller drops any that a policy refuses (the home itself, a credential folder)."""
+def command_folders(argv: Sequence[str], home: Path | None = None) -> list[Path]:
+    """What a confined local server must read to start at all, opened read-only: the install its program lives in
+    (a virtualenv or a node prefix: the folder above `bin/`; and where its link leads) and the folders of the files
+    its command names (`server.py`) — never a folder of the person's home by implication (a `--config
+    ~/Documents/x.json` opened all of ~/Documents): those they name with --folder. A virtualenv in the home is
+    the exception (its program cannot start without it), and the home's toolchains (~/.pyenv…) are the sandbox's
+    anyway. The caller also drops any that a policy refuses (a credential folder)."""
     import shutil
 
+    home = (home or Path.home()).resolve()
     found: list[Path] = []
     for index, arg in enumerate(argv):
         located = shutil.which(arg) if index == 0 and "/" not in arg else arg
@@ -117,6 +120,10 @@ def command_folders(argv: Sequence[str]) -> list[Path]:
             folder = path if path.is_dir() else path.parent
             if folder.name == "bin" and index == 0:
                 folder = folder.parent
+            folder = folder.resolve()
+            if folder == home or home in folder.parents:
+                if not (index == 0 and (folder / "pyvenv.cfg").is_file()):
+                    continue
             if folder not in found:
                 found.append(folder)
     return found

@@ -14,6 +14,7 @@ from orkas.engine.tools.connectors import ConnectorError
 
 CALLBACK_PATH = "/callback"
 MAX_REQUEST = 16 * 1024  # bytes of the browser's request to the loopback port
+MAX_OPEN = 16  # connections at once: a browser opens a few; past this the oldest is dropped
 
 
 class Loopback:
@@ -27,6 +28,8 @@ class Loopback:
         self.code: asyncio.Future[tuple[str, str | None]] = asyncio.get_running_loop().create_future()
         self.outcome: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._server: asyncio.Server | None = None
+        self._open: dict[asyncio.StreamWriter, None] = {}  # oldest first
+        self._answering: set[asyncio.Task[None]] = set()  # the browser's return, waiting to be told how it went
         self.port = 0
 
     async def __aenter__(self) -> Loopback:
@@ -39,6 +42,10 @@ class Loopback:
             self.outcome.set_result("The sign-in did not finish. Go back to Orkas and try again.")
         assert self._server is not None
         self._server.close()
+        if self._answering:  # the browser that came back is told how it went before the port closes
+            await asyncio.wait(self._answering, timeout=5.0)
+        for writer in list(self._open):  # an idle connection (a browser's preconnect) ends with the attempt, quietly
+            writer.transport.abort()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._server.wait_closed(), 5.0)
 
@@ -47,6 +54,19 @@ class Loopback:
         return f"http://127.0.0.1:{self.port}{CALLBACK_PATH}"
 
     async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(self._open) >= MAX_OPEN:  # the oldest goes (a flood only ever evicts its own): the browser gets in
+            next(iter(self._open)).transport.abort()
+        self._open[writer] = None
+        try:
+            await self._read(reader, writer)
+        except (asyncio.CancelledError, ConnectionError):
+            pass  # the attempt ended under it, or the other side went: nothing to answer
+        finally:
+            self._open.pop(writer, None)
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10.0)
             if len(head) > MAX_REQUEST:
@@ -69,6 +89,10 @@ class Loopback:
                 await _page(writer, 400, "Not signed in", "The sign-in came back without a code.")
                 return
             self.code.set_result((query["code"], query.get("iss")))
+            self._open.pop(writer, None)  # no longer idle: never cut, never evicted
+            task = asyncio.current_task()
+            if task is not None:
+                self._answering.add(task)
             said = await asyncio.shield(self.outcome)
             title = "Signed in" if said.startswith("Signed in") else "Not signed in"
             await _page(writer, 200, title, said)

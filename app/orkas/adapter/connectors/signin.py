@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, fields
@@ -37,6 +38,16 @@ if TYPE_CHECKING:
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
     from orkas.adapter.connectors.config import Connector
+
+class _SaidAlready(logging.Filter):
+    """The SDK logs every failed sign-in flow with its traceback; a failure of ours (no sign-in in time, "sign in
+    again" mid-run) is said to the person in words already — not as a traceback on their terminal."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], ConnectorError))
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_SaidAlready())
 
 REFRESH_AHEAD = 120.0  # seconds before its expiry an access token is refreshed: never sent stale mid-run
 SIGN_IN_TIMEOUT = 300.0  # seconds the person has to finish on the provider's page
@@ -242,7 +253,10 @@ async def sign_in(
                 raise ConnectorError(
                     f"{connector.name}'s sign-in page is not a web address Orkas will open: {url[:200]!r}"
                 ) from None
-            loopback.expected_state = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}.get("state")
+            states = parse_qs(urlsplit(url).query).get("state", [])
+            if len(states) != 1:  # the SDK's own state, once: an address that brings one of its own is not trusted
+                raise ConnectorError(f"{connector.name}'s sign-in page address carries a state of its own: refused")
+            loopback.expected_state = states[0]
             shown = show(url)
             if shown is not None:
                 await shown
@@ -275,12 +289,14 @@ async def sign_in(
         if attempt.tokens is None or attempt.client is None:  # it let us in without a sign-in: nothing to keep
             raise ConnectorError(f"{connector.name} did not ask for a sign-in: add it without --oauth")
         storage = VaultTokens(vault, connector.id)
+        replaced = await asyncio.to_thread(storage._saved), await storage.get_client_info()
         metadata = provider.context.oauth_metadata
         if metadata is not None and metadata.revocation_endpoint is not None:
             storage.revocation_endpoint = str(metadata.revocation_endpoint)
         await storage.set_client_info(attempt.client)
         await storage.set_tokens(attempt.tokens)
         loopback.outcome.set_result(f"Signed in to {connector.name}. You can close this tab and go back to Orkas.")
+    await _revoke_saved(*replaced)  # the sign-in it replaces is revoked too: no older tokens stay valid there
     return SignedIn(tools=len(listed.tools), seconds=time.monotonic() - started)
 
 
@@ -320,24 +336,28 @@ def _said(error: Exception) -> str:
     return type(error).__name__
 
 
-async def sign_out(connector: Connector, vault: Vault) -> str:
-    """Forget the sign-in; first ask the server to revoke it, when it said how. Returns what happened, said."""
+async def _revoke_saved(saved: dict[str, Any] | None, client: OAuthClientInformationFull | None) -> str:
+    """Ask the server to revoke a saved sign-in's tokens, when it said how; what happened, said ("" for nothing)."""
     import httpx
 
+    endpoint = (saved or {}).get("revocation_endpoint")
+    if not saved or not endpoint or client is None:
+        return ""
+    try:
+        async with httpx.AsyncClient(timeout=10.0) as http:
+            for hint in ("refresh_token", "access_token"):
+                if token := saved.get(hint):
+                    await _revoke(http, endpoint, client, token, hint)
+    except httpx.HTTPError as e:
+        return f"the server could not be told ({_said(e)}); it forgets it when it expires"
+    return "the server revoked it"
+
+
+async def sign_out(connector: Connector, vault: Vault) -> str:
+    """Forget the sign-in; first ask the server to revoke it, when it said how. Returns what happened, said."""
     storage = VaultTokens(vault, connector.id)
     saved = await asyncio.to_thread(storage._saved)
-    client = await storage.get_client_info()
-    told = ""
-    endpoint = (saved or {}).get("revocation_endpoint")
-    if saved and endpoint and client is not None:
-        try:
-            async with httpx.AsyncClient(timeout=10.0) as http:
-                for hint in ("refresh_token", "access_token"):
-                    if token := saved.get(hint):
-                        await _revoke(http, endpoint, client, token, hint)
-            told = "the server revoked it"
-        except httpx.HTTPError as e:
-            told = f"the server could not be told ({_said(e)}); it forgets it when it expires"
+    told = await _revoke_saved(saved, await storage.get_client_info())
     await asyncio.to_thread(vault.delete, tokens_key(connector.id))
     await asyncio.to_thread(vault.delete, client_key(connector.id))
     if not saved:
