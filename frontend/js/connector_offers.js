@@ -21,7 +21,7 @@ export async function fillPrompt(prompt) {
   let values = {};
   if (prompt.arguments.length) {
     values = await askFields({
-      title: prompt.title,
+      title: `${prompt.title} — ${prompt.server}`, // several servers may offer a prompt of the same name
       message: prompt.description,
       fields: prompt.arguments.map((a) => ({
         name: a.name, required: a.required,

@@ -36,8 +36,21 @@ function toast(message, action, tone = "") {
     button.addEventListener("click", guarded(async () => { node.remove(); await action.run(); }));
     node.append(" ", button);
   }
-  $("#toasts").append(node);
+  toastRegion().append(node);
   setTimeout(() => node.remove(), action ? 10000 : 6000);
+}
+
+// Over an open modal dialog (Settings, a question) a toast in the page sat under it, all but hidden: it goes into
+// the top-most open dialog, where the person is looking.
+function toastRegion() {
+  const dialog = [...document.querySelectorAll("dialog[open]")].pop();
+  if (!dialog) return $("#toasts");
+  let region = dialog.querySelector(":scope > .dialog-toasts");
+  if (!region) {
+    region = el("div", "dialog-toasts");
+    dialog.append(region);
+  }
+  return region;
 }
 
 const inform = (message) => toast(message, undefined, "info");

@@ -63,8 +63,9 @@ function row(connector, guard, refresh) {
   const tools = connector.tools == null ? "" : ` · ${t("connectorTools", { count: connector.tools })}`;
   item.append(
     el("strong", "", connector.name),
-    el("span", "badge", t(`connector_${connector.status}`)),
-    el("span", "hint", ` ${connector.kind === "remote" ? t("connectorRemote") : t("connectorLocal")}${tools}`),
+    el("span", "badge", connector.oauth && connector.signed_in && connector.status === "disconnected"
+      ? t("connectorSignedIn") : t(`connector_${connector.status}`)), // idle, signed in: not a problem
+    el("span", "hint", ` ${connector.kind === "remote" ? t("connectorRemote") : t("connectorLocal")}${tools} `),
     el("code", "where", where),
   );
   if (connector.kind === "local") { // how it runs, said: one from before confinement keeps running unconfined
@@ -173,11 +174,14 @@ async function startSignIn(connector, refresh) {
 async function addOne(entry, refresh) {
   let how = {};
   if (entry.command) {
+    await post("/api/connectors", { ...entry, check_only: true }); // a wrong folder or name is said before asking
     const command = Array.isArray(entry.command) ? shellJoin(entry.command) : entry.command;
     how = await confirmCommand(entry.name, command, entry.folders ?? []);
     if (!how) return false;
   }
-  const { connector } = await post("/api/connectors", { ...entry, ...how, confirmed: Boolean(entry.command) });
+  // Unconfined, it sees everything the person can: the folders named for the sandbox mean nothing then.
+  const folders = how.unconfined ? [] : entry.folders;
+  const { connector } = await post("/api/connectors", { ...entry, ...how, ...(folders ? { folders } : {}), confirmed: Boolean(entry.command) });
   refresh();
   return connector;
 }

@@ -121,6 +121,7 @@ def run_whoami(server: FakeServer, env: dict[str, str], cwd: Path) -> dict[str, 
     calls_whoami(server)
     ran = orkas("run", "who am I there?", "--workspace", str(cwd / "ws"), env=env, cwd=cwd, timeout=120)
     assert ran.returncode == 0, ran.stderr
+    assert "Traceback" not in ran.stderr, ran.stderr  # "sign in again" is said in words, not as the SDK's traceback
     [result] = results(server, before + 1)
     return result
 
@@ -163,6 +164,7 @@ def test_sign_in_call_refresh_revoked_sign_in_again_and_out(
         time.sleep(1.2)
         refused = run_whoami(anthropic_server, env, tmp_path)
         assert refused["is_error"] and "sign in again" in text_of(refused), refused
+        assert "SignInNeeded" not in text_of(refused)  # words for the model and the person, not a type name
         row = listed(env, tmp_path)
         assert row["status"] == "signin" and "sign in again" in row["last_error"]
         assert "sign in again" in orkas("mcp", "list", env=env, cwd=tmp_path).stdout

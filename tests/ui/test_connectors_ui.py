@@ -92,7 +92,7 @@ def test_the_connectors_screen(page: Page, app: App) -> None:
     answer_dialog(page)
     broken = page.locator('#settings section.connectors li.connector[data-connector="custom-broken"]')
     broken.get_by_role("button", name="Check now").click()
-    expect(page.locator("#toasts .toast").last).to_contain_text("No such file", timeout=TIMEOUT)
+    expect(page.locator("#settings .dialog-toasts .toast").last).to_contain_text("No such file", timeout=TIMEOUT)
 
     # removed, after a confirmation
     tester = page.locator('#settings section.connectors li.connector[data-connector="custom-tester"]')
@@ -165,5 +165,18 @@ def test_a_hosted_server_signs_in_from_settings_and_asks_again_when_revoked(page
         expect(again.locator(".error-text").first).to_contain_text("sign in again")
 
         again.get_by_role("button", name="Sign out").click()
-        expect(connectors.locator('li.connector[data-connector="custom-vendor"]').get_by_role(
-            "button", name="Sign in", exact=True)).to_be_visible(timeout=TIMEOUT)  # fmt: skip
+        out = connectors.locator('li.connector[data-connector="custom-vendor"]')
+        expect(out.get_by_role("button", name="Sign in", exact=True)).to_be_visible(timeout=TIMEOUT)
+        expect(out.locator(".badge")).to_have_text("sign-in needed")  # not "connected": it said so at once
+
+        # A local server with a folder that is not there: said before "Run … on this computer?", in the dialog.
+        form.locator("select[name=kind]").select_option("local")
+        form.get_by_label("Name", exact=True).fill("ghost")
+        form.get_by_label("Command", exact=True).fill(f"{sys.executable} {SERVER}")
+        form.get_by_label(re.compile("^Folders it may use")).fill("/no/such/folder")
+        form.get_by_role("button", name="Add").click()
+        expect(page.locator("#settings .dialog-toasts .toast").last).to_contain_text(
+            "'/no/such/folder' is not a folder", timeout=TIMEOUT
+        )
+        expect(page.locator("dialog.ask[open]")).to_have_count(0)
+        assert "custom-ghost" not in saved(app)

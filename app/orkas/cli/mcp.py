@@ -148,6 +148,11 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
 
         connector = connectors.get(args.name)
         print(asyncio.run(sign_out(connector, vault)))
+        from orkas.adapter.connectors.health import HealthFile
+        from orkas.adapter.connectors.signin import SIGNED_OUT
+
+        health = HealthFile(settings.data_dir / "connector-health.json")
+        health.needs_signin(connector.id, SIGNED_OUT.format(name=connector.name))
     elif command == "list":
         rows = asyncio.run(_checked(settings, args.check))
         if args.json:
@@ -160,7 +165,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
                 where += "  [confined]" if row["confined"] else "  [unconfined: runs with your permissions]"
             tools = "?" if row["tools"] is None else row["tools"]
             print(
-                f"{row['id']}  {row['kind']:<6} {'on ' if row['enabled'] else 'off'}  "
+                f"{row['name']}  {row['kind']:<6} {'on ' if row['enabled'] else 'off'}  "
                 f"{row['status']:<12} {tools} tools  {where}"
             )
             if row["status"] == "signin":

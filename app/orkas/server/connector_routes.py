@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from orkas.adapter.connectors.config import Connector, claude_desktop_entries
 from orkas.adapter.connectors.hub import ConnectorHub
-from orkas.adapter.connectors.signin import SignedIn, sign_in, sign_out
+from orkas.adapter.connectors.signin import SIGNED_OUT, SignedIn, sign_in, sign_out
 from orkas.core.errors import ConfigError, NotFound, ToolInputError
 
 
@@ -33,6 +33,7 @@ class NewConnector(BaseModel):
     oauth: bool = False  # (remote) it signs in with its own page: the window starts the sign-in next
     folders: list[str] = Field(default_factory=list, max_length=64)  # (local) the person's folders it may use
     unconfined: bool = False  # (local) ticked on the confirmation: it runs with the person's permissions
+    check_only: bool = False  # only say what is wrong (before the confirmation is shown): nothing is added
 
 
 class Switch(BaseModel):
@@ -113,6 +114,7 @@ def add_connector_routes(api: FastAPI, hub: ConnectorHub) -> None:
             raise HTTPException(status_code=400, detail="the vault cannot be opened here")
         said = await sign_out(connector, connectors.vault)
         await hub.forget_session(connector.id)
+        await asyncio.to_thread(hub.health.needs_signin, connector.id, SIGNED_OUT.format(name=connector.name))
         return {"said": said}
 
     @api.get("/api/connectors")
@@ -121,6 +123,23 @@ def add_connector_routes(api: FastAPI, hub: ConnectorHub) -> None:
 
     @api.post("/api/connectors")
     async def add_connector(body: NewConnector) -> dict[str, Any]:
+        if body.check_only:  # the form asks first, so a wrong folder or name is said before "Run … here?"
+            try:
+                await asyncio.to_thread(
+                    connectors.prepare,
+                    body.name,
+                    url=body.url,
+                    command=body.command,
+                    headers=body.headers,
+                    env=body.env,
+                    cwd=body.cwd,
+                    oauth=body.oauth,
+                    unconfined=body.unconfined,
+                    folders=body.folders,
+                )
+            except ConfigError as e:
+                raise HTTPException(status_code=400, detail=str(e)) from None
+            return {"ok": True}
         if body.command is not None and body.url is None and not body.confirmed:
             argv = shlex.split(body.command) if isinstance(body.command, str) else body.command
             raise HTTPException(

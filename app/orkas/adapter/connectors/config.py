@@ -228,7 +228,8 @@ class Connectors:
             raise ConfigError("give either --url (a remote server) or --command (a local one)")
         connectors = self.load()
         if ident in connectors:
-            raise ConfigError(f"a connector {ident!r} exists: remove it first, or choose another name")
+            taken = connectors[ident].name
+            raise ConfigError(f"a connector named {taken!r} exists: remove it first, or choose another name")
         headers = check_pairs(headers or {}, "header")
         env = check_pairs(env or {}, "env")
         argv: list[str] = []
@@ -274,16 +275,16 @@ class Connectors:
 
         path = Path(folder).expanduser()
         if not path.is_absolute():
-            raise ConfigError(f"--folder {folder!r}: give the whole path")
+            raise ConfigError(f"the folder {folder!r}: give its whole path")
         if not path.is_dir():
-            raise ConfigError(f"--folder {folder!r} is not a folder")
+            raise ConfigError(f"{folder!r} is not a folder")
         resolved = path.resolve()
         if resolved == Path(resolved.anchor) or resolved == Path.home().resolve():
-            raise ConfigError(f"--folder {folder!r}: not the whole disk or the whole home; name the folders it needs")
+            raise ConfigError(f"{folder!r}: not the whole disk or the whole home; name the folders it needs")
         try:
             PathPolicy.source(resolved, protected=[self.path.parent])
         except PathDenied as e:
-            raise ConfigError(f"--folder {folder!r}: {e}") from None
+            raise ConfigError(f"the folder {folder!r}: {e}") from None
         return str(resolved)
 
     def secrets(self, connector: Connector) -> tuple[dict[str, str], dict[str, str]]:

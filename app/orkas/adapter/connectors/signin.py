@@ -44,11 +44,23 @@ class _SaidAlready(logging.Filter):
     again" mid-run) is said to the person in words already — not as a traceback on their terminal."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.exc_info and isinstance(record.exc_info[1], ConnectorError))
+        return not (record.exc_info and _ours(record.exc_info[1]))
+
+
+def _ours(error: BaseException | None, depth: int = 0) -> bool:
+    """A ConnectorError of ours, wherever an exception group or a chain of causes carries it."""
+    if error is None or depth > 20:
+        return False
+    if isinstance(error, ConnectorError):
+        return True
+    if isinstance(error, BaseExceptionGroup):
+        return any(_ours(inner, depth + 1) for inner in error.exceptions)
+    return _ours(error.__cause__ or error.__context__, depth + 1)
 
 
 logging.getLogger("mcp.client.auth.oauth2").addFilter(_SaidAlready())
 
+SIGNED_OUT = "{name}: signed out — sign in to use it again"
 REFRESH_AHEAD = 120.0  # seconds before its expiry an access token is refreshed: never sent stale mid-run
 SIGN_IN_TIMEOUT = 300.0  # seconds the person has to finish on the provider's page
 

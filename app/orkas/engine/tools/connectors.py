@@ -164,7 +164,10 @@ class McpCall:
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         arguments = dict(input.get("arguments") or {})
-        tool = await self.access.tool(str(input["server"]), str(input["tool"]))
+        try:  # opening the server's session: unreachable, or waiting for the person to sign in — said plainly
+            tool = await self.access.tool(str(input["server"]), str(input["tool"]))
+        except ConnectorError as e:
+            return error_result(str(e), {"server": str(input["server"])})
         check_arguments(tool, arguments)  # ToolInputError: the model fixes its call, nothing ran
         if not tool.runs_unasked and not await ctx.ask(question(tool, arguments)):
             return error_result(f"the person did not allow {tool.server}.{tool.name}; nothing was called")
