@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
     from orkas.adapter.connectors.config import Connector
 
+
 class _SaidAlready(logging.Filter):
     """The SDK logs every failed sign-in flow with its traceback; a failure of ours (no sign-in in time, "sign in
     again" mid-run) is said to the person in words already — not as a traceback on their terminal."""
