@@ -18,6 +18,7 @@ GUARD_DIR = Path(__file__).parent / "guard"
 sys.path.insert(0, str(GUARD_DIR))
 import netguard  # noqa: E402
 
+from tests.browser import browser  # noqa: E402, F401
 from tests.fakes.fixtures import anthropic_server, openai_server  # noqa: E402, F401
 
 netguard.install()

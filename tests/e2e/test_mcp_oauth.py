@@ -26,20 +26,10 @@ from tests.e2e.test_cli import orkas
 from tests.e2e.test_connectors import env_for, results, text_of
 from tests.fakes import anthropic as a_wire
 from tests.fakes.server import FakeServer
-from tests.ui.conftest import CHROMIUM_FLAGS, ORKAS, chromium_path, free_port
+from tests.ui.conftest import ORKAS, free_port
 
 VENDOR = Path(__file__).parents[1] / "fixtures" / "oauth_mcp_server.py"
 PASSWORD = "correct horse"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS, headless=True)
-        yield launched
-        launched.close()
 
 
 class Vendor:

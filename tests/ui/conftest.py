@@ -4,7 +4,6 @@ talks to the wire-level fake Anthropic server. Playwright never downloads a brow
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 import subprocess
 import sys
@@ -15,30 +14,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.conftest import subprocess_env
-from tests.display import CHROMIUM_FLAGS
 from tests.fakes.server import FakeServer
 
 if TYPE_CHECKING:
     from tests.mirror_helpers import Mirrored
 
 ORKAS = str(Path(sys.executable).parent / "orkas")
-
-
-def chromium_path() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        pytest.fail("chromium is not installed: run scripts/setup.sh (it installs Debian's chromium)")
-    return found
-
-
-@pytest.fixture(scope="module")  # not longer: Playwright's sync loop must be gone before async tests run
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS, headless=True)
-        yield launched
-        launched.close()
 
 
 class App:

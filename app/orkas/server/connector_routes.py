@@ -123,20 +123,10 @@ def add_connector_routes(api: FastAPI, hub: ConnectorHub) -> None:
 
     @api.post("/api/connectors")
     async def add_connector(body: NewConnector) -> dict[str, Any]:
+        given = body.model_dump(include={"url", "command", "headers", "env", "cwd", "oauth", "unconfined", "folders"})
         if body.check_only:  # the form asks first, so a wrong folder or name is said before "Run … here?"
             try:
-                await asyncio.to_thread(
-                    connectors.prepare,
-                    body.name,
-                    url=body.url,
-                    command=body.command,
-                    headers=body.headers,
-                    env=body.env,
-                    cwd=body.cwd,
-                    oauth=body.oauth,
-                    unconfined=body.unconfined,
-                    folders=body.folders,
-                )
+                await asyncio.to_thread(connectors.prepare, body.name, **given)
             except ConfigError as e:
                 raise HTTPException(status_code=400, detail=str(e)) from None
             return {"ok": True}
@@ -146,18 +136,7 @@ def add_connector_routes(api: FastAPI, hub: ConnectorHub) -> None:
                 status_code=400, detail=f"a local server runs `{shlex.join(argv)}` on this computer: confirm it first"
             )
         try:
-            added = await asyncio.to_thread(
-                connectors.add,
-                body.name,
-                url=body.url,
-                command=body.command,
-                headers=body.headers,
-                env=body.env,
-                cwd=body.cwd,
-                oauth=body.oauth,
-                unconfined=body.unconfined,
-                folders=body.folders,
-            )
+            added = await asyncio.to_thread(connectors.add, body.name, **given)
         except ConfigError as e:
             raise HTTPException(status_code=400, detail=str(e)) from None
         return {"connector": added.public()}

@@ -99,9 +99,6 @@ class Loopback:
         except (ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ConnectionError):
             with contextlib.suppress(Exception):
                 await _page(writer, 400, "Bad request", "Orkas could not read this request.")
-        finally:
-            with contextlib.suppress(Exception):
-                writer.close()
 
 
 async def _page(writer: asyncio.StreamWriter, status: int, title: str, text: str) -> None:

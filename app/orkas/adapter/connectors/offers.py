@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -63,63 +64,54 @@ def _not_offered(error: Exception) -> bool:
     return isinstance(error, MCPError) and error.code == METHOD_NOT_FOUND
 
 
-async def list_prompts(client: mcp.Client, connector: Connector) -> tuple[OfferedPrompt, ...]:
-    found: list[OfferedPrompt] = []
+async def _listed(fetch: Callable[[str | None], Awaitable[Any]], items: str) -> list[Any]:
+    """Every page of a listing (`items`: the page's field), up to MAX_LISTED; a server without such a list: none."""
+    found: list[Any] = []
     cursor: str | None = None
     try:
         for _ in range(50):
-            page = await client.list_prompts(cursor=cursor)
-            for prompt in page.prompts:
-                arguments = tuple(
-                    PromptArgument(a.name, a.description or "", bool(a.required)) for a in prompt.arguments or ()
-                )
-                found.append(
-                    OfferedPrompt(
-                        connector.name,
-                        connector.id,
-                        prompt.name,
-                        prompt.title or prompt.name,
-                        prompt.description or "",
-                        arguments,
-                    )
-                )
+            page = await fetch(cursor)
+            found.extend(getattr(page, items))
             cursor = page.next_cursor
             if cursor is None or len(found) >= MAX_LISTED:
                 break
     except Exception as e:
         if _not_offered(e):
-            return ()
+            return []
         raise
-    return tuple(found[:MAX_LISTED])
+    return found[:MAX_LISTED]
+
+
+async def list_prompts(client: mcp.Client, connector: Connector) -> tuple[OfferedPrompt, ...]:
+    listed = await _listed(lambda cursor: client.list_prompts(cursor=cursor), "prompts")
+    return tuple(
+        OfferedPrompt(
+            connector.name,
+            connector.id,
+            prompt.name,
+            prompt.title or prompt.name,
+            prompt.description or "",
+            tuple(PromptArgument(a.name, a.description or "", bool(a.required)) for a in prompt.arguments or ()),
+        )
+        for prompt in listed
+    )
 
 
 async def list_resources(client: mcp.Client, connector: Connector) -> tuple[OfferedResource, ...]:
-    found: list[OfferedResource] = []
-    cursor: str | None = None
-    try:
-        for _ in range(50):
-            page = await client.list_resources(cursor=cursor)
-            for resource in page.resources:
-                found.append(
-                    OfferedResource(
-                        connector.name,
-                        connector.id,
-                        str(resource.uri),
-                        resource.name,
-                        resource.title or resource.name,
-                        resource.description or "",
-                        resource.mime_type,
-                        resource.size,
-                    )
-                )
-            cursor = page.next_cursor
-            if cursor is None or len(found) >= MAX_LISTED:
-                break
-    except Exception as e:
-        if _not_offered(e):
-            return ()
-        raise
-    return tuple(found[:MAX_LISTED])
+    listed = await _listed(lambda cursor: client.list_resources(cursor=cursor), "resources")
+    return tuple(
+        OfferedResource(
+            connector.name,
+            connector.id,
+            str(resource.uri),
+            resource.name,
+            resource.title or resource.name,
+            resource.description or "",
+            resource.mime_type,
+            resource.size,
+        )
+        for resource in listed
+    )
 
 
 def prompt_text(result: Any) -> str:

@@ -18,6 +18,7 @@ Vault keys: `connector:<id>:oauth:tokens` (the tokens, their absolute expiry, th
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import time
@@ -181,12 +182,13 @@ class _Attempt:
         self.client = client_info
 
 
-def _provider(connector: Connector, storage: Any, redirect_uri: str, **handlers: Any) -> OAuthClientProvider:
-    """The SDK's provider, refreshing `REFRESH_AHEAD` before expiry, and knowing a saved token's expiry from the
-    start (the SDK itself would trust a loaded token until a request was refused, then ask for a browser)."""
+@functools.cache
+def _sdk_classes() -> tuple[type, type]:
+    """The SDK's OAuth context and provider, refreshing `REFRESH_AHEAD` before expiry, and knowing a saved token's
+    expiry from the start (the SDK itself would trust a loaded token until a request was refused, then ask for a
+    browser). Made once, on first use: the SDK is imported only when a server signs in."""
     from mcp.client.auth import OAuthClientProvider
     from mcp.client.auth.oauth2 import OAuthContext
-    from mcp.shared.auth import OAuthClientMetadata
 
     @dataclass
     class Ahead(OAuthContext):
@@ -201,6 +203,14 @@ def _provider(connector: Connector, storage: Any, redirect_uri: str, **handlers:
             if self.context.current_tokens is not None:
                 self.context.update_token_expiry(self.context.current_tokens)
 
+    return Ahead, Provider
+
+
+def _provider(connector: Connector, storage: Any, redirect_uri: str, **handlers: Any) -> OAuthClientProvider:
+    """The SDK's provider for `connector`, its tokens in `storage`, coming back to `redirect_uri`."""
+    from mcp.shared.auth import OAuthClientMetadata
+
+    ahead, provider_class = _sdk_classes()
     metadata = OAuthClientMetadata(
         client_name="Orkas",
         redirect_uris=[redirect_uri],  # type: ignore[list-item]
@@ -209,9 +219,9 @@ def _provider(connector: Connector, storage: Any, redirect_uri: str, **handlers:
         token_endpoint_auth_method="none",  # a desktop app keeps no secret: PKCE is its proof
     )
     assert connector.url is not None
-    provider = Provider(connector.url, metadata, storage, **handlers)
+    provider: OAuthClientProvider = provider_class(connector.url, metadata, storage, **handlers)
     context = provider.context
-    provider.context = Ahead(**{f.name: getattr(context, f.name) for f in fields(context)})
+    provider.context = ahead(**{f.name: getattr(context, f.name) for f in fields(context)})
     return provider
 
 
