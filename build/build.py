@@ -9,7 +9,7 @@ Runs PyInstaller with build/orkas.spec (one folder: `orkas` and its `_internal/`
   (build/macos/dmg.sh);
 - windows: the Inno Setup installer (build/windows/orkas.iss, Start-menu entry and uninstaller), signed
   when ORKAS_WINDOWS_SIGN_CERT (a .pfx) and ORKAS_WINDOWS_SIGN_PASSWORD are set.
-Each platform builds on itself (PyInstaller does not cross-compile). The version is pyproject's.
+Each platform builds on itself (PyInstaller does not cross-compile). The version is orkas.__version__.
 `--fast` skips compression (the tests install what they build; the shipped .deb uses xz); `--formats`
 picks the Linux packages (both by default).
 """
@@ -19,12 +19,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
 import time
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +32,12 @@ BUILD = ROOT / "build"
 
 
 def version() -> str:
-    return str(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"])
+    """orkas.__version__, read from its file (pyproject's `dynamic` version points at it)."""
+    source = (ROOT / "app" / "orkas" / "__init__.py").read_text()
+    found = re.search(r'^__version__ = "([^"]+)"$', source, re.MULTILINE)
+    if found is None:
+        raise SystemExit("build: app/orkas/__init__.py says no __version__")
+    return found.group(1)
 
 
 def this_platform() -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orkas.app.config import Configured, Settings, build_registry, load_configured, model_choices, protected_data
-from orkas.app.extensions import SkillAccess
+from orkas.app.extensions import Connections, SkillAccess
 from orkas.app.workspace import agent_policy, sandbox, workspace_tools
 from orkas.core.errors import ConfigError, NoProvider
 from orkas.engine.catalog import lookup
@@ -21,7 +21,7 @@ from orkas.engine.providers.base import Reasoning
 from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.retry import RetryPolicy
 from orkas.engine.runner import Agent, RunConfig
-from orkas.engine.sandbox import PathPolicy
+from orkas.engine.sandbox import PathDenied, PathPolicy
 from orkas.engine.sandbox.executor import Executor
 from orkas.engine.sandbox.limits import Limits
 from orkas.engine.tools.base import Tool
@@ -30,7 +30,6 @@ from orkas.engine.tools.shell import Bash, ProcessManager
 
 if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
     from orkas.adapter.agents.external import ExternalAgent
-    from orkas.adapter.connectors.hub import ConnectorHub
     from orkas.adapter.learning.evolution import Evolution
     from orkas.engine.memory.kb import KnowledgeBase
     from orkas.engine.memory.rerank import ModelReranker
@@ -89,7 +88,7 @@ class AgentProfile:
     memory_tool: bool = True
     skills: SkillAccess | None = None
     learned: str | None = None
-    connectors: ConnectorHub | None = None
+    connectors: Connections | None = None
     personal: str | None = None  # the person's own standing instructions (adapter/settings/personal.py)
     project: ProjectInstructions | None = None  # the conversation's AGENTS.md and kin, trusted or only read
 
@@ -102,7 +101,7 @@ def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
         raise ConfigError(f"workspace {str(profile.workspace)!r} is not a folder")
     registry = build_registry(settings, configured)
     registry.resolve(chosen)  # fail before anything runs
-    policy = agent_policy(settings, profile.workspace, profile.granted, profile.own, _readable(profile.skills))
+    policy = agent_policy(settings, profile.workspace, profile.granted, profile.own)
     limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
     tools, _processes = workspace_tools(settings, policy, limits, profile.processes)
     memory = Memory.in_folder(settings.data_dir / "memory")
@@ -111,15 +110,11 @@ def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
         tools.append(MemoryTool(memory))
     tools = _allowed_tools(profile, [*tools, *_capability_tools(profile, registry, configured, chosen)])
     hooks: tuple[Callable[[], str | None], ...] = (memory.prompt_section,) if remembers else ()
-    skills = profile.skills
-    if skills is not None and len(skills.catalog):
+    if profile.skills is not None:
         window = profile.limits.context_window or lookup(chosen).context_window
-        index = skills.catalog.index(window)  # built once per turn: the prompt stays byte-stable within it
-        hooks = (*hooks, lambda: index)
+        hooks = (*hooks, _skill_index(profile.skills, policy, window))
     if profile.learned is not None:  # what this agent's reflections taught it (engine/evolution/memo.py), each turn
-        from orkas.engine.evolution.memo import Memo
-
-        hooks = (*hooks, Memo(settings.data_dir / "learned" / profile.learned / "memo").prompt_section)
+        hooks = (*hooks, _learned(settings.data_dir / "learned" / profile.learned / "memo"))
     # An agent's own prompt (and the chat's instructions) first, then the person's standing instructions, then the
     # project's files — read at every turn, so an edit or a trust given applies from the next one.
     first: tuple[Callable[[], str | None], ...] = tuple(
@@ -145,12 +140,43 @@ def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
     )
 
 
+def _learned(folder: Path) -> Callable[[], str | None]:
+    """The memo's prompt section, read as each turn's prompt is built (learning's modules load then, after the run
+    has said it started)."""
+
+    def section() -> str | None:
+        from orkas.engine.evolution.memo import Memo
+
+        return Memo(folder).prompt_section()
+
+    return section
+
+
 def _said(text: str) -> Callable[[], str | None]:
     return lambda: text
 
 
 def _readable(skills: SkillAccess | None) -> Sequence[Path]:
     return skills.readable if skills is not None else ()
+
+
+def _skill_index(skills: SkillAccess, policy: PathPolicy, window: int) -> Callable[[], str | None]:
+    """The prompt's skill index, made when the first turn's prompt is built (the skills scanned then, after the run
+    has said it started) and kept for the agent's life — one turn — so the prompt stays byte-stable within it. The
+    skills' folders become readable for the agent's commands at the same moment, before any tool can run."""
+    made: list[str | None] = []
+
+    def index() -> str | None:
+        if not made:
+            for folder in skills.readable:
+                try:
+                    policy.add_readable(folder)
+                except PathDenied as e:  # a root the person pointed at a protected place: its skills stay unread
+                    log.warning("skill folder %s is not readable by commands: %s", folder, e.reason)
+            made.append(skills.catalog.index(window) if len(skills.catalog) else None)
+        return made[0]
+
+    return index
 
 
 def _model(settings: Settings, configured: Configured, model: str | None) -> str:
@@ -188,18 +214,18 @@ def _capability_tools(
     if skills is not None:
         from orkas.engine.skills import SkillRead, SkillSave, SkillSearch
 
-        tools += [SkillSearch(skills.catalog), SkillRead(skills.catalog)]
+        tools += [SkillSearch(lambda: skills.catalog), SkillRead(lambda: skills.catalog)]
         if skills.save is not None:
             tools.append(SkillSave(skills.save, skills.exists))
         tools += list(skills.tools)
     if connectors is not None and connectors.any_enabled():  # no server set up: no tools for them in the prompt
         from orkas.engine.tools.connectors import connector_tools
 
-        tools += connector_tools(connectors)
+        tools += connector_tools(connectors.hub())
     if connectors is not None and profile.learned == "commander":  # the agent the person talks to may propose one
         from orkas.adapter.connectors.tool import AddConnector
 
-        tools.append(AddConnector(connectors.connectors))
+        tools.append(AddConnector(connectors.settings))
     return tools + list(profile.extra_tools)
 
 
@@ -234,7 +260,7 @@ def external_member(settings: Settings, spec: AgentSpec, profile: AgentProfile) 
         knowledge=[KbSearch(knowledge), KbRead(knowledge), KbList(knowledge)] if knowledge is not None else (),
         chat_search=ChatSearch(past_conversations) if past_conversations is not None else None,
         read_conversation=lambda ident: conversation_messages(settings, ident),
-        connectors=profile.connectors,
+        connectors=profile.connectors.hub() if profile.connectors is not None else None,
         grants=BridgeGrants(settings.data_dir / "bridge-permissions.json"),
     )
     return ExternalAgent(

@@ -22,14 +22,13 @@ from orkas.adapter.conversations.instructions import Instructions
 from orkas.adapter.conversations.processes import ConversationProcesses
 from orkas.adapter.conversations.runtime import ConversationRuntime, Hooks
 from orkas.adapter.conversations.store import Conversation, ConversationStore
-from orkas.adapter.learning.signals import SignalLog, learning_recorder
 from orkas.adapter.settings import personal
 from orkas.adapter.settings.permission_rules import RuleStore
 from orkas.adapter.settings.trust import FolderTrust
 from orkas.adapter.settings.usage import LedgerBudget, UsageLedger
 from orkas.app.agents import AgentProfile, GitWorktrees, RunLimits, build_agent, external_member
 from orkas.app.config import Configured, Settings, load_configured
-from orkas.app.extensions import SkillAccess, connector_hub, skill_access, skill_registry
+from orkas.app.extensions import Connections, SkillAccess, connector_hub, skill_access, skill_registry
 from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.catalog import lookup
 from orkas.engine.consent import Mode, Permissions
@@ -41,6 +40,7 @@ from orkas.engine.tools.base import Tool
 if TYPE_CHECKING:
     from orkas.adapter.connectors.hub import ConnectorHub
     from orkas.adapter.skills.roots import SkillRegistry
+    from orkas.engine.evolution.signals import RunSignals
     from orkas.engine.memory.kb import KnowledgeBase
     from orkas.team.agents import AgentSpec, AgentStore
     from orkas.team.conversations import GroupRunner
@@ -100,15 +100,22 @@ class Assembly:
         self.instructions = Instructions(self.trust, data, settings.home)
         self._agents: AgentStore | None = None
         self.skills = skills if skills is not None else skill_registry(settings, scan=False)
-        self.connectors = connectors if connectors is not None else connector_hub(settings)
+        self._connectors = connectors
         self.knowledge = knowledge or Knowledge()
         self.limits = limits or RunLimits()
         self.model = model
         self.after_actor = after_actor
-        self.signals = SignalLog(data / "signals")
-        self.advertised: dict[tuple[str, str], list[str]] = {}  # (conversation, actor) → skills its prompt listed
+        # (conversation, actor) → the skills its prompt listed (asked when its run's signals are counted)
+        self.advertised: dict[tuple[str, str], Callable[[], list[str]]] = {}
         self.ready: dict[str, Agent] = {}  # built ahead to say a configuration mistake first (`prepare`)
         self._groups: GroupRunner | None = None
+
+    @property
+    def connectors(self) -> ConnectorHub:
+        """The person's MCP servers, the hub made when first needed (a run with none set up never loads it)."""
+        if self._connectors is None:
+            self._connectors = connector_hub(self.settings)
+        return self._connectors
 
     @property
     def agents(self) -> AgentStore:
@@ -194,9 +201,9 @@ class Assembly:
             )
         profile = self._profile(conversation, role, spec, tools, note, folder, access, configured)
         agent = build_agent(self.settings, profile)
-        if access is not None:  # what its prompt's index offers, for the signals of its run
+        if access is not None:  # what its prompt's index offers, for the signals of its run (asked after it ends)
             window = self.limits.context_window or lookup(agent.config.model).context_window
-            self.advertised[(conversation.id, name)] = access.catalog.advertised(window)
+            self.advertised[(conversation.id, name)] = lambda: access.catalog.advertised(window)
         return agent
 
     def _profile(
@@ -239,7 +246,7 @@ class Assembly:
             memory_tool=not worker,
             skills=access,
             learned=None if worker else (spec.name if spec is not None else COMMANDER),
-            connectors=None if worker else self.connectors,
+            connectors=None if worker else Connections(self.settings.data_dir, lambda: self.connectors),
             personal=personal.section(configured.product.preferences, self.settings.home),
             # Every member reads the conversation's project instructions, as the folder the chat works in has them.
             project=self.instructions.project(conversation),
@@ -275,13 +282,27 @@ class Assembly:
     def learning(self) -> bool:
         return load_configured(self.settings).product.preferences.learning
 
+    def _recorder(self) -> Callable[[RunSignals], None]:
+        """Each run's signals kept while learning is on; learning's modules load with the first run counted."""
+        made: list[Callable[[RunSignals], None]] = []
+
+        def record(signals: RunSignals) -> None:
+            if not made:
+                from orkas.adapter.learning.signals import SignalLog, learning_recorder
+
+                made.append(learning_recorder(SignalLog(self.settings.data_dir / "signals"), self.learning))
+            made[0](signals)
+
+        return record
+
     def hooks(self, **more: object) -> Hooks:
         """What follows every run wherever it started: each named agent's run counted for learning (when it is
         on), with the skills its prompt offered. `more` adds the app's own (indexing, titles)."""
         return Hooks(
-            after_run=learning_recorder(self.signals, self.learning),
+            after_run=self._recorder(),
+            learning=self.learning,
             instructions=self.instructions.in_force,
-            advertised=lambda conversation_id, actor: self.advertised.get((conversation_id, actor), ()),
+            advertised=lambda conversation_id, actor: self.advertised.get((conversation_id, actor), list)(),
             **more,  # type: ignore[arg-type]
         )
 
@@ -299,7 +320,8 @@ class Assembly:
         )
 
     async def close(self) -> None:
-        await self.connectors.close()  # local MCP servers end with the app or the command
+        if self._connectors is not None:
+            await self._connectors.close()  # local MCP servers end with the app or the command
 
 
 class _LazyGroups:

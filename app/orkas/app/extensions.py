@@ -16,7 +16,10 @@ from orkas.engine.sandbox.executor import Executor
 from orkas.engine.sandbox.limits import Limits
 from orkas.engine.tools.base import Tool
 
+CONNECTORS_FILE = "connectors.json"
+
 if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
+    from orkas.adapter.connectors.config import Connectors
     from orkas.adapter.connectors.hub import ConnectorHub
     from orkas.adapter.packages.store import Packages
     from orkas.adapter.skills.roots import SkillRegistry
@@ -25,15 +28,47 @@ if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedd
 
 
 @dataclass(frozen=True, slots=True)
-class SkillAccess:
-    """The skills one actor may use: its catalogue, the folders its commands may read them from, and —
-    for the commander — the way to save a new custom skill (skill_save)."""
+class Skills:
+    """The skills one actor may use, once scanned: its catalogue and the folders its commands may read them from."""
 
     catalog: Catalog
     readable: Sequence[Path] = ()
-    save: Save | None = None
-    exists: Callable[[str], bool] = lambda _name: False
-    tools: Sequence[Tool] = ()  # the commander's: package_install
+
+
+class SkillAccess:
+    """What one actor may use of the skills: the catalogue and its folders (`resolve`, scanned when first asked —
+    by the first turn's prompt, after the run has said it started, not while the agent is built: issue 38), and
+    for the commander the way to save a new custom skill (skill_save) and install packages (package_install)."""
+
+    def __init__(
+        self,
+        resolve: Callable[[], Skills],
+        save: Save | None = None,
+        exists: Callable[[str], bool] = lambda _name: False,
+        tools: Sequence[Tool] = (),
+    ) -> None:
+        self._resolve = resolve
+        self._resolved: Skills | None = None
+        self.save = save
+        self.exists = exists
+        self.tools = tools
+
+    @classmethod
+    def of(cls, catalog: Catalog, readable: Sequence[Path] = ()) -> SkillAccess:
+        return cls(lambda: Skills(catalog, readable))
+
+    def resolved(self) -> Skills:
+        if self._resolved is None:
+            self._resolved = self._resolve()
+        return self._resolved
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.resolved().catalog
+
+    @property
+    def readable(self) -> Sequence[Path]:
+        return self.resolved().readable
 
 
 def skill_registry(
@@ -94,30 +129,53 @@ def package_store(settings: Settings) -> Packages:
 
 
 def skill_access(registry: SkillRegistry, agent: str | None, allowed: Sequence[str] | None = None) -> SkillAccess:
-    """What `agent` (None: the commander) may use of the registry's skills, now; with installed packages'
-    commands (read-only) when there are any."""
-    from orkas.adapter.skills.custom import save_custom
+    """What `agent` (None: the commander) may use of the registry's skills — scanned when first used — with
+    installed packages' commands (read-only) when there are any."""
 
-    registry.ensure()
-    catalog = registry.catalog(agent, allowed=allowed)
-    packages = registry.data / "packages"
-    folders = registry.folders_for(catalog)
-    if (packages / ".bin").is_dir() and any((packages / ".bin").iterdir()):
-        folders = [f for f in folders if packages not in f.parents] + [packages]
+    def resolve() -> Skills:
+        registry.ensure()
+        catalog = registry.catalog(agent, allowed=allowed)
+        packages = registry.data / "packages"
+        folders = registry.folders_for(catalog)
+        if (packages / ".bin").is_dir() and any((packages / ".bin").iterdir()):
+            folders = [f for f in folders if packages not in f.parents] + [packages]
+        return Skills(catalog, folders)
+
     if agent is not None:
-        return SkillAccess(catalog, folders)
+        return SkillAccess(resolve)
 
     def save(name: str, description: str, body: str, files: Mapping[str, str]) -> Path:
+        from orkas.adapter.skills.custom import save_custom
+
         folder = save_custom(registry.custom, name, description, body, files)
         registry.refresh()
         return folder
 
-    from orkas.adapter.packages.tool import PackageInstall
+    installer: list[Tool] = []
+    if registry.packages is not None:
+        from orkas.adapter.packages.tool import PackageInstall
 
-    installer = PackageInstall(registry.packages, registry.refresh) if registry.packages is not None else None
-    return SkillAccess(
-        catalog, folders, save, lambda name: bool(registry.find(name)), tools=[installer] if installer else []
-    )
+        installer.append(PackageInstall(registry.packages, registry.refresh))
+    return SkillAccess(resolve, save, lambda name: bool(registry.find(name)), tools=installer)
+
+
+class Connections:
+    """The person's MCP servers as an agent is given them. Whether any is on is read from their file — the hub (its
+    links, sign-ins, the SDK) is made only when one is, or when first used: a run with none set up never loads it
+    (issue 38). `settings()` is what add_connector writes."""
+
+    def __init__(self, data_dir: Path, hub: Callable[[], ConnectorHub]) -> None:
+        self.path = data_dir / CONNECTORS_FILE
+        self._hub = hub
+
+    def any_enabled(self) -> bool:
+        return self.path.exists() and self.hub().any_enabled()
+
+    def hub(self) -> ConnectorHub:
+        return self._hub()
+
+    def settings(self) -> Connectors:
+        return self.hub().connectors
 
 
 def connector_hub(settings: Settings, configured: Configured | None = None) -> ConnectorHub:
@@ -143,7 +201,7 @@ def connector_hub(settings: Settings, configured: Configured | None = None) -> C
         return sandbox(settings, policy)
 
     return ConnectorHub(
-        Connectors(settings.data_dir / "connectors.json", vault),
+        Connectors(settings.data_dir / CONNECTORS_FILE, vault),
         HealthFile(settings.data_dir / "connector-health.json", base=settings.mcp_backoff),
         executor_for=executor_for,
         logs=settings.data_dir / "logs" / "connectors",

@@ -256,8 +256,9 @@ def _known(assembly: Assembly, names: list[str]) -> None:
 
 
 def _skills(settings: Settings) -> SkillRegistry:
-    """Every skill, scanned now; searched by meaning too when the app has indexed them (opened on first use)."""
-    registry = skill_registry(settings, background=False)
+    """Every skill, scanned when the first turn's prompt is built (after run_start); searched by meaning too when the
+    app has indexed them (opened on first use)."""
+    registry = skill_registry(settings, background=False, scan=False)
     folder = settings.data_dir / "kb" / "skills"
     if (folder / "kb.sqlite").exists():
         from orkas.adapter.skills.index import stored

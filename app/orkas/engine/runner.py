@@ -11,6 +11,7 @@ they raise before anything is written. The turn itself lives in turn.py.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import AsyncGenerator, Sequence
@@ -102,7 +103,9 @@ class Agent:
             return
         info = lookup(model_id, context_window=self.config.context_window, local=provider.capabilities.local)
         window = ContextBudget.for_model(info)
-        system = self.system_prompt.build(self.tools.definitions, self.workspace)
+        # Off the event loop: the prompt's sections read files (the skills scanned for their index, a memo, the
+        # project's instructions), which must neither stall other conversations nor hold back run_start's display.
+        system = await asyncio.to_thread(self.system_prompt.build, self.tools.definitions, self.workspace)
         turn = Turn(
             max_tool_loops=self.config.max_tool_loops,
             session=session,

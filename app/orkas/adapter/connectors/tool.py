@@ -40,9 +40,16 @@ class AddConnector:
         "additionalProperties": False,
     }
 
-    def __init__(self, connectors: Connectors, added: Callable[[], object] = lambda: None) -> None:
-        self.connectors = connectors
+    def __init__(
+        self, connectors: Connectors | Callable[[], Connectors], added: Callable[[], object] = lambda: None
+    ) -> None:
+        """`connectors`, or how to get them when a proposal is made (no hub is loaded for a run that makes none)."""
+        self._connectors = connectors
         self.added = added
+
+    @property
+    def connectors(self) -> Connectors:
+        return self._connectors() if callable(self._connectors) else self._connectors
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         name, url, command, cwd = input["name"], input.get("url"), input.get("command"), input.get("cwd")

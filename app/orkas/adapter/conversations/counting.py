@@ -9,12 +9,15 @@ import asyncio
 import logging
 import re
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from orkas.adapter.conversations.store import ConversationStore
 from orkas.adapter.conversations.streams import Published
-from orkas.adapter.learning.run_watch import RunWatch
 from orkas.core.errors import NotFound
-from orkas.engine.evolution.signals import RunSignals
+
+if TYPE_CHECKING:  # learning's modules load when a run is counted: never while learning is off
+    from orkas.adapter.learning.run_watch import RunWatch
+    from orkas.engine.evolution.signals import RunSignals
 
 log = logging.getLogger(__name__)
 COMMANDER = "commander"
@@ -27,19 +30,24 @@ class Counting:
         record: Callable[[RunSignals], None] | None,
         advertised: Callable[[str, str], Sequence[str]] | None,
         pending: set[asyncio.Task[None]],
+        learning: Callable[[], bool] = lambda: True,
     ) -> None:
         """`advertised(conversation, actor)`: the skills its prompt listed; `pending` keeps the recording tasks
-        (the runtime waits for them before a command exits, and cancels them at shutdown)."""
+        (the runtime waits for them before a command exits, and cancels them at shutdown); `learning()` says
+        whether a run beginning now is counted at all."""
         self.store = store
         self.record = record
         self.advertised = advertised
         self.pending = pending
+        self.learning = learning
         self.watching: dict[str, RunWatch] = {}
 
     def watch(self, conversation_id: str, person: str) -> None:
         """From now on every event this conversation publishes is counted, the person's words being `person`."""
-        if self.record is None:
+        if self.record is None or not self.learning():
             return
+        from orkas.adapter.learning.run_watch import RunWatch
+
         listed = self.advertised
         self.watching[conversation_id] = RunWatch(
             conversation_id,
@@ -59,7 +67,9 @@ class Counting:
 
     def between(self, conversation_id: str, *, edits: int = 0, another_answer: int = 0) -> None:
         """Something the person did outside a run (edited their message, asked for another answer)."""
-        if self.record is not None:
+        if self.record is not None and self.learning():
+            from orkas.engine.evolution.signals import RunSignals
+
             signals = RunSignals(agent=self.bound(conversation_id), conversation=conversation_id, outcome="between")
             signals.edits, signals.another_answer = edits, another_answer
             self._recorder()(signals)

@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orkas.adapter.conversations.attachments import Attachment, content_for
 from orkas.adapter.conversations.checkpoints import Checkpoints
@@ -39,11 +39,13 @@ from orkas.core.fsutil import HeldLock
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Decision, Permissions
-from orkas.engine.evolution.signals import RunSignals
 from orkas.engine.messages import Message, TextBlock, UserMessage
 from orkas.engine.runner import Agent
 from orkas.engine.steer import SteerQueue
 from orkas.engine.tool_runner import CLOSED
+
+if TYPE_CHECKING:  # learning's types: its modules load only when a run is counted
+    from orkas.engine.evolution.signals import RunSignals
 
 log = logging.getLogger(__name__)
 TITLE_SECONDS = 30.0  # a title call that takes longer is given up (the first words stay)
@@ -67,6 +69,7 @@ class Hooks:
     # Names a new chat from its first message and answer (a short model call); None when it cannot.
     make_title: Callable[[Conversation, str, str], Awaitable[str | None]] | None = None
     after_run: Callable[[RunSignals], None] | None = None  # each actor's run counted (self-evolution)
+    learning: Callable[[], bool] = lambda: True  # whether runs are counted now (learning is off until turned on)
     advertised: Callable[[str, str], Sequence[str]] | None = None  # (conversation, actor) → skills in its prompt
     instructions: Callable[[Conversation], ProductEvent | None] | None = None  # said as each run starts
 
@@ -99,7 +102,8 @@ class ConversationRuntime(Versions, Snapshots, Rewinds):
         )
         self.alerts = self.streams.alerts  # every conversation's alerts, for the phones' notifications
         self.naming: set[asyncio.Task[None]] = set()  # title calls and signals still going (cancelled at shutdown)
-        self.counting = Counting(store, self.hooks.after_run, self.hooks.advertised, self.naming)  # for learning
+        hooks = self.hooks
+        self.counting = Counting(store, hooks.after_run, hooks.advertised, self.naming, hooks.learning)  # for learning
         self.streams.observers.append(self.counting.observe)
 
     def _signal(self, conversation_id: str, *, edits: int = 0, another_answer: int = 0) -> None:

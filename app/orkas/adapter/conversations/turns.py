@@ -32,7 +32,7 @@ from orkas.core.fsutil import HeldLock
 from orkas.engine.abort import AbortSignal
 from orkas.engine.budget import Budget
 from orkas.engine.consent import Permissions
-from orkas.engine.events import Done, Error, PermissionRequest, ToolEnd
+from orkas.engine.events import Done, Error, PermissionRequest, RunStart, ToolEnd
 from orkas.engine.messages import AttachmentBlock, Message, Notice, TextBlock, UserMessage
 from orkas.engine.runner import Agent
 from orkas.engine.session import Session, pending_tool_ids
@@ -154,6 +154,8 @@ class Solo:
             budget=active.budget,
         ):
             self.publish(event, None)
+            if isinstance(event, RunStart):  # the views say so before the turn's setup (the skills' scan) begins
+                await asyncio.sleep(0)
             if isinstance(event, PermissionRequest):
                 asked[event.tool_use_id] = event
             elif isinstance(event, ToolEnd) and event.id in asked:

@@ -39,7 +39,6 @@ PRESETS: tuple[Preset, ...] = (
     Preset("lmstudio", "LM Studio (this computer)", "openai-compatible", "http://127.0.0.1:1234/v1", False, True),
     Preset("custom", "Custom (OpenAI-compatible)", "openai-compatible", None),
 )
-ANTHROPIC_URL = "https://api.anthropic.com"
 LIST_SECONDS = 15.0
 MAX_MODELS = 500
 
@@ -50,8 +49,10 @@ async def list_models(kind: str, base_url: str | None, key: str | None, *, provi
     import httpx  # only when someone asks
 
     if kind == "anthropic":
-        url = (base_url or ANTHROPIC_URL).rstrip("/") + "/v1/models?limit=1000"
-        headers = {"x-api-key": key or "", "anthropic-version": "2023-06-01"}
+        from orkas.engine.providers.anthropic import API_VERSION, DEFAULT_BASE_URL
+
+        url = (base_url or DEFAULT_BASE_URL).rstrip("/") + "/v1/models?limit=1000"
+        headers = {"authorization": f"Bearer {key or ''}", "anthropic-version": API_VERSION}
     elif kind == "openai-compatible":
         if not base_url:
             raise ConfigError("a base URL is needed to list an OpenAI-compatible provider's models")

@@ -23,10 +23,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
-
 from orkas.core.errors import OrkasError
 from orkas.core.fsutil import atomic_write
 from orkas.core.redact import remember_secret
@@ -74,6 +70,8 @@ class KeyringKey:
         return f"OS keyring ({type(self.backend).__module__}.{type(self.backend).__name__})"
 
     def key(self, *, create: bool) -> bytes | None:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
         stored = self.backend.get_password(SERVICE, KEY_NAME)  # type: ignore[attr-defined]
         if stored:
             return base64.b64decode(stored)
@@ -152,6 +150,9 @@ class FileKey:
     def unlock(self, passphrase: str) -> None:
         """Unwrap the master key for this launch. Raises VaultError on a wrong passphrase or a damaged file;
         a key file that is not protected needs no unlocking."""
+        from cryptography.exceptions import InvalidTag
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
         if not self.protected:
             return
         remember_secret(passphrase)  # whatever happens next, it never reaches a log
@@ -172,6 +173,8 @@ class FileKey:
     def protect(self, passphrase: str) -> None:
         """Wrap the master key (creating one if there is none yet) under `passphrase`; also changes it.
         The key file is replaced atomically: a crash leaves the old file or the new one."""
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
         if len(passphrase) < MIN_PASSPHRASE:
             raise VaultError(f"a passphrase needs at least {MIN_PASSPHRASE} characters")
         remember_secret(passphrase)
@@ -211,6 +214,8 @@ def _wrapped(data: bytes) -> bool:
 
 
 def _derive(passphrase: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+
     if not (2**14 <= n <= 2**20 and 1 <= r <= 32 and 1 <= p <= 16):  # a doctored file must not make us hang
         raise ValueError("scrypt parameters out of range")
     return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase.encode("utf-8"))
@@ -280,6 +285,9 @@ class Vault:
         return True
 
     def _load(self) -> dict[str, str]:
+        from cryptography.exceptions import InvalidTag
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
         if not self.path.exists():
             return {}
         key = self.key_source.key(create=False)
@@ -304,6 +312,8 @@ class Vault:
         return secrets_
 
     def _save(self, data: dict[str, str]) -> None:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
         key = self.key_source.key(create=True)
         assert key is not None
         nonce = secrets.token_bytes(12)

@@ -10,8 +10,6 @@ from dataclasses import replace
 from orkas.core.errors import ConfigError
 from orkas.engine.providers.base import Capabilities, Provider, ProviderSpec
 
-# Kept here rather than imported: importing the anthropic SDK costs about two seconds, paid only
-# when an Anthropic provider is actually created.
 ANTHROPIC_CAPS = Capabilities(images=True, images_in_tool_results=True, reasoning=True, prompt_cache=True)
 # OpenAI's tool messages take text only; images go into a user message after the results.
 OPENAI_CAPS = Capabilities(images=True, images_in_tool_results=False, reasoning=False)
@@ -84,10 +82,9 @@ SMALL_MODELS: dict[str, str] = {
 
 def create_provider(spec: ProviderSpec) -> Provider:
     if spec.api == "anthropic-messages":
-        # Its SDK takes a second or two to import: built on first use, imported in the background now.
-        from orkas.engine.providers.deferred import Deferred
+        from orkas.engine.providers.anthropic import AnthropicProvider
 
-        return Deferred(spec, "orkas.engine.providers.anthropic", lambda module, s: module.AnthropicProvider(s))
+        return AnthropicProvider(spec)
     if spec.api == "openai-chat":
         from orkas.engine.providers.openai_compat import OpenAICompatProvider
 

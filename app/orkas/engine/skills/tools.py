@@ -51,8 +51,13 @@ class SkillSearch:
         "additionalProperties": False,
     }
 
-    def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
+    def __init__(self, catalog: Catalog | Callable[[], Catalog]) -> None:
+        """`catalog`, or how to get it when first used (skills are scanned after the run has started)."""
+        self._catalog = catalog
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._catalog() if callable(self._catalog) else self._catalog
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         found = await asyncio.to_thread(self.catalog.search, input["query"], input.get("k", 8))
@@ -83,8 +88,13 @@ class SkillRead:
         "additionalProperties": False,
     }
 
-    def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
+    def __init__(self, catalog: Catalog | Callable[[], Catalog]) -> None:
+        """`catalog`, or how to get it when first used (skills are scanned after the run has started)."""
+        self._catalog = catalog
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._catalog() if callable(self._catalog) else self._catalog
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         skill = self.catalog.get(input["name"])

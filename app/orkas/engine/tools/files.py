@@ -17,9 +17,7 @@ import stat
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO
-
-import pathspec
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from orkas.engine.consent import Ask
 from orkas.engine.messages import ImageBlock, TextBlock
@@ -31,6 +29,9 @@ from orkas.engine.tools.documents import MAX_DOCUMENT_BYTES, DocumentError, docu
 from orkas.engine.tools.textstream import BinaryFile, Page, read_page
 from orkas.engine.tools.untrusted import note, untrusted_result
 from orkas.engine.tools.workspace import PATH_ONLY_SCHEMA, PATH_PROPERTY, FileTool, record_digest, sha256
+
+if TYPE_CHECKING:  # the gitignore matcher loads when a listing or a search first needs it
+    import pathspec
 
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000
@@ -341,6 +342,8 @@ def _ignore_spec(policy: PathPolicy | None, root: Path) -> pathspec.PathSpec[Any
             patterns = policy.read_bytes(gitignore, limit=1024 * 1024).decode(errors="replace").splitlines()
         except (PathDenied, OSError):
             patterns = []
+    import pathspec
+
     return pathspec.PathSpec.from_lines("gitignore", patterns)
 
 

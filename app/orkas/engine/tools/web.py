@@ -17,14 +17,15 @@ import socket
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
-
-import httpx
 
 from orkas.engine.consent import Ask, preview
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
 from orkas.engine.tools.untrusted import untrusted_result
+
+if TYPE_CHECKING:  # imported when a page is fetched or a search made: not on every start (issue 38)
+    import httpx
 
 MAX_BYTES = 2 * 1024 * 1024
 MAX_CHARS = 50_000
@@ -165,6 +166,8 @@ class WebFetch:
         url = input["url"].strip()
         limit = min(int(input.get("max_chars", MAX_CHARS)), MAX_CHARS)
         approved: set[tuple[str, int]] = set()  # hosts allowed during this call (a redirect on the same host)
+        import httpx
+
         async with httpx.AsyncClient(
             timeout=TIMEOUT, transport=self.transport, follow_redirects=False, headers={"User-Agent": USER_AGENT}
         ) as client:
@@ -324,6 +327,8 @@ class WebSearch:
                 "settings. Use web_fetch for a page whose address you know."
             )
         count = int(input.get("count", 8))
+        import httpx
+
         try:
             async with httpx.AsyncClient(timeout=TIMEOUT, transport=self.transport) as client:
                 results = await _search(client, self.backend, input["query"], count)

@@ -1,35 +1,49 @@
-"""The Anthropic Messages API through the official `anthropic` SDK (async, streaming).
+"""The Anthropic Messages API over httpx, streaming (server-sent events).
 
-The SDK's own retries are off (`max_retries=0`): the run loop's policy is the only one, so every
-wait is visible and abortable.
+Spoken directly rather than through the `anthropic` SDK: importing the SDK loads ~3,300 modules, a
+second of CPU on every start of `orkas run` before the first word could stream (issue 38, measured in
+bench/cli_start.py). The wire is small and documented — one POST, one SSE stream, one error shape — and
+the SDK stays the tests' oracle: tests/engine/test_anthropic_oracle.py checks that the SDK and this
+adapter read every scripted reply of the fake server alike.
+
+No retries here: the run loop's policy is the only one, so every wait is visible and abortable.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
-from typing import Any
-
-import anthropic
-import httpx2
+from typing import TYPE_CHECKING, Any
 
 from orkas.core.errors import ProviderError
 from orkas.engine.providers.anthropic.request import build_params
 from orkas.engine.providers.anthropic.stream import StreamAssembler
 from orkas.engine.providers.base import Capabilities, ProviderRequest, ProviderSpec, StreamChunk, url_credentials
 from orkas.engine.providers.errors import provider_error
+from orkas.engine.providers.sse import LazyClient, decode_data
+
+if TYPE_CHECKING:
+    import httpx
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2026-10-21"  # what the pinned SDK (the tests' oracle) sends
 
 
 class AnthropicProvider:
     def __init__(self, spec: ProviderSpec) -> None:
         self.spec = spec
-        self._base_url, gateway = url_credentials(spec.base_url)
-        self._client = anthropic.AsyncAnthropic(
-            api_key=spec.api_key or "",
-            base_url=self._base_url,
-            max_retries=0,
-            timeout=httpx2.Timeout(spec.read_timeout, connect=spec.connect_timeout),
-            default_headers={**spec.headers, **gateway},
-        )
+        base_url, gateway = url_credentials(spec.base_url)
+        self._base_url = base_url
+        headers = {
+            "anthropic-version": API_VERSION,
+            "content-type": "application/json",
+            "accept": "application/json",
+            **spec.headers,
+            **gateway,
+        }
+        if spec.api_key:
+            headers["authorization"] = f"Bearer {spec.api_key}"
+        self._client = LazyClient((base_url or DEFAULT_BASE_URL).rstrip("/") + "/", headers, spec)
 
     @property
     def name(self) -> str:
@@ -41,22 +55,27 @@ class AnthropicProvider:
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamChunk]:
         assembler = StreamAssembler(self.name, request.model)
+        import httpx
+
+        body = json.dumps({**build_params(request), "stream": True}, ensure_ascii=False).encode()
         try:
-            headers = {"Authorization": f"Bearer {await self.spec.token()}"} if self.spec.token else None
-            events = await self._client.messages.create(**build_params(request), stream=True, extra_headers=headers)
-            async with events:
-                async for event in events:
+            headers = await self._auth()
+            async with self._client.get().stream("POST", "v1/messages", content=body, headers=headers) as response:
+                if response.status_code >= 400:
+                    raise await self._http_error(response)
+                async for line in response.aiter_lines():
+                    if not line.startswith("data:"):
+                        continue  # `event:` names repeat the data's own "type"; blank lines end an event
+                    event = decode_data(line[5:].strip(), self.name)
+                    if event.get("type") == "error":
+                        raise _stream_error(event.get("error"), self.name)
                     for chunk in assembler.feed(event):
                         yield chunk
-        except anthropic.APIStatusError as e:
-            raise self._status_error(e) from e
-        except anthropic.APITimeoutError as e:
+        except httpx.TimeoutException as e:
             raise ProviderError("the request timed out", kind="timeout", provider=self.name) from e
-        except anthropic.APIConnectionError as e:
+        except httpx.ConnectError as e:
             raise ProviderError(f"could not reach {self._where()}", kind="network", provider=self.name) from e
-        except httpx2.TimeoutException as e:
-            raise ProviderError("the response stalled", kind="timeout", provider=self.name) from e
-        except httpx2.TransportError as e:
+        except httpx.TransportError as e:
             raise ProviderError(
                 f"the connection broke while streaming ({type(e).__name__})",
                 kind="network",
@@ -66,25 +85,46 @@ class AnthropicProvider:
             raise ProviderError("the stream ended before message_stop", kind="network", provider=self.name)
 
     async def validate_auth(self) -> None:
+        import httpx
+
         try:
-            await self._client.models.list(limit=1)
-        except anthropic.APIStatusError as e:
-            raise self._status_error(e) from e
-        except anthropic.APIConnectionError as e:
+            response = await self._client.get().get("v1/models", params={"limit": 1}, headers=await self._auth())
+        except httpx.TransportError as e:
             raise ProviderError(f"could not reach {self._where()}", kind="network", provider=self.name) from e
+        if response.status_code >= 400:
+            raise await self._http_error(response)
 
     async def aclose(self) -> None:
-        await self._client.close()
+        await self._client.aclose()
+
+    async def _auth(self) -> dict[str, str] | None:
+        """A signed-in provider's fresh bearer token, asked for before each request (in place of the key's)."""
+        return {"authorization": f"Bearer {await self.spec.token()}"} if self.spec.token else None
 
     def _where(self) -> str:
         return self._base_url or "api.anthropic.com"
 
-    def _status_error(self, e: anthropic.APIStatusError) -> ProviderError:
-        body: Any = e.body
-        error_type = e.type
-        message = e.api_message or (str(body) if body else str(e))
-        # An SSE `error` event arrives on a 200 response; only its body says what it was.
-        status = e.status_code if e.status_code != 200 else None
+    async def _http_error(self, response: httpx.Response) -> ProviderError:
+        raw = (await response.aread()).decode("utf-8", errors="replace")
+        message, error_type = raw[:500], None
+        try:
+            error = json.loads(raw).get("error")
+        except (ValueError, AttributeError):
+            error = None
+        if isinstance(error, dict):
+            message = str(error.get("message") or message)
+            error_type = error.get("type")
+        elif not raw.strip():
+            message = f"Error code: {response.status_code}"
         return provider_error(
-            self.name, status=status, message=message, error_type=error_type, headers=e.response.headers
+            self.name, status=response.status_code, message=message, error_type=error_type, headers=response.headers
         )
+
+
+def _stream_error(error: Any, provider: str) -> ProviderError:
+    """An `error` event on a 200 stream (overloaded mid-answer): only its body says what it was."""
+    if isinstance(error, dict):
+        return provider_error(
+            provider, status=None, message=str(error.get("message") or error), error_type=error.get("type")
+        )
+    return provider_error(provider, status=None, message=str(error))

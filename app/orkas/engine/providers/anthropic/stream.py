@@ -1,4 +1,5 @@
-"""Anthropic Messages stream events → neutral stream chunks and the final message."""
+"""Anthropic Messages stream events (the decoded JSON of each SSE `data:` line) → neutral stream chunks and
+the final message."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ class _Block:
 
 
 class StreamAssembler:
-    """Feed raw SDK events with `feed`; it yields chunks and, on message_stop, the `MessageEnd`."""
+    """Feed decoded stream events with `feed`; it yields chunks and, on message_stop, the `MessageEnd`."""
 
     def __init__(self, provider: str, model: str) -> None:
         self.provider = provider
@@ -59,22 +60,23 @@ class StreamAssembler:
         self.stop_reason: StopReason = "end_turn"
         self.finished = False
 
-    def feed(self, event: Any) -> Iterator[StreamChunk]:
-        kind = event.type
+    def feed(self, event: dict[str, Any]) -> Iterator[StreamChunk]:
+        kind = event.get("type")
         if kind == "content_block_delta":
-            yield from self._delta(event.index, event.delta)
+            yield from self._delta(event.get("index", 0), event.get("delta") or {})
         elif kind == "content_block_start":
-            yield from self._start(event.index, event.content_block)
+            yield from self._start(event.get("index", 0), event.get("content_block") or {})
         elif kind == "content_block_stop":
-            self._stop(event.index)
+            self._stop(event.get("index", 0))
         elif kind == "message_start":
-            self._usage(event.message.usage)
+            self._usage((event.get("message") or {}).get("usage"))
             if self.usage.counted:  # the input is paid for from here on, whatever becomes of the stream
                 yield UsageChunk(usage=self.usage)
         elif kind == "message_delta":
-            if event.delta.stop_reason:
-                self.stop_reason = STOP_REASONS.get(event.delta.stop_reason, "end_turn")
-            self._usage(event.usage)
+            stop_reason = (event.get("delta") or {}).get("stop_reason")
+            if stop_reason:
+                self.stop_reason = STOP_REASONS.get(stop_reason, "end_turn")
+            self._usage(event.get("usage"))
         elif kind == "message_stop":
             self.finished = True
             message = AssistantMessage(
@@ -86,37 +88,38 @@ class StreamAssembler:
             )
             yield MessageEnd(message=message, stop_reason=self.stop_reason, usage=self.usage)
 
-    def _start(self, index: int, block: Any) -> Iterator[StreamChunk]:
-        kind = block.type
+    def _start(self, index: int, block: dict[str, Any]) -> Iterator[StreamChunk]:
+        kind = block.get("type")
         if kind == "tool_use":
-            self.blocks[index] = _Block("tool_use", id=block.id, name=block.name)
-            yield ToolCallChunk(id=block.id, name=block.name)
+            id, name = str(block.get("id", "")), str(block.get("name", ""))
+            self.blocks[index] = _Block("tool_use", id=id, name=name)
+            yield ToolCallChunk(id=id, name=name)
         elif kind == "text":
             self.blocks[index] = _Block("text")
-            if block.text:
-                self.blocks[index].parts.append(block.text)
-                yield TextDeltaChunk(text=block.text)
+            if block.get("text"):
+                self.blocks[index].parts.append(block["text"])
+                yield TextDeltaChunk(text=block["text"])
         elif kind == "thinking":
             self.blocks[index] = _Block("thinking")
         elif kind == "redacted_thinking":
-            self.blocks[index] = _Block("redacted_thinking", data=block.data)
+            self.blocks[index] = _Block("redacted_thinking", data=str(block.get("data", "")))
         # Server-side tool blocks and other future kinds are ignored: they need no action from us.
 
-    def _delta(self, index: int, delta: Any) -> Iterator[StreamChunk]:
+    def _delta(self, index: int, delta: dict[str, Any]) -> Iterator[StreamChunk]:
         block = self.blocks.get(index)
         if block is None:
             return
-        kind = delta.type
+        kind = delta.get("type")
         if kind == "text_delta":
-            block.parts.append(delta.text)
-            yield TextDeltaChunk(text=delta.text)
+            block.parts.append(delta.get("text", ""))
+            yield TextDeltaChunk(text=delta.get("text", ""))
         elif kind == "input_json_delta":
-            block.parts.append(delta.partial_json)
+            block.parts.append(delta.get("partial_json", ""))
         elif kind == "thinking_delta":
-            block.parts.append(delta.thinking)
-            yield ThinkingDeltaChunk(text=delta.thinking)
+            block.parts.append(delta.get("thinking", ""))
+            yield ThinkingDeltaChunk(text=delta.get("thinking", ""))
         elif kind == "signature_delta":
-            block.signature = (block.signature or "") + delta.signature
+            block.signature = (block.signature or "") + delta.get("signature", "")
 
     def _stop(self, index: int) -> None:
         block = self.blocks.pop(index, None)
@@ -132,12 +135,12 @@ class StreamAssembler:
         elif block.kind == "redacted_thinking":
             self.done.append(ThinkingBlock(text="", signature=block.data, redacted=True))
 
-    def _usage(self, usage: Any) -> None:
-        if usage is None:
+    def _usage(self, usage: dict[str, Any] | None) -> None:
+        if not usage:
             return
         self.usage = Usage(
-            input_tokens=getattr(usage, "input_tokens", None) or self.usage.input_tokens,
-            output_tokens=getattr(usage, "output_tokens", None) or self.usage.output_tokens,
-            cache_read_tokens=getattr(usage, "cache_read_input_tokens", None) or self.usage.cache_read_tokens,
-            cache_write_tokens=getattr(usage, "cache_creation_input_tokens", None) or self.usage.cache_write_tokens,
+            input_tokens=usage.get("input_tokens") or self.usage.input_tokens,
+            output_tokens=usage.get("output_tokens") or self.usage.output_tokens,
+            cache_read_tokens=usage.get("cache_read_input_tokens") or self.usage.cache_read_tokens,
+            cache_write_tokens=usage.get("cache_creation_input_tokens") or self.usage.cache_write_tokens,
         )

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from orkas.core.errors import ProviderError
 from orkas.engine.providers.base import Capabilities, ProviderRequest, ProviderSpec, StreamChunk, url_credentials
 from orkas.engine.providers.errors import provider_error
 from orkas.engine.providers.openai_compat.request import build_body
 from orkas.engine.providers.openai_compat.stream import ChunkAssembler
+from orkas.engine.providers.sse import LazyClient, decode_data
+
+if TYPE_CHECKING:
+    import httpx
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -28,11 +30,7 @@ class OpenAICompatProvider:
         headers = {"Content-Type": "application/json", **spec.headers, **gateway}
         if spec.api_key:
             headers["Authorization"] = f"Bearer {spec.api_key}"
-        self._client = httpx.AsyncClient(
-            base_url=(base_url or DEFAULT_BASE_URL).rstrip("/") + "/",
-            headers=headers,
-            timeout=httpx.Timeout(spec.read_timeout, connect=spec.connect_timeout),
-        )
+        self._client = LazyClient((base_url or DEFAULT_BASE_URL).rstrip("/") + "/", headers, spec)
 
     @property
     def name(self) -> str:
@@ -43,11 +41,13 @@ class OpenAICompatProvider:
         return self.spec.capabilities
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamChunk]:
+        import httpx
+
         assembler = ChunkAssembler(self.name, request.model)
         body = json.dumps(build_body(request, self.spec), ensure_ascii=False).encode()
         try:
             headers = {"Authorization": f"Bearer {await self.spec.token()}"} if self.spec.token else None
-            async with self._client.stream("POST", "chat/completions", content=body, headers=headers) as response:
+            async with self._client.get().stream("POST", "chat/completions", content=body, headers=headers) as response:
                 if response.status_code >= 400:
                     raise await self._http_error(response)
                 finished = False
@@ -58,7 +58,7 @@ class OpenAICompatProvider:
                     if data == "[DONE]":
                         finished = True
                         break
-                    chunk = _decode(data, self.name)
+                    chunk = decode_data(data, self.name)
                     if "error" in chunk:
                         raise _stream_error(chunk["error"], self.name)
                     for out in assembler.feed(chunk):
@@ -78,8 +78,10 @@ class OpenAICompatProvider:
         yield assembler.end()
 
     async def validate_auth(self) -> None:
+        import httpx
+
         try:
-            response = await self._client.get("models")
+            response = await self._client.get().get("models")
         except httpx.TransportError as e:
             raise ProviderError(f"could not reach {self._client.base_url}", kind="network", provider=self.name) from e
         if response.status_code >= 400:
@@ -107,16 +109,6 @@ class OpenAICompatProvider:
             error_type=error_type,
             headers=response.headers,
         )
-
-
-def _decode(data: str, provider: str) -> dict[str, Any]:
-    try:
-        value = json.loads(data)
-    except json.JSONDecodeError as e:
-        raise ProviderError(f"malformed stream data: {data[:200]!r}", kind="stream", provider=provider) from e
-    if not isinstance(value, dict):
-        raise ProviderError(f"unexpected stream data: {data[:200]!r}", kind="stream", provider=provider)
-    return value
 
 
 def _stream_error(error: Any, provider: str) -> ProviderError:
