@@ -43,8 +43,10 @@ def sandbox(settings: Settings, policy: PathPolicy, limits: Limits | None = None
         base_env=settings.process_env,
         toolchains=toolchain_dirs(policy.home, settings.process_env.get("PATH", ""), policy.secrets),
         home_files={".gitconfig": gitconfig} if gitconfig else {},
-        path_suffix=[shims] if shims in policy.readable or packages_dir in policy.readable else [],
-        prefer=preferred_bins(packages_dir) if packages_dir in policy.readable else {},
+        # Offered always, used while the policy can read them: an agent's skills (the packages among them) are made
+        # readable when its first turn's prompt is built, after the executor is.
+        path_suffix=[shims],
+        prefer=preferred_bins(packages_dir),
     )
     in_force = (executor.confined, executor.pids.pids_method, executor.pids.memory_method)
     if in_force not in _confinement_logged:  # once per process and kind, not once per turn

@@ -56,6 +56,7 @@ class Active:
     start_seq: int = 0  # the last event before this run: a view joining mid-run replays from here
     history_length: int | None = None  # messages in the history when the run started (None: not loaded yet)
     held: HeldLock | None = None  # the conversation's run lock (store.hold_run), across processes
+    ended: bool = False  # its last turn said done or error: what follows is writing up (a Retry may wait for it)
 
 
 class Groups(Protocol):
@@ -142,6 +143,7 @@ class Solo:
 
     async def turn(self, message: UserMessage, files: Sequence[Attachment], active: Active) -> None:
         assert self.agent is not None and self.session is not None
+        active.ended = False
         asked: dict[str, PermissionRequest] = {}  # by the tool call that asks
         # Answered, and kept once the transcript may take a notice: not between a tool call and its result.
         closed: list[PermissionRequest] = []
@@ -167,6 +169,7 @@ class Solo:
             if isinstance(event, Done) and self._new and self.first_answer is None:
                 self.first_answer = event.text
             if isinstance(event, Done | Error):
+                active.ended = True
                 self.store.touch(self.conversation, text_of(message))
             if isinstance(event, Error):  # a reloaded view shows the same marker
                 facts: dict[str, str | int] = {"error": event.kind, "cause": event.cause, "attempts": event.attempts}

@@ -8,6 +8,7 @@ does, and says `history_changed` so every view draws the history again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,8 @@ from orkas.adapter.conversations.turns import Active, text_of
 from orkas.adapter.wire import HistoryChanged, ProductEvent, TitleChanged
 from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.messages import AttachmentBlock, Message, TextBlock, ToolResultBlock, UserMessage
+
+WRITE_UP_SECONDS = 5.0  # the longest an edit or a Retry waits for a finished run to write up
 
 
 class Versions:
@@ -56,6 +59,7 @@ class Versions:
         return self._restart(conversation_id, UserMessage(id=original.id, content=original.content))
 
     async def switch_version(self, conversation_id: str, after: str, index: int) -> None:
+        await self._written_up(conversation_id)
         self._idle_single(conversation_id)
         session, _ = await asyncio.to_thread(self.store.session, conversation_id)
         try:
@@ -75,6 +79,7 @@ class Versions:
     async def _fork(self, conversation_id: str, message_id: str, *, answer: bool = False) -> tuple[UserMessage, bool]:
         """`answer`: fork after the message (a version of its answer), else at it (a version of the prompt).
         Returns the message, and whether it is the first the person wrote in the chat."""
+        await self._written_up(conversation_id)
         self._idle_single(conversation_id)
         session, _ = await asyncio.to_thread(self.store.session, conversation_id)
         try:
@@ -96,6 +101,14 @@ class Versions:
         """The title follows a new first message, when the app made it (store.py `follow_first_prompt`)."""
         if (retitled := self.store.follow_first_prompt(conversation_id, text)) is not None:
             self.publish(conversation_id, TitleChanged(title=retitled.title))
+
+    async def _written_up(self, conversation_id: str) -> None:
+        """A run whose answer (or error) was already shown is only writing up (its notes, the title, the lock): an
+        edit or a Retry pressed in that moment waits for it rather than being refused as a reply still written."""
+        active = self.active.get(conversation_id)
+        if active is not None and active.ended and active.task is not None:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
+                await asyncio.wait_for(asyncio.shield(active.task), WRITE_UP_SECONDS)
 
     def _idle(self, conversation_id: str) -> None:
         """No run goes in the conversation, here or in another process (else a sentence saying so)."""

@@ -337,7 +337,9 @@ class Executor:
         files in `home_files`, the git shim, and each workspace's caches. `path_suffix` ends the PATH of the
         commands the person approved (installed packages' commands); `prefer` maps a folder to the bin folders
         that approved commands run inside it also find (a package's own environment) — after the system's,
-        so a package's `ls` never stands in for the real one. Commands nobody approved find neither."""
+        so a package's `ls` never stands in for the real one. Commands nobody approved find neither; and both
+        apply only while the policy can read them (a folder made readable later — the skills' folders, added when
+        the first turn's prompt is built — counts from then on)."""
         self.policy = policy
         self.spill_dir = spill_dir
         self.limits = limits or Limits()
@@ -352,9 +354,9 @@ class Executor:
         self.base_env = {k: source[k] for k in SAFE_ENV if k in source}
         self.base_env.setdefault("PATH", DEFAULT_PATH)
         self.system_path = self.base_env["PATH"]
-        self.path_suffix = tuple(path_suffix)
-        self._package_commands: frozenset[str] | None = None
-        self.prefer = dict(prefer or {})
+        self._path_suffix = tuple(path_suffix)
+        self._package_commands: tuple[tuple[Path, ...], frozenset[str]] | None = None
+        self._prefer = dict(prefer or {})
         self.base_env.update(
             {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", "LANG": self.base_env.get("LANG", "C.UTF-8")}
         )
@@ -362,18 +364,31 @@ class Executor:
             self.base_env["HOME"] = str(policy.home)
             self.base_env["TMPDIR"] = "/tmp"
 
+    @property
+    def path_suffix(self) -> tuple[Path, ...]:
+        return tuple(folder for folder in self._path_suffix if self._readable(folder))
+
+    @property
+    def prefer(self) -> dict[Path, Sequence[Path]]:
+        return {folder: bins for folder, bins in self._prefer.items() if self._readable(folder)}
+
+    def _readable(self, folder: Path) -> bool:
+        return any(folder == place or place in folder.parents for place in self.policy.readable)
+
     def package_commands(self) -> frozenset[str]:
         """Command names that only an installed package provides (the system has none by that name): the
         classifier counts them as programs — a package's `tree` is its code, not the reader of that name."""
-        if self._package_commands is None:
+        suffix = self.path_suffix
+        if self._package_commands is None or self._package_commands[0] != suffix:
             names: set[str] = set()
-            for folder in self.path_suffix:
+            for folder in suffix:
                 try:
                     names |= {entry.name for entry in os.scandir(folder) if entry.is_file()}
                 except OSError:
                     continue
-            self._package_commands = frozenset(n for n in names if shutil.which(n, path=self.system_path) is None)
-        return self._package_commands
+            commands = frozenset(n for n in names if shutil.which(n, path=self.system_path) is None)
+            self._package_commands = (suffix, commands)
+        return self._package_commands[1]
 
     def report(self) -> ConfinementReport:
         return describe_confinement(
