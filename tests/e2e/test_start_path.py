@@ -11,6 +11,7 @@ the watch itself stops seeing. The timing is a benchmark (bench/cli_start.py, be
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -107,13 +108,9 @@ def probe_run(server: FakeServer, tmp_path: Path, *extra: str) -> dict[str, obje
     workspace = tmp_path / "w"
     workspace.mkdir()
     out = tmp_path / "probe.json"
-    env = subprocess_env(
-        ANTHROPIC_API_KEY="sk-ant-test",
-        ANTHROPIC_BASE_URL=server.url,
-        ORKAS_HOME=str(tmp_path / "data"),
-        HOME=str(home),
-        PYTHONPATH=subprocess_env()["PYTHONPATH"] + ":" + str(Path(__file__).resolve().parents[2] / "app"),
-    )
+    data = str(tmp_path / "data")
+    env = subprocess_env(ANTHROPIC_API_KEY="sk-ant", ANTHROPIC_BASE_URL=server.url, ORKAS_HOME=data, HOME=str(home))
+    env["PYTHONPATH"] += os.pathsep + str(Path(__file__).resolve().parents[2] / "app")  # the probe imports orkas
     command = [sys.executable, "-c", PROBE, str(out), json.dumps(WATCHED), "run", "--json", "--model"]
     command += ["anthropic/claude-test", "--workspace", str(workspace), *extra, "hi"]
     result = subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)

@@ -5,7 +5,6 @@ header for header where the API cares (credentials, version, content type)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anthropic
@@ -60,15 +59,10 @@ async def sdks(server: FakeServer, reply: Reply) -> Any:
             return await stream.get_final_message()
 
 
-@pytest.fixture
-async def server(anthropic_server: FakeServer) -> AsyncIterator[FakeServer]:
-    yield anthropic_server
-
-
 @pytest.mark.parametrize("case", sorted(REPLIES))
-async def test_every_reply_reads_as_the_sdk_reads_it(server: FakeServer, case: str) -> None:
-    expected = await sdks(server, REPLIES[case])
-    got = (await ours(server, REPLIES[case])).message
+async def test_every_reply_reads_as_the_sdk_reads_it(anthropic_server: FakeServer, case: str) -> None:
+    expected = await sdks(anthropic_server, REPLIES[case])
+    got = (await ours(anthropic_server, REPLIES[case])).message
     blocks: list[Any] = []
     for block in expected.content:
         if block.type == "text":
@@ -88,11 +82,11 @@ async def test_every_reply_reads_as_the_sdk_reads_it(server: FakeServer, case: s
 
 
 @pytest.mark.parametrize("case", sorted(ERRORS))
-async def test_every_failure_says_what_the_sdk_says(server: FakeServer, case: str) -> None:
+async def test_every_failure_says_what_the_sdk_says(anthropic_server: FakeServer, case: str) -> None:
     with pytest.raises(anthropic.APIStatusError) as sdk_error:
-        await sdks(server, ERRORS[case])
+        await sdks(anthropic_server, ERRORS[case])
     with pytest.raises(ProviderError) as our_error:
-        await ours(server, ERRORS[case])
+        await ours(anthropic_server, ERRORS[case])
     said = sdk_error.value
     assert our_error.value.status == (said.status_code if said.status_code != 200 else None)
     body = said.body if isinstance(said.body, dict) else {}
@@ -102,11 +96,11 @@ async def test_every_failure_says_what_the_sdk_says(server: FakeServer, case: st
         assert our_error.value.retry_after == 7.0 and our_error.value.kind == "rate_limit"
 
 
-async def test_the_request_carries_what_the_sdk_sends(server: FakeServer) -> None:
-    await sdks(server, wire.reply_text("a"))
-    sdk_request = server.requests[-1]
-    await ours(server, wire.reply_text("b"))
-    our_request = server.requests[-1]
+async def test_the_request_carries_what_the_sdk_sends(anthropic_server: FakeServer) -> None:
+    await sdks(anthropic_server, wire.reply_text("a"))
+    sdk_request = anthropic_server.requests[-1]
+    await ours(anthropic_server, wire.reply_text("b"))
+    our_request = anthropic_server.requests[-1]
     assert our_request.path == sdk_request.path == wire.PATH
     for header in ("authorization", "anthropic-version", "content-type", "accept"):
         assert our_request.headers[header] == sdk_request.headers[header], header

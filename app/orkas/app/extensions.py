@@ -53,10 +53,6 @@ class SkillAccess:
         self.exists = exists
         self.tools = tools
 
-    @classmethod
-    def of(cls, catalog: Catalog, readable: Sequence[Path] = ()) -> SkillAccess:
-        return cls(lambda: Skills(catalog, readable))
-
     def resolved(self) -> Skills:
         if self._resolved is None:
             self._resolved = self._resolve()

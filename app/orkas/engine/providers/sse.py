@@ -1,5 +1,5 @@
-"""What the HTTP wire adapters share: their client, made on first use, and the decoded `data:` payload of a
-server-sent event."""
+"""What the HTTP wire adapters share: their client, made on first use, the decoded `data:` payload of a server-sent
+event, and the failures they read — an error status's body, or an `error` in the stream."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from orkas.core.errors import ProviderError
+from orkas.engine.providers.errors import provider_error
 
 if TYPE_CHECKING:
     import httpx
@@ -49,3 +50,35 @@ def decode_data(data: str, provider: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ProviderError(f"unexpected stream data: {data[:200]!r}", kind="stream", provider=provider)
     return value
+
+
+async def http_error(response: httpx.Response, provider: str) -> ProviderError:
+    """An error status, classified from its body: `{"error": {"message", "type" or "code"}}` (Anthropic and the
+    OpenAI-compatible servers alike), `{"error": "text"}`, or the raw body's start."""
+    raw = (await response.aread()).decode("utf-8", errors="replace")
+    message, error_type = raw[:500], None
+    try:
+        error = json.loads(raw).get("error")
+    except (ValueError, AttributeError):
+        error = None
+    if isinstance(error, dict):
+        message = str(error.get("message") or message)
+        error_type = error.get("code") or error.get("type")
+    elif isinstance(error, str):
+        message = error
+    return provider_error(
+        provider, status=response.status_code, message=message, error_type=error_type, headers=response.headers
+    )
+
+
+def stream_error(error: Any, provider: str) -> ProviderError:
+    """An `error` inside a 200 stream (overloaded mid-answer): only its body says what it was; an integer `code` is
+    the status a server meant."""
+    if isinstance(error, dict):
+        code = error.get("code")
+        status = code if isinstance(code, int) else None
+        error_type = error.get("type") or (code if isinstance(code, str) else None)
+        return provider_error(
+            provider, status=status, message=str(error.get("message") or error), error_type=error_type
+        )
+    return provider_error(provider, status=None, message=str(error))

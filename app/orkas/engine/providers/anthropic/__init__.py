@@ -13,17 +13,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
 
 from orkas.core.errors import ProviderError
 from orkas.engine.providers.anthropic.request import build_params
 from orkas.engine.providers.anthropic.stream import StreamAssembler
 from orkas.engine.providers.base import Capabilities, ProviderRequest, ProviderSpec, StreamChunk, url_credentials
-from orkas.engine.providers.errors import provider_error
-from orkas.engine.providers.sse import LazyClient, decode_data
-
-if TYPE_CHECKING:
-    import httpx
+from orkas.engine.providers.sse import LazyClient, decode_data, http_error, stream_error
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2026-10-21"  # what the pinned SDK (the tests' oracle) sends
@@ -62,13 +57,13 @@ class AnthropicProvider:
             headers = await self._auth()
             async with self._client.get().stream("POST", "v1/messages", content=body, headers=headers) as response:
                 if response.status_code >= 400:
-                    raise await self._http_error(response)
+                    raise await http_error(response, self.name)
                 async for line in response.aiter_lines():
                     if not line.startswith("data:"):
                         continue  # `event:` names repeat the data's own "type"; blank lines end an event
                     event = decode_data(line[5:].strip(), self.name)
                     if event.get("type") == "error":
-                        raise _stream_error(event.get("error"), self.name)
+                        raise stream_error(event.get("error"), self.name)
                     for chunk in assembler.feed(event):
                         yield chunk
         except httpx.TimeoutException as e:
@@ -92,7 +87,7 @@ class AnthropicProvider:
         except httpx.TransportError as e:
             raise ProviderError(f"could not reach {self._where()}", kind="network", provider=self.name) from e
         if response.status_code >= 400:
-            raise await self._http_error(response)
+            raise await http_error(response, self.name)
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -103,28 +98,3 @@ class AnthropicProvider:
 
     def _where(self) -> str:
         return self._base_url or "api.anthropic.com"
-
-    async def _http_error(self, response: httpx.Response) -> ProviderError:
-        raw = (await response.aread()).decode("utf-8", errors="replace")
-        message, error_type = raw[:500], None
-        try:
-            error = json.loads(raw).get("error")
-        except (ValueError, AttributeError):
-            error = None
-        if isinstance(error, dict):
-            message = str(error.get("message") or message)
-            error_type = error.get("type")
-        elif not raw.strip():
-            message = f"Error code: {response.status_code}"
-        return provider_error(
-            self.name, status=response.status_code, message=message, error_type=error_type, headers=response.headers
-        )
-
-
-def _stream_error(error: Any, provider: str) -> ProviderError:
-    """An `error` event on a 200 stream (overloaded mid-answer): only its body says what it was."""
-    if isinstance(error, dict):
-        return provider_error(
-            provider, status=None, message=str(error.get("message") or error), error_type=error.get("type")
-        )
-    return provider_error(provider, status=None, message=str(error))

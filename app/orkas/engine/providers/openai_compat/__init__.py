@@ -8,17 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
 
 from orkas.core.errors import ProviderError
 from orkas.engine.providers.base import Capabilities, ProviderRequest, ProviderSpec, StreamChunk, url_credentials
-from orkas.engine.providers.errors import provider_error
 from orkas.engine.providers.openai_compat.request import build_body
 from orkas.engine.providers.openai_compat.stream import ChunkAssembler
-from orkas.engine.providers.sse import LazyClient, decode_data
-
-if TYPE_CHECKING:
-    import httpx
+from orkas.engine.providers.sse import LazyClient, decode_data, http_error, stream_error
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -49,7 +44,7 @@ class OpenAICompatProvider:
             headers = {"Authorization": f"Bearer {await self.spec.token()}"} if self.spec.token else None
             async with self._client.get().stream("POST", "chat/completions", content=body, headers=headers) as response:
                 if response.status_code >= 400:
-                    raise await self._http_error(response)
+                    raise await http_error(response, self.name)
                 finished = False
                 async for line in response.aiter_lines():
                     if not line.startswith("data:"):
@@ -60,7 +55,7 @@ class OpenAICompatProvider:
                         break
                     chunk = decode_data(data, self.name)
                     if "error" in chunk:
-                        raise _stream_error(chunk["error"], self.name)
+                        raise stream_error(chunk["error"], self.name)
                     for out in assembler.feed(chunk):
                         yield out
         except httpx.TimeoutException as e:
@@ -85,38 +80,7 @@ class OpenAICompatProvider:
         except httpx.TransportError as e:
             raise ProviderError(f"could not reach {self._client.base_url}", kind="network", provider=self.name) from e
         if response.status_code >= 400:
-            raise await self._http_error(response)
+            raise await http_error(response, self.name)
 
     async def aclose(self) -> None:
         await self._client.aclose()
-
-    async def _http_error(self, response: httpx.Response) -> ProviderError:
-        raw = (await response.aread()).decode("utf-8", errors="replace")
-        message, error_type = raw[:500], None
-        try:
-            error = json.loads(raw).get("error")
-        except (ValueError, AttributeError):
-            error = None
-        if isinstance(error, dict):
-            message = str(error.get("message") or message)
-            error_type = error.get("code") or error.get("type")
-        elif isinstance(error, str):
-            message = error
-        return provider_error(
-            self.name,
-            status=response.status_code,
-            message=message,
-            error_type=error_type,
-            headers=response.headers,
-        )
-
-
-def _stream_error(error: Any, provider: str) -> ProviderError:
-    if isinstance(error, dict):
-        code = error.get("code")
-        status = code if isinstance(code, int) else None
-        error_type = error.get("type") or (code if isinstance(code, str) else None)
-        return provider_error(
-            provider, status=status, message=str(error.get("message") or error), error_type=error_type
-        )
-    return provider_error(provider, status=None, message=str(error))
