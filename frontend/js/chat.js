@@ -28,6 +28,8 @@ export class ChatView {
     this.questions = new Map();
     this.turn = null;
     this.running = false;
+    this.writingUp = false; // the turn ended (done or error shown) but the run is not idle yet
+    this.afterIdle = null; // an action pressed meanwhile, done once the run is idle
     // A group conversation: each actor (commander, an agent, a worker) streams into its own bubble.
     this.actor = null;
     this.actorTurns = new Map();
@@ -489,6 +491,7 @@ export class ChatView {
 
   on_run_start(event) {
     this.setRunning(true);
+    this.afterIdle = null; // another turn began (a queued message): an action pressed on the last one is not done
     const turn = this.turn ?? this.newTurn();
     turn.el.dataset.model = event.model;
   }
@@ -584,6 +587,7 @@ export class ChatView {
       this.turnActions(turn);
       turn.el.classList.add("finished");
     }
+    if (!this.actor) this.writingUp = true; // its buttons are out: the run only writes up until idle
     if (event.stop_reason === "max_tokens") this.cutOff();
     this.closeOpenCards();
     if (event.text) this.hooks.onAnnounce?.(event.text); // the finished turn, once
@@ -591,6 +595,7 @@ export class ChatView {
 
   on_error(event) {
     if (this.turn) this.turn.el.classList.add("finished");
+    if (!this.actor) this.writingUp = true;
     this.closeOpenCards();
     if (event.kind === "aborted") {
       // A group's Stop ends every actor's run: its one marker comes with the turn's end (on_turn_end).
@@ -607,11 +612,15 @@ export class ChatView {
   on_idle() {
     this.setRunning(false);
     this.turn = null;
+    const pressed = this.afterIdle;
+    this.afterIdle = null;
+    if (pressed) this.once(pressed);
   }
 
   // ---- building blocks ----
   setRunning(running) {
     this.running = running;
+    this.writingUp = false;
     this.hooks.onRunning?.(running);
   }
 
@@ -972,7 +981,13 @@ export class ChatView {
   // One at a time: a click while the last one is on its way, or while a reply is being written, does nothing
   // (five quick clicks on "Another answer" made a phantom version and a pile of error toasts).
   once(run) {
-    if (this.running || this.sending) return;
+    if (this.sending) return;
+    if (this.running) {
+      // Another answer, Retry or an edit pressed as soon as the answer (or its error) shows: the run is only writing
+      // it up, so it is done once the run is idle rather than dropped. Mid-run, a press is ignored as ever.
+      if (this.writingUp) this.afterIdle = run;
+      return;
+    }
     this.sending = true;
     Promise.resolve(run()).finally(() => { this.sending = false; });
   }

@@ -4,7 +4,10 @@ cut-off answer, and ↑ to edit the last message."""
 
 from __future__ import annotations
 
-from playwright.sync_api import Page, expect
+import json
+import re
+
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 from tests.fakes import anthropic as wire
 from tests.fakes.server import FakeServer, Reply
@@ -194,3 +197,39 @@ def test_up_arrow_brings_the_editor_into_view_when_the_message_is_scrolled_away(
     page.keyboard.type(" gently")
     expect(editor).to_have_value("Plan my week gently")
     expect(editor).to_be_in_viewport()  # and the chat did not go back to the bottom meanwhile
+
+
+def test_another_answer_pressed_while_the_finished_run_writes_up_is_done_once_it_is_idle(
+    page: Page, app: App, anthropic_server: FakeServer
+) -> None:
+    """The answer's buttons are out at its end, before the run is idle (it still writes up: the index, the lock).
+    A press in that moment was dropped without a word; it is done once the run is idle. The run's `idle` event is
+    held back on its way to the page to make that moment last as long as the test needs."""
+    anthropic_server.script(wire.reply_text("First."), wire.reply_text("Second."))
+    held: list[str | bytes] = []
+    routes: list[WebSocketRoute] = []
+
+    def route(socket: WebSocketRoute) -> None:
+        routes.append(socket)
+        server = socket.connect_to_server()
+
+        def from_server(message: str | bytes) -> None:
+            if not held and json.loads(message).get("type") == "idle":
+                held.append(message)  # the first run's idle, kept until the test lets it through
+            else:
+                socket.send(message)
+
+        server.on_message(from_server)
+
+    page.route_web_socket(re.compile(r".*/api/events\?conversation=.*"), route)
+    send(page, "Name a colour")
+    expect(answers(page)).to_have_text(["First."], timeout=TIMEOUT)
+    for _ in range(TIMEOUT // 20):  # the run has ended on the server; the page has not heard it yet
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held, "the run's idle never came"
+    page.get_by_role("button", name="Another answer").first.click()
+    routes[-1].send(held[0])  # now the page hears the run is idle
+    expect(answers(page)).to_have_text(["Second."], timeout=TIMEOUT)
+    expect(page.locator(".msg.assistant .version-count")).to_have_text("2 of 2", timeout=TIMEOUT)
