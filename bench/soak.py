@@ -5,11 +5,11 @@ the same way, one after the other over fresh data folders).
 
     .venv/bin/python -m bench.soak [--turns 2000] [--conversations 50] [--baseline REV | --no-baseline]
 
-Printed: the curve (every 100 turns: resident memory, open files, threads, child processes, and the event loop's p99
-lateness since the start), then the targets — RSS after the last turn ≤ 1.15× RSS after the first 200, event-loop stall
-p99 ≤ 50 ms (`/api/status/loop`: wake-ups every 20 ms, how late), and no leak of open files, threads or processes once
-the server is quiet again (counted after the first 200 turns and at the end). The baseline has no loop watch: a
-trivial request's round trip (`ping`) is printed for both sides.
+Printed: the curve (every 100 turns: resident memory, open files, threads, child processes, and the event loop's
+p99 lateness over those turns), then the targets — RSS after the last turn ≤ 1.15× RSS after the first 200,
+event-loop stall p99 ≤ 50 ms (`/api/status/loop`: wake-ups every 20 ms, how late), and no leak of open files,
+threads or processes once the server is quiet again (counted after the first 200 turns and at the end). The
+baseline has no loop watch: a trivial request's round trip (`ping`) is printed for both sides.
 """
 
 from __future__ import annotations

@@ -175,6 +175,7 @@ class Soak:
         self.turns_done = 0
         self.active: list[str] = []  # conversations with a turn going on (the phones follow them)
         self.seen: dict[str, int] = {}  # the last event each conversation's view has had
+        self.loop_counts: dict[str, int] = {}  # the loop watch's counts at the last sample
         self.finished = asyncio.Event()
         self.started = time.perf_counter()
         self.client = httpx.AsyncClient(base_url=served.base, headers={"X-Orkas-Token": served.token}, timeout=60)
@@ -275,8 +276,11 @@ class Soak:
             self.outcome.learning_cycles += 1 if outcome is not None else 0
         if done % plan.sample_every == 0:
             sample = measure(self.served.pid, done, self.started)
-            if await self._has_loop():
-                sample.loop_p99_ms = (await self.api("GET", "/api/status/loop"))["p99_ms"]
+            if await self._has_loop():  # how late the loop woke since the last sample
+                counts = (await self.api("GET", "/api/status/loop"))["counts"]
+                since = {ms: n - self.loop_counts.get(ms, 0) for ms, n in counts.items()}
+                sample.loop_p99_ms = quantile(since, 0.99)
+                self.loop_counts = counts
             self.outcome.samples.append(sample)
             self.on_sample(sample)
 
@@ -290,7 +294,12 @@ class Soak:
                 if chat is None:
                     await asyncio.sleep(0.05)
                     continue
-                url = f"{base}/events?conversation={chat}"
+                async with httpx.AsyncClient(verify=self.served.tls, headers=headers, timeout=30) as phone:
+                    opened = await phone.get(f"{self.served.mirror}/mirror/api/v1/conversations/{chat}/messages")
+                after = opened.json().get("after", 0) if opened.status_code == 200 else 0
+                url = (
+                    f"{base}/events?conversation={chat}&after={after}"  # as the phone does: the chat, then what is new
+                )
                 async with websockets.connect(url, ssl=self.served.tls, additional_headers=headers) as socket:
                     await self._follow(socket, chat)
                 with contextlib.suppress(TimeoutError):  # the alerts that came meanwhile, read
@@ -365,6 +374,17 @@ def ratio(outcome: Outcome, after: int) -> float | None:
     first = next((s for s in outcome.samples if s.turns >= after), None)
     last = outcome.samples[-1] if outcome.samples else None
     return last.rss_mb / first.rss_mb if first and last else None
+
+
+def quantile(counts: dict[str, int], q: float) -> int | None:
+    """From the loop watch's counts by millisecond: the millisecond bucket (upper edge) at quantile q."""
+    total = sum(counts.values())
+    seen = 0
+    for ms in sorted(counts, key=int):
+        seen += counts[ms]
+        if total and seen >= q * total:
+            return int(ms) + 1
+    return None
 
 
 def p99(values: list[float]) -> float:

@@ -55,6 +55,7 @@ class LoopWatch:
             "p999_ms": self._quantile(0.999, total),
             "max_ms": round(self.worst * 1000, 1),
             "held_over_warn": sum(self.counts[int(WARN_AT * 1000) :]),
+            "counts": {str(ms): n for ms, n in enumerate(self.counts) if n},  # a reader's own intervals, by difference
         }
 
     def _quantile(self, q: float, total: int) -> int | None:
