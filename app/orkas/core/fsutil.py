@@ -86,14 +86,16 @@ def atomic_write(path: Path, data: bytes, *, mode: int = 0o600, durable: bool = 
         fsync_dir(path.parent)
 
 
-def append_durably(path: Path, data: bytes) -> None:
-    """Append `data` as one write and fsync it (used for side logs, not the hot path)."""
+def append_durably(path: Path, data: bytes, *, sync: bool = True) -> None:
+    """Append `data` as one write and fsync it (used for side logs, not the hot path). Without `sync`, the write
+    alone: the line survives the app crashing; only the machine failing may lose the latest lines."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         written = os.write(fd, data)
         if written != len(data):
             raise OSError(f"short write to {path}: {written} of {len(data)} bytes")
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
     finally:
         os.close(fd)
 
