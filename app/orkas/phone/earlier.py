@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 PAGE = 60  # messages drawn on opening a chat, and per page further up: a few phone screens
 NEAR_TOP = 200  # pixels from the top of the list where the page before is loaded
+NEAR_END = 8  # pixels from the end of the list counted as at its end
 
 
 class EarlierPages:
@@ -25,6 +26,7 @@ class EarlierPages:
         self.chat = chat
         self.cursor = cursor
         self.loading = False
+        self.settled = False  # the list has been at its end (the open's jump there is over)
         self.pages = 0
         self.button = ft.TextButton(view.t("earlier"), icon=ft.Icons.EXPAND_LESS, on_click=self._clicked)
 
@@ -33,10 +35,11 @@ class EarlierPages:
         return [self.button] if self.cursor else []
 
     async def scrolled(self, event: ft.OnScrollEvent) -> bool:
-        """Scrolled up near the top: the page before is loaded (True when it was). Only the person's way up: the
-        list's own jump to its end as it opens starts at the top too."""
-        upward = event.event_type == ft.ScrollType.UPDATE and (event.scroll_delta or 0) < 0
-        if not upward or event.pixels > event.min_scroll_extent + NEAR_TOP:
+        """Scrolled up near the top: the page before is loaded (True when it was). Only once the list has been at
+        its end: its own jump there as it opens starts at the top too."""
+        if event.pixels >= event.max_scroll_extent - NEAR_END:
+            self.settled = True
+        if not self.settled or event.pixels > event.min_scroll_extent + NEAR_TOP:
             return False
         return await self.load()
 
