@@ -59,6 +59,7 @@ from orkas.engine.messages import Message
 from orkas.phone.client import Target
 from orkas.server.app import create_app
 from orkas.server.connections import Server, server_config
+from orkas.server.loop_watch import LoopWatch
 from orkas.server.mirror.app import create_mirror_app
 from orkas.server.mirror.routes import MirrorControl
 from orkas.server.mirror.security import MirrorGuard
@@ -100,6 +101,8 @@ class Hosted:
 
     async def _serve(self) -> None:
         asyncio.get_running_loop().set_exception_handler(_unhandled_in_loop)
+        if self.services.loop is not None:
+            self.services.loop.start()
         log.info("server ready on port %d after %.0f ms", self.port, since_start() * 1000)
         if self.services.knowledge is not None and self.services.knowledge.watched():
             # Watched folders may have changed while the app was closed: open now and catch up. Otherwise
@@ -243,6 +246,7 @@ def host(
         return [asdict(s) for s in await detect(settings.local_servers)]
 
     services = Services(
+        loop=LoopWatch(),
         settings=settings_store,
         vault=lambda: _vault(settings),
         attachments=assembly.attachments,

@@ -119,7 +119,7 @@ def test_what_is_said_between_runs_is_not_taken_for_a_run_that_never_ended(tmp_p
     before.publish("c", UnsentDiscarded(message_id="m1"))
     before.publish("c", TitleChanged(title="Plans"))
     after = Streams(lambda c: tmp_path / c / "events.jsonl", running=lambda _: False)  # the app started again
-    assert [p.event.type for p in after.stream("c").events] == ["idle", "unsent_discarded", "title_changed"]
+    assert [p.event.type for p in after.history("c")] == ["idle", "unsent_discarded", "title_changed"]
     before.publish("c", UserMessageShown(message_id="m2", text="hi"))  # a run began here, and its process died
     again = Streams(lambda c: tmp_path / c / "events.jsonl", running=lambda _: False)
-    assert [p.event.type for p in again.stream("c").events][-2:] == ["user_message", "idle"]  # that run is ended
+    assert [p.event.type for p in again.history("c")][-2:] == ["user_message", "idle"]  # that run is ended

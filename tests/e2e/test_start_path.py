@@ -51,6 +51,11 @@ HEAVY_OURS = (
     "orkas.adapter.learning",
     "orkas.engine.evolution",
     "orkas.engine.memory.kb",
+    "orkas.engine.sandbox.executor",  # the tools and their executor: made when the turn starts
+    "orkas.engine.sandbox.risk",
+    "orkas.engine.tools.files",
+    "orkas.engine.tools.shell",
+    "orkas.engine.tools.web",
     "orkas.team.agents",
 )
 # Work that must not run before run_start: (file, function).

@@ -20,7 +20,8 @@ from orkas.engine.session import InMemorySession
 from orkas.engine.tools.base import ToolContext, ToolResult
 from orkas.engine.tools.edits import DeleteFile, EditFile, WriteFile
 from orkas.engine.tools.files import GrepFiles, ReadFile, SearchFiles, StatFile
-from orkas.engine.tools.shell import Bash, ProcessManager, ProcessRead, ProcessStart, ProcessStatus, ProcessStop
+from orkas.engine.tools.processes import ProcessManager
+from orkas.engine.tools.shell import Bash, ProcessRead, ProcessStart, ProcessStatus, ProcessStop
 from orkas.engine.tools.web import SearchBackend, WebSearch, html_to_text
 from tests.engine.helpers import make_agent
 from tests.engine.tools_for_tests import PNG_1PX

@@ -22,11 +22,13 @@ from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.retry import RetryPolicy
 from orkas.engine.runner import Agent, RunConfig
 from orkas.engine.sandbox import PathDenied, PathPolicy
-from orkas.engine.sandbox.executor import Executor
 from orkas.engine.sandbox.limits import Limits
 from orkas.engine.tools.base import Tool
 from orkas.engine.tools.nearby import with_nearby
-from orkas.engine.tools.shell import Bash, ProcessManager
+
+if TYPE_CHECKING:  # the tools' and the executor's modules load when the first turn's tools are made
+    from orkas.engine.sandbox.executor import Executor
+    from orkas.engine.tools.processes import ProcessManager
 
 if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
     from orkas.adapter.agents.external import ExternalAgent
@@ -103,12 +105,17 @@ def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
     registry.resolve(chosen)  # fail before anything runs
     policy = agent_policy(settings, profile.workspace, profile.granted, profile.own)
     limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
-    tools, _processes = workspace_tools(settings, policy, limits, profile.processes)
     memory = Memory.in_folder(settings.data_dir / "memory")
     remembers = profile.memory_tool and configured.product.preferences.memory  # off until the person turns it on
-    if remembers:
-        tools.append(MemoryTool(memory))
-    tools = _allowed_tools(profile, [*tools, *_capability_tools(profile, registry, configured, chosen)])
+    second_stage = reranker(registry, configured, chosen) if profile.knowledge is not None else None
+
+    def tools() -> list[Tool]:
+        made, _processes = workspace_tools(settings, policy, limits, profile.processes)
+        if remembers:
+            made.append(MemoryTool(memory))
+        made = _allowed_tools(profile, [*made, *_capability_tools(profile, second_stage)])
+        return with_nearby(made, profile.project) if profile.project is not None else made
+
     hooks: tuple[Callable[[], str | None], ...] = (memory.prompt_section,) if remembers else ()
     if profile.skills is not None:
         window = profile.limits.context_window or lookup(chosen).context_window
@@ -122,7 +129,6 @@ def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
     )
     if profile.project is not None:
         first = (*first, profile.project.section)
-        tools = with_nearby(tools, profile.project)
     hooks = (*first, *hooks)
     return Agent(
         providers=registry,
@@ -135,7 +141,9 @@ def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
             reasoning=profile.reasoning,
         ),
         workspace=policy.workspace,
-        tools=tools,
+        # Made when the first turn starts, after run_start (their modules and the executor's probes are not on the
+        # start path); an allow-list is checked now, so a tool name that is none is said before anything runs.
+        tools=tools() if profile.only_tools is not None else tools,
         system_prompt=SystemPrompt(hooks=hooks),  # read at the start of every turn
     )
 
@@ -194,9 +202,7 @@ def _model(settings: Settings, configured: Configured, model: str | None) -> str
     return chosen
 
 
-def _capability_tools(
-    profile: AgentProfile, registry: ProviderRegistry, configured: Configured, chosen: str
-) -> list[Tool]:
+def _capability_tools(profile: AgentProfile, second_stage: ModelReranker | None) -> list[Tool]:
     """The tools beyond the workspace's: knowledge, skills, connectors, the team's; then the allow-list."""
     tools: list[Tool] = []
     knowledge, past, skills, connectors = (
@@ -208,7 +214,7 @@ def _capability_tools(
     if knowledge is not None or past is not None:
         from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
     if knowledge is not None:
-        tools += [KbSearch(knowledge, reranker(registry, configured, chosen)), KbRead(knowledge), KbList(knowledge)]
+        tools += [KbSearch(knowledge, second_stage), KbRead(knowledge), KbList(knowledge)]
     if past is not None:
         tools.append(ChatSearch(past))
     if skills is not None:
@@ -248,6 +254,7 @@ def external_member(settings: Settings, spec: AgentSpec, profile: AgentProfile) 
     from orkas.adapter.agents.bridge_tools import BridgeParts, handlers
     from orkas.adapter.agents.external import BACKENDS, ExternalAgent
     from orkas.engine.memory.kb_tools import ChatSearch, KbList, KbRead, KbSearch
+    from orkas.engine.tools.shell import Bash
 
     backend = next(b for b in BACKENDS if b == spec.backend)
     knowledge, past_conversations, skills = profile.knowledge, profile.past_conversations, profile.skills

@@ -37,8 +37,8 @@ from orkas.engine.providers.base import MessageEnd, Provider, ProviderRequest, P
 from orkas.engine.providers.registry import ProviderRegistry
 from orkas.engine.providers.vendors import DEFAULT_MODELS, VENDORS, create_provider
 from orkas.engine.retry import describe
-from orkas.engine.sandbox.executor import SAFE_ENV
-from orkas.engine.tools.web import SearchBackend
+from orkas.engine.sandbox import SAFE_ENV
+from orkas.engine.tools.search_backend import SearchBackend
 
 if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
     from orkas.engine.memory.embedders import Embedder

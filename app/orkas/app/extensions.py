@@ -12,17 +12,17 @@ from orkas.adapter.settings.vault import Vault
 from orkas.app.config import Configured, Settings, protected_data
 from orkas.app.workspace import sandbox
 from orkas.engine.sandbox import PathDenied, PathPolicy
-from orkas.engine.sandbox.executor import Executor
 from orkas.engine.sandbox.limits import Limits
 from orkas.engine.tools.base import Tool
 
 CONNECTORS_FILE = "connectors.json"
 
-if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
+if TYPE_CHECKING:  # numpy and faiss, the sandbox's executor: loaded where they are used, not at start
     from orkas.adapter.connectors.config import Connectors
     from orkas.adapter.connectors.hub import ConnectorHub
     from orkas.adapter.packages.store import Packages
     from orkas.adapter.skills.roots import SkillRegistry
+    from orkas.engine.sandbox.executor import Executor
     from orkas.engine.skills import Catalog
     from orkas.engine.skills.tools import Save
 

@@ -10,18 +10,12 @@ from typing import TYPE_CHECKING
 from orkas.app.config import Configured, Settings, load_configured, protected_data
 from orkas.core.errors import ConfigError
 from orkas.engine.sandbox import PathDenied, PathPolicy
-from orkas.engine.sandbox.confine import git_identity, toolchain_dirs
-from orkas.engine.sandbox.executor import ConfinementReport, Executor, confinement, describe_confinement
-from orkas.engine.sandbox.limits import Limits, ProcessLimiter
-from orkas.engine.tools.base import Tool
-from orkas.engine.tools.edits import DeleteFile, EditFile, WriteFile
-from orkas.engine.tools.files import GrepFiles, ListFiles, ReadFile, SearchFiles, StatFile
-from orkas.engine.tools.shell import Bash, ProcessManager, ProcessRead, ProcessStart, ProcessStatus, ProcessStop
-from orkas.engine.tools.web import WebFetch, WebSearch
+from orkas.engine.sandbox.limits import Limits
 
-if TYPE_CHECKING:
-    # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
-    pass
+if TYPE_CHECKING:  # the tools' and the executor's modules load when an agent's tools are first made, not at start
+    from orkas.engine.sandbox.executor import ConfinementReport, Executor
+    from orkas.engine.tools.base import Tool
+    from orkas.engine.tools.processes import ProcessManager
 
 
 log = logging.getLogger(__name__)
@@ -31,6 +25,9 @@ def sandbox(settings: Settings, policy: PathPolicy, limits: Limits | None = None
     """The one executor of a workspace: the toolchains it may use, the person's git identity (their name and
     e-mail only), its caches, and — when the policy lets it read them — installed packages' commands at the end
     of an approved command's PATH, with each package's own environment for approved commands run inside it."""
+    from orkas.engine.sandbox.confine import git_identity, toolchain_dirs
+    from orkas.engine.sandbox.executor import Executor
+
     gitconfig = git_identity(policy.home / ".gitconfig") or git_identity(policy.home / ".config" / "git" / "config")
     packages_dir = (settings.data_dir / "packages").resolve()
     shims = packages_dir / ".bin"
@@ -60,6 +57,9 @@ _confinement_logged: set[tuple[str, str, str]] = set()
 
 def confinement_report(settings: Settings, configured: Configured | None = None) -> ConfinementReport:
     """What confinement commands get here, in words (orkas status, the settings screen)."""
+    from orkas.engine.sandbox.executor import confinement, describe_confinement
+    from orkas.engine.sandbox.limits import ProcessLimiter
+
     configured = configured or load_configured(settings)
     limits = Limits(max_timeout=float(configured.product.preferences.command_timeout))
     kind = confinement() if settings.confine else "none"
@@ -84,6 +84,12 @@ def workspace_tools(
 ) -> tuple[list[Tool], ProcessManager]:
     """The full tool set bound to one workspace, every process going through one executor. `processes`
     is the conversation's own manager (it outlives the turn); without one, the tools get a new one."""
+    from orkas.engine.tools.edits import DeleteFile, EditFile, WriteFile
+    from orkas.engine.tools.files import GrepFiles, ListFiles, ReadFile, SearchFiles, StatFile
+    from orkas.engine.tools.processes import ProcessManager
+    from orkas.engine.tools.shell import Bash, ProcessRead, ProcessStart, ProcessStatus, ProcessStop
+    from orkas.engine.tools.web import WebFetch, WebSearch
+
     executor = sandbox(settings, policy, limits)
     if processes is None:
         processes = ProcessManager(executor, settings.data_dir / "processes")

@@ -63,15 +63,17 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, *, mode: int = 0o600) -> None:
+def atomic_write(path: Path, data: bytes, *, mode: int = 0o600, durable: bool = True) -> None:
     """Replace `path` with `data`: temp file in the same folder, fsync, rename, fsync the folder.
-    A crash leaves either the old file or the new one, never a mix. Raises OSError."""
+    A crash leaves either the old file or the new one, never a mix. Without `durable` (what a crash may lose: a
+    list's sort time) nothing is synced: still never a mix, but the old file may come back. Raises OSError."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
@@ -80,7 +82,8 @@ def atomic_write(path: Path, data: bytes, *, mode: int = 0o600) -> None:
         except FileNotFoundError:
             pass
         raise
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
 def append_durably(path: Path, data: bytes) -> None:

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from orkas.engine.sandbox.verdict import is_secret
 from orkas.engine.tools.untrusted import wrap
 
 NAMES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", ".goosehints")  # one per folder: the first found wins
@@ -112,6 +111,8 @@ def _add(
 def _importable(boundary: Path, path: Path) -> bool:
     """A plain file inside the boundary that is no secret (.env, a key: the file tools ask before reading those,
     an import would not) and not the repository's own store (`.git/config` can hold a token)."""
+    from orkas.engine.sandbox.verdict import is_secret  # its rule tables load with a file's first import, not at start
+
     if not _plain_file(boundary, path):
         return False
     relative = Path(*_normalized(path.parts)).relative_to(boundary)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,16 +66,31 @@ class Agent:
         providers: ProviderRegistry,
         config: RunConfig,
         workspace: Path,
-        tools: Sequence[Tool] = (),
+        tools: Sequence[Tool] | Callable[[], Sequence[Tool]] = (),
         system_prompt: SystemPrompt | None = None,
     ) -> None:
+        """`tools` may be a function that makes them: called once, when the first turn starts (after `run_start`),
+        so a run says it started before the tools' modules load and their executor is set up."""
         self.providers = providers
         self.config = config
         self.workspace = workspace
-        self.tools = ToolSet(tools)
+        self._tools = tools
+        self._toolset: ToolSet | None = None
+        self._tools_tokens = 0
         self.system_prompt = system_prompt or SystemPrompt()
         LoopGuard(warn_at=config.loop_warn_at, stop_at=config.loop_stop_at)  # fail fast on bad limits
-        self._tools_tokens = sum(estimate_json(_as_json(t)) for t in self.tools.definitions)
+
+    @property
+    def tools(self) -> ToolSet:
+        if self._toolset is None:
+            made = self._tools() if callable(self._tools) else self._tools
+            self._toolset = ToolSet(made)
+            self._tools_tokens = sum(estimate_json(_as_json(t)) for t in self._toolset.definitions)
+        return self._toolset
+
+    def _prepared(self) -> str:
+        """The tools made (the first time) and this turn's system prompt built."""
+        return self.system_prompt.build(self.tools.definitions, self.workspace)
 
     async def run(
         self,
@@ -103,9 +118,10 @@ class Agent:
             return
         info = lookup(model_id, context_window=self.config.context_window, local=provider.capabilities.local)
         window = ContextBudget.for_model(info)
-        # Off the event loop: the prompt's sections read files (the skills scanned for their index, a memo, the
-        # project's instructions), which must neither stall other conversations nor hold back run_start's display.
-        system = await asyncio.to_thread(self.system_prompt.build, self.tools.definitions, self.workspace)
+        # Off the event loop: the tools are made the first time (their executor probes the confinement), the
+        # prompt's sections read files (the skills scanned for their index, a memo, the project's instructions) —
+        # work that must neither stall other conversations nor hold back run_start's display.
+        system = await asyncio.to_thread(self._prepared)
         turn = Turn(
             max_tool_loops=self.config.max_tool_loops,
             session=session,

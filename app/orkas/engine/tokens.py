@@ -70,6 +70,25 @@ def estimate_tokens(text: str) -> int:
     """Estimated tokens of `text`. Never negative; 0 only for the empty string."""
     if not text:
         return 0
+    if len(text) < REMEMBER_FROM:
+        return _estimate(text)
+    # A long text (a tool's output, a pasted file) is estimated again at every turn's first context check, as the
+    # history is: remembered by its hash and length (ints, not the text), ~50× faster than walking it again.
+    key = (hash(text), len(text))
+    known = _remembered.get(key)
+    if known is None:
+        if len(_remembered) >= REMEMBER_MOST:
+            _remembered.clear()
+        known = _remembered[key] = _estimate(text)
+    return known
+
+
+REMEMBER_FROM = 256  # characters: shorter texts are estimated faster than looked up
+REMEMBER_MOST = 20_000  # texts remembered, then forgotten all at once (a few MB of ints at most)
+_remembered: dict[tuple[int, int], int] = {}
+
+
+def _estimate(text: str) -> int:
     total = 0.0
     for match in _SEGMENT.finditer(text):
         kind = match.lastgroup

@@ -59,6 +59,18 @@ def create_app(
         names = providers() if callable(providers) else providers
         return {"version": __version__, "providers": names, "sandbox": sandbox or {"kind": confinement()}}
 
+    @api.get("/api/status/loop")
+    async def loop_status() -> dict[str, Any]:
+        """How late the event loop woke since start (or since the last reset): a freeze, measured."""
+        watch = services.loop if services is not None else None
+        return watch.summary() if watch is not None else {"samples": 0}
+
+    @api.post("/api/status/loop/reset")
+    async def loop_reset() -> dict[str, bool]:
+        if services is not None and services.loop is not None:
+            services.loop.reset()
+        return {"reset": True}
+
     add_conversation_routes(api, runtime, services)
     add_rewind_routes(api, runtime)
     if services is not None and services.mirror is not None:

@@ -22,6 +22,7 @@ from orkas.core.crashes import CrashReports
 from orkas.core.resources import frontend_dir
 from orkas.engine.memory import Memory
 from orkas.server.agents_routes import Members
+from orkas.server.loop_watch import LoopWatch
 from orkas.server.mirror.routes import MirrorControl
 from orkas.team.agents import AgentStore
 
@@ -60,3 +61,4 @@ class Services:
     environment: tuple[dict[str, str], ...] = ()
     instructions: Instructions | None = None  # a chat's instruction files and the person's trust in its folder
     home: Path | None = None  # where the person's other agents keep their own instructions
+    loop: LoopWatch | None = None  # how long the event loop was held (GET /api/status/loop)

@@ -27,6 +27,7 @@ class EventLog:
         self._file: IO[str] | None = None
         self._lines = 0
         self._size = 0  # bytes on disk as this process last left them
+        self._torn = False  # the log ends mid-line (a crash mid-write): the next event starts a line of its own
 
     def load(self) -> list[dict[str, Any]]:
         """The last `keep` events in order; [] when there is no log yet."""
@@ -39,6 +40,7 @@ class EventLog:
             log.warning("cannot read the event log %s", self.path, exc_info=True)
             return []
         self._size = len(raw)
+        self._torn = bool(raw) and not raw.endswith(b"\n")
         events = _parsed(raw)
         events.sort(key=lambda e: e["seq"])
         self._lines = len(events)
@@ -51,6 +53,8 @@ class EventLog:
             if self._file is None:
                 self._file = self.path.open("a", encoding="utf-8")
             line = json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n"
+            if self._torn:
+                line, self._torn = "\n" + line, False
             self._file.write(line)
             self._file.flush()
             self._size += len(line.encode("utf-8"))
@@ -58,13 +62,14 @@ class EventLog:
         except OSError:
             log.warning("cannot write the event log %s", self.path, exc_info=True)
 
-    def trim(self, events: list[dict[str, Any]]) -> None:
-        """Past twice `keep` lines, rewrite the log as `events` (the ones kept in memory)."""
+    def trim(self) -> None:
+        """Past twice `keep` lines, rewrite the log as its last `keep` events."""
         if self._lines <= 2 * self.keep:
             return
         self.close()
-        lines = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in events)
         try:
+            events = self.load()
+            lines = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in events)
             data = lines.encode("utf-8")
             atomic_write(self.path, data)
             self._lines = len(events)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from orkas.engine.tools.shell import ProcessManager
+from orkas.engine.tools.processes import ProcessManager
 
 
 @dataclass(frozen=True, slots=True)

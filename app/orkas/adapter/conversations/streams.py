@@ -35,7 +35,7 @@ from orkas.adapter.wire import (
 from orkas.engine.events import Done, PermissionRequest
 
 log = logging.getLogger(__name__)
-KEEP_EVENTS = 5000  # per conversation, for catch-up; older ones are in the transcript
+KEEP_EVENTS = 5000  # per conversation, in its log, for catch-up; older ones are in the transcript
 FOLLOW_EVERY = 0.1  # seconds between looks at a watched log another process may be writing (a stat each)
 Subscription = asyncio.Queue[dict[str, Any]]
 # Said between runs (a message discarded, a title, an edit, the floor handed back): after one, no run is open.
@@ -61,10 +61,15 @@ class Published:
 
 @dataclass
 class _Stream:
+    """A conversation's stream. `events` are the newest of its log: all of them while a run goes on (or another
+    process's is followed); none once this process's run is over — the views watching have them, one that comes back
+    is read what it missed from the log, so a day of finished conversations holds no events in memory."""
+
     log: EventLog | None = None
     events: list[Published] = field(default_factory=list)
     next_seq: int = 1
     subscribers: set[Subscription] = field(default_factory=set)
+    finished: int = 0  # turns ended in the log (the phone's unread count), counted as they end
 
 
 class Streams:
@@ -96,8 +101,11 @@ class Streams:
             stream = _Stream(log=on_disk)
             stream.events = [p for data in on_disk.load() if (p := _typed(conversation_id, data)) is not None]
             stream.next_seq = stream.events[-1].seq + 1 if stream.events else 1
+            stream.finished = sum(_ends_turn(p) for p in stream.events)
             self.streams[conversation_id] = stream
             self._end_orphaned(conversation_id)  # the server stopped mid-run: the replay must end
+            if not _run_open(stream.events):  # over: in the log for whoever missed it, not in memory
+                stream.events.clear()
         return stream
 
     def _written_elsewhere(self, conversation_id: str, stream: _Stream) -> bool:
@@ -120,6 +128,7 @@ class Streams:
                 continue  # one this process already has
             stream.events.append(published)
             stream.next_seq = published.seq + 1
+            stream.finished += _ends_turn(published)
             for queue in stream.subscribers:
                 queue.put_nowait(published.wire())
         del stream.events[:-KEEP_EVENTS]
@@ -177,12 +186,13 @@ class Streams:
         for observe in self.observers:
             observe(conversation_id, published)
         stream.events.append(published)
+        stream.finished += _ends_turn(published)
         if stream.log is not None:
             stream.log.append(published.wire())
         if not self.running(conversation_id):
-            del stream.events[:-KEEP_EVENTS]
+            stream.events.clear()  # in the log: read from there by a view that missed them
             if stream.log is not None:
-                stream.log.trim([p.wire() for p in stream.events])
+                stream.log.trim()
                 stream.log.close()  # reopened by the next event: an idle conversation holds no file
         for queue in stream.subscribers:
             queue.put_nowait(published.wire())
@@ -198,7 +208,20 @@ class Streams:
         stream.subscribers.add(queue)
         if self._following is None or self._following.done():
             self._following = asyncio.get_running_loop().create_task(self._follow())
-        return [p.wire() for p in stream.events if p.seq > after], queue
+        return [p.wire() for p in self.history(conversation_id, after)], queue
+
+    def history(self, conversation_id: str, after: int = 0) -> list[Published]:
+        """The kept events after `after`: from memory when it holds them all, else from the log (a view that comes
+        back to a finished run it saw only part of)."""
+        return self._since(conversation_id, self.stream(conversation_id), after)
+
+    def _since(self, conversation_id: str, stream: _Stream, after: int) -> list[Published]:
+        first = stream.events[0].seq if stream.events else stream.next_seq
+        if after + 1 >= first or stream.log is None:
+            return [p for p in stream.events if p.seq > after]
+        logged = [p for data in stream.log.load() if (p := _typed(conversation_id, data)) is not None]
+        older = [p for p in logged if after < p.seq < first]
+        return older + [p for p in stream.events if p.seq > after]
 
     async def _follow(self) -> None:
         """While views are subscribed, what another process writes to their conversations reaches them live."""
@@ -230,14 +253,14 @@ class Streams:
 
     def answer_given(self, conversation_id: str, question_id: str) -> PermissionAnswered | None:
         """The answer that closed this question (the first one given, an expiry, a Stop), while its events are kept."""
-        answers = (p.event for p in self.stream(conversation_id).events if isinstance(p.event, PermissionAnswered))
+        stream = self.stream(conversation_id)
+        kept = self._since(conversation_id, stream, 0)  # a late answer, after the run: its question is in the log
+        answers = (p.event for p in kept if isinstance(p.event, PermissionAnswered))
         return next((answer for answer in answers if answer.question_id == question_id), None)
 
     def finished_turns(self, conversation_id: str) -> int:
-        """How many turns have ended in this conversation's kept events (the phone's unread count)."""
-        # A group's turn ends once (TurnEnd); each of its actors' Done is part of it, not a turn of its own.
-        events = self.stream(conversation_id).events
-        return sum(1 for p in events if isinstance(p.event, TurnEnd) or (isinstance(p.event, Done) and p.actor is None))
+        """How many turns have ended in this conversation's log (the phone's unread count)."""
+        return self.stream(conversation_id).finished
 
     def forget(self, conversation_id: str) -> None:
         stream = self.streams.pop(conversation_id, None)
@@ -259,6 +282,12 @@ def _typed(conversation_id: str, data: dict[str, Any]) -> Published | None:
         log.warning("conversation %s: an event in its log was skipped (%s)", conversation_id, e)
         return None
     return Published(conversation_id, seq, event, actor, data)
+
+
+def _ends_turn(published: Published) -> bool:
+    """A group's turn ends once (TurnEnd); each of its actors' Done is part of it, not a turn of its own."""
+    event = published.event
+    return isinstance(event, TurnEnd) or (isinstance(event, Done) and published.actor is None)
 
 
 def _run_open(events: list[Published]) -> bool:

@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orkas.adapter.packages.sources import (
     Entry,
@@ -48,7 +49,9 @@ from orkas.adapter.packages.sources import (
 from orkas.core.errors import ConfigError, NotFound
 from orkas.core.fsutil import atomic_write
 from orkas.engine.sandbox import PathDenied, PathPolicy
-from orkas.engine.sandbox.executor import Executor
+
+if TYPE_CHECKING:  # made by the caller when a package is installed or run
+    from orkas.engine.sandbox.executor import Executor
 
 log = logging.getLogger(__name__)
 

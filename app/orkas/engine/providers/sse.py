@@ -3,6 +3,7 @@ event, and the failures they read — an error status's body, or an `error` in t
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -11,6 +12,8 @@ from orkas.core.errors import ProviderError
 from orkas.engine.providers.errors import provider_error
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx
 
     from orkas.engine.providers.base import ProviderSpec
@@ -32,13 +35,26 @@ class LazyClient:
 
             read, connect = self._timeouts
             self._client = httpx.AsyncClient(
-                base_url=self.base_url, headers=self._headers, timeout=httpx.Timeout(read, connect=connect)
+                base_url=self.base_url,
+                headers=self._headers,
+                timeout=httpx.Timeout(read, connect=connect),
+                verify=tls_context(),
             )
         return self._client
 
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.aclose()
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The TLS settings every provider client shares (httpx's own: certifi's authorities, or SSL_CERT_FILE/DIR), made
+    once per process: reading the authorities costs ~25 ms of CPU, which each turn's new client paid on the event
+    loop (a third of the server's loop time in the soak, bench/soak.py)."""
+    import httpx
+
+    return httpx.create_ssl_context()
 
 
 def decode_data(data: str, provider: str) -> dict[str, Any]:

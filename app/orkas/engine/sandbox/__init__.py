@@ -8,7 +8,11 @@ if TYPE_CHECKING:
     from orkas.engine.sandbox.risk import classify_command
     from orkas.engine.sandbox.verdict import CommandRisk
 
-__all__ = ["CommandRisk", "PathDenied", "PathPolicy", "classify_command"]
+__all__ = ["SAFE_ENV", "CommandRisk", "PathDenied", "PathPolicy", "classify_command"]
+
+# The environment variables a command inherits from the app's (the executor adds its own); here, not in the
+# executor, so the settings can name them without loading the sandbox.
+SAFE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "HOME", "TMPDIR")
 
 
 def __getattr__(name: str) -> Any:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal, TextIO
 
 from orkas.core.fsutil import person_umask
-from orkas.engine.sandbox import landlock
+from orkas.engine.sandbox import SAFE_ENV, landlock
 from orkas.engine.sandbox.confine import Layout, bwrap_argv, cache_folders, provide
 from orkas.engine.sandbox.git_shim import fixed_environment, git_shim
 from orkas.engine.sandbox.limits import Limits, ProcessLimiter, prune_spills
@@ -49,7 +49,6 @@ from orkas.engine.sandbox.paths import PathPolicy
 from orkas.engine.sandbox.seccomp import filter_fd
 from orkas.engine.sandbox.secret_files import SECRETS, Secrets
 
-SAFE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "HOME", "TMPDIR")
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 OUTPUT_LIMIT = 30_000  # characters the model sees: head and tail halves
 LOG_LIMIT = 16 * 1024 * 1024  # bytes of a background process's log kept (the latest)

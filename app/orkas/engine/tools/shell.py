@@ -15,22 +15,21 @@ question says so.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from orkas.engine.consent import Ask, Effect, preview
 from orkas.engine.messages import TextBlock
 from orkas.engine.sandbox import PathDenied
-from orkas.engine.sandbox.executor import Background, ExecResult, Executor
+from orkas.engine.sandbox.executor import ExecResult, Executor
 from orkas.engine.sandbox.risk import CommandRisk, classify_command
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
+from orkas.engine.tools.processes import MAX_PROCESSES, ManagedProcess, ProcessManager
 from orkas.engine.tools.untrusted import untrusted_result
 
-MAX_PROCESSES = 8
 READ_CHARS = 32_000
 
 
@@ -212,58 +211,6 @@ def _shown(result: ExecResult) -> ToolResult:
     )
 
 
-@dataclass
-class _Process:
-    id: str
-    command: str
-    log: Path
-    process: Background
-    started: float = field(default_factory=time.time)
-
-
-class ProcessManager:
-    """Background processes of a conversation: at most `MAX_PROCESSES` running at once. It outlives a
-    turn; each turn binds the executor it runs with (`bind`), which new processes start through."""
-
-    def __init__(self, executor: Executor | None, log_dir: Path) -> None:
-        self._executor = executor
-        self.log_dir = log_dir
-        self.processes: dict[str, _Process] = {}
-        self._ids = itertools.count(1)
-
-    @property
-    def executor(self) -> Executor:
-        if self._executor is None:
-            raise RuntimeError("no executor bound: bind() one before starting processes")
-        return self._executor
-
-    def bind(self, executor: Executor) -> None:
-        self._executor = executor
-
-    def running(self) -> list[_Process]:
-        return [p for p in self.processes.values() if p.process.returncode is None]
-
-    async def start(self, command: str, cwd: Path | None, approved: Approved) -> _Process:
-        ident = f"p{next(self._ids)}"
-        log = self.log_dir / f"{ident}-{int(time.time())}.log"
-        process = await self.executor.start(
-            command,
-            log_path=log,
-            cwd=cwd,
-            network=approved.network,
-            unconfined=approved.unconfined,
-            writable=approved.writable,
-            secrets=approved.secrets,
-        )
-        entry = _Process(ident, command, log, process)
-        self.processes[ident] = entry
-        return entry
-
-    async def stop_all(self) -> None:
-        for entry in self.running():
-            await entry.process.stop()
-
-
 class ProcessStart:
     name = "process_start"
     read_only = False
@@ -316,7 +263,7 @@ class _ProcessTool:
     def __init__(self, manager: ProcessManager) -> None:
         self.manager = manager
 
-    def lookup(self, ident: str) -> _Process | ToolResult:
+    def lookup(self, ident: str) -> ManagedProcess | ToolResult:
         entry = self.manager.processes.get(ident)
         if entry is None:
             known = ", ".join(self.manager.processes) or "none"

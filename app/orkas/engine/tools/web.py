@@ -17,11 +17,12 @@ import socket
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 from orkas.engine.consent import Ask, preview
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
+from orkas.engine.tools.search_backend import SearchBackend
 from orkas.engine.tools.untrusted import untrusted_result
 
 if TYPE_CHECKING:  # imported when a page is fetched or a search made: not on every start (issue 38)
@@ -284,22 +285,6 @@ def _page(ctx: ToolContext, url: str, response: httpx.Response, body: bytes, lim
     details = {"url": url, "status": response.status_code, "characters": len(text), "truncated": cut}
     page = untrusted_result(ctx, head + shown, f"web_fetch {url}", details)
     return ToolResult(content=page.content, details=page.details, is_error=response.status_code >= 400)
-
-
-@dataclass(frozen=True, slots=True)
-class SearchBackend:
-    kind: Literal["brave", "tavily", "searxng"]
-    key: str = ""
-    url: str = ""  # SearXNG's base URL
-
-    @property
-    def host(self) -> str:
-        """The host the person chose to send searches to: web_fetch may contact it without asking."""
-        if self.kind == "brave":
-            return "api.search.brave.com"
-        if self.kind == "tavily":
-            return "api.tavily.com"
-        return (urlsplit(self.url).hostname or "").lower()
 
 
 class WebSearch:
