@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from orkas.adapter.conversations.changes import ChatChanges
 from orkas.adapter.conversations.pages import read_page, starts_turn
 from orkas.adapter.conversations.search import SearchIndex
 from orkas.adapter.conversations.sessions import load
@@ -37,7 +40,12 @@ def test_a_torn_last_record_is_not_shown_and_an_unknown_cursor_gives_an_empty_pa
     assert read_page(tmp_path / "none.jsonl").messages == []
 
 
-def test_the_kept_search_sees_new_words_a_new_title_and_forgets_a_deleted_chat(tmp_path: Path) -> None:
+@pytest.mark.parametrize("told", [True, False], ids=["told by inotify", "looking at every chat"])
+def test_the_kept_search_sees_new_words_a_new_title_a_new_chat_and_forgets_a_deleted_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, told: bool
+) -> None:
+    if not told:  # as on macOS and Windows, or when the kernel's watches ran out
+        monkeypatch.setattr(ChatChanges, "open", classmethod(lambda cls, root: None))
     store = ConversationStore(tmp_path)
     chats = write_many_chats(tmp_path, 50)
     index = SearchIndex(store)
@@ -53,3 +61,13 @@ def test_the_kept_search_sees_new_words_a_new_title_and_forgets_a_deleted_chat(t
     assert [h.conversation.id for h in index.search("holiday")] == [chats[9]]
     store.delete(chats[3])
     assert index.search("needle-0003") == []
+    store.restore(chats[3])
+    assert [h.conversation.id for h in index.search("needle-0003")] == [chats[3]]
+    late = write_big_chat(tmp_path, 40, title="Made after the first search")
+    assert [h.conversation.id for h in index.search("after the first")] == [late]
+    assert index.search("Question 12: what about")[0].conversation.id == late  # the newest first
+    with store.transcript_path(late).open("a") as f:  # a chat made since is followed too
+        f.write(json.dumps({**record, "id": "later", "content": [{"type": "text", "text": "Said later on"}]}) + "\n")
+    assert [(h.conversation.id, h.message_id) for h in index.search("said later")] == [(late, "later")]
+    transcript.write_bytes(b"")  # rewritten (a rewind to the start)
+    assert index.search("zebra later") == []
