@@ -45,7 +45,7 @@ class Hit:
 def search(store: ConversationStore, query: str, limit: int = 20, group_said: GroupSaid | None = None) -> list[Hit]:
     """Conversations whose title or messages contain `query` (case-insensitive), most recent first: once, with
     nothing kept (a `SearchIndex` keeps what it read for the next search)."""
-    return SearchIndex(store, group_said).search(query, limit)
+    return SearchIndex(store, group_said, follow=False).search(query, limit)
 
 
 @dataclass(slots=True)
@@ -81,7 +81,8 @@ class SearchIndex:
     and read again per chat only when its files changed (`ChatChanges` says which, or every chat is looked at).
     Thread-safe: searches run on worker threads."""
 
-    def __init__(self, store: ConversationStore, group_said: GroupSaid | None = None) -> None:
+    def __init__(self, store: ConversationStore, group_said: GroupSaid | None = None, *, follow: bool = True) -> None:
+        """`follow`: be told which chats change (for an index searched again; a one-off search need not)."""
         self.store = store
         self.group_said = group_said
         self._lock = threading.Lock()
@@ -90,7 +91,7 @@ class SearchIndex:
         self._said: dict[str, _Said] = {}
         self._unsure: set[str] = set()  # chats whose transcript is to be checked before it is searched again
         self._changes: ChatChanges | None = None
-        self._tried = False  # to open `_changes` (once the conversations folder exists)
+        self._tried = not follow  # to open `_changes` (once the conversations folder exists)
         self._listed = False  # every chat looked at since `_changes` opened
 
     def warm(self) -> None:
