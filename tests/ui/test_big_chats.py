@@ -5,12 +5,14 @@ format (tests/big_chat.py), so each test takes seconds."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from orkas.adapter.conversations.pages import read_page
+from orkas.phone.earlier import PAGE as PHONE_PAGE
 from tests.big_chat import write_big_chat, write_many_chats
 from tests.fakes import anthropic as wire
 from tests.fakes.server import FakeServer
@@ -85,15 +87,42 @@ def test_the_sidebar_search_finds_a_chat_among_hundreds_and_opens_it_at_the_word
     expect(page.locator("#chats .hint")).to_be_visible()
 
 
-@pytest.mark.xfail(
-    reason="issue 38, left open: the phone opens on its newest page, but scrolling up to the top loads the page "
-    "before only once (or not at all) under Playwright's wheel; see the handover report",
-    strict=False,
-)
+SHOWN_QUESTIONS = """() => [...document.querySelectorAll("flt-semantics")].flatMap((node) => [
+  ...`${node.textContent} ${node.getAttribute("aria-label") ?? ""}`.matchAll(/Question (\\d+):/g)].map((m) => +m[1]))"""
+
+
+def page_starts(transcript: Path, pages: int) -> list[int]:
+    """The first question of the phone's newest page and of each page before it, as the mirror pages them."""
+    firsts: list[int] = []
+    page = read_page(transcript, limit=PHONE_PAGE)
+    for _ in range(pages):
+        text = page.messages[0].content[0]
+        firsts.append(int(getattr(text, "text", "").split(":", 1)[0].split()[1]))
+        page = read_page(transcript, before=page.older, limit=PHONE_PAGE)
+    return firsts
+
+
+def scroll_up_to(page: Page, question: int, gestures: int = 80) -> None:
+    """Up the list with the wheel, a screen at a time, until the question is shown (a page before may have to
+    come in over the session's socket first: each gesture waits for that, not for a fixed time)."""
+    said = f"Question {question}:"
+    target = page.get_by_text(said, exact=False).or_(page.get_by_label(said, exact=False))  # as wait_text reads
+    for _ in range(gestures):
+        page.mouse.move(195, 400)
+        page.mouse.wheel(0, -700)
+        try:
+            target.first.wait_for(state="attached", timeout=1500)
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError(f"Question {question} never came in; shown: {page.evaluate(SHOWN_QUESTIONS)}")
+
+
 def test_a_long_chat_on_the_phone_opens_at_its_end_and_scrolling_up_brings_older_messages(
     browser: Any, mirrored: Mirrored
 ) -> None:
-    write_big_chat(mirrored.home)
+    chat = write_big_chat(mirrored.home)
+    firsts = page_starts(mirrored.home / "conversations" / chat / "messages.jsonl", 5)  # [9064, 9037, 9009, …]
     pairing = mirrored.desktop("POST", "/api/mirror/pairings", {}).json()
     context = browser.new_context(ignore_https_errors=True, **PHONE)
     page = context.new_page()
@@ -104,18 +133,10 @@ def test_a_long_chat_on_the_phone_opens_at_its_end_and_scrolling_up_brings_older
         page.get_by_role("button", name="Pair").click()
         page.get_by_text("Long history").first.click()
         wait_text(page, LAST)
-        assert page.get_by_text("Question 9000:").count() == 0  # only the newest page drawn
+        assert page.get_by_text(f"Question {firsts[1]}:").count() == 0  # only the newest page drawn
 
-        # Up the list with the wheel, as far as it goes: the earlier pages come in.
-        earlier = page.get_by_text("Question 9010:", exact=False)
-        for _ in range(8):
-            page.mouse.move(195, 400)
-            page.mouse.wheel(0, -5000)
-            try:  # the page before arrives over the session's socket, then the wheel goes on up
-                earlier.first.wait_for(state="attached", timeout=3000)
-                break
-            except PlaywrightTimeout:
-                continue
-        wait_text(page, "Question 9010:")
+        # Up with the wheel: each page before comes in above as the top is reached, and the wheel goes on up.
+        for first in firsts[1:]:  # four pages up, each one's first question reached by the wheel alone
+            scroll_up_to(page, first)
     finally:
         context.close()

@@ -20,7 +20,7 @@ from orkas.phone.client import MirrorClient, MirrorRefused, Target, Unpaired
 from orkas.phone.composer import Composer
 from orkas.phone.device import device_name
 from orkas.phone.drawing import Drawing, pill
-from orkas.phone.earlier import PAGE, EarlierPages
+from orkas.phone.earlier import PAGE, SPACING, EarlierPages
 from orkas.phone.navigation import LIST, Navigator, chat_of, chat_route
 from orkas.phone.rewind import RewindDialog
 from orkas.phone.strings import Words, language
@@ -240,7 +240,15 @@ class PhoneView:
         self.drawn = {}
         self.earlier = EarlierPages(self, self.chat, str(payload.get("older") or ""))
         self.listing = ft.ListView(
-            self.earlier.controls(), expand=True, spacing=8, auto_scroll=True, on_scroll=self._chat_scrolled
+            self.earlier.controls(),
+            expand=True,
+            spacing=SPACING,
+            auto_scroll=True,
+            # A jump, not Flet's default one-second glide: opening a chat glided from its first drawn message
+            # to its last (3.6–4.3 s on the bench, more as the glide chased the list's growing length), and a
+            # streamed answer is followed more closely so.
+            auto_scroll_animation=0,
+            on_scroll=self._chat_scrolled,
         )
         for item in self.chat.items:
             self._draw(item)
@@ -313,8 +321,10 @@ class PhoneView:
         self.drawn[item.key] = control
         if old is None:
             self.listing.controls.append(control)
-        else:
+        elif old in self.listing.controls:
             self.listing.controls[self.listing.controls.index(old)] = control
+        elif self.earlier is not None:
+            self.earlier.replace(old, control)
 
     def _redraw(self, item: Item) -> None:
         if self.chat is not None and item.key in self.drawn:
