@@ -40,8 +40,10 @@ export class ChatView {
   }
 
   // ---- history ----
-  renderHistory(messages, unsent = [], versions = []) {
+  // `older`: the cursor of the page before these messages (a long chat opens on its newest page only).
+  renderHistory(messages, unsent = [], versions = [], older = "") {
     if (!messages.length && !unsent.length) this.container.append(el("p", "empty", t("emptyChat")));
+    this.offerOlder(older);
     this.drawing = [];
     for (const message of messages) {
       if (message.role === "user") this.historyUser(message);
@@ -65,22 +67,96 @@ export class ChatView {
     this.drawing = null;
     const now = segments.splice(Math.max(0, segments.length - EAGER), EAGER);
     for (const segment of now) this.drawAll(segment);
-    if (segments.length) {
-      this.lazy?.disconnect();
-      this.lazy = new IntersectionObserver((entries) => {
-        for (const entry of entries) {
-          if (!entry.isIntersecting) continue;
-          this.lazy.unobserve(entry.target);
-          this.queueDraw(entry.target.segment);
-        }
-      }, { root: this.container.parentElement, rootMargin: "1500px 0px" });
-      for (const segment of segments) {
-        segment.tail.textContent = segment.raw; // findable, and about the right height, until drawn
-        segment.node.segment = segment;
-        this.lazy.observe(segment.node);
-      }
-    }
+    this.lazy?.disconnect();
+    this.lazy = null;
+    this.drawLater(segments);
     this.scroll(true);
+  }
+
+  // ---- older messages, a page at a time (a 20,000-message chat drew for seconds) ----
+  // Above the first message drawn: a button (keyboard and screen reader) that also loads by itself when
+  // scrolled near, so scrolling up simply goes on into the older messages.
+  offerOlder(cursor) {
+    this.older = cursor;
+    this.olderButton?.remove();
+    this.olderButton = null;
+    if (!cursor || !this.hooks.onOlder) return;
+    const button = el("button", "older small link", t("olderMessages"));
+    button.type = "button";
+    button.addEventListener("click", () => this.loadOlder().catch((error) => this.hooks.onError?.(error.message)));
+    this.container.prepend(button);
+    this.olderButton = button;
+    this.olderWatch ??= new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) this.loadOlder().catch((error) => this.hooks.onError?.(error.message));
+    }, { root: this.container.parentElement, rootMargin: "600px 0px" });
+    this.olderWatch.disconnect();
+    this.olderWatch.observe(button);
+  }
+
+  // The page before the oldest message drawn, drawn above it with the reader's place kept. `size`: messages
+  // asked for (more when looking for one message far back).
+  async loadOlder(size) {
+    if (!this.older) return;
+    this.loadingOlder ??= (async () => {
+      try {
+        const page = await this.hooks.onOlder(this.older, size);
+        if (this.container.isConnected) this.prependHistory(page.messages, page.versions ?? [], page.older);
+      } finally {
+        this.loadingOlder = null;
+      }
+    })();
+    await this.loadingOlder;
+  }
+
+  // Drawn into a holder of their own with the view's place in the live history put aside, then moved in.
+  prependHistory(messages, versions, older) {
+    const box = this.container.parentElement;
+    const anchor = this.olderButton?.nextElementSibling ?? this.container.firstElementChild;
+    const before = anchor?.getBoundingClientRect().top ?? 0;
+    const [container, turn, lastUser, drawing] = [this.container, this.turn, this.lastUser, this.drawing];
+    this.container = document.createElement("div");
+    this.turn = null;
+    this.drawing = [];
+    try {
+      for (const message of messages) {
+        if (message.role === "user") this.historyUser(message);
+        else if (message.role === "assistant") this.historyAssistant(message);
+        else if (message.role === "app") this.historyNotice(message);
+      }
+      if (anchor) anchor.before(...this.container.childNodes);
+      else container.append(...this.container.childNodes);
+    } finally {
+      const segments = this.drawing;
+      [this.container, this.turn, this.lastUser, this.drawing] = [container, turn, lastUser, drawing];
+      this.drawLater(segments);
+    }
+    for (const version of versions) this.versionArrows(version);
+    this.offerOlder(older);
+    if (anchor && box) box.scrollTop += anchor.getBoundingClientRect().top - before; // the reader's place kept
+  }
+
+  // Looking for one message (a search result opens the chat at it): older pages until it is drawn.
+  async reveal(messageId) {
+    const drawn = () => [...this.container.querySelectorAll("[data-message-id], [data-message-ids]")].some((node) =>
+      node.dataset.messageId === messageId || (node.dataset.messageIds ?? "").split(" ").includes(messageId));
+    while (messageId && this.older && !drawn()) await this.loadOlder(MAX_PAGE);
+  }
+
+  // Answers not on screen show their text plain, drawn as Markdown when they come near.
+  drawLater(segments) {
+    if (!segments.length) return;
+    this.lazy ??= new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        this.lazy.unobserve(entry.target);
+        this.queueDraw(entry.target.segment);
+      }
+    }, { root: this.container.parentElement, rootMargin: "1500px 0px" });
+    for (const segment of segments) {
+      segment.tail.textContent = segment.raw; // findable, and about the right height, until drawn
+      segment.node.segment = segment;
+      this.lazy.observe(segment.node);
+    }
   }
 
   // A fast scroll brings many answers near at once: draw them a few milliseconds per frame, so
@@ -1022,6 +1098,8 @@ function copyButton(text, label) {
 // Approvals already said aloud on this page, by question id.
 const ANNOUNCED = new Set();
 
+export const PAGE = 120; // messages drawn on opening a chat, and per page further up (pages.py)
+const MAX_PAGE = 1000; // the most messages one page of history holds (the server's limit)
 const EAGER = 30; // answers drawn at once when a history opens; older ones when scrolled near
 const DRAW_BUDGET_MS = 8; // of each frame, for drawing answers scrolled near
 

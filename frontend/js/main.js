@@ -2,7 +2,7 @@
 
 import { EventStream, del, desktop, download, get, patch, post, put } from "./api.js";
 import { el } from "./cards.js";
-import { ChatView, costFigure } from "./chat.js";
+import { ChatView, costFigure, PAGE } from "./chat.js";
 import { ChatOptions } from "./chat_options.js";
 import { Composer } from "./composer.js";
 import { askConfirm, askText } from "./dialogs.js";
@@ -134,7 +134,10 @@ async function refreshList(query = $("#search").value.trim()) {
     open.type = "button";
     open.addEventListener("click", guarded(async () => {
       await openChat(chat.id);
-      if (query && state.current?.id === chat.id) await find.openAt(query, chat.message); // at the matching message
+      if (query && state.current?.id === chat.id) { // at the matching message, older pages drawn until it is
+        await state.view.reveal(chat.message);
+        await find.openAt(query, chat.message);
+      }
     }));
     // The pin holds no text (its icon is CSS): an entry's text is only its title.
     const pin = el("button", "pin small");
@@ -298,7 +301,7 @@ async function openChat(id) {
   const ticket = ++state.navigation;
   state.stream?.close();
   state.stream = null;
-  const [chat, history] = await Promise.all([get(`/api/conversations/${id}`), get(`/api/conversations/${id}/messages`)]);
+  const [chat, history] = await Promise.all([get(`/api/conversations/${id}`), get(`/api/conversations/${id}/messages?limit=${PAGE}`)]);
   if (ticket !== state.navigation) return; // superseded while loading
   state.stream?.close();
   // The draft belongs to its chat; a new chat's first message is its own text, not a draft to keep.
@@ -347,6 +350,7 @@ async function openChat(id) {
       return post(`/api/conversations/${id}/messages/${message}/regenerate`, {});
     }),
     onContinue: guarded(() => post(`/api/conversations/${id}/continue`, {})),
+    onOlder: (before, size = PAGE) => get(`/api/conversations/${id}/messages?limit=${size}&before=${encodeURIComponent(before)}`),
     onVersion: guarded(async (after, index) => {
       await post(`/api/conversations/${id}/versions`, { after, index });
     }),
@@ -363,7 +367,7 @@ async function openChat(id) {
   state.view = view;
   state.group = Boolean(history.group);
   if (history.group) view.renderGroupHistory(history.group, history.unsent ?? []);
-  else view.renderHistory(history.messages, history.unsent ?? [], history.versions ?? []);
+  else view.renderHistory(history.messages, history.unsent ?? [], history.versions ?? [], history.older ?? "");
   const shown = held && view.focusVersion(held);
   if (shown) $("#announcer").textContent = shown; // the version now shown, said: the arrows alone said nothing
   reconcileRemembered($("#messages")).catch(() => {}); // an entry already taken back offers no Undo
@@ -718,6 +722,8 @@ async function start() {
   $("#folders-button").addEventListener("click", showFolders);
   $("#settings-button").addEventListener("click", guarded(() => showSettings()));
   let timer;
+  // The server reads every chat once for the first search: on the focus, before the first word is typed.
+  $("#search").addEventListener("focus", () => { get("/api/search?q=").catch(() => {}); }, { once: true });
   $("#search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => refreshList(), 200); });
   $("#settings").addEventListener("close", () => { // providers changed, or an agent's colour, or a folder's trust
     options.refreshModels().catch(() => {});

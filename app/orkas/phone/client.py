@@ -93,10 +93,16 @@ class MirrorClient:
         made: dict[str, Any] = await self._call("POST", "/conversations", json={})
         return made
 
-    async def messages(self, conversation: str, after: int = -1) -> dict[str, Any]:
-        found: dict[str, Any] = await self._call(
-            "GET", f"/conversations/{quote(conversation)}/messages", params={"after": after}
-        )
+    async def messages(
+        self, conversation: str, after: int = -1, *, limit: int | None = None, before: str = ""
+    ) -> dict[str, Any]:
+        """The history (its newest `limit` messages; with `before`, only the page before that message)."""
+        params: dict[str, Any] = {"after": after}
+        if limit is not None:
+            params["limit"] = limit
+        if before:
+            params["before"] = before
+        found: dict[str, Any] = await self._call("GET", f"/conversations/{quote(conversation)}/messages", params=params)
         return found
 
     async def send(self, conversation: str, text: str, attachments: list[str] | None = None) -> None:

@@ -20,6 +20,7 @@ from orkas.phone.client import MirrorClient, MirrorRefused, Target, Unpaired
 from orkas.phone.composer import Composer
 from orkas.phone.device import device_name
 from orkas.phone.drawing import Drawing, pill
+from orkas.phone.earlier import PAGE, SPACING, EarlierPages
 from orkas.phone.navigation import LIST, Navigator, chat_of, chat_route
 from orkas.phone.rewind import RewindDialog
 from orkas.phone.strings import Words, language
@@ -54,6 +55,7 @@ class PhoneView:
         self.drawing = Drawing(self.t, self)
         self.watching: asyncio.Task[None] | None = None
         self.chat: Transcript | None = None
+        self.earlier: EarlierPages | None = None  # the open chat's pages before those drawn
         self.drawn: dict[str, ft.Control] = {}
         self.dirty: dict[str, Item] = {}
         self.flush: asyncio.Task[None] | None = None
@@ -232,11 +234,22 @@ class PhoneView:
         t = self.t
         conversation = str(chat["id"])
         self.current = chat
-        payload = await self.client.messages(conversation, after=-1) if conversation else {"id": ""}
+        payload = await self.client.messages(conversation, after=-1, limit=PAGE) if conversation else {"id": ""}
         await self.prefs.set(OPEN_KEY, conversation)
         self.chat = Transcript.from_history(payload)
         self.drawn = {}
-        self.listing = ft.ListView(expand=True, spacing=8, auto_scroll=True, on_scroll=self._pulled(self.reload_chat))
+        self.earlier = EarlierPages(self, self.chat, str(payload.get("older") or ""))
+        self.listing = ft.ListView(
+            self.earlier.controls(),
+            expand=True,
+            spacing=SPACING,
+            auto_scroll=True,
+            # A jump, not Flet's default one-second glide: opening a chat glided from its first drawn message
+            # to its last (3.6–4.3 s on the bench, more as the glide chased the list's growing length), and a
+            # streamed answer is followed more closely so.
+            auto_scroll_animation=0,
+            on_scroll=self._chat_scrolled,
+        )
         for item in self.chat.items:
             self._draw(item)
         members = [str(m) for m in chat.get("members") or []]
@@ -253,6 +266,16 @@ class PhoneView:
         # Plain tasks on the server's loop, not page.run_task: that one fails while the phone's socket is
         # down (no connection, no loop), which is exactly when events must keep being applied.
         self.watching = asyncio.create_task(self._watch(self.chat)) if conversation else None
+
+    async def _chat_scrolled(self, event: ft.OnScrollEvent) -> None:
+        """Up to the top: the page before (or, with none left, a pull reloads); back at the bottom: the list
+        follows what comes in again."""
+        if self.earlier is not None and await self.earlier.scrolled(event):
+            return
+        if not self.listing.auto_scroll and event.pixels >= event.max_scroll_extent - 8:
+            self.listing.auto_scroll = True
+            self.listing.update()
+        await self._pulled(self.reload_chat)(event)
 
     async def reload_chat(self) -> None:
         if self.chat is not None:
@@ -298,8 +321,10 @@ class PhoneView:
         self.drawn[item.key] = control
         if old is None:
             self.listing.controls.append(control)
-        else:
+        elif old in self.listing.controls:
             self.listing.controls[self.listing.controls.index(old)] = control
+        elif self.earlier is not None:
+            self.earlier.replace(old, control)
 
     def _redraw(self, item: Item) -> None:
         if self.chat is not None and item.key in self.drawn:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -17,14 +18,15 @@ from starlette.requests import ClientDisconnect
 from orkas.adapter.conversations import export
 from orkas.adapter.conversations.attachments import AttachmentError
 from orkas.adapter.conversations.folders import work_folder
+from orkas.adapter.conversations.pages import PAGE
 from orkas.adapter.conversations.runtime import ConversationRuntime
-from orkas.adapter.conversations.search import search as search_chats
+from orkas.adapter.conversations.search import SearchIndex
 from orkas.adapter.conversations.store import TUNABLE
 from orkas.adapter.wire import WIRE_VERSION, TitleChanged, hello
 from orkas.core.errors import ConfigError
 from orkas.engine.catalog import lookup
 from orkas.engine.codec import encode
-from orkas.engine.messages import AssistantMessage
+from orkas.engine.messages import AssistantMessage, Message
 from orkas.engine.tools.base import summarize
 from orkas.engine.turn import CONTINUE_NOTE
 from orkas.server.answers import answered, config, too_late
@@ -32,6 +34,9 @@ from orkas.server.sockets import forward
 
 if TYPE_CHECKING:
     from orkas.server.services import Services
+
+
+MAX_PAGE = 1000  # messages in one page of history, at most
 
 
 class NewConversation(BaseModel):
@@ -114,21 +119,38 @@ def _shown_files(record: dict[str, Any]) -> dict[str, Any]:
     return {"attachments": [{k: a.get(k) for k in keep} for a in record.get("attachments", [])]}
 
 
-async def history_payload(
-    runtime: ConversationRuntime, services: Services | None, conversation_id: str
-) -> dict[str, Any]:
-    """A conversation's history and the sequence number to stream after: the desktop's and the phone
-    mirror's one shape."""
-    snap = await runtime.opened(conversation_id)
-    views = [_message_view(m) for m in snap.messages]
+async def _views(services: Services | None, conversation_id: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
+    views = [_message_view(m) for m in messages]
     if services is not None:  # attachments by id: an image is fetched by it and shown inline
         ids = await asyncio.to_thread(services.attachments.ids_by_path, conversation_id)
         for block in (b for v in views for b in v.get("content", ()) if b.get("type") == "attachment"):
             block["id"] = ids.get(block.get("path", ""), "")
+    return views
+
+
+async def history_payload(
+    runtime: ConversationRuntime,
+    services: Services | None,
+    conversation_id: str,
+    limit: int | None = None,
+    before: str = "",
+) -> dict[str, Any]:
+    """A conversation's history and the sequence number to stream after: the desktop's and the phone
+    mirror's one shape. With a `limit`, only its newest page (`older`: the cursor for the page before it);
+    with `before` too, only the page before that message (`messages`, `older` and `versions`: nothing else)."""
+    if before:
+        page = await runtime.earlier(conversation_id, before, limit or PAGE)
+        return {
+            "messages": await _views(services, conversation_id, page.messages),
+            "older": page.older,
+            "versions": runtime.versions(conversation_id, page.messages),
+        }
+    snap = await runtime.opened(conversation_id, limit)
     return {
         "v": WIRE_VERSION,
         "id": conversation_id,
-        "messages": views,
+        "messages": await _views(services, conversation_id, snap.messages),
+        "older": snap.older,
         "after": snap.after,
         "running": snap.running,
         "repaired": bool(snap.report and snap.report.changed),
@@ -276,9 +298,12 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
         return {"stopped": await runtime.processes.stop(conversation_id)}
 
     @api.get("/api/conversations/{conversation_id}/messages")
-    async def conversations_messages(conversation_id: str) -> dict[str, Any]:
+    async def conversations_messages(
+        conversation_id: str, limit: int | None = Query(default=None, ge=1, le=MAX_PAGE), before: str = ""
+    ) -> dict[str, Any]:
+        """The history (its newest `limit` messages, or the page before message `before`: pages.py)."""
         with answered():
-            return await history_payload(runtime, services, conversation_id)
+            return await history_payload(runtime, services, conversation_id, limit, before)
 
     @api.get("/api/conversations/{conversation_id}/versions")
     async def versions_list(conversation_id: str) -> list[dict[str, Any]]:
@@ -323,17 +348,23 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
         config(lambda: runtime.discard(conversation_id, message_id))
         return {"discarded": True}
 
+    groups = services.members if services is not None else None
+
+    def group_said(conversation_id: str) -> list[tuple[str, str]] | None:
+        if groups is None or not groups.is_group(conversation_id):
+            return None
+        return [(r["id"], r.get("text") or r.get("dispatch") or "") for r in groups.history(conversation_id)]
+
+    index = SearchIndex(conversations, group_said)
+
     @api.get("/api/search")
     async def search(q: str) -> list[dict[str, Any]]:
-        groups = services.members if services is not None else None
-
-        def group_said(conversation_id: str) -> list[tuple[str, str]] | None:
-            if groups is None or not groups.is_group(conversation_id):
-                return None
-            return [(r["id"], r.get("text") or r.get("dispatch") or "") for r in groups.history(conversation_id)]
-
-        # Reads transcripts: off the event loop.
-        hits = await asyncio.to_thread(search_chats, conversations, q, group_said=group_said)
+        """The chats whose title or messages say `q`; an empty `q` finds nothing and reads every chat not read
+        yet (the window asks so when its search box gets the focus: the first search is then as quick)."""
+        if not q.strip():
+            await asyncio.to_thread(index.warm)
+            return []
+        hits = await asyncio.to_thread(index.search, q)  # may read transcripts: off the event loop
         return [
             {"conversation": asdict(h.conversation), "snippet": h.snippet, "message_id": h.message_id} for h in hits
         ]

@@ -354,14 +354,16 @@ class ConversationStore:
 
 
 def _listed(root: Path) -> list[Conversation]:
-    found = []
-    if root.exists():
-        for meta in root.glob("*/meta.json"):
-            try:
-                found.append(Conversation(**json.loads(meta.read_text())))
-            except (ValueError, TypeError):
-                continue  # a damaged folder is skipped, never fatal
+    found = [c for c in map(listed_one, root.glob("*/meta.json")) if c is not None] if root.exists() else []
     return sorted(found, key=lambda c: (c.pinned, c.updated), reverse=True)  # pinned ones first
+
+
+def listed_one(meta: Path) -> Conversation | None:
+    """A conversation's metadata as the list reads it: None for a damaged or missing one (skipped, never fatal)."""
+    try:
+        return Conversation(**json.loads(meta.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
 
 
 ANOTHER = "another Orkas (the window or a terminal's orkas run)"

@@ -24,7 +24,7 @@ from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.memory import MemoryRejected
 from orkas.phone.client import Target
 from orkas.server.answers import answered, config, too_late
-from orkas.server.conversation_routes import attached_image, history_payload, receive_upload
+from orkas.server.conversation_routes import MAX_PAGE, attached_image, history_payload, receive_upload
 from orkas.server.memory_routes import MemoryUndo
 from orkas.server.mirror.fanout import Fanout, send_frames
 from orkas.server.mirror.security import MirrorGuard
@@ -191,10 +191,21 @@ def create_mirror_app(
         return {**asdict(chat), "running": False, "unread": 0, "floor": None, "members": [], "waiting": 0}
 
     @api.get(f"{V1}/conversations/{{conversation_id}}/messages")
-    async def messages(conversation_id: str, request: Request, after: int = Query(default=-1)) -> dict[str, Any]:
+    async def messages(
+        conversation_id: str,
+        request: Request,
+        after: int = Query(default=-1),
+        limit: int | None = Query(default=None, ge=1, le=MAX_PAGE),
+        before: str = "",
+    ) -> dict[str, Any]:
+        """The history (its newest `limit` messages, or the page before message `before`), the title, and with
+        `after` the events since."""
         device = device_of(request)
+        if before:
+            with answered():
+                return await history_payload(runtime, services, conversation_id, limit, before)
         with answered():
-            payload = await history_payload(runtime, services, conversation_id)
+            payload = await history_payload(runtime, services, conversation_id, limit)
             # Read after the history: a title given since comes as an event after `after`, so none is missed.
             payload["title"] = config(lambda: runtime.store.get(conversation_id)).title
         if after >= 0:  # the events since then too, so a phone that slept catches up in one call
