@@ -76,7 +76,8 @@ class PhoneApp:
                         flet_fastapi.app(
                             make_main(target, uploads),
                             no_cdn=True,
-                            # One renderer in every browser (the Linux bundle ships only it: build/orkas.spec).
+                            # One renderer in every browser, in its full build (offline.py): the Linux bundle
+                            # ships only it (build/orkas.spec).
                             # CanvasKit is the one Safari and Firefox run anyway, and Flet's own advice for its
                             # apps: faster than skwasm at passing the byte buffers of every UI update to Dart.
                             web_renderer=WebRenderer.CANVAS_KIT,
