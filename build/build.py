@@ -9,7 +9,9 @@ Runs PyInstaller with build/orkas.spec (one folder: `orkas` and its `_internal/`
   (build/macos/dmg.sh);
 - windows: the Inno Setup installer (build/windows/orkas.iss, Start-menu entry and uninstaller), signed
   when ORKAS_WINDOWS_SIGN_CERT (a .pfx) and ORKAS_WINDOWS_SIGN_PASSWORD are set.
-Each platform builds on itself (PyInstaller does not cross-compile). The version is orkas.__version__.
+On Linux the bundle's own ELF files lose their debug information, and faiss uses numpy's OpenBLAS
+(build/one_blas.py). Each platform builds on itself (PyInstaller does not cross-compile). The version is
+orkas.__version__.
 `--fast` skips compression (the tests install what they build; the shipped .deb uses xz); `--formats`
 picks the Linux packages (both by default).
 """
@@ -47,10 +49,37 @@ def this_platform() -> str:
 def bundle(target: str, out: Path) -> Path:
     """PyInstaller's one-folder build: OUT/bundle/orkas (OUT/bundle/Orkas.app on macOS)."""
     env = {**os.environ, "ORKAS_BUILD_TARGET": target, "ORKAS_VERSION": version()}
+    if target == "linux":  # the Python modules stored, not deflated: the .deb's xz packs them 40% smaller than zlib
+        env["PYINSTALLER_ZLIB_COMPRESSION_LEVEL"] = "0"
     command = [sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level", "WARN"]
     command += ["--distpath", str(out / "bundle"), "--workpath", str(out / "work"), str(BUILD / "orkas.spec")]
     subprocess.run(command, check=True, env=env, cwd=ROOT)
     return out / "bundle" / ("Orkas.app" if target == "macos" else "orkas")
+
+
+def strip_debug(folder: Path) -> int:
+    """Debug information out of the bundle's own ELF files (libpython alone carries 17 MB of it); symbol tables
+    stay. Not in the wheels' `*.libs/` folders, whose libraries auditwheel rewrote: stripping one broke numpy's
+    OpenBLAS ("ELF load command … not page-aligned"). Every stripped file must still load, or the build fails.
+    Returns the bytes saved."""
+    stripped: list[Path] = []
+    before = 0
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink() or not path.is_file() or any(p.endswith(".libs") for p in path.parent.parts):
+            continue
+        with path.open("rb") as handle:
+            if handle.read(4) != b"\x7fELF":
+                continue
+        sections = subprocess.run(["readelf", "-S", "-W", str(path)], capture_output=True, text=True).stdout
+        if ".debug_" in sections:
+            before += path.stat().st_size
+            subprocess.run(["strip", "--strip-debug", str(path)], check=True)
+            stripped.append(path)
+    loads = "import ctypes, sys\nfor path in sys.argv[1:]: ctypes.CDLL(path)"
+    internal = folder / "_internal"
+    env = {**os.environ, "LD_LIBRARY_PATH": str(internal if internal.is_dir() else folder)}
+    subprocess.run([sys.executable, "-c", loads, *map(str, stripped)], check=True, env=env)
+    return before - sum(path.stat().st_size for path in stripped)
 
 
 def tarball(folder: Path, out: Path, fast: bool) -> Path:
@@ -117,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = bundle(args.target, out)
     made: list[Path] = []
     if args.target == "linux":
+        print(f"build: debug information stripped: {strip_debug(folder) / 1e6:.1f} MB")
         sys.path.insert(0, str(BUILD))
         from deb import build_deb
 

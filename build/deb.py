@@ -2,12 +2,18 @@
 hicolor icons, and as Depends the system packages that hold every library the bundle links against
 and does not carry (found with ldd, mapped with dpkg -S). Built with dpkg-deb, owned by root.
 
+Those Depends already named the package of every system library PyInstaller copies into the bundle (ldd
+finds them as what the bundle's other binaries link): the .deb leaves out the copies that are byte for
+byte a packaged library of the build machine, and the app loads the system's (35 MB of copies; the
+portable tar.gz keeps them).
+
 The data folder (~/.local/share/Orkas, or ORKAS_HOME) is never under /opt/orkas: removing or upgrading
 the package leaves it alone.
 """
 
 from __future__ import annotations
 
+import filecmp
 import os
 import re
 import shutil
@@ -43,6 +49,7 @@ def build_deb(folder: Path, out: Path, version: str, *, fast: bool = False) -> P
     stage = out / "deb-root"
     shutil.rmtree(stage, ignore_errors=True)
     shutil.copytree(folder, stage / "opt" / "orkas", symlinks=True)
+    unbundle_system_libraries(stage / "opt" / "orkas" / "_internal")
     # Qt WebEngine makes this (empty) folder on its first start if it is missing: shipped, it is the
     # package's, and goes with it.
     (stage / "opt" / "orkas" / "_internal" / "PySide6" / "Qt" / "resources" / "locales").mkdir(exist_ok=True)
@@ -63,7 +70,7 @@ def build_deb(folder: Path, out: Path, version: str, *, fast: bool = False) -> P
     (control / "control").write_text(
         f"Package: orkas\nVersion: {version}\nArchitecture: {arch}\n"
         "Maintainer: Orkas developers <dev@orkas.invalid>\nSection: devel\nPriority: optional\n"
-        f"Installed-Size: {size_kb}\nDepends: {', '.join(depends(folder))}\n"
+        f"Installed-Size: {size_kb}\nDepends: {', '.join(depends(stage / 'opt' / 'orkas'))}\n"
         "Homepage: https://orkas.invalid\n"
         "Description: local-first desktop workspace for a team of AI agents\n"
         " Orkas runs agents on your machine with your own model keys or a local model server:\n"
@@ -81,6 +88,23 @@ def build_deb(folder: Path, out: Path, version: str, *, fast: bool = False) -> P
     subprocess.run(["dpkg-deb", "--root-owner-group", *compression, "--build", str(stage), str(target)], check=True)
     shutil.rmtree(stage)
     return target
+
+
+def unbundle_system_libraries(internal: Path) -> list[str]:
+    """Remove the bundle's top-level libraries that are a packaged system library, byte for byte; their names."""
+    listed = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
+    system: dict[str, list[str]] = {}
+    for name, path in re.findall(r"^\s*(\S+) \(.*\) => (/\S+)$", listed, re.MULTILINE):
+        system.setdefault(name, []).append(path)
+    removed = []
+    for copy in sorted(internal.glob("lib*.so*")):
+        if copy.is_symlink() or not copy.is_file():
+            continue
+        same = [p for p in system.get(copy.name, []) if filecmp.cmp(copy, p, shallow=False)]
+        if same and _owner(same[0]):
+            copy.unlink()
+            removed.append(copy.name)
+    return removed
 
 
 def depends(folder: Path) -> list[str]:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import pptx
 import pytest
 
 from orkas import __version__
@@ -100,6 +101,12 @@ def test_the_deb_installs_runs_and_uninstalls_keeping_the_data(
     assert INSTALLED.exists() and Path("/opt/orkas/orkas").exists()
     assert Path("/usr/share/applications/orkas.desktop").exists()
     assert Path("/usr/share/icons/hicolor/256x256/apps/orkas.png").exists()
+    internal = Path("/opt/orkas/_internal")
+    blas = [p.relative_to(internal).as_posix() for p in internal.rglob("*openblas*") if not p.is_symlink()]
+    assert [name for name in blas if (internal / name).stat().st_size > 1_000_000] == [
+        next(name for name in blas if name.startswith("numpy.libs/"))
+    ]  # one BLAS: faiss calls numpy's through a shim (build/one_blas.py)
+    assert not list(internal.glob("flet_web/web/canvaskit/skwasm*"))  # one Flet renderer: CanvasKit
 
     version = subprocess.run(["orkas", "--version"], env=installed_env(tmp_path), capture_output=True, text=True)
     assert version.stdout.strip() == f"orkas {__version__}", version.stderr
@@ -135,6 +142,11 @@ def test_the_deb_installs_runs_and_uninstalls_keeping_the_data(
     assert subprocess.run(["orkas", "kb", "add", str(note)], env=env, capture_output=True).returncode == 0
     found = subprocess.run(["orkas", "kb", "search", "aquarium upkeep"], env=env, capture_output=True, text=True)
     assert "zebrafish" in found.stdout, found.stderr  # no word in common: the bundled embedding model found it
+    slides = pptx.Presentation()  # python-pptx needs Pillow to read any deck, even one without pictures
+    slides.slides.add_slide(slides.slide_layouts[5]).shapes.title.text = "The glacier lost thirty metres of ice."
+    slides.save(workspace / "glacier.pptx")
+    read = subprocess.run(["orkas", "kb", "add", str(workspace / "glacier.pptx")], env=env, capture_output=True)
+    assert read.returncode == 0, read.stderr
     listed = subprocess.run(["orkas", "skills", "list"], env=env, capture_output=True, text=True)
     assert "skill-creator" in listed.stdout and "package-installer" in listed.stdout, listed.stderr  # bundled
 

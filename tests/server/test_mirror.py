@@ -82,6 +82,8 @@ def test_unpaired_is_refused_everywhere_and_the_desktop_api_is_not_here(mirrored
 def test_the_phone_view_is_served_bare_and_its_upload_door_needs_a_signed_url(mirrored: Mirrored) -> None:
     page = mirrored.phone("GET", "/m/")
     assert page.status_code == 200 and "orkas.js" in page.text  # no data in it: no token needed
+    assert 'flet.webRenderer="canvaskit"' in page.text  # the one renderer the Linux bundle ships (build/orkas.spec)
+    assert 'canvasKitVariant: "full"' in mirrored.phone("GET", "/m/flutter_bootstrap.js").text  # in its one build
     assert "access-control-allow-origin" not in page.headers  # Flet's CORS header is dropped
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert mirrored.phone("GET", "/m/manifest.json").json()["name"] == "Orkas"

@@ -25,7 +25,7 @@ from typing import Any
 import flet_web.fastapi as flet_fastapi
 import msgpack
 from fastapi import Request, Response
-from flet.controls.types import RouteUrlStrategy
+from flet.controls.types import RouteUrlStrategy, WebRenderer
 from flet.messaging.protocol import MessageAction
 from flet_web.fastapi.flet_app_manager import app_manager
 from flet_web.fastapi.flet_upload import FletUpload
@@ -76,6 +76,11 @@ class PhoneApp:
                         flet_fastapi.app(
                             make_main(target, uploads),
                             no_cdn=True,
+                            # One renderer in every browser, in its full build (offline.py): the Linux bundle
+                            # ships only it (build/orkas.spec).
+                            # CanvasKit is the one Safari and Firefox run anyway, and Flet's own advice for its
+                            # apps: faster than skwasm at passing the byte buffers of every UI update to Dart.
+                            web_renderer=WebRenderer.CANVAS_KIT,
                             # The route after a "#": a reload keeps it (at a path, Flet's client reported "/" and the
                             # open chat gave way to the list), and the server is asked for /m/ alone.
                             route_url_strategy=RouteUrlStrategy.HASH,

@@ -5,6 +5,10 @@ page's Content-Security-Policy blocked it, but the attempt still told the networ
 and filled the console with errors. The app's two builds (`main.dart.js`, `main.dart.wasm`) are served with that
 address swapped, byte for byte the same length, for a path here, where a stub answers: the runtime is never
 ready, as when the CDN was blocked, and nothing leaves.
+
+The page runs one renderer, CanvasKit (app.py), in one build: the full one every browser runs. Flutter's loader
+would pick a smaller build of it for Chrome (`canvaskit/chromium/`), which the Linux bundle does not carry:
+its bootstrap script is served asking for the full build.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ _STEM = b"rive-runtime-not-fetched"
 LOCAL = _STEM + b"-" * (len(CDN) - len(_STEM) - 1) + b"/"  # relative: under /m/, same length as CDN
 STUB = b"window.RiveNative = function () { return new Promise(function () {}); };\n"
 BUILDS = {"main.dart.js": "application/javascript", "main.dart.wasm": "application/wasm"}
+BOOTSTRAP = "flutter_bootstrap.js"
+FULL_CANVASKIT = (b"var flutterConfig = {", b'var flutterConfig = {canvasKitVariant: "full", ')
 WEB = Path(flet_web.__file__).parent / "web"
 # Fallback fonts the engine asks for by Google's subset names (assets/fonts/<family>/v43/<hash>.woff2): each
 # family answered with the whole font we ship (its bytes are read for what they are, not by the name).
@@ -35,6 +41,15 @@ def patched(name: str) -> bytes:
     return (WEB / name).read_bytes().replace(CDN, LOCAL)
 
 
+@functools.cache
+def bootstrap() -> bytes:
+    """Flutter's bootstrap script, asking for the full CanvasKit build (every browser's)."""
+    script = (WEB / BOOTSTRAP).read_bytes()
+    if FULL_CANVASKIT[0] not in script:
+        raise RuntimeError(f"{BOOTSTRAP} no longer says {FULL_CANVASKIT[0]!r}: Flet changed its web client")
+    return script.replace(FULL_CANVASKIT[0], FULL_CANVASKIT[1], 1)
+
+
 class NoCdn:
     """ASGI layer: the app's builds, patched; the stub under LOCAL; everything else as Flet serves it."""
 
@@ -46,6 +61,8 @@ class NoCdn:
         name = path.rsplit("/", 1)[-1]
         if name in BUILDS and (WEB / name).is_file():
             await answer(send, patched(name), BUILDS[name])
+        elif name == BOOTSTRAP:
+            await answer(send, bootstrap(), "application/javascript")
         elif f"/{LOCAL.decode()}" in path and name.endswith(".js"):
             await answer(send, STUB, "application/javascript")
         elif (font := _font(path)) is not None:
