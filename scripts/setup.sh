@@ -12,9 +12,10 @@ fi
 
 # System packages (Debian/Ubuntu, as root): bubblewrap confines shell commands; chromium drives the
 # browser tests; Xvfb, xdotool, xwd and ImageMagick run and photograph the real window; the xcb
-# libraries let Qt open a window; a CJK font makes Chinese render.
+# libraries let Qt open a window; a CJK font makes Chinese render; gcc and binutils build and check the installer's
+# BLAS shim (build/one_blas.py).
 SYSTEM_PACKAGES=(bubblewrap chromium xvfb xdotool x11-apps imagemagick libxcb-cursor0 libxcb-icccm4
-    libxcb-keysyms1 fonts-wqy-microhei)
+    libxcb-keysyms1 fonts-wqy-microhei gcc binutils)
 if [[ "$(uname -s)" == "Linux" ]] && command -v dpkg >/dev/null 2>&1; then
     missing=()
     for package in "${SYSTEM_PACKAGES[@]}"; do
