@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import socket
@@ -104,6 +105,11 @@ class Hosted:
         if self.services.loop is not None:
             self.services.loop.start()
         log.info("server ready on port %d after %.0f ms", self.port, since_start() * 1000)
+        # What start-up made (modules, classes, tables) lives as long as the app: out of the collector's reach, so a
+        # full collection walks only what was made since — it walked ~90,000 objects (~30 ms) at every one, and the
+        # soak's event loop stalled ~90 ms at each as conversations grew (bench/soak.py).
+        gc.collect()
+        gc.freeze()
         if self.services.knowledge is not None and self.services.knowledge.watched():
             # Watched folders may have changed while the app was closed: open now and catch up. Otherwise
             # the knowledge base (numpy, faiss, the embedding model: ~150 MB) opens on its first use.
