@@ -40,7 +40,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from tests.big_chat import write_big_chat, write_many_chats
 from tests.display import CHROMIUM_FLAGS
 
-from bench.cli_start import compiled
+from bench.baseline import tree_at
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE = "cfe31d2"  # main before issue 38's big-conversation work
@@ -53,19 +53,6 @@ GIVE_UP_S = 120.0
 
 def note(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
-
-
-def unpack(revision: str) -> Path | None:
-    target = Path(tempfile.mkdtemp(prefix="orkas-big-baseline-"))
-    try:
-        archive = subprocess.run(
-            ["git", "archive", revision, "app", "frontend"], cwd=ROOT, capture_output=True, check=True
-        )
-        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    compiled(target / "app")
-    return target
 
 
 def data_folder() -> tuple[Path, str, dict[int, str]]:
@@ -304,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     load_before = os.getloadavg()
     home, chat, _ = data_folder()
-    tree = unpack(args.baseline)
+    tree = tree_at(args.baseline, ("app", "frontend"))
     sides: list[Side] = []
     try:
         if tree is None:

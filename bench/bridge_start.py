@@ -22,7 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.cli_start import compiled, unpack
+from bench.baseline import compiled
+from bench.cli_start import unpack
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE = "3f9e128"  # main before the bridge's own stdio server (it ran the SDK's MCPServer)

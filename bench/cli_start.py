@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.baseline import compiled, tree_at
 from bench.harness_overhead import start_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,20 +33,8 @@ LAUNCH = "import sys; from orkas.cli import main; sys.exit(main())"  # what the 
 
 def unpack(revision: str) -> Path | None:
     """The app folder at `revision`, in a temporary folder (None when git cannot give it)."""
-    target = Path(tempfile.mkdtemp(prefix="orkas-start-baseline-"))
-    try:
-        archive = subprocess.run(["git", "archive", revision, "app"], cwd=ROOT, capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    compiled(target / "app")
-    return target / "app"
-
-
-def compiled(app: Path) -> None:
-    """Bytecode written in advance, for both sides alike (setup.sh writes the checkout's): where
-    PYTHONDONTWRITEBYTECODE is set, a side without it would compile every module on every start."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(app)], check=True, stdout=subprocess.DEVNULL)
+    tree = tree_at(revision)
+    return tree / "app" if tree is not None else None
 
 
 def one_run(app: Path, url: str) -> tuple[float, float]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -33,7 +32,7 @@ from typing import Any
 import httpx
 import websockets
 from tests.fakes.server import sse
-from tests.mirror_helpers import Mirrored, run_mirrored
+from tests.mirror_helpers import Mirrored, cpu_seconds, run_mirrored, settle
 
 STAMP = "@"  # a delta's text: "@<ns> "
 
@@ -139,25 +138,6 @@ def desktop_url(m: Mirrored, chat: str, after: int = 0) -> str:
 
 def phone_url(m: Mirrored, chat: str, after: int = 0) -> str:
     return m.mirror.replace("https://", "wss://") + f"/mirror/api/v1/events?conversation={chat}&after={after}"
-
-
-def cpu_seconds(pid: int, thread: int | None = None) -> float:
-    """CPU time of the process, or of one of its threads (the main one runs the event loop: every event
-    and every socket; the knowledge base embeds finished conversations on worker threads meanwhile)."""
-    where = f"/proc/{pid}/task/{thread}/stat" if thread else f"/proc/{pid}/stat"
-    fields = Path(where).read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def settle(pid: int, quiet: float = 0.02, window: float = 0.5, most: float = 300) -> None:
-    """Wait until the server is idle: a finished conversation is indexed into the knowledge base (its
-    embeddings take seconds of CPU), which must not land in a phone's bill."""
-    deadline = time.time() + most
-    while time.time() < deadline:
-        before = cpu_seconds(pid)
-        time.sleep(window)
-        if cpu_seconds(pid) - before < quiet * window:
-            return
 
 
 def wait_idle(m: Mirrored, chat: str) -> None:

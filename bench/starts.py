@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench import bridge_start, cli_start
+from bench.baseline import compiled
 from bench.harness_overhead import start_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,7 +140,7 @@ def main() -> None:
     parser.add_argument("--no-window", action="store_true", help="leave out the desktop window (no Xvfb here)")
     args = parser.parse_args()
     print(f"starts — {time.strftime('%Y-%m-%d')} on {platform.machine()} {os.cpu_count()} cores, {args.runs} runs each")
-    cli_start.compiled(ROOT / "app")
+    compiled(ROOT / "app")
     old = cli_start.unpack(args.baseline)
     apps = [("now", ROOT / "app")] + ([(args.baseline, old)] if old is not None else [])
     server, url = start_server()

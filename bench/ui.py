@@ -33,6 +33,8 @@ from tests.display import CHROMIUM_FLAGS
 from tests.fakes import anthropic as wire
 from tests.fakes.server import FakeServer, Reply, sse
 
+from bench.baseline import tree_at
+
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE = "cf1ac96"  # main before issue 16's UI work
 MESSAGES = 2000
@@ -90,18 +92,6 @@ def write_long_chat(home: Path) -> str:
 
 def note(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
-
-
-def unpack(revision: str) -> Path | None:
-    target = Path(tempfile.mkdtemp(prefix="orkas-ui-baseline-"))
-    try:
-        archive = subprocess.run(
-            ["git", "archive", revision, "app", "frontend"], cwd=ROOT, capture_output=True, check=True
-        )
-        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return target
 
 
 @contextmanager
@@ -280,7 +270,7 @@ def main() -> None:
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--baseline", default=BASELINE, help=f"the git revision to compare with (default {BASELINE})")
     args = parser.parse_args()
-    baseline_tree = None if args.no_baseline else unpack(args.baseline)
+    baseline_tree = None if args.no_baseline else tree_at(args.baseline, ("app", "frontend"), compile_app=False)
     with sync_playwright() as playwright:
         chromium = shutil.which("chromium") or "chromium"
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)

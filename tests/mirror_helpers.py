@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import ssl
 import subprocess
 import time
@@ -113,3 +114,22 @@ def start_again(running: Mirrored, anthropic_server: FakeServer) -> Mirrored:
     for name in ("process", "base", "token", "mirror", "fingerprint"):
         setattr(running, name, getattr(fresh, name))
     return running
+
+
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """CPU time of the process, or of one of its threads (the main one runs the event loop: every event
+    and every socket; the knowledge base embeds finished conversations on worker threads meanwhile)."""
+    where = f"/proc/{pid}/task/{thread}/stat" if thread else f"/proc/{pid}/stat"
+    fields = Path(where).read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def settle(pid: int, quiet: float = 0.02, window: float = 0.5, most: float = 300) -> None:
+    """Wait until the server is idle: a finished conversation is indexed into the knowledge base (its
+    embeddings take seconds of CPU), which must not land in a phone's bill."""
+    deadline = time.time() + most
+    while time.time() < deadline:
+        before = cpu_seconds(pid)
+        time.sleep(window)
+        if cpu_seconds(pid) - before < quiet * window:
+            return

@@ -29,6 +29,7 @@ import websockets
 from tests.conftest import subprocess_env
 from tests.fakes.anthropic import message, reply_text, tool_use
 from tests.fakes.server import FakeServer, Recorded, Reply
+from tests.mirror_helpers import settle
 
 LAUNCH = "import sys; from orkas.cli import main; sys.exit(main())"  # what the `orkas` script runs
 # What the model asks for, in turn: reads that run at once (a confined command among them), never a question.
@@ -208,7 +209,7 @@ class Soak:
         await asyncio.gather(*background, return_exceptions=True)
         if await self._has_loop():
             self.outcome.loop = await self.api("GET", "/api/status/loop")
-        await asyncio.to_thread(settle, self.served.pid)
+        await asyncio.to_thread(settle, self.served.pid, window=1.0, most=600)  # embeddings take minutes
         self.outcome.settled = measure(self.served.pid, self.turns_done, self.started)
         await self.client.aclose()
         return self.outcome
@@ -326,21 +327,6 @@ class Soak:
 def _events(raw: str | bytes) -> list[dict[str, Any]]:
     message = json.loads(raw)
     return message if isinstance(message, list) else [message]
-
-
-def settle(pid: int, quiet: float = 0.02, window: float = 1.0, most: float = 600) -> None:
-    """Until the server is idle (a finished conversation is indexed on worker threads for seconds)."""
-    deadline = time.time() + most
-    while time.time() < deadline:
-        before = _cpu(pid)
-        time.sleep(window)
-        if _cpu(pid) - before < quiet * window:
-            return
-
-
-def _cpu(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def soak(folder: Path, plan: Plan, app: Path | None = None, on_sample: Callable[[Sample], None] = print) -> Outcome:

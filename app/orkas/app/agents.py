@@ -26,15 +26,15 @@ from orkas.engine.sandbox.limits import Limits
 from orkas.engine.tools.base import Tool
 from orkas.engine.tools.nearby import with_nearby
 
-if TYPE_CHECKING:  # the tools' and the executor's modules load when the first turn's tools are made
-    from orkas.engine.sandbox.executor import Executor
-    from orkas.engine.tools.processes import ProcessManager
-
-if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
+# Loaded where they are used, not at start: numpy and faiss with a knowledge base or an embedder, the tools' and
+# the executor's modules when the first turn's tools are made.
+if TYPE_CHECKING:
     from orkas.adapter.agents.external import ExternalAgent
     from orkas.adapter.learning.evolution import Evolution
     from orkas.engine.memory.kb import KnowledgeBase
     from orkas.engine.memory.rerank import ModelReranker
+    from orkas.engine.sandbox.executor import Executor
+    from orkas.engine.tools.processes import ProcessManager
     from orkas.team.agents import AgentSpec
 
 

@@ -63,16 +63,16 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, *, mode: int = 0o600, durable: bool = True) -> None:
+def atomic_write(path: Path, data: bytes, *, mode: int = 0o600, sync: bool = True) -> None:
     """Replace `path` with `data`: temp file in the same folder, fsync, rename, fsync the folder.
-    A crash leaves either the old file or the new one, never a mix. Without `durable` (what a crash may lose: a
+    A crash leaves either the old file or the new one, never a mix. Without `sync` (what a crash may lose: a
     list's sort time) nothing is synced: still never a mix, but the old file may come back. Raises OSError."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            if durable:
+            if sync:
                 os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
@@ -82,7 +82,7 @@ def atomic_write(path: Path, data: bytes, *, mode: int = 0o600, durable: bool = 
         except FileNotFoundError:
             pass
         raise
-    if durable:
+    if sync:
         fsync_dir(path.parent)
 
 

@@ -76,7 +76,6 @@ class Agent:
         self.workspace = workspace
         self._tools = tools
         self._toolset: ToolSet | None = None
-        self._tools_tokens = 0
         self.system_prompt = system_prompt or SystemPrompt()
         LoopGuard(warn_at=config.loop_warn_at, stop_at=config.loop_stop_at)  # fail fast on bad limits
 
@@ -85,8 +84,11 @@ class Agent:
         if self._toolset is None:
             made = self._tools() if callable(self._tools) else self._tools
             self._toolset = ToolSet(made)
-            self._tools_tokens = sum(estimate_json(_as_json(t)) for t in self._toolset.definitions)
         return self._toolset
+
+    @functools.cached_property
+    def _tools_tokens(self) -> int:
+        return sum(estimate_json(_as_json(t)) for t in self.tools.definitions)
 
     def _prepared(self) -> str:
         """The tools made (the first time) and this turn's system prompt built."""

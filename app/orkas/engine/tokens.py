@@ -66,6 +66,11 @@ _SEGMENT = re.compile(
 )
 
 
+REMEMBER_FROM = 256  # characters: shorter texts are estimated faster than looked up
+REMEMBER_MOST = 20_000  # texts remembered, then forgotten all at once (a few MB of ints at most)
+_remembered: dict[tuple[int, int], int] = {}
+
+
 def estimate_tokens(text: str) -> int:
     """Estimated tokens of `text`. Never negative; 0 only for the empty string."""
     if not text:
@@ -81,11 +86,6 @@ def estimate_tokens(text: str) -> int:
             _remembered.clear()
         known = _remembered[key] = _estimate(text)
     return known
-
-
-REMEMBER_FROM = 256  # characters: shorter texts are estimated faster than looked up
-REMEMBER_MOST = 20_000  # texts remembered, then forgotten all at once (a few MB of ints at most)
-_remembered: dict[tuple[int, int], int] = {}
 
 
 def _estimate(text: str) -> int:

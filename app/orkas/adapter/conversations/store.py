@@ -265,7 +265,7 @@ class ConversationStore:
             conversation.title_source = "first_words"
         # At every message, on the event loop: not synced (two fsyncs were ~10% of the server's loop time in the
         # soak); a crash may bring back the previous sort time, or the untitled state (retitled by the next message).
-        self._save(conversation, durable=False)
+        self._save(conversation, sync=False)
 
     def grant(self, conversation_id: str, folder: Path, *, protected: tuple[Path, ...] = ()) -> Conversation:
         """Give the agent a folder beyond the workspace. Raises `PathDenied` for places never grantable."""
@@ -348,9 +348,9 @@ class ConversationStore:
         commander = folder / "actors" / "commander.jsonl"
         return commander if commander.exists() else folder / "messages.jsonl"
 
-    def _save(self, conversation: Conversation, *, durable: bool = True) -> None:
+    def _save(self, conversation: Conversation, *, sync: bool = True) -> None:
         data = json.dumps(asdict(conversation)).encode()
-        atomic_write(self._folder(conversation.id) / "meta.json", data, durable=durable)
+        atomic_write(self._folder(conversation.id) / "meta.json", data, sync=sync)
 
 
 def _listed(root: Path) -> list[Conversation]:

@@ -253,8 +253,7 @@ class Streams:
 
     def answer_given(self, conversation_id: str, question_id: str) -> PermissionAnswered | None:
         """The answer that closed this question (the first one given, an expiry, a Stop), while its events are kept."""
-        stream = self.stream(conversation_id)
-        kept = self._since(conversation_id, stream, 0)  # a late answer, after the run: its question is in the log
+        kept = self.history(conversation_id)  # a late answer, after the run: its question is in the log
         answers = (p.event for p in kept if isinstance(p.event, PermissionAnswered))
         return next((answer for answer in answers if answer.question_id == question_id), None)
 
