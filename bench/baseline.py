@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,8 +24,10 @@ def source_at(revision: str, path: str) -> str | None:
 
 def tree_at(revision: str, parts: tuple[str, ...] = ("app",), *, compile_app: bool = True) -> Path | None:
     """The folders `parts` at `revision`, unpacked into a new temporary folder (returned; None when git cannot give
-    them). With `compile_app`, its app's bytecode is written in advance, as setup.sh writes the checkout's."""
+    them), removed when the benchmark exits. With `compile_app`, its app's bytecode is written in advance, as
+    setup.sh writes the checkout's."""
     target = Path(tempfile.mkdtemp(prefix="orkas-baseline-"))
+    atexit.register(shutil.rmtree, target, ignore_errors=True)  # every bench that unpacked one left it in /tmp
     try:
         archive = subprocess.run(["git", "archive", revision, *parts], cwd=ROOT, capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
