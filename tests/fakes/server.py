@@ -29,6 +29,10 @@ class Reply:
     reset_after: int | None = None  # abort the TCP connection after this many events
     stall: float = 0.0  # seconds of silence after the headers (before any event)
     event_delay: float = 0.0  # seconds between events
+    # Hold the stream after `hold_after` events until `release` is set: a test that must see a run
+    # mid-stream waits for what it checks, then lets the reply go on, with no race against the clock.
+    release: threading.Event | None = None
+    hold_after: int = 1
 
 
 @dataclass
@@ -205,6 +209,8 @@ class FakeServer:
                     if reply.reset_after is not None and index >= reply.reset_after:
                         self._reset()
                         return
+                    if reply.release is not None and index == reply.hold_after and not self._held(reply.release):
+                        return
                     if reply.event_delay:
                         time.sleep(reply.event_delay)
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
@@ -214,6 +220,13 @@ class FakeServer:
                     return
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
+
+            def _held(self, release: threading.Event) -> bool:
+                """Wait for the test's release; False when the fake stops first."""
+                while not release.wait(0.05):
+                    if fake._stopping.is_set():
+                        return False
+                return True
 
             def _reset(self) -> None:
                 # SO_LINGER with a zero timeout makes close() send RST: a connection reset, not a clean end.

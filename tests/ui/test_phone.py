@@ -5,6 +5,7 @@ approve a dangerous command, stop, and carry on after the mirror drops every soc
 from __future__ import annotations
 
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -31,10 +32,13 @@ Object.defineProperty(document, "visibilityState", { get: () => (window.hidden_f
 ICON = Path(__file__).resolve().parents[2] / "app" / "orkas" / "phone" / "assets" / "icons" / "icon-192.png"
 
 
-def slow_text(value: str, delay: float) -> Reply:
-    """A reply streamed word by word, `delay` seconds between events (five events a word)."""
+def slow_text(value: str, delay: float, release: threading.Event | None = None) -> Reply:
+    """A reply streamed word by word, `delay` seconds between events (five events a word); with
+    `release`, its first half streams and the rest waits until the test sets it."""
     reply = wire.message(*(wire.text(word + " ") for word in value.split()))
     reply.event_delay = delay
+    if release is not None:
+        reply.release, reply.hold_after = release, len(reply.events) // 2
     return reply
 
 
@@ -124,11 +128,14 @@ def test_a_phone_pairs_watches_sends_approves_stops_and_reconnects(
 ) -> None:
     words = " ".join(f"word{i}" for i in range(40))
     story = " ".join(f"line{i}" for i in range(200))
+    halfway = threading.Event()
     anthropic_server.script(
-        slow_text(f"Streaming {words} end.", 0.04),  # the reply the phone joins halfway
+        slow_text(f"Streaming {words} end.", 0.01, release=halfway),  # the reply the phone joins halfway
         wire.message(wire.tool_use("bash", {"command": "rm -rf build"}, id="toolu_rm")),  # asks first
         wire.reply_text("Cleaned the build folder."),
-        slow_text(f"Once upon a time {story}", 0.05),  # stopped from the phone
+        slow_text(
+            f"Once upon a time {story}", 0.01, release=threading.Event()
+        ),  # stopped from the phone, never released
         wire.reply_text("Back after the drop."),  # finished while the mirror was off
     )
     chat = mirrored.desktop("POST", "/api/conversations", {"title": "Garden plan"}).json()["id"]
@@ -161,8 +168,9 @@ def test_a_phone_pairs_watches_sends_approves_stops_and_reconnects(
         # Open it while it streams: what was said so far, then live to the end.
         page.get_by_text("Garden plan").click()
         wait_text(page, "Streaming")
-        assert page.get_by_role("button", name="Stop").is_visible()  # joined while it ran
+        page.get_by_role("button", name="Stop").wait_for(state="visible", timeout=20_000)  # joined while it ran
         assert page.get_by_text("end.").count() == 0
+        halfway.set()
         wait_text(page, "end.")
 
         # Send; the model wants to run a dangerous command: the phone approves it, once.
