@@ -1,10 +1,10 @@
-"""The conversations API in process (FastAPI's test client), behind the same guard."""
+"""The conversations API in process (Api's test client), behind the same guard."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi.testclient import TestClient
+from starlette.testclient import TestClient
 
 from orkas.adapter.conversations.runtime import ConversationRuntime
 from orkas.adapter.conversations.store import Conversation, ConversationStore

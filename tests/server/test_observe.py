@@ -7,14 +7,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fastapi import FastAPI
 
 from orkas.core.crashes import CrashReports
 from orkas.server.observe import Observed
+from orkas.server.routing import Api
 
 
-def app_with_a_bug() -> FastAPI:
-    api = FastAPI()
+def app_with_a_bug() -> Api:
+    api = Api()
 
     @api.get("/api/broken")
     async def broken() -> None:

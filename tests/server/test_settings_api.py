@@ -1,5 +1,5 @@
 """Settings, providers, attachments and folders through the API, wired exactly as `orkas serve` wires
-them (`host()`), in process with FastAPI's test client."""
+them (`host()`), in process with Api's test client."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
+from starlette.testclient import TestClient
 
 from orkas.app import settings_from_env
 from orkas.host import Hosted, host

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fastapi.testclient import TestClient
 from httpx import Response
+from starlette.testclient import TestClient
 
 from orkas.core.errors import ProviderError
 from orkas.engine.messages import TextBlock

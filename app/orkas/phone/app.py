@@ -24,11 +24,12 @@ from typing import Any
 
 import flet_web.fastapi as flet_fastapi
 import msgpack
-from fastapi import Request, Response
 from flet.controls.types import RouteUrlStrategy, WebRenderer
 from flet.messaging.protocol import MessageAction
 from flet_web.fastapi.flet_app_manager import app_manager
 from flet_web.fastapi.flet_upload import FletUpload
+from starlette.requests import Request
+from starlette.responses import Response
 
 from orkas.phone.client import Target
 from orkas.phone.offline import NoCdn

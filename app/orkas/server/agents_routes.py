@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Protocol
 
-from fastapi import FastAPI, HTTPException, Response
 from pydantic import BaseModel, Field
 
 from orkas.adapter.conversations.runtime import ConversationRuntime
 from orkas.adapter.wire import StateChanged
 from orkas.core.errors import NotFound
 from orkas.server.answers import answered, config
+from orkas.server.routing import Api, HTTPException, Response
 from orkas.team.agents import AgentSpec, AgentStore
 
 
@@ -68,7 +68,7 @@ def _spec(body: AgentBody) -> AgentSpec:
 
 
 def add_agents_routes(
-    api: FastAPI, agents: AgentStore, members: Members | None, runtime: ConversationRuntime | None = None
+    api: Api, agents: AgentStore, members: Members | None, runtime: ConversationRuntime | None = None
 ) -> None:
     def listing() -> dict[str, Any]:
         loaded = agents.load()

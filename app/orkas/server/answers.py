@@ -9,12 +9,12 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from typing import TypeVar
 
-from fastapi import HTTPException
-from fastapi.responses import JSONResponse
+from starlette.responses import JSONResponse
 
 from orkas.adapter.wire import PermissionAnswered
 from orkas.core.errors import ConfigError, ConversationBusy, NotFound
 from orkas.engine.sandbox import PathDenied
+from orkas.server.routing import HTTPException
 
 T = TypeVar("T")
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import FastAPI
-from fastapi.responses import FileResponse
-from fastapi.staticfiles import StaticFiles
+from starlette.responses import FileResponse
+from starlette.staticfiles import StaticFiles
 
 from orkas import __version__
 from orkas.adapter.conversations.runtime import ConversationRuntime
@@ -26,6 +25,7 @@ from orkas.server.learning_routes import add_learning_routes
 from orkas.server.mirror.routes import add_mirror_routes
 from orkas.server.observe import Observed
 from orkas.server.rewind_routes import add_rewind_routes
+from orkas.server.routing import Api
 from orkas.server.security import LocalOnly
 from orkas.server.services import Services
 from orkas.server.settings_routes import add_settings_routes
@@ -43,7 +43,7 @@ def create_app(
     services: Services | None = None,
 ) -> Observed:
     """`providers`: the configured providers' names, or how to read them (they change while the app runs)."""
-    api = FastAPI(title="Orkas", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
+    api = Api()
 
     if services is not None and services.frontend.is_dir():
         frontend = services.frontend

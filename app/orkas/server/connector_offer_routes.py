@@ -10,7 +10,6 @@ from dataclasses import asdict
 from pathlib import PurePosixPath
 from typing import Any
 
-from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
 from orkas.adapter.connectors.hub import ConnectorHub
@@ -19,6 +18,7 @@ from orkas.adapter.conversations.runtime import ConversationRuntime
 from orkas.core.errors import ToolInputError
 from orkas.engine.tools.connectors import ConnectorError
 from orkas.server.answers import config
+from orkas.server.routing import Api, HTTPException
 from orkas.server.services import Services
 
 
@@ -41,9 +41,7 @@ def _file_name(name: str, uri: str, mime: str | None) -> str:
     return base
 
 
-def add_connector_offer_routes(
-    api: FastAPI, hub: ConnectorHub, runtime: ConversationRuntime, services: Services
-) -> None:
+def add_connector_offer_routes(api: Api, hub: ConnectorHub, runtime: ConversationRuntime, services: Services) -> None:
     async def asked(request: Any) -> Any:
         try:
             return await request

@@ -13,13 +13,13 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
 from orkas.adapter.connectors.config import Connector, claude_desktop_entries
 from orkas.adapter.connectors.hub import ConnectorHub
 from orkas.adapter.connectors.signin import SIGNED_OUT, SignedIn, sign_in, sign_out
 from orkas.core.errors import ConfigError, NotFound, ToolInputError
+from orkas.server.routing import Api, HTTPException
 
 
 class NewConnector(BaseModel):
@@ -50,7 +50,7 @@ class _Attempt:
     page: asyncio.Future[str]
 
 
-def add_connector_routes(api: FastAPI, hub: ConnectorHub) -> None:
+def add_connector_routes(api: Api, hub: ConnectorHub) -> None:
     connectors = hub.connectors
     attempts: dict[str, _Attempt] = {}  # the sign-in going on, or the last one's outcome, per connector
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
-from fastapi import FastAPI, HTTPException, Query, Request, Response, WebSocket
 from pydantic import BaseModel, Field
 from starlette.requests import ClientDisconnect
 
@@ -30,6 +29,7 @@ from orkas.engine.messages import AssistantMessage, Message
 from orkas.engine.tools.base import summarize
 from orkas.engine.turn import CONTINUE_NOTE
 from orkas.server.answers import answered, config, too_late
+from orkas.server.routing import Api, HTTPException, Query, Request, Response, WebSocket
 from orkas.server.sockets import forward
 
 if TYPE_CHECKING:
@@ -195,7 +195,7 @@ async def attached_image(
     return Response(data, media_type=found.media_type, headers=headers)
 
 
-def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services: Services | None) -> None:
+def add_conversation_routes(api: Api, runtime: ConversationRuntime, services: Services | None) -> None:
     conversations = runtime.store
 
     @api.get("/api/conversations")
@@ -408,7 +408,7 @@ def add_conversation_routes(api: FastAPI, runtime: ConversationRuntime, services
         _add_file_routes(api, runtime, services)
 
 
-def _add_file_routes(api: FastAPI, runtime: ConversationRuntime, services: Services) -> None:
+def _add_file_routes(api: Api, runtime: ConversationRuntime, services: Services) -> None:
     """Attachments and granted folders: what a conversation may read besides its workspace."""
     conversations = runtime.store
 

@@ -16,11 +16,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import FastAPI, HTTPException
-from fastapi.responses import FileResponse
 from pydantic import BaseModel, Field
+from starlette.responses import FileResponse
 
 from orkas.core.crashes import CrashReports
+from orkas.server.routing import Api, HTTPException
 
 log = logging.getLogger(__name__)
 PAGE_REPORTS_PER_LAUNCH = 20
@@ -37,7 +37,7 @@ class PageError(BaseModel):
 
 
 def add_diagnostics_routes(
-    api: FastAPI, crashes: CrashReports, save: Callable[[], Awaitable[Path]] | None, bundles: Path
+    api: Api, crashes: CrashReports, save: Callable[[], Awaitable[Path]] | None, bundles: Path
 ) -> None:
     """`save` writes a bundle into the folder `bundles` and returns its path."""
     recorded = {"page": 0}

@@ -9,11 +9,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from fastapi import FastAPI, HTTPException, Query
 from pydantic import BaseModel, Field
 
 from orkas.adapter.settings import personal
 from orkas.server.answers import answered, config
+from orkas.server.routing import Api, HTTPException, Query
 
 if TYPE_CHECKING:
     from orkas.adapter.conversations.instructions import Instructions
@@ -36,7 +36,7 @@ class PersonalChoice(BaseModel):
 
 
 def add_instructions_routes(
-    api: FastAPI, instructions: Instructions, store: ConversationStore, settings: SettingsStore, home: Path
+    api: Api, instructions: Instructions, store: ConversationStore, settings: SettingsStore, home: Path
 ) -> None:
     @api.get("/api/instructions")
     async def instructions_get(

@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
 from orkas.adapter.learning.evolution import Evolution, outcome_json
+from orkas.server.routing import Api, HTTPException
 
 
 class Undo(BaseModel):
@@ -27,7 +27,7 @@ class RunNow(BaseModel):
     force: bool = False
 
 
-def add_learning_routes(api: FastAPI, evolution: Evolution) -> None:
+def add_learning_routes(api: Api, evolution: Evolution) -> None:
     @api.get("/api/learning")
     async def learning() -> dict[str, Any]:
         rows = await asyncio.to_thread(evolution.status)

@@ -9,14 +9,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from fastapi import FastAPI, HTTPException, WebSocket
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from orkas.adapter.knowledge.progress import KbProgress, KbStatus
 from orkas.adapter.knowledge.service import KnowledgeService
 from orkas.engine.memory import Memory, MemoryRejected, MemoryStore
 from orkas.engine.memory.terms import highlights
+from orkas.server.routing import Api, HTTPException, WebSocket
 from orkas.server.sockets import forward
 
 T = TypeVar("T")
@@ -52,7 +52,7 @@ class KbDoc(BaseModel):
     doc_id: str = Field(min_length=1, max_length=4096)
 
 
-def add_memory_routes(api: FastAPI, memory: Memory) -> None:
+def add_memory_routes(api: Api, memory: Memory) -> None:
     """Cross-session memory as the person sees it: view, add, edit, delete, export. Their writes pass
     the same injection guard as the agent's."""
 
@@ -117,7 +117,7 @@ def add_memory_routes(api: FastAPI, memory: Memory) -> None:
         return PlainTextResponse(text, media_type="text/markdown; charset=utf-8", headers=headers)
 
 
-def add_knowledge_routes(api: FastAPI, knowledge: KnowledgeService) -> None:
+def add_knowledge_routes(api: Api, knowledge: KnowledgeService) -> None:
     """The knowledge base as the person manages it: list, add text / files / folders (watched or not),
     remove, search, export a document's text. `pending` drives the UI's progress bar."""
 

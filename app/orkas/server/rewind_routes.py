@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from fastapi import FastAPI, Query, Request
 from pydantic import BaseModel, Field
 
 from orkas.adapter.conversations.runtime import ConversationRuntime
 from orkas.server.answers import answered
+from orkas.server.routing import Api, Query, Request
 
 
 class Undo(BaseModel):
@@ -26,7 +26,7 @@ class Rewind(BaseModel):
 
 
 def add_rewind_routes(
-    api: FastAPI,
+    api: Api,
     runtime: ConversationRuntime,
     prefix: str = "/api",
     check: Callable[[Request], object] = lambda r: None,

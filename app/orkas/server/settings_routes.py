@@ -10,9 +10,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI, HTTPException, Query
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.responses import JSONResponse
 
 from orkas import __version__
 from orkas.adapter.providers.admin import NewProvider, add_provider, describe_providers, pools, remove_provider, reorder
@@ -26,6 +25,7 @@ from orkas.engine.retry import describe
 from orkas.engine.sandbox.executor import confinement
 from orkas.server.answers import answered, config
 from orkas.server.memory_routes import add_knowledge_routes, add_memory_routes
+from orkas.server.routing import Api, HTTPException, Query
 
 if TYPE_CHECKING:
     from orkas.adapter.conversations.store import Conversation
@@ -99,7 +99,7 @@ class PreferencesChange(BaseModel):
     clear_default_model: bool = False
 
 
-def add_settings_routes(api: FastAPI, services: Services, chats: Callable[[], Sequence[Conversation]] = list) -> None:
+def add_settings_routes(api: Api, services: Services, chats: Callable[[], Sequence[Conversation]] = list) -> None:
     """`chats`: the person's conversations (not the deleted), for what a per-conversation limit means to them now."""
 
     @api.get("/api/settings")
@@ -207,6 +207,12 @@ def add_settings_routes(api: FastAPI, services: Services, chats: Callable[[], Se
             wrong = "wrong passphrase" in str(e)
             raise HTTPException(status_code=403 if wrong else 400, detail=str(e)) from None
         return source.state()
+
+    @api.get("/api/settings/preferences")
+    async def preferences_get() -> dict[str, Any]:
+        """The preferences alone, for the page's start: what /api/settings gives besides (the vault key's place
+        above all, which wakes the OS keyring) waits until Settings is opened."""
+        return asdict(config(services.settings.load).preferences)
 
     @api.put("/api/settings/preferences")
     async def preferences_set(body: PreferencesChange) -> dict[str, Any]:

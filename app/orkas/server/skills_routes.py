@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
 from orkas.adapter.packages.store import Packages
@@ -18,6 +17,7 @@ from orkas.adapter.skills.roots import SkillRegistry
 from orkas.core.errors import ConfigError
 from orkas.engine.skills.format import MAX_BODY, MAX_DESCRIPTION, SkillFormatError
 from orkas.server.answers import answered
+from orkas.server.routing import Api, HTTPException
 
 
 class Switch(BaseModel):
@@ -62,7 +62,7 @@ def listing(registry: SkillRegistry) -> dict[str, Any]:
     }
 
 
-def add_skills_routes(api: FastAPI, registry: SkillRegistry) -> None:
+def add_skills_routes(api: Api, registry: SkillRegistry) -> None:
     async def fresh() -> dict[str, Any]:
         await asyncio.to_thread(registry.ensure)
         return listing(registry)
@@ -151,7 +151,7 @@ class PackageSwitch(BaseModel):
     enabled: bool
 
 
-def add_package_routes(api: FastAPI, packages: Packages, registry: SkillRegistry) -> None:
+def add_package_routes(api: Api, packages: Packages, registry: SkillRegistry) -> None:
     """`/api/packages`: the same as `orkas packages`, from the Skills screen. The form is the consent: the
     source is what the person typed, and dependencies install only when they ticked the box."""
 

@@ -14,7 +14,9 @@ from collections.abc import Coroutine
 from typing import Any
 
 import orjson
-from fastapi import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocketDisconnect
+
+from orkas.server.routing import WebSocket
 
 
 async def forward(

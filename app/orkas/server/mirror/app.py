@@ -14,7 +14,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from fastapi import FastAPI, HTTPException, Query, Request, Response, WebSocket
 from pydantic import BaseModel, Field
 
 from orkas.adapter.conversations.runtime import ConversationRuntime
@@ -22,16 +21,17 @@ from orkas.adapter.settings.mirror_devices import Device, MirrorDevices, Pairing
 from orkas.adapter.wire import hello as hello_wire
 from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.memory import MemoryRejected
-from orkas.phone.client import Target
 from orkas.server.answers import answered, config, too_late
 from orkas.server.conversation_routes import MAX_PAGE, attached_image, history_payload, receive_upload
 from orkas.server.memory_routes import MemoryUndo
 from orkas.server.mirror.fanout import Fanout, send_frames
 from orkas.server.mirror.security import MirrorGuard
 from orkas.server.rewind_routes import add_rewind_routes
+from orkas.server.routing import Api, HTTPException, Query, Request, Response, WebSocket
 from orkas.server.sockets import forward, until_gone
 
 if TYPE_CHECKING:
+    from orkas.phone.client import Target
     from orkas.server.services import Services
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ def create_mirror_app(
     phone: Target | None = None,
     uploads: Path | None = None,
 ) -> MirrorGuard:
-    api = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    api = Api()
     # Each open socket's "revoked" flag, by device: a revoke sets them and each handler closes its own.
     open_sockets: dict[str, set[asyncio.Event]] = {}
     fanout = Fanout(runtime, PHONE_FRAME)
@@ -300,7 +300,7 @@ def create_mirror_app(
         from orkas.phone.app import PhoneApp  # Flet loads when a phone view is served, not with the app
 
         view = PhoneApp(phone, uploads)
-        api.add_api_route("/m/upload", view.receive, methods=["PUT"], include_in_schema=False)
+        api.add_route("/m/upload", view.receive, methods=["PUT"])
         api.mount("/m", view.asgi)
     guard = MirrorGuard(api, devices=devices, port=port, addresses=addresses)
     guard.going_away = going_away

@@ -17,9 +17,10 @@ import sys
 from typing import Any, Protocol
 
 import orjson
-from fastapi import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocketDisconnect
 
 from orkas.adapter.wire import JOINABLE
+from orkas.server.routing import WebSocket
 
 BACKLOG_CHUNK = 500  # events per message while a phone catches up
 Frame = tuple[list[dict[str, Any]], str]  # the events and their one encoding

@@ -8,12 +8,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Response
 from pydantic import BaseModel
 
 from orkas.adapter.settings.mirror_devices import MirrorDevices
 from orkas.server.answers import config
 from orkas.server.mirror.server import MirrorServer
+from orkas.server.routing import Api, HTTPException, Response
 
 
 @dataclass
@@ -34,7 +34,7 @@ def qr_image(text: str) -> str:
     return str(segno.make(text, error="m").svg_data_uri(scale=6, dark="#000", light="#fff"))
 
 
-def add_mirror_routes(api: FastAPI, mirror: MirrorControl) -> None:
+def add_mirror_routes(api: Api, mirror: MirrorControl) -> None:
     def status() -> dict[str, Any]:
         server = mirror.server
         return {
