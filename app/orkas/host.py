@@ -15,7 +15,7 @@ import socket
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 
@@ -57,7 +57,6 @@ from orkas.diagnose import save_diagnostics
 from orkas.engine.catalog import lookup
 from orkas.engine.memory import Memory
 from orkas.engine.messages import Message
-from orkas.phone.client import Target
 from orkas.server.app import create_app
 from orkas.server.connections import Server, server_config
 from orkas.server.loop_watch import LoopWatch
@@ -66,6 +65,9 @@ from orkas.server.mirror.routes import MirrorControl
 from orkas.server.mirror.security import MirrorGuard
 from orkas.server.mirror.server import MirrorServer
 from orkas.server.services import Services
+
+if TYPE_CHECKING:
+    from orkas.phone.client import Target  # httpx and websockets load with the mirror, not with the app
 
 log = logging.getLogger(__name__)
 QUIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # Ctrl+C in the terminal; the system (or a test) stopping it

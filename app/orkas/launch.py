@@ -6,8 +6,10 @@ The socket is bound at once (no heavy imports), so the URL is known before anyth
 
 from __future__ import annotations
 
+import ctypes
 import json
 import logging
+import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import asdict
@@ -17,6 +19,7 @@ from typing import Any
 from orkas.core.logging import since_start
 
 log = logging.getLogger(__name__)
+M_ARENA_MAX = -8  # mallopt's parameter number in glibc's malloc.h
 
 # The page reports its paint timings and proves the bridge both ways (for tests and bench/desktop.py).
 PROBE = """
@@ -43,6 +46,18 @@ new Promise((resolve) => {
 """
 
 
+def few_malloc_arenas(arenas: int = 2) -> None:
+    """glibc gives each thread that allocates its own malloc arena, up to eight per core, and the window's process
+    runs ~40 (Qt's and the web engine's among them): idle, their half-empty arenas held ~7 MB more than two shared
+    ones do (bench/idle_memory.py). Set before those threads start; elsewhere than glibc, nothing to do."""
+    if sys.platform != "linux":
+        return
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, arenas)
+    except (OSError, AttributeError):  # another C library (musl has no arenas to cap)
+        log.debug("mallopt is not available here")
+
+
 def run_desktop(env: Mapping[str, str], *, report: Path | None = None) -> int:
     """`orkas`: the window on this thread until it is closed. `report` (tests, benchmarks) receives one
     JSON line per window event: shown (with the bridge's answer and paint timings), attached."""
@@ -50,6 +65,7 @@ def run_desktop(env: Mapping[str, str], *, report: Path | None = None) -> int:
     from orkas.desktop.bridge import Bridge
     from orkas.desktop.window import open_window
 
+    few_malloc_arenas()
     bound = bind_local()
     ready = threading.Event()
     state: dict[str, Any] = {}

@@ -649,9 +649,9 @@ async function offerFirstRun() {
 }
 
 async function offerMemory() {
-  const settings = await get("/api/settings").catch(() => null);
+  const preferences = await get("/api/settings/preferences").catch(() => null);
   const empty = $("#messages .empty");
-  if (!settings || settings.preferences.offered || !empty || $("#messages .first-run")) return;
+  if (!preferences || preferences.offered || !empty || $("#messages .first-run")) return;
   empty.replaceWith(memoryOffer({
     save: guarded((change) => put("/api/settings/preferences", change).then(applyPreferences)),
     onDone: () => $("#messages .offer")?.replaceWith(el("p", "empty", t("emptyChat"))),
@@ -660,8 +660,8 @@ async function offerMemory() {
 
 // Once, on a blank page: the instructions the person keeps for the terminal agents they use (instructions.js).
 async function offerPersonal() {
-  const settings = await get("/api/settings").catch(() => null);
-  if (!settings || settings.preferences.instructions_offered || !$("#messages .empty, #messages .offer")) return;
+  const preferences = await get("/api/settings/preferences").catch(() => null);
+  if (!preferences || preferences.instructions_offered || !$("#messages .empty, #messages .offer")) return;
   const own = await get("/api/personal-instructions").catch(() => null);
   if (!own?.found.length || $("#messages .personal-offer") || state.current) return;
   const panel = personalOffer(own.found, {
@@ -685,8 +685,10 @@ async function noticeProposals() {
 }
 
 async function start() {
-  const settings = await get("/api/settings").catch(() => null);
-  applyPreferences(settings?.preferences ?? { theme: "system", language: "auto" });
+  // Only the preferences: the whole of /api/settings says where the vault's key is, which wakes the OS keyring
+  // (~10 MB and ~80 ms); that waits until Settings is opened.
+  const preferences = await get("/api/settings/preferences").catch(() => null);
+  applyPreferences(preferences ?? { theme: "system", language: "auto" });
   translatePage();
   $("#skip-link").addEventListener("click", (event) => { event.preventDefault(); composer.input.focus(); });
   $("#new-chat").addEventListener("click", newChat);

@@ -7,15 +7,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 
 from orkas.core.net import bind_lan, own_addresses
 from orkas.core.tls import Certificate, ensure_certificate
-from orkas.phone.client import Target
 from orkas.server.connections import Server, server_config
+
+if TYPE_CHECKING:
+    from orkas.phone.client import Target
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +52,8 @@ class MirrorServer:
         inner = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(
             self.host, f"[{self.host}]" if ":" in self.host else self.host
         )
+        from orkas.phone.client import Target  # httpx and websockets' client load with the mirror
+
         target = Target(base=f"https://{inner}:{port}", cafile=self.certificate.cert)
         config = server_config(
             self.make_app(port, addresses, target),
@@ -82,11 +87,11 @@ class MirrorServer:
         """`quitting`: the app ends, and the phones' sessions end first (their own requests to the mirror would hold
         its shutdown). Turned off in Settings, the sessions stay: turned on again, an open phone view rejoins its own
         (closed, its client reloaded twice and the first load was aborted)."""
-        from orkas.phone import app as phone
-
-        if self.running and quitting:
-            await phone.stop()
-        phone.let_go()  # an open view's connection ends now, not at the end of the server's grace period
+        phone = sys.modules.get("orkas.phone.app")  # never loaded: no view was served, none to end (nor load Flet)
+        if phone is not None:
+            if self.running and quitting:
+                await phone.stop()
+            phone.let_go()  # an open view's connection ends now, not at the end of the server's grace period
         if self.server is not None:
             getattr(self.server.config.app, "going_away", lambda: None)()  # and the API's open sockets
         if self.server is not None:
