@@ -1,8 +1,8 @@
 """What the app holds once its page has started, in the default configuration with nothing stored yet: the
 window's idle memory is the sum of what its server loaded (bench/idle_memory.py measures it). Each package
-below costs megabytes and loads on first use only — FastAPI not at all (server/routing.py); the phone view's
-Flet and its client's httpx with the mirror; uvicorn's command line (click) never; the OS keyring and `cryptography` when a key is stored or Settings
-is opened; numpy and faiss with the knowledge base.
+below costs megabytes and loads on first use only — FastAPI not at all (server/routing.py); uvicorn's command
+line (click) never; the phone view's Flet and its client's httpx with the mirror; the OS keyring and
+`cryptography` when a key is stored or Settings is opened; numpy and faiss with the knowledge base.
 
 A real `orkas serve` in a fresh interpreter, its real page loaded in Chromium; a probe around the entry point
 writes the loaded modules when the test sends SIGUSR1."""
