@@ -32,8 +32,9 @@ LAUNCH = "import sys; from orkas.cli import main; sys.exit(main())"  # what the 
 
 
 def unpack(revision: str) -> Path | None:
-    """The app folder at `revision`, in a temporary folder (None when git cannot give it)."""
-    tree = tree_at(revision)
+    """The app folder at `revision`, in a temporary folder (None when git cannot give it), with the frontend and
+    icons beside it as in a checkout (without them the window and `orkas serve` of that revision had no page)."""
+    tree = tree_at(revision, ("app", "frontend", "icons"))
     return tree / "app" if tree is not None else None
 
 
