@@ -19,7 +19,7 @@ from typing import Any
 from orkas.core.logging import since_start
 
 log = logging.getLogger(__name__)
-M_ARENA_MAX = -8  # mallopt's parameter number in glibc's malloc.h
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_ARENA_MAX = -1, -3, -8  # mallopt's parameter numbers (glibc malloc.h)
 
 # The page reports its paint timings and proves the bridge both ways (for tests and bench/desktop.py).
 PROBE = """
@@ -46,16 +46,26 @@ new Promise((resolve) => {
 """
 
 
-def few_malloc_arenas(arenas: int = 2) -> None:
-    """glibc gives each thread that allocates its own malloc arena, up to eight per core, and the window's process
-    runs ~40 (Qt's and the web engine's among them): idle, their half-empty arenas held ~7 MB more than two shared
-    ones do (bench/idle_memory.py). Set before those threads start; elsewhere than glibc, nothing to do."""
+def tune_malloc() -> bool:
+    """The window's process holds less idle memory with glibc's malloc told three things, before its threads start
+    (bench/idle_memory.py, 2026-12-06: ~15 MB PSS for the thresholds, ~7 MB for the arenas):
+
+    - two arenas: each thread that allocates gets its own, up to eight per core, and the process runs ~40 (Qt's
+      and the web engine's among them); idle, their half-empty arenas are held;
+    - the mmap and trim thresholds kept at their starting 128 KiB: left alone, glibc raises both each time a large
+      block is freed (up to 32 and 64 MiB), and from then on keeps that much freed memory instead of returning it.
+      The cost is a system call for each block over 128 KiB, which a window that mostly waits does not feel.
+
+    True when applied; elsewhere than glibc there is nothing to tell."""
     if sys.platform != "linux":
-        return
+        return False
     try:
-        ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, arenas)
-    except (OSError, AttributeError):  # another C library (musl has no arenas to cap)
+        libc = ctypes.CDLL("libc.so.6")
+        settings = ((M_ARENA_MAX, 2), (M_MMAP_THRESHOLD, 128 * 1024), (M_TRIM_THRESHOLD, 128 * 1024))
+        return all(libc.mallopt(option, value) == 1 for option, value in settings)
+    except (OSError, AttributeError):  # another C library (musl has no mallopt to call)
         log.debug("mallopt is not available here")
+        return False
 
 
 def run_desktop(env: Mapping[str, str], *, report: Path | None = None) -> int:
@@ -65,7 +75,7 @@ def run_desktop(env: Mapping[str, str], *, report: Path | None = None) -> int:
     from orkas.desktop.bridge import Bridge
     from orkas.desktop.window import open_window
 
-    few_malloc_arenas()
+    tune_malloc()
     bound = bind_local()
     ready = threading.Event()
     state: dict[str, Any] = {}
