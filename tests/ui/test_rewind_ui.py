@@ -46,7 +46,8 @@ def test_a_command_s_changes_are_previewed_rewound_and_the_rewind_undone(
         page.keyboard.press("Enter")
         expect(page.locator(".msg.assistant").last).to_contain_text("done", timeout=TIMEOUT)
         changed = tree(project)
-        assert "a.txt" not in changed and changed["run.sh"][1] == 0o600
+        told = anthropic_server.requests[-1].json["messages"][-1]["content"]  # what the command's run said
+        assert "a.txt" not in changed and changed["run.sh"][1] == 0o600, f"the command did not run: {told}"
         page.locator(".msg.user .rewind-message").click()
         dialog = page.locator("dialog.rewind-dialog")
         expect(dialog.locator(".rewind-files.restore")).to_contain_text("2 to restore", timeout=TIMEOUT)
