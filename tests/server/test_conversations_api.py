@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
 from orkas.adapter.conversations.runtime import ConversationRuntime
 from orkas.adapter.conversations.store import Conversation, ConversationStore
@@ -112,3 +114,21 @@ def test_search_finds_words_with_quotes_and_backslashes_as_written(tmp_path: Pat
             found = api.get("/api/search", params={"q": words}).json()
             assert [hit["conversation"]["id"] for hit in found] == [ident], (words, found)
     provider.verify()
+
+
+def test_a_refused_change_changes_nothing_and_a_socket_for_no_id_at_all_is_closed_with_a_reason(
+    tmp_path: Path,
+) -> None:
+    with client(tmp_path) as api:
+        ident = api.post("/api/conversations", json={"title": "Garden"}).json()["id"]
+        refused = api.patch(f"/api/conversations/{ident}", json={"title": "T2", "pinned": True, "agent": "ghost"})
+        assert refused.status_code == 400 and "no agent 'ghost'" in refused.json()["detail"]
+        [kept] = api.get("/api/conversations").json()
+        assert (kept["title"], kept["pinned"]) == ("Garden", False)  # the title was once saved before the refusal
+
+        for wrong in ("..%2F..", "a%2Fb", "%00", "x" * 5000):
+            with api.websocket_connect(f"/api/events?token={TOKEN}&conversation={wrong}", headers=HOST) as socket:
+                assert receive_json(socket)["type"] == "hello"
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    socket.receive_json()
+            assert closed.value.code == 1008, wrong

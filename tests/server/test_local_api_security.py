@@ -81,9 +81,15 @@ def test_a_text_plain_post_gets_415_and_json_works(served: Served) -> None:
         created = client.post("/api/conversations", json={"title": "First"})
         read = client.get(f"/api/conversations/{created.json()['id']}/messages")
         missing = client.get("/api/conversations/nope/messages")
+        shouted = client.patch(
+            f"/api/conversations/{created.json()['id']}", content='{"pinned": true}',
+            headers={"Content-Type": "Application/JSON; charset=utf-8"},
+        )  # fmt: skip
+        bodiless = client.delete(f"/api/conversations/{created.json()['id']}")  # no body, no type: nothing to check
     assert plain.status_code == 415 and form.status_code == 415
     assert created.status_code == 201 and read.status_code == 200 and read.json()["messages"] == []
     assert missing.status_code == 404
+    assert shouted.status_code == 200 and bodiless.status_code == 204
 
 
 def test_no_cors_ever(served: Served) -> None:

@@ -102,3 +102,16 @@ def test_a_socket_reads_its_query_and_a_wrong_one_is_closed_with_1008() -> None:
     with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect("/events?after=four") as socket:
         socket.receive_json()
     assert closed.value.code == 1008
+
+
+def test_bodies_are_read_as_fastapi_read_them_and_what_json_cannot_carry_stays_a_422() -> None:
+    client = make()
+    utf16 = '{"text": "leite"}'.encode("utf-16")  # with its byte-order mark
+    assert client.post("/undo", content=utf16).json()["text"] == "leite"
+    for body in (b'{"text": NaN}', b'{"text": Infinity}', b'{"text": 1e400}'):
+        refused = client.post("/notes/1", content=body)
+        assert refused.status_code == 422, body
+        assert refused.json()["detail"][0]["loc"] == ["body", "text"]
+    assert client.post("/notes/1", content=b"\xff\xfe\x00garbage").status_code == 422
+    missing = client.get("/text?other=1").json()["detail"][0]
+    assert (missing["type"], missing["loc"], missing["input"]) == ("missing", ["query", "name"], None)

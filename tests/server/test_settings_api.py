@@ -312,3 +312,18 @@ def test_presets_name_every_provider_a_person_expects(api: TestClient) -> None:
     assert presets["gemini"]["base_url"].endswith("/v1beta/openai") and presets["ollama"]["needs_key"] is False
     refused = api.post("/api/providers/models", json={"kind": "openai-compatible", "base_url": None})
     assert refused.status_code == 400 and "base URL" in refused.json()["detail"]
+
+
+def test_numbers_json_allows_but_no_setting_can_hold_are_refused_and_change_nothing(api: TestClient) -> None:
+    # NaN, Infinity and an integer too large for a float once answered 500 (the 422 could not be written; the budget
+    # check overflowed).
+    before = api.get("/api/settings/preferences").json()
+    for body in (b'{"command_timeout": Infinity}', b'{"theme": NaN}', b'{"learning_threshold": 1e400}'):
+        refused = api.put("/api/settings/preferences", content=body, headers={"content-type": "application/json"})
+        assert refused.status_code == 422, body
+    assert api.get("/api/settings/preferences").json() == before == api.get("/api/settings").json()["preferences"]
+    huge = api.put(
+        "/api/budget", content=b'{"per_day": 1' + b"0" * 400 + b"}", headers={"content-type": "application/json"}
+    )
+    assert huge.status_code == 400 and "to $1,000,000" in huge.json()["detail"] and len(huge.json()["detail"]) < 200
+    assert api.get("/api/budget").json()["per_day"] is None

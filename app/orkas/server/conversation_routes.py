@@ -254,12 +254,8 @@ def add_conversation_routes(api: Api, runtime: ConversationRuntime, services: Se
     async def conversations_change(conversation_id: str, body: Change) -> dict[str, Any]:
         with answered():
             changed = conversations.get(conversation_id)
-            if body.title is not None:
-                changed = conversations.rename(conversation_id, body.title)
-                # every view of it hears (a phone's open chat kept the old name in its header)
-                runtime.publish(conversation_id, TitleChanged(title=changed.title))
-            if body.pinned is not None:
-                changed = conversations.pin(conversation_id, body.pinned)
+            # Every check before any change: a refused request changes nothing (a title was saved before an unknown
+            # agent was refused).
             tuned = {name: getattr(body, name) for name in body.model_fields_set & TUNABLE}
             if tuned.get("reasoning", "off") is None:
                 raise ConfigError("reasoning must be off, low, medium or high")
@@ -267,6 +263,12 @@ def add_conversation_routes(api: Api, runtime: ConversationRuntime, services: Se
                 _bindable(services, conversation_id, str(tuned["agent"]))
             elif "agent" in tuned:
                 tuned["agent"] = ""
+            if body.title is not None:
+                changed = conversations.rename(conversation_id, body.title)
+                # every view of it hears (a phone's open chat kept the old name in its header)
+                runtime.publish(conversation_id, TitleChanged(title=changed.title))
+            if body.pinned is not None:
+                changed = conversations.pin(conversation_id, body.pinned)
             if tuned:
                 changed = conversations.tune(conversation_id, tuned)
         return asdict(changed)
@@ -398,7 +400,11 @@ def add_conversation_routes(api: Api, runtime: ConversationRuntime, services: Se
         if not conversation:
             await socket.close()
             return
-        backlog, queue = runtime.subscribe(conversation, after)
+        try:
+            backlog, queue = runtime.subscribe(conversation, after)
+        except ConfigError as e:  # not an id at all (a path, a NUL, too long): said, not a server error
+            await socket.close(code=1008, reason=str(e)[:120])
+            return
         try:
             await forward(socket, backlog, queue)
         finally:

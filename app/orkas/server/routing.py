@@ -154,6 +154,8 @@ class _Call:
         if parameters.body is not None and isinstance(connection, Request):
             try:
                 arguments[parameters.body] = await _body(connection, parameters)
+            except _Invalid as e:
+                errors.extend(e.errors)
             except ValidationError as e:
                 errors.extend({**error, "loc": ("body", *error["loc"])} for error in _errors(e))
         if errors:
@@ -169,26 +171,35 @@ class _Invalid(Exception):
 
 
 async def _body(request: Request, parameters: _Parameters) -> BaseModel | None:
+    """The JSON body as its model. Decoded as FastAPI did — `json.loads` (UTF-8, -16 or -32, NaN and Infinity
+    allowed), then checked as Python values — so a client FastAPI accepted is accepted the same way."""
     assert parameters.body_model is not None
     raw = await request.body()
     if not raw.strip():
         if not parameters.body_required:
             return None
-        raise ValidationError.from_exception_data(
-            parameters.body_model.__name__, [{"type": "missing", "loc": (), "input": None}]
-        )
-    return parameters.body_model.model_validate_json(raw)
+        raise _Invalid([{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}])
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError) as e:  # UnicodeDecodeError is a ValueError
+        error = {"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error", "input": {}}
+        raise _Invalid([{**error, "ctx": {"error": str(e)[:200]}}]) from None
+    return parameters.body_model.model_validate(value)
 
 
 def _errors(e: ValidationError) -> list[dict[str, Any]]:
-    """pydantic's errors, ready to send as JSON (a failed check carries its exception in `ctx`)."""
-    return [{k: v for k, v in error.items() if k != "url"} for error in json.loads(e.json())]
+    """pydantic's errors, ready to send as JSON: a failed check's exception in `ctx` as its text, and an input that
+    JSON cannot carry (NaN, Infinity, bytes) as text too — the answer must stay a 422, never become a 500."""
+    errors = e.errors(include_url=False)
+    return json.loads(json.dumps(errors, default=str), parse_constant=str)  # type: ignore[no-any-return]
 
 
 def _located(e: ValidationError, in_path: frozenset[str]) -> list[dict[str, Any]]:
     located = []
     for error in _errors(e):
         name = error["loc"][0] if error["loc"] else ""
+        if error["type"] == "missing":
+            error["input"] = None  # not the whole query, as FastAPI reports a missing parameter
         located.append({**error, "loc": ("path" if name in in_path else "query", *error["loc"])})
     return located
 

@@ -145,7 +145,10 @@ class LocalOnly:
         if admitted is not True:
             return admitted or None  # a refusal, or a public path whose body is not checked
         path = scope.get("path", "")
-        kind = headers.get("content-type", "").split(";")[0].strip()
+        kind = headers.get("content-type", "").split(";")[0].strip().lower()  # media types ignore case
+        bodiless = headers.get("content-length", "0") == "0" and "transfer-encoding" not in headers
+        if method in MUTATING and bodiless and not self.upload.match(path):
+            return None  # a DELETE or a POST with nothing in it has no body to be of a type
         if method in MUTATING and self.upload.match(path):
             if kind != "application/octet-stream":
                 return 415, "send the file's bytes (Content-Type: application/octet-stream)"

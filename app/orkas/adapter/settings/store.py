@@ -166,8 +166,11 @@ def spending_limit(value: object) -> float | None:
         amount = float(value)
     except ValueError:
         raise ConfigError(f"a spending limit is an amount in US dollars, not {value!r}") from None
+    except OverflowError:  # an integer too large for a float: out of range like any other
+        amount = math.inf
     if not math.isfinite(amount) or not 0 <= amount <= MAX_LIMIT:
-        raise ConfigError(f"a spending limit is from $0 (no limit) to ${MAX_LIMIT:,.0f}, not {value}")
+        said = str(value) if len(str(value)) <= 40 else f"{str(value)[:20]}…"
+        raise ConfigError(f"a spending limit is from $0 (no limit) to ${MAX_LIMIT:,.0f}, not {said}")
     return amount or None
 
 
