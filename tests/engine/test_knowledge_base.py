@@ -48,6 +48,26 @@ def test_chunks_cut_at_lines_with_overlap_and_cover_everything() -> None:
     assert "".join(p.text for p in pieces) == long_line and all(p.start_line == 1 for p in pieces)
 
 
+def test_a_long_line_without_sentence_ends_is_cut_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 800 KB pasted as one line with no sentence end took ~11 minutes: each cut measured all that was left.
+    from orkas.engine.memory import chunking
+
+    measured = 0
+    real = chunking.estimate_tokens
+
+    def counting(text: str) -> int:
+        nonlocal measured
+        measured += len(text)
+        return real(text)
+
+    monkeypatch.setattr(chunking, "estimate_tokens", counting)
+    for line in ("w " * 100_000, "没有句号的长句子" * 20_000):
+        measured = 0
+        pieces = chunk_text(line)
+        assert "".join(p.text for p in pieces) == line and all(real(p.text) <= 128 for p in pieces)
+        assert measured < 10 * len(line)  # a few looks at each character (~7), not one per cut (~1,000 here)
+
+
 def test_keyword_search_finds_exact_strings_and_chinese_substrings() -> None:
     kb = filled()
     [hit, *_] = kb.search("kubectl rollout", mode="keyword")
