@@ -263,8 +263,8 @@ ROWS = [
 ]
 
 
-def table(base: Side | None, new: Side) -> str:
-    lines = [f"| figure | baseline {BASELINE} | now | baseline / now |", "|---|---|---|---|"]
+def table(base: Side | None, new: Side, baseline: str = BASELINE) -> str:
+    lines = [f"| figure | baseline {baseline} | now | baseline / now |", "|---|---|---|---|"]
     for key, label, how in ROWS:
         pick = statistics.median if how == "median" else p95
         if key not in new.figures:
@@ -323,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     for key in ("window_open", "phone_open"):
         for side in sides:
             print(f"{side.name} {key}: " + ", ".join(f"{v:.3f}" for v in side.figures.get(key, [])) + " s")
-    print(table(sides[0] if len(sides) > 1 else None, sides[-1]))
+    print(table(sides[0] if len(sides) > 1 else None, sides[-1], args.baseline))
     return 0
 
 
