@@ -126,7 +126,8 @@ def test_a_refused_change_changes_nothing_and_a_socket_for_no_id_at_all_is_close
         [kept] = api.get("/api/conversations").json()
         assert (kept["title"], kept["pinned"]) == ("Garden", False)  # the title was once saved before the refusal
 
-        for wrong in ("..%2F..", "a%2Fb", "%00", "x" * 5000):
+        assert api.get(f"/api/conversations/{ident}%0A/messages").status_code == 400  # $ let a last newline by
+        for wrong in ("..%2F..", "a%2Fb", "%00", "x" * 5000, f"{ident}%0A"):
             with api.websocket_connect(f"/api/events?token={TOKEN}&conversation={wrong}", headers=HOST) as socket:
                 assert receive_json(socket)["type"] == "hello"
                 with pytest.raises(WebSocketDisconnect) as closed:

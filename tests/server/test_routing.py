@@ -115,3 +115,11 @@ def test_bodies_are_read_as_fastapi_read_them_and_what_json_cannot_carry_stays_a
     assert client.post("/notes/1", content=b"\xff\xfe\x00garbage").status_code == 422
     missing = client.get("/text?other=1").json()["detail"][0]
     assert (missing["type"], missing["loc"], missing["input"]) == ("missing", ["query", "name"], None)
+
+
+def test_a_lone_surrogate_is_answered_in_json_not_a_500() -> None:
+    client = make()
+    for path in ("/notes/1", "/undo"):
+        answer = client.post(path, content=b'{"text": "\\ud800"}')
+        assert answer.status_code in (200, 201, 422), answer.text
+        assert "detail" in answer.json() or answer.json()["text"] == "\ud800"

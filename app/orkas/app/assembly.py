@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 Role = Literal["solo", "commander", "member", "worker", "external"]
 Opener = Callable[[], "KnowledgeBase"]
 COMMANDER = "commander"
-CONVERSATION_ID = re.compile(r"^[0-9a-f]{8,64}$")
+CONVERSATION_ID = re.compile(r"^[0-9a-f]{8,64}\Z")
 
 
 @dataclass(frozen=True, slots=True)

@@ -143,6 +143,9 @@ def server_config(app: Any, **extra: Any) -> uvicorn.Config:
         log_config=None,  # uvicorn's records go through our handlers and their redaction, not around them
         access_log=False,
         lifespan="off",
+        # No proxy stands in front of either server: uvicorn would otherwise take X-Forwarded-For from 127.0.0.1 as
+        # the client's address, and a local process could dodge, or aim, the mirror's per-address pairing lockout.
+        proxy_headers=False,
         timeout_graceful_shutdown=3,
         http=GuardedH11,
         ws_max_size=WS_MAX_MESSAGE,

@@ -24,7 +24,7 @@ from orkas.server.routing import Api, HTTPException
 
 log = logging.getLogger(__name__)
 PAGE_REPORTS_PER_LAUNCH = 20
-BUNDLE_NAME = re.compile(r"^orkas-diagnostics-[0-9-]+\.zip$")
+BUNDLE_NAME = re.compile(r"^orkas-diagnostics-[0-9-]+\.zip\Z")
 
 
 class PageError(BaseModel):

@@ -85,11 +85,22 @@ class Api(Starlette):
         return add
 
 
+class _JSON(JSONResponse):
+    """JSON as FastAPI wrote it (UTF-8, compact), except that a text JSON can carry but UTF-8 cannot — a lone surrogate
+    such as "\\ud800", which a client may send and a refusal quotes back — is written escaped instead of failing."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            return json.dumps(content, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code in NO_BODY:
         return Response(status_code=exc.status_code, headers=exc.headers)
-    return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+    return _JSON({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 
 
 @dataclass
@@ -122,14 +133,14 @@ class _Call:
         try:
             arguments = await self._arguments(request)
         except _Invalid as e:
-            return JSONResponse({"detail": e.errors}, status_code=422)
+            return _JSON({"detail": e.errors}, status_code=422)
         result = await self.handler(**arguments)
         if isinstance(result, Response):
             return result
         if self.status_code in NO_BODY:
             return Response(status_code=self.status_code)
         if self.response_class is JSONResponse:
-            return JSONResponse(to_jsonable_python(result), status_code=self.status_code)
+            return _JSON(to_jsonable_python(result), status_code=self.status_code)
         return self.response_class(result, status_code=self.status_code)
 
     async def socket(self, socket: WebSocket) -> None:

@@ -33,12 +33,12 @@ from orkas.adapter.agents.external import BACKENDS
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
 
-NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}\Z")
 RESERVED = frozenset({"user", "commander", "all", "everyone", "worker", "orkas"})  # the bus's actors, Orkas itself
 FILE = "AGENT.md"
 MAX_PROMPT = 64 * 1024
-MODEL = re.compile(r"^[^\s/][^\s]{0,199}$")
-COLOR = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
+MODEL = re.compile(r"^[^\s/][^\s]{0,199}\Z")
+COLOR = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})\Z")
 # White initials read on each of these (contrast ≥ 5:1), in light and dark themes alike.
 PALETTE = (
     "#2563eb", "#0f766e", "#7c3aed", "#b45309", "#be185d",

@@ -29,7 +29,7 @@ from orkas.team.migrate import ensure_group_layout
 from orkas.team.state import StateStore
 from orkas.team.turn import Answered, Worktrees
 
-CONVERSATION_ID = re.compile(r"^[0-9a-f]{8,64}$")
+CONVERSATION_ID = re.compile(r"^[0-9a-f]{8,64}\Z")
 MakeActor = Callable[[Conversation, AgentSpec | None, Sequence[Tool], str, Path | None], Agent]
 Publish = Callable[[ProductEvent, str | None], None]
 

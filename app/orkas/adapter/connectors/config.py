@@ -34,7 +34,7 @@ from orkas.core.redact import remember_secret
 
 MAX_ENTRIES = 64
 MAX_VALUE = 4096
-_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,128}\Z")
 
 
 @dataclass(slots=True)

@@ -25,7 +25,7 @@ from orkas.engine.messages import Message
 from orkas.engine.repair import repair
 from orkas.engine.session import check_append, check_history
 
-SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")  # \Z, not $: $ also matches before a last newline
 
 
 class PersistentSession:

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from orkas.core.errors import ConfigError
 
-NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
+NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}\Z")
 MAX_BYTES = 500 * 1024 * 1024  # a package larger than this is refused
 MAX_FILES = 50_000
 ARCHIVES = (".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz", ".7z", ".rar", ".html", ".htm", ".whl")

@@ -27,7 +27,7 @@ from orkas.core.errors import OrkasError
 from orkas.core.fsutil import atomic_write
 from orkas.engine.skills.format import FILE, MAX_BODY, MAX_DESCRIPTION, SkillFormatError, parse, render
 
-NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\Z")
 CAPACITY = 200
 
 

@@ -30,8 +30,8 @@ MAX_FRONTMATTER = 16 * 1024
 MAX_DESCRIPTION = 1024
 MAX_NAME = 64
 MAX_BODY = 100_000  # characters, for skills Orkas writes
-STRICT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-_LOOSE_NAME = re.compile(r"^[^\x00-\x1f\x7f/\\]{1,64}$")
+STRICT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\Z")
+_LOOSE_NAME = re.compile(r"^[^\x00-\x1f\x7f/\\]{1,64}\Z")
 LIFECYCLE = ("createdAt", "updatedAt", "patchCount", "lastUsedAt", "tags")
 
 
