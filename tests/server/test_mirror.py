@@ -263,6 +263,21 @@ def test_codes_expire_after_two_minutes(tmp_path: Path) -> None:
     assert devices.authenticate(token) == device and devices.authenticate(token + "x") is None
 
 
+def test_a_device_is_listed_under_one_plain_line_of_its_name(tmp_path: Path) -> None:
+    # A name with a right-to-left override could pass for another phone's in Settings → Phone; a newline split the
+    # log line it is written in.
+    devices = MirrorDevices(tmp_path)
+    names = {
+        "evil\u202eenohp s'anA": "evilenohp s'anA",
+        "Pixel\n9\r\nPro": "Pixel 9 Pro",
+        "\x00\x1b": "Phone",
+        "手机": "手机",
+    }
+    for given, shown in names.items():
+        device, _ = devices.pair(devices.start_pairing().code, given)
+        assert device.name == shown
+
+
 def test_an_approval_waits_on_the_phone_and_the_first_answer_wins(
     mirrored: Mirrored, anthropic_server: FakeServer
 ) -> None:

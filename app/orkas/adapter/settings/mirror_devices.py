@@ -19,6 +19,7 @@ import logging
 import secrets
 import threading
 import time
+import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -29,6 +30,15 @@ from orkas.core.fsutil import atomic_write
 from orkas.core.redact import remember_secret
 
 log = logging.getLogger(__name__)
+
+
+def shown_name(name: str) -> str:
+    """A device's name as the desktop lists it (and logs it): one line, no control characters and no marks that turn
+    the text's direction — a right-to-left override could make "evil" read as another phone's name."""
+    kept = "".join(
+        " " if c in "\t\n\r" else c for c in name if unicodedata.category(c) not in ("Cc", "Cf") or c in "\t\n\r"
+    )
+    return " ".join(kept.split())[:60] or "Phone"
 
 CODE_SECONDS = 120.0
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read off a screen and typed
@@ -103,7 +113,7 @@ class MirrorDevices:
             del self._codes[wanted]  # once
             token = secrets.token_urlsafe(32)
             remember_secret(token)
-            device = Device(uuid.uuid4().hex, name.strip()[:60] or "Phone", _hash(token), now, now)
+            device = Device(uuid.uuid4().hex, shown_name(name), _hash(token), now, now)
             self._devices[device.id] = device
             self._save()
         log.info("mirror: paired device %s (%s)", device.id, device.name)
