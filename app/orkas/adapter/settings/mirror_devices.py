@@ -40,6 +40,7 @@ def shown_name(name: str) -> str:
     )
     return " ".join(kept.split())[:60] or "Phone"
 
+
 CODE_SECONDS = 120.0
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read off a screen and typed
 CODE_LENGTH = 8
