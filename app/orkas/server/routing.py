@@ -21,6 +21,7 @@ import json
 import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import cached_property
 from types import UnionType
 from typing import Any
 
@@ -121,13 +122,10 @@ class _Call:
         self.path = path
         self.status_code = status_code
         self.response_class = response_class
-        self._parameters: _Parameters | None = None
 
-    @property
+    @cached_property
     def parameters(self) -> _Parameters:
-        if self._parameters is None:
-            self._parameters = _read_signature(self.handler, self.path)
-        return self._parameters
+        return _read_signature(self.handler, self.path)
 
     async def http(self, request: Request) -> Response:
         try:
@@ -167,8 +165,6 @@ class _Call:
                 arguments[parameters.body] = await _body(connection, parameters)
             except _Invalid as e:
                 errors.extend(e.errors)
-            except ValidationError as e:
-                errors.extend({**error, "loc": ("body", *error["loc"])} for error in _errors(e))
         if errors:
             raise _Invalid(errors)
         if parameters.request is not None:
@@ -195,7 +191,10 @@ async def _body(request: Request, parameters: _Parameters) -> BaseModel | None:
     except (ValueError, RecursionError) as e:  # UnicodeDecodeError is a ValueError
         error = {"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error", "input": {}}
         raise _Invalid([{**error, "ctx": {"error": str(e)[:200]}}]) from None
-    return parameters.body_model.model_validate(value)
+    try:
+        return parameters.body_model.model_validate(value)
+    except ValidationError as e:
+        raise _Invalid([{**error, "loc": ("body", *error["loc"])} for error in _errors(e)]) from None
 
 
 def _errors(e: ValidationError) -> list[dict[str, Any]]:
