@@ -25,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -167,10 +169,12 @@ def bare_idle(display: str, idle: float) -> tuple[float, int]:
             stop_group(process)
 
 
-def chromium_idle(display: str, idle: float) -> tuple[float, int]:
+@contextmanager
+def served_in_chromium(display: str) -> Iterator[tuple[int, int]]:
+    """`orkas serve` with its page open in Debian's Chromium (`--app` window): the two process ids, stopped after."""
     chromium = shutil.which("chromium")
     if chromium is None:
-        raise RuntimeError("Debian's chromium is needed for the baseline (scripts/setup.sh installs it)")
+        raise RuntimeError("Debian's chromium is needed (scripts/setup.sh installs it)")
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
         env = environment(display, home)
@@ -192,11 +196,16 @@ def chromium_idle(display: str, idle: float) -> tuple[float, int]:
             start_new_session=True,
         )
         try:
-            time.sleep(idle + 2)  # no page report here: give it the start-up time on top
-            return pss_mb([server.pid, browser.pid])
+            yield server.pid, browser.pid
         finally:
             stop_group(browser)
             stop_group(server)
+
+
+def chromium_idle(display: str, idle: float) -> tuple[float, int]:
+    with served_in_chromium(display) as (server, browser):
+        time.sleep(idle + 2)  # no page report here: give it the start-up time on top
+        return pss_mb([server, browser])
 
 
 def main() -> None:

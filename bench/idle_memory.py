@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -24,10 +23,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.display import CHROMIUM_FLAGS, start_xvfb, stop_group
+from tests.display import start_xvfb, stop_group
 
 from bench.baseline import tree_at
-from bench.desktop import ORKAS, environment, tree, wait_report
+from bench.desktop import ORKAS, environment, served_in_chromium, tree, wait_report
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH, HEIGHT = 1200, 820  # the Orkas window's size (desktop/window.py): the bare one is made the same
@@ -108,28 +107,9 @@ def bare_idle(display: str, idle: float, **extra: str) -> dict[str, Any]:
 
 def python_app(display: str, idle: float) -> float:
     """`orkas serve`'s PSS once its page has loaded in Chromium (every request the page makes at start served)."""
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        raise RuntimeError("Debian's chromium is needed (scripts/setup.sh installs it)")
-    with tempfile.TemporaryDirectory() as folder:
-        home = Path(folder)
-        env = environment(display, home)
-        server = subprocess.Popen(
-            [ORKAS, "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            start_new_session=True,
-        )  # fmt: skip
-        assert server.stdout is not None
-        url = server.stdout.readline().strip()
-        browser = subprocess.Popen(
-            [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={home / 'profile'}", f"--app={url}"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        )  # fmt: skip
-        try:
-            time.sleep(idle + 4)
-            return pss(server.pid)
-        finally:
-            stop_group(browser)
-            stop_group(server)
+    with served_in_chromium(display) as (server, _):
+        time.sleep(idle + 4)
+        return pss(server)
 
 
 def interpreter() -> float:
