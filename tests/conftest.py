@@ -45,6 +45,9 @@ def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     for var in PROVIDER_VARS:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("ORKAS_HOME", str(tmp_path_factory.mktemp("orkas-home")))
+    # No test's app reads the project's release feed (it would try the internet a minute after start); the update
+    # tests serve their own feed and turn this back on.
+    monkeypatch.setenv("ORKAS_UPDATES", "off")
     before = len(netguard.attempts)
     yield
     blocked = netguard.attempts[before:]

@@ -8,12 +8,13 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import logging
 import signal
 import socket
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,7 @@ from orkas.app import (
     skill_registry,
     suggest_title,
     title_text,
+    updater_for,
 )
 from orkas.app.assembly import Assembly, Knowledge
 from orkas.core import crashes
@@ -92,6 +94,8 @@ class Hosted:
     evolve_settle: float = 600.0
     learning: Callable[[], bool] = lambda: True  # Settings → Learning's switch, read at each cycle
     connectors: ConnectorHub | None = None
+    update_checks: bool = True  # ORKAS_UPDATES=off: no automatic check (Settings' switch is read at each)
+    update_settle: float = 60.0
 
     def serve_forever(self) -> None:
         try:
@@ -119,6 +123,7 @@ class Hosted:
         if self.skills is not None:  # the skill roots: scanned and watched off the start path
             threading.Thread(target=self._watch_skills, name="skill-scan", daemon=True).start()
         evolving = asyncio.create_task(self._evolve_forever()) if self.evolution is not None else None
+        checking = asyncio.create_task(self._check_updates_forever()) if self.update_checks else None
         if threading.current_thread() is threading.main_thread():  # `orkas serve`; the window stops it itself
             for quit_by in QUIT_SIGNALS:
                 asyncio.get_running_loop().add_signal_handler(quit_by, self._quit, quit_by)
@@ -130,8 +135,9 @@ class Hosted:
         try:
             await self.server.serve(sockets=[self.listener])
         finally:  # the app is exiting: no run goes on, no background process is left behind
-            if evolving is not None:
-                evolving.cancel()
+            for task in (evolving, checking):
+                if task is not None:
+                    task.cancel()
             if self.mirror is not None:
                 await self.mirror.stop(quitting=True)
             await self.runtime.shutdown()
@@ -159,6 +165,36 @@ class Hosted:
                 except Exception as e:  # the next cycle tries again; the app goes on
                     crashes.report("evolution", e)
             await asyncio.sleep(INTERVAL)
+
+    async def _check_updates_forever(self) -> None:
+        """The release feed read once start-up has settled, then once a day — never more often, across restarts
+        too (the updater remembers when) — while Settings → About's switch is on; a newer version downloads."""
+        from orkas.adapter.updates.feed import UpdateError  # light: the updater itself loads when it is due
+
+        await asyncio.sleep(self.update_settle)
+        updates = self.services.updates
+        while updates is not None:
+            wanted = await asyncio.to_thread(lambda: self.services.settings.load().preferences.update_check)
+            due = await asyncio.to_thread(lambda: updates().due_in())
+            if not wanted or due > 0:
+                log.info("update check: %s", f"next in {due / 3600:.1f} h" if wanted else "off in Settings → About")
+                await asyncio.sleep(min(due, 3600.0) if wanted else 3600.0)  # the switch is read again hourly
+                continue
+            try:
+                newer = await asyncio.to_thread(updates().check)
+                if newer is not None and updates().installed.kind != "source":  # a checkout updates with git
+                    await asyncio.to_thread(updates().download)
+            except UpdateError as e:  # said in Settings → About; tried again tomorrow
+                log.info("update check: %s", e)
+            except Exception as e:
+                crashes.report("updates", e)
+                await asyncio.sleep(3600.0)
+
+    def restart_if_installing(self, argv: Sequence[str], env: Mapping[str, str]) -> None:
+        """After the app has shut down: the update the person said yes to is put in place and started in this
+        process's place, with `argv` and `env` (does not return then)."""
+        if self.services.updates is not None and self.services.restart is not None:
+            self.services.updates().restart_if_installing(argv, env)
 
     def _watch_skills(self) -> None:
         assert self.skills is not None
@@ -279,6 +315,7 @@ def host(
         environment=environment_providers(settings),
         instructions=assembly.instructions,
         home=settings.home,
+        updates=functools.cache(lambda: updater_for(settings)),
     )
     devices = MirrorDevices(settings.data_dir / "mirror")
 
@@ -334,6 +371,7 @@ def host(
     bound_port = listener.getsockname()[1]
     app = create_app(token=token, port=bound_port, runtime=runtime, providers=provider_names, services=services)
     server = Server(server_config(app))
+    services.restart = lambda: setattr(server, "should_exit", True)  # the window closes itself instead
     return Hosted(
         url=url,
         port=bound_port,
@@ -350,4 +388,6 @@ def host(
         evolve_settle=settings.evolve_settle,
         learning=assembly.learning,
         connectors=assembly.connectors,
+        update_checks=settings.update_checks,
+        update_settle=settings.update_settle,
     )

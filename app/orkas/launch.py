@@ -87,6 +87,7 @@ def run_desktop(env: Mapping[str, str], *, report: Path | None = None) -> int:
         try:
             settings = settings_from_env(env)
             hosted = host(settings, bound=bound)
+            hosted.services.restart = lambda: bridge._window.destroy()  # to start an installed update
             state.update(hosted=hosted, settings=settings)
         except Exception as e:  # the window says why instead of staying on its frame
             state["error"] = f"{type(e).__name__}: {e}"
@@ -131,10 +132,11 @@ def run_desktop(env: Mapping[str, str], *, report: Path | None = None) -> int:
         if report is not None:
             window.evaluate_js(PROBE, lambda answer: write({"event": "shown", **answer}))
 
+    bridge = Bridge(attach)
     try:
         open_window(
             bound[2],
-            Bridge(attach),
+            bridge,
             server_ready=server_ready,
             on_splash=on_splash,
             on_shown=on_shown,
@@ -142,4 +144,6 @@ def run_desktop(env: Mapping[str, str], *, report: Path | None = None) -> int:
     finally:
         if "hosted" in state:
             state["hosted"].stop()
+    if "hosted" in state:
+        state["hosted"].restart_if_installing([], env)  # the window was closed to install an update
     return 0

@@ -143,7 +143,7 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
     usageSection(),
     phoneSection(guard, refresh),
   ]));
-  if (data.about) body.append(aboutSection(data.about, prefs, save, guard, onInfo));
+  if (data.about) body.append(await aboutSection(data.about, prefs, save, guard, onInfo));
   if (body.parentNode !== dialog) return; // a redraw replaced it meanwhile
   const menu = sectionMenu(dialog, body);
   dialog.insertBefore(menu, body);

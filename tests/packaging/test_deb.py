@@ -6,6 +6,8 @@ folder alone. Slow (a PyInstaller build): once per run."""
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import shutil
 import subprocess
@@ -20,10 +22,12 @@ import pptx
 import pytest
 
 from orkas import __version__
+from orkas.adapter.settings.data_format import CURRENT
 from tests.conftest import subprocess_env
 from tests.desktop.test_window import need, screenshot, start, wait_for
 from tests.display import start_xvfb, stop_group
 from tests.fakes import anthropic
+from tests.fakes.releases import artifact, new_key, release_host
 from tests.fakes.server import FakeServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,6 +92,73 @@ def test_the_portable_build_runs_from_wherever_it_is_unpacked(
     assert ran.returncode == 0 and ran.stdout.strip() == "Unpacked and answering.", ran.stderr
 
 
+def repacked(portable: Path, out: Path) -> Path:
+    """The same real build under the same folder name, with a RELEASE file: what an update would bring."""
+    with tarfile.open(portable) as source, tarfile.open(out, "w:gz", compresslevel=0) as target:
+        top = ""
+        for member in source:
+            top = top or member.name.split("/")[0]
+            target.addfile(member, source.extractfile(member) if member.isfile() else None)
+        info = tarfile.TarInfo(f"{top}/RELEASE")
+        info.size = 7
+        target.addfile(info, io.BytesIO(b"99.0.0\n"))
+    return out
+
+
+def test_the_portable_build_updates_itself_from_a_signed_feed_and_restarts_into_it(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    with tarfile.open(built[1]) as archive:
+        archive.extractall(tmp_path / "apps", filter="tar")
+    [folder] = (tmp_path / "apps").iterdir()
+    before = folder.stat().st_ino
+    key = new_key()
+    release = repacked(built[1], tmp_path / "release.tar.gz")
+    platform = f"linux-{os.uname().machine.lower()}"
+    env = installed_env(tmp_path, ORKAS_UPDATE_KEY=key.public)
+    with release_host() as host:
+        url = host.put("/orkas.tar.gz", release)
+        offer = {"notes": "", "data_format": CURRENT, "artifacts": [artifact(url, release, platform=platform)]}
+        feed = host.publish(key, [{"version": "99.0.0", **offer}])
+        (tmp_path / "data").mkdir()
+        (tmp_path / "data" / "settings.json").write_text(json.dumps({"preferences": {"update_feed": feed}}))
+        server = subprocess.Popen([str(folder / "orkas"), "serve"], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            assert server.stdout is not None
+            first = server.stdout.readline().strip()
+            base, token = first.split("/?", 1)[0], first.split("token=", 1)[1]
+            with httpx.Client(base_url=base, headers={"X-Orkas-Token": token}, timeout=300) as client:
+                assert client.post("/api/updates/check").json()["available"]["version"] == "99.0.0"
+                answer = client.post("/api/updates/install")
+                assert answer.status_code == 200 and answer.json()["restarting"] is True, answer.text
+            again = server.stdout.readline().strip()  # the same process, now the new version, says its new URL
+            assert again.startswith("http://127.0.0.1:") and again != first, server.stderr.read()
+            base, token = again.split("/?", 1)[0], again.split("token=", 1)[1]
+            assert httpx.get(f"{base}/api/status", headers={"X-Orkas-Token": token}, timeout=30).status_code == 200
+        finally:
+            server.terminate()
+            server.wait(30)
+        assert (folder / "RELEASE").read_text() == "99.0.0\n" and folder.stat().st_ino != before
+        assert sorted(p.name for p in (tmp_path / "apps").iterdir()) == [folder.name]  # no staging, no old copy
+
+        # From a terminal: a newer release, then one whose file is not what the feed signed.
+        swapped = folder.stat().st_ino
+        feed = host.publish(key, [{"version": "99.0.1", **offer}])
+        applied = subprocess.run([str(folder / "orkas"), "update", "apply", "--feed", feed], env=env,
+                                 capture_output=True, text=True, timeout=600)  # fmt: skip
+        assert applied.returncode == 0 and f"is installed in {folder}" in applied.stdout, applied.stderr
+        assert folder.stat().st_ino != swapped
+        bad = {**offer, "artifacts": [{**offer["artifacts"][0], "sha256": "0" * 64}]}  # type: ignore[dict-item]
+        feed = host.publish(key, [{"version": "99.0.2", **bad}])
+        refused = subprocess.run([str(folder / "orkas"), "update", "apply", "--feed", feed], env=env,
+                                 capture_output=True, text=True, timeout=600)  # fmt: skip
+        assert refused.returncode == 1 and "SHA-256" in refused.stderr
+        now = folder.stat().st_ino
+    version = subprocess.run([str(folder / "orkas"), "--version"], env=env, capture_output=True, text=True)
+    assert version.stdout.strip() == f"orkas {__version__}" and folder.stat().st_ino == now
+
+
 def test_the_deb_installs_runs_and_uninstalls_keeping_the_data(
     built: tuple[Path, Path], tmp_path: Path, anthropic_server: FakeServer
 ) -> None:
@@ -110,6 +181,16 @@ def test_the_deb_installs_runs_and_uninstalls_keeping_the_data(
 
     version = subprocess.run(["orkas", "--version"], env=installed_env(tmp_path), capture_output=True, text=True)
     assert version.stdout.strip() == f"orkas {__version__}", version.stderr
+
+    key = new_key()  # an update of the installed package: verified, then handed to the system's package tool
+    with release_host() as host:
+        url = host.put("/orkas.deb", deb)
+        entry = artifact(url, deb, platform=f"linux-{os.uname().machine.lower()}", kind="deb")
+        feed = host.publish(key, [{"version": "99.0.0", "notes": "", "data_format": CURRENT, "artifacts": [entry]}])
+        handed = subprocess.run(["orkas", "update", "apply", "--feed", feed], capture_output=True, text=True,
+                                env=installed_env(tmp_path, ORKAS_UPDATE_KEY=key.public), timeout=300)  # fmt: skip
+    assert handed.returncode == 0 and "install it with:\n  sudo apt install " in handed.stdout, handed.stderr
+    assert Path("/opt/orkas/orkas").exists() and installed()  # nothing of the installed package was touched
 
     server = subprocess.Popen(
         ["orkas", "serve"], env=installed_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

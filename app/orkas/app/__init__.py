@@ -40,6 +40,7 @@ from orkas.app.config import (
     spec_for,
     suggest_title,
     title_text,
+    updater_for,
 )
 from orkas.app.extensions import SkillAccess, connector_hub, package_store, skill_access, skill_registry
 from orkas.app.workspace import agent_policy, confinement_report, preferred_bins, sandbox, workspace_tools
@@ -80,5 +81,6 @@ __all__ = [
     "spec_for",
     "suggest_title",
     "title_text",
+    "updater_for",
     "workspace_tools",
 ]

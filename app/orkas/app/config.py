@@ -29,6 +29,7 @@ from orkas.adapter.providers.local_servers import KNOWN as KNOWN_LOCAL
 from orkas.adapter.providers.pool import Candidate, RotatingProvider
 from orkas.adapter.settings.store import ProductSettings, ProviderConfig, SettingsStore
 from orkas.adapter.settings.vault import Vault, VaultError
+from orkas.adapter.updates.feed import RELEASE_KEYS
 from orkas.core.errors import ConfigError, ProviderError
 from orkas.core.paths import data_dir
 from orkas.core.redact import remember_secret
@@ -40,7 +41,10 @@ from orkas.engine.retry import describe
 from orkas.engine.sandbox import SAFE_ENV
 from orkas.engine.tools.search_backend import SearchBackend
 
-if TYPE_CHECKING:  # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
+if TYPE_CHECKING:
+    from orkas.adapter.updates.updater import Updater
+
+    # numpy and faiss: loaded where a knowledge base or an embedder is used, not at start
     from orkas.engine.memory.embedders import Embedder
 
 
@@ -78,6 +82,12 @@ class Settings:
     # Seconds a failing MCP server waits before the first retry (ORKAS_MCP_BACKOFF), doubling up to 30 min.
     mcp_backoff: float = 30.0
     home: Path = field(default_factory=Path.home)  # HOME: where the person's other agents keep their instructions
+    # Updates: ORKAS_UPDATES=off stops the automatic daily check (Settings → About's switch, for a managed machine);
+    # ORKAS_UPDATE_KEY replaces the release key a feed must be signed with (a private build's own);
+    # ORKAS_UPDATE_SETTLE: seconds after start-up before the first automatic check.
+    update_checks: bool = True
+    update_keys: tuple[str, ...] = RELEASE_KEYS
+    update_settle: float = 60.0
 
 
 def settings_from_env(env: Mapping[str, str]) -> Settings:
@@ -116,6 +126,9 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
         evolve_settle=float(_count(env, "ORKAS_EVOLVE_SETTLE", 600)),
         mcp_backoff=float(_count(env, "ORKAS_MCP_BACKOFF", 30)),
         home=Path(env["HOME"]) if env.get("HOME") else Path.home(),
+        update_checks=env.get("ORKAS_UPDATES", "").lower() not in ("off", "0", "no", "none"),
+        update_keys=tuple(env["ORKAS_UPDATE_KEY"].split(",")) if env.get("ORKAS_UPDATE_KEY") else RELEASE_KEYS,
+        update_settle=float(_count(env, "ORKAS_UPDATE_SETTLE", 60)),
     )
 
 
@@ -330,3 +343,17 @@ def title_text(end: MessageEnd) -> str:
     line = text[0] if text else ""
     words = line.strip().strip("\"'“”‘’*#`").split()[:TITLE_WORDS]
     return " ".join(words).rstrip(".。,，:;").strip("\"'“”‘’*#`")[:80]
+
+
+def updater_for(settings: Settings, feed: str | None = None) -> Updater:
+    """The one updater (Settings → About, `orkas update`, the daily check): the feed the settings name (or
+    `feed`), the release keys, this process's safe environment for the version it asks before installing."""
+    from orkas.adapter.updates.updater import Updater
+
+    store = SettingsStore(settings.data_dir / "settings.json")
+    return Updater(
+        settings.data_dir / "updates",
+        feed_url=(lambda: feed) if feed else (lambda: store.load().preferences.update_feed),
+        keys=settings.update_keys,
+        env=settings.process_env,
+    )

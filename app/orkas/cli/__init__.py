@@ -42,6 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ConfigError as e:
             print(f"orkas: {e}", file=sys.stderr)
             return EXIT_USAGE
+    if args.command == "update" and args.update_command == "probe":  # asked by an update, before any data is opened
+        from orkas.cli import update as update_cli
+
+        return update_cli.probe()
     keep_private()  # data, caches and indexes are the owner's alone; commands get the person's umask back
     folder = data_dir(os.environ.get("ORKAS_HOME"))
     try:
@@ -55,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"orkas: {e}", file=sys.stderr)
         return EXIT_USAGE
     _start_logging(folder, args.command or "window")
-    if args.command not in ("vault", "session", "agents", "skills", "packages"):
+    if args.command not in ("vault", "session", "agents", "skills", "packages", "update"):
         from orkas.cli.vault import unlock_if_protected
 
         problem = unlock_if_protected(folder, os.environ)
@@ -84,7 +88,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             from orkas.cli import serve as serve_cli
 
-            return serve_cli.serve(args, os.environ)
+            return serve_cli.serve(args, os.environ, given)
+        if args.command == "update":
+            from orkas.cli import update as update_cli
+
+            return update_cli.run(args, os.environ)
         if args.command is None:
             return _desktop()
         if args.command == "kb":
@@ -232,6 +240,9 @@ def _parser() -> argparse.ArgumentParser:
     from orkas.cli import serve as serve_cli
 
     serve_cli.add_parser(commands)
+    from orkas.cli import update as update_cli
+
+    update_cli.add_parser(commands)
     from orkas.cli import kb as kb_cli
 
     kb_cli.add_parser(commands)

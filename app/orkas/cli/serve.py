@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 EXIT_OK = 0
 
@@ -21,7 +21,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument("--mirror-port", type=int, default=47615, help="the mirror's port (0: any free port)")
 
 
-def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+def serve(args: argparse.Namespace, env: Mapping[str, str], argv: Sequence[str] = ()) -> int:
+    """`argv`: the command line, for the update that restarts this process into the new version."""
     # Imported here: every other command starts faster without the web stack.
     from orkas.app import settings_from_env
     from orkas.host import host
@@ -36,4 +37,5 @@ def serve(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         certificate = hosted.mirror.certificate
         print(f"mirror: {hosted.mirror.url} {certificate.fingerprint if certificate else ''}", flush=True)
     hosted.serve_forever()
+    hosted.restart_if_installing(argv, env)
     return EXIT_OK

@@ -30,6 +30,7 @@ from orkas.server.security import LocalOnly
 from orkas.server.services import Services
 from orkas.server.settings_routes import add_settings_routes
 from orkas.server.skills_routes import add_package_routes, add_skills_routes
+from orkas.server.update_routes import add_update_routes
 
 NO_STORE = {"Cache-Control": "no-store"}
 
@@ -93,4 +94,6 @@ def create_app(
     if services is not None and services.crashes is not None:
         folder = services.diagnostics_folder or services.crashes.folder.parent / "diagnostics"
         add_diagnostics_routes(api, services.crashes, services.diagnostics, folder)
+    if services is not None and services.updates is not None:
+        add_update_routes(api, services, services.updates)
     return Observed(LocalOnly(api, token=token, port=port), crashes=services.crashes if services else None)

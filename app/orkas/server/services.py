@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orkas.adapter.connectors.hub import ConnectorHub
 from orkas.adapter.conversations.attachments import AttachmentStore
@@ -25,6 +25,9 @@ from orkas.server.agents_routes import Members
 from orkas.server.loop_watch import LoopWatch
 from orkas.server.mirror.routes import MirrorControl
 from orkas.team.agents import AgentStore
+
+if TYPE_CHECKING:
+    from orkas.adapter.updates.updater import Updater
 
 FRONTEND = frontend_dir()
 
@@ -62,3 +65,5 @@ class Services:
     instructions: Instructions | None = None  # a chat's instruction files and the person's trust in its folder
     home: Path | None = None  # where the person's other agents keep their own instructions
     loop: LoopWatch | None = None  # how long the event loop was held (GET /api/status/loop)
+    updates: Callable[[], Updater] | None = None  # made on first use: nothing of it loads at start
+    restart: Callable[[], None] | None = None  # how the app closes itself to start an installed update

@@ -96,6 +96,8 @@ class PreferencesChange(BaseModel):
     personal_instructions: str | None = Field(default=None, max_length=32 * 1024)
     personal_file: str | None = Field(default=None, max_length=16)
     instructions_offered: bool | None = None
+    update_check: bool | None = None
+    update_feed: str | None = Field(default=None, max_length=2048)
     clear_default_model: bool = False
 
 

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from orkas.adapter.updates.feed import DEFAULT_FEED, allowed_url
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
 from orkas.core.logging import LEVELS, LogLevel
@@ -86,9 +87,13 @@ class Preferences:
     personal_instructions: str = ""
     personal_file: str = ""
     instructions_offered: bool = False
+    # Updates (Settings → About): the signed feed read once a day, and whether to read it at all. Nothing but the
+    # feed's address is asked for (adapter/updates/fetch.py).
+    update_check: bool = True
+    update_feed: str = DEFAULT_FEED
 
     def check(self) -> None:
-        for flag in ("auto_title", "mirror", "memory", "learning", "offered", "instructions_offered"):
+        for flag in ("auto_title", "mirror", "memory", "learning", "offered", "instructions_offered", "update_check"):
             if not isinstance(getattr(self, flag), bool):
                 raise ConfigError(f"{flag} must be true or false, not {getattr(self, flag)!r}")
         if self.personal_file not in ("", "claude", "codex", "gemini"):
@@ -109,6 +114,8 @@ class Preferences:
             self.rerank not in ("off", "chat") and not all(self.rerank.partition("/")[::2])
         ):
             raise ConfigError(f"rerank must be off, chat or provider/model, not {self.rerank!r}")
+        if not isinstance(self.update_feed, str) or len(self.update_feed) > 2048 or not allowed_url(self.update_feed):
+            raise ConfigError(f"update_feed must be an https address, not {self.update_feed!r}")
         for name, value, allowed in (
             ("mode", self.mode, MODES),
             ("theme", self.theme, THEMES),

@@ -795,3 +795,28 @@ async def _spawn(
         umask=person_umask(),  # what the command creates is the person's, not Orkas's private 077
         pass_fds=tuple(fds),
     )
+
+
+# The app's own programs — never a command of the model's, a hook or an outside agent — start here too: the next
+# version of Orkas, asked what it is before it replaces this one, then started in this process's place; and a
+# downloaded installer handed to the desktop.
+
+
+def run_own_program(argv: Sequence[str], *, timeout: float, env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run a program of the app's (a verified release of it) to completion, its output captured."""
+    return subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout, env=dict(env), check=False)
+
+
+def replace_process(executable: Path, argv: Sequence[str], env: Mapping[str, str]) -> None:
+    """This process becomes `executable` (the same pid, terminal and arguments: a restart in place)."""
+    os.execve(executable, [str(executable), *argv], dict(env))
+
+
+def open_with_desktop(path: Path) -> bool:
+    """Hand a file to the desktop's opener (the software centre for a .deb, Finder, Explorer); False if there
+    is none."""
+    opener = {"darwin": ["open"], "win32": ["explorer"]}.get(sys.platform, ["xdg-open"])
+    if shutil.which(opener[0]) is None:
+        return False
+    subprocess.Popen([*opener, str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    return True
