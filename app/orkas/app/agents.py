@@ -9,11 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orkas.adapter.hooks.commands import ALL_EVENTS, CommandHooks, HookSet
 from orkas.app.config import Configured, Settings, build_registry, load_configured, model_choices, protected_data
 from orkas.app.extensions import Connections, SkillAccess
 from orkas.app.workspace import agent_policy, sandbox, workspace_tools
 from orkas.core.errors import ConfigError, NoProvider
 from orkas.engine.catalog import lookup
+from orkas.engine.hooks import Event
 from orkas.engine.instructions import ProjectInstructions
 from orkas.engine.memory import Memory, MemoryTool
 from orkas.engine.prompt import SystemPrompt
@@ -93,6 +95,8 @@ class AgentProfile:
     connectors: Connections | None = None
     personal: str | None = None  # the person's own standing instructions (adapter/settings/personal.py)
     project: ProjectInstructions | None = None  # the conversation's AGENTS.md and kin, trusted or only read
+    hooks: HookSet | None = None  # the person's checks around tool use (and a trusted project's)
+    hook_events: frozenset[Event] = ALL_EVENTS  # which of them this agent fires (a member: the tool events)
 
 
 def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
@@ -109,8 +113,11 @@ def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
     remembers = profile.memory_tool and configured.product.preferences.memory  # off until the person turns it on
     second_stage = reranker(registry, configured, chosen) if profile.knowledge is not None else None
 
+    made_with: list[Executor] = []  # the one executor the tools were made with: the hooks run through it too
+
     def tools() -> list[Tool]:
-        made, _processes = workspace_tools(settings, policy, limits, profile.processes)
+        made, processes = workspace_tools(settings, policy, limits, profile.processes)
+        made_with.append(processes.executor)
         if remembers:
             made.append(MemoryTool(memory))
         made = _allowed_tools(profile, [*made, *_capability_tools(profile, second_stage)])
@@ -145,6 +152,7 @@ def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
         # start path); an allow-list is checked now, so a tool name that is none is said before anything runs.
         tools=tools() if profile.only_tools is not None else tools,
         system_prompt=SystemPrompt(hooks=hooks),  # read at the start of every turn
+        hooks=CommandHooks(profile.hooks, lambda: made_with[0], profile.hook_events) if profile.hooks else None,
     )
 
 

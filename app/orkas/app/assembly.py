@@ -22,6 +22,7 @@ from orkas.adapter.conversations.instructions import Instructions
 from orkas.adapter.conversations.processes import ConversationProcesses
 from orkas.adapter.conversations.runtime import ConversationRuntime, Hooks
 from orkas.adapter.conversations.store import Conversation, ConversationStore
+from orkas.adapter.hooks.commands import ALL_EVENTS, TOOL_EVENTS, HookSet
 from orkas.adapter.settings import personal
 from orkas.adapter.settings.permission_rules import RuleStore
 from orkas.adapter.settings.trust import FolderTrust
@@ -217,6 +218,7 @@ class Assembly:
         access: SkillAccess | None,
         configured: Configured,
     ) -> AgentProfile:
+        project = self.instructions.project(conversation)
         granted: list[str | Path] = [*conversation.granted, self.attachments.folder(conversation.id)]
         own = (*self.store.own(conversation), self.attachments.folder(conversation.id))
         self.attachments.folder(conversation.id).mkdir(parents=True, exist_ok=True)
@@ -249,7 +251,17 @@ class Assembly:
             connectors=None if worker else Connections(self.settings.data_dir, lambda: self.connectors),
             personal=personal.section(configured.product.preferences, self.settings.home),
             # Every member reads the conversation's project instructions, as the folder the chat works in has them.
-            project=self.instructions.project(conversation),
+            project=project,
+            # The person's hooks, and the project's once its folder is trusted; read at every run. The prompt and stop
+            # hooks are the conversation's (its solo agent's or commander's), the tool hooks every agent's.
+            hooks=HookSet.load(
+                self.settings.data_dir,
+                folder or conversation.workspace_path,
+                conversation.id,
+                project.root,
+                project.trusted(),
+            ),
+            hook_events=ALL_EVENTS if role in ("solo", "commander") else TOOL_EVENTS,
         )
 
     def prepare(self, conversation: Conversation) -> None:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from orkas.engine.consent import Question
 
 ErrorKind = Literal[
-    "auth", "rate_limit", "context_overflow", "timeout", "provider", "aborted", "loop", "budget", "internal"
+    "auth", "rate_limit", "context_overflow", "timeout", "provider", "aborted", "loop", "budget", "hook", "internal"
 ]
 
 

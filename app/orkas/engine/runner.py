@@ -16,7 +16,7 @@ import functools
 import logging
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from orkas.engine.abort import AbortSignal
@@ -25,7 +25,8 @@ from orkas.engine.catalog import lookup
 from orkas.engine.compaction import Compactor
 from orkas.engine.consent import Permissions
 from orkas.engine.context import ContextBudget
-from orkas.engine.events import Done, Error, Event, RunStart
+from orkas.engine.events import Done, Error, Event, RunStart, RunWarning
+from orkas.engine.hooks import Hooks, Outcome, approve_here
 from orkas.engine.loop_guard import LoopGuard
 from orkas.engine.messages import TextBlock, UserMessage, user_text
 from orkas.engine.model_call import ModelCall
@@ -68,15 +69,18 @@ class Agent:
         workspace: Path,
         tools: Sequence[Tool] | Callable[[], Sequence[Tool]] = (),
         system_prompt: SystemPrompt | None = None,
+        hooks: Hooks | None = None,
     ) -> None:
-        """`tools` may be a function that makes them: called once, when the first turn starts (after `run_start`),
-        so a run says it started before the tools' modules load and their executor is set up."""
+        """`hooks`: the person's checks around this agent's runs (engine/hooks.py). `tools` may be a function that
+        makes them: called once, when the first turn starts (after `run_start`), so a run says it started before the
+        tools' modules load and their executor is set up."""
         self.providers = providers
         self.config = config
         self.workspace = workspace
         self._tools = tools
         self._toolset: ToolSet | None = None
         self.system_prompt = system_prompt or SystemPrompt()
+        self.hooks = hooks
         LoopGuard(warn_at=config.loop_warn_at, stop_at=config.loop_stop_at)  # fail fast on bad limits
 
     @property
@@ -149,12 +153,14 @@ class Agent:
                 max_parallel=self.config.max_parallel_tools,
                 permissions=permissions,
                 budget=budget,
+                hooks=self.hooks,
             ),
             compactor=Compactor(provider=provider, model=model_id, budget=window, signal=signal),
             fixed_tokens=_system_tokens(system) + self._tools_tokens,
             task="".join(b.text for b in message.content if isinstance(b, TextBlock)),
             price=info.price,
             budget=budget,
+            hooks=self.hooks,
         )
         # Outside text the model can see from the start: what the input carries, what the prompt marks as data (a
         # folder's instruction files the person has not trusted), what the history still holds.
@@ -162,12 +168,31 @@ class Agent:
         if already:
             turn.tools.state[UNTRUSTED_SOURCES] = list(dict.fromkeys(already))
         try:
+            if self.hooks is not None and self.hooks.wants("UserPromptSubmit"):
+                said: list[Outcome] = []
+                async for event in self._prompt_hooks(turn, said):
+                    yield event
+                for note in said[0].notes:
+                    yield RunWarning(message=note)
+                if said[0].block is not None:  # the prompt never reaches the model, nor the transcript
+                    yield Error(kind="hook", message=f"A hook refused this message: {said[0].block}")
+                    return
+                if said[0].context:
+                    message = replace(message, content=(*message.content, TextBlock(text=said[0].context)))
             await turn.append(message)
             async with aclosing(turn.rounds()) as events:
                 async for event in events:
                     yield event
         except Stop as stop:
             yield stop.event
+
+    async def _prompt_hooks(self, turn: Turn, said: list[Outcome]) -> AsyncGenerator[Event, None]:
+        """UserPromptSubmit: its approvals asked on the turn, then its hooks run; the outcome put in `said`."""
+        assert self.hooks is not None
+        approved: set[str] = set()
+        async for event in approve_here(self.hooks, "UserPromptSubmit", turn.tools.permissions, approved):
+            yield event
+        said.append(await self.hooks.run("UserPromptSubmit", {"prompt": turn.task}, frozenset(approved)))
 
     async def run_to_end(
         self,

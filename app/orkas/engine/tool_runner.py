@@ -16,6 +16,7 @@ import time
 import traceback
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from orkas.engine.events import (
     ToolStart,
     permission_request,
 )
+from orkas.engine.hooks import Hooks, fire
 from orkas.engine.loop_guard import LoopGuard
 from orkas.engine.messages import TextBlock, ToolResultBlock, ToolUseBlock
 from orkas.engine.providers.base import INVALID_INPUT_KEY
@@ -86,6 +88,7 @@ class ToolRunner:
         max_parallel: int = MAX_PARALLEL,
         permissions: Permissions | None = None,
         budget: Budget | None = None,
+        hooks: Hooks | None = None,
     ) -> None:
         if max_parallel < 1:
             raise ValueError(f"max_parallel must be at least 1, got {max_parallel!r}")
@@ -97,6 +100,7 @@ class ToolRunner:
         self.state: dict[str, Any] = {}  # run-scoped tool state, e.g. which files were read
         self.budget = budget
         self.max_parallel = max_parallel
+        self.hooks = hooks
         self.results: tuple[ToolResultBlock, ...] = ()
         self.elapsed = 0.0
         self.loop_stop: str | None = None  # set when the loop guard stopped the run
@@ -160,7 +164,7 @@ class ToolRunner:
                 state=self.state,
                 budget=self.budget,
             )
-            task = asyncio.create_task(_limited(limit, tool, call, ctx))
+            task = asyncio.create_task(_limited(limit, tool, call, ctx, self.hooks))
             task.add_done_callback(functools.partial(_finished, queue, call))
             pending[call.id] = (call, task, time.perf_counter())
         unregister = self.signal.on_abort(lambda: queue.put_nowait(("abort", None, "")))
@@ -299,6 +303,25 @@ def _finished(queue: asyncio.Queue[_Item], call: ToolUseBlock, _task: object) ->
     queue.put_nowait(("done", call, ""))
 
 
-async def _limited(limit: asyncio.Semaphore, tool: Tool, call: ToolUseBlock, ctx: ToolContext) -> ToolResult:
+async def _limited(
+    limit: asyncio.Semaphore, tool: Tool, call: ToolUseBlock, ctx: ToolContext, hooks: Hooks | None
+) -> ToolResult:
     async with limit:
-        return await tool.execute(call.input, ctx)
+        if hooks is None:
+            return await tool.execute(call.input, ctx)
+        payload = {"tool_name": call.name, "tool_input": dict(call.input), "tool_use_id": call.id}
+        before = await fire(hooks, "PreToolUse", payload, ctx.ask, call.name)
+        for note in before.notes:
+            ctx.progress(note)
+        if before.block is not None:
+            return error_result(f"A PreToolUse hook blocked this call: {before.block}")
+        result = await tool.execute(call.input, ctx)
+        said = "\n".join(b.text for b in result.content if isinstance(b, TextBlock))
+        response = {"content": said, "is_error": result.is_error}
+        after = await fire(hooks, "PostToolUse", {**payload, "tool_response": response}, ctx.ask, call.name)
+        for note in after.notes:
+            ctx.progress(note)
+        extra = [text for text in (after.block and f"A PostToolUse hook says: {after.block}", after.context) if text]
+        if not extra:
+            return result
+        return replace(result, content=(*result.content, TextBlock(text="\n".join(extra))))

@@ -20,7 +20,9 @@ from orkas.engine.budget import Budget
 from orkas.engine.catalog import Price
 from orkas.engine.compaction import Compactor
 from orkas.engine.context import ContextMeter
-from orkas.engine.events import Compaction, Done, Error, Event, SteerApplied, Timings, UsageUpdate
+from orkas.engine.events import Compaction, Done, Error, Event, RunWarning, SteerApplied, Timings, UsageUpdate
+from orkas.engine.hooks import MAX_CONTINUES, Hooks, approve_here
+from orkas.engine.hooks import Outcome as HookOutcome
 from orkas.engine.messages import (
     AssistantMessage,
     ContentBlock,
@@ -38,6 +40,8 @@ from orkas.engine.tool_runner import ToolRunner, not_run_results
 log = logging.getLogger(__name__)
 
 LIMIT_TEXT = "not run: the tool-round limit was reached"
+# What the model reads when a Stop hook keeps it going (the hook's reason follows).
+KEEP_GOING = "A Stop hook asks you not to stop yet: "
 CONTINUE_NOTE = (
     "[Orkas] Your reply was cut off by the output limit. Continue exactly where it stopped, without repeating anything."
 )
@@ -79,6 +83,8 @@ class Turn:
     budget: Budget | None = None
     cost: float | None = 0.0
     so_far: bool = False  # a call was counted only as far as the provider had counted (`UsageUpdate.partial`)
+    hooks: Hooks | None = None
+    kept_going: int = 0  # times a Stop hook kept this run going
 
     async def rounds(self) -> AsyncGenerator[Event, None]:
         overflow_retried = False
@@ -138,8 +144,28 @@ class Turn:
                     yield event
                 continue
             text = self.answer_so_far + reply.text
+            if not self.limit_reached and self.hooks is not None and self.hooks.wants("Stop"):
+                said: list[HookOutcome] = []
+                async for event in self._stop_hooks(text, said):
+                    yield event
+                if said[0].block is not None and self.kept_going < MAX_CONTINUES:
+                    self.kept_going += 1
+                    self.answer_so_far, self.continued = "", False
+                    await self.append(UserMessage(content=(TextBlock(text=f"{KEEP_GOING}{said[0].block}"),)))
+                    continue
             yield self._done(text, "max_tool_loops" if self.limit_reached else reply.stop_reason)
             return
+
+    async def _stop_hooks(self, text: str, said: list[HookOutcome]) -> AsyncGenerator[Event, None]:
+        """Stop: its approvals asked on the turn, then its hooks run; the outcome put in `said`."""
+        assert self.hooks is not None
+        approved: set[str] = set()
+        async for event in approve_here(self.hooks, "Stop", self.tools.permissions, approved):
+            yield event
+        payload = {"stop_hook_active": self.kept_going > 0, "last_assistant_message": text}
+        said.append(await self.hooks.run("Stop", payload, frozenset(approved)))
+        for note in said[0].notes:
+            yield RunWarning(message=note)
 
     def _count(self, usage: Usage, provider: str, model: str, *, partial: bool = False) -> UsageUpdate:
         """One call's spend, counted in the run's cost and the budget. `partial`: the call ended before the provider's

@@ -421,7 +421,7 @@ class Executor:
             return Secrets(shown=True)
         return SECRETS.find(self.policy.roots)
 
-    def layout(self, *, writable: bool = False, hidden: Secrets | None = None) -> Layout:
+    def layout(self, *, writable: bool = False, hidden: Secrets | None = None, readable: Sequence[Path] = ()) -> Layout:
         """What a command sees. Prepares Orkas's own folders (the provided files, the caches): call it off the
         event loop."""
         provided_dir = self.sandbox_dir / "provided"
@@ -437,7 +437,7 @@ class Executor:
             )
             + (hidden.files if hidden is not None else ()),
             masked_folders=hidden.folders if hidden is not None else (),
-            readable=self.policy.readable,
+            readable=(*self.policy.readable, *readable),
             git=None if writable else git_shim(provided_dir, self.system_path),
             scratch=self.limits.scratch,
             home_size=self.limits.home,
@@ -454,13 +454,14 @@ class Executor:
         group: Sequence[Path] = (),
         hidden: Secrets | None = None,
         fds: list[int] | None = None,
+        readable: Sequence[Path] = (),
     ) -> list[str]:
         """The command line for `command`. Descriptors the child must inherit (the seccomp filter) are added to
         `fds`: the caller passes them to the child and closes them."""
         shell = shutil.which("bash") or "/bin/sh"
         program = [shell, "-c", command]
         if self.confined == "bubblewrap" and not unconfined:
-            layout = self.layout(writable=writable, hidden=hidden)
+            layout = self.layout(writable=writable, hidden=hidden, readable=readable)
             seccomp = filter_fd() if fds is not None else None
             if seccomp is not None and fds is not None:
                 fds.append(seccomp)
@@ -487,14 +488,19 @@ class Executor:
         unconfined: bool = False,
         writable: bool = False,
         secrets: bool = False,
+        stdin: bytes | None = None,
+        readable: Sequence[Path] = (),
     ) -> ExecResult:
         """Run `command` to completion (or its timeout, capped by the limits). `writable=True` only when the
         person approved the command (or `auto` mode let a confined change through): otherwise the workspace is
         read-only for it. `network=True` only when the person approved network for this command,
         `unconfined=True` only when they approved running it outside the sandbox, `secrets=True` only when they
         approved it with "secrets" on the card (else the workspace's secret files look empty and their values
-        are cut from the output). Raises `PathDenied` for a cwd outside the policy."""
+        are cut from the output). `stdin`: what the command reads on its standard input (a hook's event), else
+        nothing; `readable`: folders it may also read, this once (a hook's own scripts), each checked as the policy
+        checks a folder made readable. Raises `PathDenied` for a cwd outside the policy, or such a folder."""
         workdir = self.policy.check(cwd or self.policy.workspace, write=False)
+        also = tuple(self.policy.may_read(folder) for folder in readable)
         limit = self.limits.timeout(timeout)
         group = self.pids.new_group()
         started = time.perf_counter()
@@ -516,12 +522,14 @@ class Executor:
                     group=group,
                     hidden=hidden,
                     fds=fds,
+                    readable=also,
                 )
                 environment = self.environment(env, workdir, writable=writable or unconfined)
-                process = await _spawn(argv, workdir, environment, fds)
+                process = await _spawn(argv, workdir, environment, fds, stdin=stdin is not None)
             finally:
                 for fd in fds:
                     os.close(fd)
+            feeding = asyncio.create_task(_feed(process, stdin)) if stdin is not None else None
             capture = _Capture(
                 self.output_limit,
                 self.spill_dir / f"output-{os.getpid()}-{process.pid}-{time.time_ns()}.txt",
@@ -537,6 +545,9 @@ class Executor:
             except asyncio.CancelledError:
                 await terminate(process)
                 raise
+            finally:
+                if feeding is not None:
+                    feeding.cancel()
         finally:
             self.pids.kill_group(group)
             self.pids.remove_group(group)
@@ -780,15 +791,25 @@ class _Utf8:
         return str(self._decoder.decode(data, final))
 
 
+async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:
+    """Write `data` to the command's input and close it; a command that does not read it is not waited for."""
+    assert process.stdin is not None
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        process.stdin.write(data)
+        await process.stdin.drain()
+        process.stdin.close()
+
+
 async def _spawn(
-    argv: list[str], workdir: Path, env: Mapping[str, str], fds: Sequence[int] = ()
+    argv: list[str], workdir: Path, env: Mapping[str, str], fds: Sequence[int] = (), *, stdin: bool = False
 ) -> asyncio.subprocess.Process:
-    """Start a command with its output on one pipe and no input (and `fds` inherited)."""
+    """Start a command with its output on one pipe, its input a pipe when `stdin` (else nothing), and `fds`
+    inherited."""
     return await asyncio.create_subprocess_exec(
         *argv,
         cwd=workdir,
         env=env,
-        stdin=asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,  # its own process group: a timeout kills the whole tree

@@ -157,6 +157,13 @@ class PathPolicy:
     def add_readable(self, path: Path | str) -> Path:
         """Allow reading a folder, never writing it. Raises `PathDenied` for the home folder, a folder holding
         a protected place, and anything inside a credential or system folder."""
+        folder = self.may_read(path)
+        if folder not in self._readable:
+            self._readable.append(folder)
+        return folder
+
+    def may_read(self, path: Path | str) -> Path:
+        """The folder `path` names, if it could be made readable (add_readable's checks, changing nothing)."""
         folder = _real(path)
         if folder == self.home or _inside(self.home, folder):
             raise PathDenied(str(path), "the home folder (or a folder containing it) can never be opened")
@@ -166,8 +173,6 @@ class PathPolicy:
                 _inside(folder, protected) and not ours
             ):
                 raise PathDenied(str(path), f"it is or contains a protected location ({protected})")
-        if folder not in self._readable:
-            self._readable.append(folder)
         return folder
 
     @property
