@@ -25,6 +25,8 @@ from orkas.adapter.conversations.runtime import ConversationRuntime
 from orkas.adapter.conversations.store import Conversation
 from orkas.adapter.knowledge.service import KnowledgeService
 from orkas.adapter.learning.evolution import INTERVAL, Evolution
+from orkas.adapter.schedules.scheduler import Scheduler
+from orkas.adapter.schedules.store import Schedule
 from orkas.adapter.settings.mirror_devices import MirrorDevices
 from orkas.adapter.settings.preferences import change_preferences
 from orkas.adapter.settings.store import SettingsStore
@@ -96,6 +98,7 @@ class Hosted:
     connectors: ConnectorHub | None = None
     update_checks: bool = True  # ORKAS_UPDATES=off: no automatic check (Settings' switch is read at each)
     update_settle: float = 60.0
+    scheduler: Scheduler | None = None  # fires the conversations' schedules while this process holds their lock
 
     def serve_forever(self) -> None:
         try:
@@ -124,6 +127,7 @@ class Hosted:
             threading.Thread(target=self._watch_skills, name="skill-scan", daemon=True).start()
         evolving = asyncio.create_task(self._evolve_forever()) if self.evolution is not None else None
         checking = asyncio.create_task(self._check_updates_forever()) if self.update_checks else None
+        scheduling = asyncio.create_task(self.scheduler.run_forever()) if self.scheduler is not None else None
         if threading.current_thread() is threading.main_thread():  # `orkas serve`; the window stops it itself
             for quit_by in QUIT_SIGNALS:
                 asyncio.get_running_loop().add_signal_handler(quit_by, self._quit, quit_by)
@@ -135,7 +139,7 @@ class Hosted:
         try:
             await self.server.serve(sockets=[self.listener])
         finally:  # the app is exiting: no run goes on, no background process is left behind
-            for task in (evolving, checking):
+            for task in (evolving, checking, scheduling):
                 if task is not None:
                     task.cancel()
             if self.mirror is not None:
@@ -366,12 +370,20 @@ def host(
         configured = load_configured(settings)
         return list(dict.fromkeys([*configured.product.providers, *(s.name for s in settings.providers)]))
 
+    async def fire(schedule: Schedule) -> None:
+        runtime.send(schedule.conversation, schedule.prompt)
+
+    scheduler = Scheduler(assembly.schedules, fire, runtime.running)
+    services.schedules = assembly.schedules
+    services.schedules_changed = scheduler.poke
+
     listener, token, url = bound or bind_local(port)
     remember_secret(token)  # never in a log line, a crash report or a diagnostics bundle
     bound_port = listener.getsockname()[1]
     app = create_app(token=token, port=bound_port, runtime=runtime, providers=provider_names, services=services)
     server = Server(server_config(app))
     services.restart = lambda: setattr(server, "should_exit", True)  # the window closes itself instead
+
     return Hosted(
         url=url,
         port=bound_port,
@@ -390,4 +402,5 @@ def host(
         connectors=assembly.connectors,
         update_checks=settings.update_checks,
         update_settle=settings.update_settle,
+        scheduler=scheduler,
     )

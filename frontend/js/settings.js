@@ -1,5 +1,5 @@
 // The settings dialog: one section per subject, in the side menu's order — Providers, Models, Agents,
-// Skills, Connectors, Knowledge, Memory, Instructions, Learning, Permissions and rules, Appearance, Language, Usage, Phone, About — each a module of its own
+// Skills, Connectors, Knowledge, Memory, Instructions, Learning, Permissions and rules, Appearance, Language, Usage, Schedules, Phone, About — each a module of its own
 // (settings_<subject>.js; settings_common.js holds the pieces they share).
 
 import { get, put } from "./api.js";
@@ -16,6 +16,7 @@ import { learningSection } from "./settings_learning.js";
 import { memorySection } from "./settings_memory.js";
 import { modelsSection } from "./settings_models.js";
 import { phoneSection } from "./settings_phone.js";
+import { schedulesSection } from "./settings_schedules.js";
 import { providersSection } from "./settings_providers.js";
 import { rulesSection } from "./settings_rules.js";
 import { skillsSection } from "./settings_skills.js";
@@ -141,6 +142,7 @@ export async function openSettings(dialog, { onPreferences, onError, onInfo = on
     appearanceSection(prefs, save),
     languageSection(prefs, save),
     usageSection(),
+    schedulesSection(guard, refresh),
     phoneSection(guard, refresh),
   ]));
   if (data.about) body.append(await aboutSection(data.about, prefs, save, guard, onInfo));

@@ -23,6 +23,8 @@ from orkas.adapter.conversations.processes import ConversationProcesses
 from orkas.adapter.conversations.runtime import ConversationRuntime, Hooks
 from orkas.adapter.conversations.store import Conversation, ConversationStore
 from orkas.adapter.hooks.commands import ALL_EVENTS, TOOL_EVENTS, HookSet
+from orkas.adapter.schedules.store import ScheduleStore
+from orkas.adapter.schedules.tool import ScheduleTool
 from orkas.adapter.settings import personal
 from orkas.adapter.settings.permission_rules import RuleStore
 from orkas.adapter.settings.trust import FolderTrust
@@ -99,6 +101,7 @@ class Assembly:
         self.trust = FolderTrust(data / "trusted_folders.json")
         self.checkpoints = Checkpoints(data, self.store.root)
         self.instructions = Instructions(self.trust, data, settings.home)
+        self.schedules = ScheduleStore(data)
         self._agents: AgentStore | None = None
         self.skills = skills if skills is not None else skill_registry(settings, scan=False)
         self._connectors = connectors
@@ -242,7 +245,10 @@ class Assembly:
             knowledge=None if worker else self.knowledge.documents,
             past_conversations=None if worker else self.knowledge.conversations,
             processes=self.processes.manager(conversation.id),
-            extra_tools=tools,
+            # The conversation's own agent may propose a schedule for it (the person accepts it on a card).
+            extra_tools=(*tools, ScheduleTool(self.schedules, conversation.id))
+            if role in ("solo", "commander")
+            else tools,
             only_tools=spec.tools if spec is not None else None,
             note=note,
             memory_tool=not worker,
@@ -309,8 +315,17 @@ class Assembly:
 
     def hooks(self, **more: object) -> Hooks:
         """What follows every run wherever it started: each named agent's run counted for learning (when it is
-        on), with the skills its prompt offered. `more` adds the app's own (indexing, titles)."""
+        on), with the skills its prompt offered; a deleted conversation's schedules removed. `more` adds the app's
+        own (indexing, titles)."""
+        also = more.pop("after_delete", None)
+
+        def deleted(conversation_id: str) -> None:
+            self.schedules.forget_conversation(conversation_id)
+            if callable(also):
+                also(conversation_id)
+
         return Hooks(
+            after_delete=deleted,
             after_run=self._recorder(),
             learning=self.learning,
             instructions=self.instructions.in_force,

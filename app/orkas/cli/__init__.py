@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"orkas: {e}", file=sys.stderr)
         return EXIT_USAGE
     _start_logging(folder, args.command or "window")
-    if args.command not in ("vault", "session", "agents", "skills", "packages", "update"):
+    if args.command not in ("vault", "session", "agents", "skills", "packages", "update", "schedule"):
         from orkas.cli.vault import unlock_if_protected
 
         problem = unlock_if_protected(folder, os.environ)
@@ -93,6 +93,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from orkas.cli import update as update_cli
 
             return update_cli.run(args, os.environ)
+        if args.command == "schedule":
+            from orkas.cli import schedule as schedule_cli
+
+            return schedule_cli.run(args, os.environ)
         if args.command is None:
             return _desktop()
         if args.command == "kb":
@@ -243,6 +247,9 @@ def _parser() -> argparse.ArgumentParser:
     from orkas.cli import update as update_cli
 
     update_cli.add_parser(commands)
+    from orkas.cli import schedule as schedule_cli
+
+    schedule_cli.add_parser(commands)
     from orkas.cli import kb as kb_cli
 
     kb_cli.add_parser(commands)

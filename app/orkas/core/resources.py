@@ -31,3 +31,10 @@ def bundled_skills() -> Path:
 def bundled_skill_vectors() -> Path:
     """The bundled skills' vectors, computed in advance (adapter/skills/seed.py)."""
     return Path(__file__).resolve().parents[1] / "adapter" / "skills" / "bundled_vectors.json"
+
+
+def orkas_command(*args: str) -> list[str]:
+    """How to start this Orkas again with `args`: the installed app's own binary, or this Python with the CLI."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, *args]
+    return [sys.executable, "-m", "orkas.cli", *args]

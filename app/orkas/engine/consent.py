@@ -29,7 +29,9 @@ log = logging.getLogger(__name__)
 
 Mode = Literal["ask", "auto", "plan"]
 Decision = Literal["allow_once", "allow_run", "always", "deny"]
-Level = Literal["read_only", "memory_write", "workspace_write", "runs_program", "dangerous"]
+# "proposal": something the person accepts or not whatever the mode (a schedule the model proposes): always asked,
+# never remembered, refused in plan mode.
+Level = Literal["read_only", "memory_write", "workspace_write", "runs_program", "dangerous", "proposal"]
 Effect = Literal["", "network", "unconfined"]  # what approving grants beyond the sandbox
 PREVIEW_CHARS = 800
 _ids = itertools.count(1)

@@ -14,6 +14,7 @@ from starlette.staticfiles import StaticFiles
 
 from orkas import __version__
 from orkas.adapter.conversations.runtime import ConversationRuntime
+from orkas.core.errors import ConfigError
 from orkas.engine.sandbox.executor import confinement
 from orkas.server.agents_routes import add_agents_routes
 from orkas.server.connector_offer_routes import add_connector_offer_routes
@@ -26,6 +27,7 @@ from orkas.server.mirror.routes import add_mirror_routes
 from orkas.server.observe import Observed
 from orkas.server.rewind_routes import add_rewind_routes
 from orkas.server.routing import Api
+from orkas.server.schedule_routes import add_schedule_routes
 from orkas.server.security import LocalOnly
 from orkas.server.services import Services
 from orkas.server.settings_routes import add_settings_routes
@@ -96,4 +98,17 @@ def create_app(
         add_diagnostics_routes(api, services.crashes, services.diagnostics, folder)
     if services is not None and services.updates is not None:
         add_update_routes(api, services, services.updates)
+    if services is not None and services.schedules is not None:
+        add_schedule_routes(api, services.schedules, runtime.store.recent, _exists(runtime), services.schedules_changed)
     return Observed(LocalOnly(api, token=token, port=port), crashes=services.crashes if services else None)
+
+
+def _exists(runtime: ConversationRuntime) -> Callable[[str], bool]:
+    def exists(conversation_id: str) -> bool:
+        try:
+            runtime.store.get(conversation_id)
+        except ConfigError:
+            return False
+        return True
+
+    return exists

@@ -13,6 +13,7 @@ from orkas.adapter.conversations.instructions import Instructions
 from orkas.adapter.knowledge.service import KnowledgeService
 from orkas.adapter.learning.evolution import Evolution
 from orkas.adapter.packages.store import Packages
+from orkas.adapter.schedules.store import ScheduleStore
 from orkas.adapter.settings.permission_rules import RuleStore
 from orkas.adapter.settings.store import SettingsStore
 from orkas.adapter.settings.usage import UsageLedger
@@ -67,3 +68,5 @@ class Services:
     loop: LoopWatch | None = None  # how long the event loop was held (GET /api/status/loop)
     updates: Callable[[], Updater] | None = None  # made on first use: nothing of it loads at start
     restart: Callable[[], None] | None = None  # how the app closes itself to start an installed update
+    schedules: ScheduleStore | None = None  # the conversations' schedules (Settings → Schedules)
+    schedules_changed: Callable[[], None] = lambda: None  # the scheduler looks again now

@@ -19,12 +19,13 @@ import logging
 import os
 import secrets
 import shutil
-import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from orkas.core.resources import orkas_command
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +51,7 @@ Handler = Callable[[Mapping[str, Any]], Awaitable[Reply]]
 
 def bridge_command() -> list[str]:
     """How to start `orkas bridge` from here: the installed app's own binary, or this Python with the CLI."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "bridge"]
-    return [sys.executable, "-m", "orkas.cli", "bridge"]
+    return orkas_command("bridge")
 
 
 class BridgeHost:

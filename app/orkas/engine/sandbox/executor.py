@@ -833,6 +833,17 @@ def replace_process(executable: Path, argv: Sequence[str], env: Mapping[str, str
     os.execve(executable, [str(executable), *argv], dict(env))
 
 
+def start_detached(argv: Sequence[str], *, env: Mapping[str, str], output: Path) -> int:
+    """Start a program of the app's in its own session (a terminal closing does not end it), its output written to
+    `output`; returns its pid."""
+    with output.open("wb") as out:
+        child = subprocess.Popen(
+            list(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=dict(env),
+            start_new_session=True,
+        )  # fmt: skip
+    return child.pid
+
+
 def open_with_desktop(path: Path) -> bool:
     """Hand a file to the desktop's opener (the software centre for a .deb, Finder, Explorer); False if there
     is none."""
