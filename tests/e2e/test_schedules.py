@@ -150,3 +150,21 @@ def test_the_agent_proposes_a_schedule_and_only_the_persons_yes_makes_it_in_any_
     terminal.finish()
     [made] = json.loads((home / "schedules.json").read_text())["schedules"]
     assert made["cron"] == "0 8 * * 1-5" and made["prompt"] == "summarise what changed in this folder"
+
+
+def test_a_bad_time_from_the_terminal_makes_nothing_and_the_new_chat_is_listed(tmp_path: Path) -> None:
+    env = subprocess_env(ORKAS_HOME=str(tmp_path / "data"))
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def orkas(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([ORKAS, *args], env=env, capture_output=True, text=True, timeout=60)
+
+    refused = orkas("schedule", "add", "check", "--when", "every blursday", "--workspace", str(work))
+    assert refused.returncode == 2 and "'blursday' is not a day of the week" in refused.stderr
+    assert orkas("session", "list").stdout == ""  # no conversation was made for it
+    made = orkas("schedule", "add", "check the build", "--when", "every day at 9", "--workspace", str(work))
+    assert made.returncode == 0, made.stderr
+    [listed] = [json.loads(line) for line in orkas("session", "list", "--json").stdout.splitlines()]
+    assert listed["title"] == "check the build" and listed["workspace"] == str(work)
+    assert listed["id"] in made.stdout

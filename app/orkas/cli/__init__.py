@@ -1,6 +1,7 @@
 """`orkas` command-line entry points.
 
     orkas run "prompt" [--session ID] [--model provider/model] [--workspace DIR] [--json] …
+    orkas session list [--json]
     orkas session repair PATH [--json] [--dry-run]
 
 Text mode streams the answer to stdout and one line per tool call (and per retry) to stderr, so
@@ -75,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(run_command(args, os.environ))
         if args.command == "session" and args.session_command == "repair":
             return _repair(args)
+        if args.command == "session" and args.session_command == "list":
+            return _sessions(args)
         if args.command == "session" and args.session_command in ("checkpoints", "rewind"):
             from orkas.cli import rewind as rewind_cli
 
@@ -262,6 +265,8 @@ def _parser() -> argparse.ArgumentParser:
     rules.add_argument("--workspace", type=Path, help="with remove: only in this workspace")
     session = commands.add_parser("session", help="inspect and repair saved sessions")
     session_commands = session.add_subparsers(dest="session_command")
+    listing = session_commands.add_parser("list", help="the conversations: id, last active, title, folder")
+    listing.add_argument("--json", action="store_true", help="one JSON object per conversation")
     repair = session_commands.add_parser("repair", help="load a transcript, repair it and report what was fixed")
     repair.add_argument("path", type=Path, help="a session's .jsonl file")
     repair.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -373,6 +378,21 @@ def _status() -> int:
         print(f"vault key:     {configured.vault.key_source.description}")
     for problem in configured.problems:
         print(f"problem:       {problem}")
+    return EXIT_OK
+
+
+def _sessions(args: argparse.Namespace) -> int:
+    """Every conversation not in the recycle bin, the most recently active first (ids for --session)."""
+    import time
+
+    from orkas.adapter.conversations.store import ConversationStore
+
+    for c in ConversationStore(data_dir(os.environ.get("ORKAS_HOME"))).recent():
+        if args.json:
+            print(json.dumps({"id": c.id, "title": c.title, "updated": c.updated, "workspace": c.workspace}))
+        else:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(c.updated))
+            print(f"{c.id}\t{when}\t{c.title or '(untitled)'}\t{c.workspace}")
     return EXIT_OK
 
 

@@ -49,6 +49,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         print(f"removed {removed.id} ({removed.when})")
         return EXIT_OK
     if args.schedule_command == "add":
+        store.check(args.prompt, args.when, args.timezone)  # a bad time makes no conversation either
         if args.session:
             conversation = conversations.get(args.session)
         else:

@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from orkas.engine.abort import AbortSignal
@@ -136,11 +136,14 @@ class Turn:
                 self.answer_so_far += reply.text
                 await self.append(UserMessage(content=(TextBlock(text=CONTINUE_NOTE),)))
                 continue
-            if steering := self.steer.drain():
+            kept: list[UserMessage] = []
+            async for event in self._screen(self.steer.drain(), kept):
+                yield event
+            if kept:
                 # The model answered while the person wrote more: a new turn, same run.
                 self.answer_so_far = ""
                 self.continued = False
-                async for event in self._apply_steering(steering, results=()):
+                async for event in self._apply_steering(kept, results=()):
                     yield event
                 continue
             text = self.answer_so_far + reply.text
@@ -182,13 +185,35 @@ class Turn:
         async with aclosing(self.tools.run(reply.tool_uses, truncated=reply.stop_reason == "max_tokens")) as events:
             async for event in events:
                 yield event
-        steering = [] if self.signal.aborted else self.steer.drain()
+        steering: list[UserMessage] = []
+        async for event in self._screen([] if self.signal.aborted else self.steer.drain(), steering):
+            yield event
         async for event in self._apply_steering(steering, results=self.tools.results):
             yield event
         if self.tools.loop_stop:
             raise Stop(self._error(Error(kind="loop", message=f"stopped: {self.tools.loop_stop}")))
         if self.signal.aborted:
             raise Stop(self._error(Error(kind="aborted", message=self.signal.reason)))
+
+    async def _screen(self, steering: list[UserMessage], kept: list[UserMessage]) -> AsyncGenerator[Event, None]:
+        """Messages the person sent while the run was busy pass the UserPromptSubmit hooks as the first one did: a
+        refused one is dropped (and said), one a hook adds to is joined by what it adds. Kept ones go in `kept`."""
+        if self.hooks is None or not steering or not self.hooks.wants("UserPromptSubmit"):
+            kept.extend(steering)
+            return
+        for message in steering:
+            approved: set[str] = set()
+            async for event in approve_here(self.hooks, "UserPromptSubmit", self.tools.permissions, approved):
+                yield event
+            text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
+            said = await self.hooks.run("UserPromptSubmit", {"prompt": text}, frozenset(approved))
+            for note in said.notes:
+                yield RunWarning(message=note)
+            if said.block is not None:
+                yield RunWarning(message=f"A hook refused your message ({text[:60]!r}): {said.block}")
+                continue
+            added = (TextBlock(text=said.context),) if said.context else ()
+            kept.append(replace(message, content=(*message.content, *added)))
 
     async def _apply_steering(
         self, steering: list[UserMessage], *, results: tuple[ContentBlock, ...]

@@ -85,10 +85,10 @@ class ScheduleStore:
             body = json.dumps({"schedules": [asdict(s) for s in schedules]}, ensure_ascii=False, indent=1)
             atomic_write(self.path, (body + "\n").encode())
 
-    def add(self, conversation: str, prompt: str, when: str, timezone: str | None = None) -> Schedule:
-        """A new schedule; ConfigError with a sentence when the prompt or the time is not one."""
-        prompt = prompt.strip()
-        if not prompt or len(prompt) > PROMPT_LIMIT:
+    def check(self, prompt: str, when: str, timezone: str | None = None) -> tuple[When, str, float]:
+        """What `add` would keep — the time, the zone, the first run — or ConfigError with a sentence saying why not
+        (asked before anything else is made for it, a new conversation included)."""
+        if not prompt.strip() or len(prompt.strip()) > PROMPT_LIMIT:
             raise ConfigError(f"a schedule needs a prompt of 1 to {PROMPT_LIMIT} characters")
         tz = timezone or local_zone()
         now = self.now()
@@ -96,6 +96,12 @@ class ScheduleStore:
         upcoming = next_time(timing, tz, now)
         if upcoming is None:
             raise ConfigError(f"{when!r} is in the past")
+        return timing, tz, upcoming
+
+    def add(self, conversation: str, prompt: str, when: str, timezone: str | None = None) -> Schedule:
+        """A new schedule; ConfigError with a sentence when the prompt or the time is not one."""
+        timing, tz, upcoming = self.check(prompt, when, timezone)
+        prompt, now = prompt.strip(), self.now()
         made = Schedule(
             id=f"s-{secrets.token_hex(4)}", conversation=conversation, prompt=prompt, when=when.strip(), timezone=tz,
             cron=timing.cron, at=timing.at, next=upcoming, created=now,
