@@ -53,6 +53,7 @@ from orkas.app import (
 from orkas.app.assembly import Assembly, Knowledge
 from orkas.core import crashes
 from orkas.core.crashes import CrashReports
+from orkas.core.errors import ConfigError
 from orkas.core.logging import since_start
 from orkas.core.net import bind_local
 from orkas.core.paths import make_private
@@ -371,6 +372,11 @@ def host(
         return list(dict.fromkeys([*configured.product.providers, *(s.name for s in settings.providers)]))
 
     async def fire(schedule: Schedule) -> None:
+        """A schedule's turn, as if the person had sent its prompt; not started while a spending limit is reached (the
+        schedule says why in Settings, and runs at its next time)."""
+        spent = await asyncio.to_thread(lambda: assembly.budget(schedule.conversation).blocked())
+        if spent is not None:
+            raise ConfigError(spent)
         runtime.send(schedule.conversation, schedule.prompt)
 
     scheduler = Scheduler(assembly.schedules, fire, runtime.running)

@@ -168,3 +168,25 @@ def test_a_bad_time_from_the_terminal_makes_nothing_and_the_new_chat_is_listed(t
     [listed] = [json.loads(line) for line in orkas("session", "list", "--json").stdout.splitlines()]
     assert listed["title"] == "check the build" and listed["workspace"] == str(work)
     assert listed["id"] in made.stdout
+
+
+def test_a_schedule_whose_budget_is_spent_does_not_run_and_says_why(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    from tests.e2e.test_cli import anthropic_env
+
+    work = tmp_path / "work"
+    work.mkdir()
+    with run_mirrored(anthropic_server, tmp_path) as running:
+        assert running.desktop("PUT", "/api/budget", {"per_day": 0.0001}).status_code == 200
+        anthropic_server.script(wire.reply_text("That cost something."))
+        env = {**anthropic_env(anthropic_server), "ORKAS_HOME": str(running.home)}
+        spent = subprocess.run([ORKAS, "run", "hello", "--workspace", str(work)], env=env, stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True, timeout=90)  # fmt: skip
+        assert spent.returncode == 0, spent.stderr
+        chat = running.desktop("POST", "/api/conversations", {"workspace": str(work)}).json()["id"]
+        made = running.desktop("POST", "/api/schedules", {"conversation": chat, "prompt": "go", "when": "in 1s"})
+        assert made.status_code == 201
+        [kept] = wait_for(lambda: [s for s in schedules(running)["schedules"] if s["last"]], "the schedule's turn")  # type: ignore[index, union-attr]
+        assert kept["last"]["outcome"].startswith("not run: the daily budget of $0.0001 is reached")
+    assert len(anthropic_server.requests) == 1  # only the run that spent it
