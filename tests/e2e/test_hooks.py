@@ -76,13 +76,15 @@ def test_a_pretooluse_hook_refuses_a_command_and_the_model_is_told_why(
     (work / "build").mkdir(parents=True)
     anthropic_server.script(
         a_wire.message(a_wire.tool_use("bash", {"command": "rm -rf build"})),
+        a_wire.message(a_wire.tool_use("process_start", {"command": "rm -rf build"}, id="toolu_3")),
         a_wire.message(a_wire.tool_use("bash", {"command": "ls"}, id="toolu_2")),
         a_wire.reply_text("Kept it."),
     )
     result = run(anthropic_server, work, "clean up", "--mode", "auto", HOME=str(home))
     assert result.returncode == 0, result.stderr
-    refused, listed = tool_results(anthropic_server)
+    refused, in_background, listed = tool_results(anthropic_server)
     assert "A PreToolUse hook blocked this call: no rm in this project: move files to trash/ instead" in refused
+    assert "no rm in this project" in in_background  # a background command is Bash to the hook too
     assert (work / "build").is_dir()  # the command never ran
     assert "build" in listed and "blocked" not in listed  # another command passes the same hook
 
@@ -98,6 +100,16 @@ def test_a_posttooluse_hook_formats_what_an_edit_wrote(anthropic_server: FakeSer
     result = run(anthropic_server, work, "write app.py", "--mode", "auto")
     assert result.returncode == 0, result.stderr
     assert (work / "app.py").read_text() == "def f():\n    return 1\n"
+    # A hook that fails is said in the terminal too, and the run goes on.
+    failing = {"matcher": "Write", "hooks": [{"type": "command", "command": "no-such-formatter --fix"}]}
+    (data() / "hooks.json").write_text(json.dumps({"hooks": {"PostToolUse": [failing]}}))
+    anthropic_server.script(
+        a_wire.message(a_wire.tool_use("write_file", {"path": "b.py", "content": "x = 1\n"})),
+        a_wire.reply_text("Written."),
+    )
+    failed = run(anthropic_server, work, "write b.py", "--mode", "auto")
+    assert failed.returncode == 0 and (work / "b.py").exists()
+    assert "orkas: The PostToolUse hook `no-such-formatter --fix` failed (exit 127)" in failed.stderr
 
 
 def test_prompt_hooks_add_context_or_refuse_and_a_stop_hook_keeps_the_agent_going_once(

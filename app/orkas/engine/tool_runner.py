@@ -14,7 +14,7 @@ import functools
 import logging
 import time
 import traceback
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 from pathlib import Path
@@ -27,6 +27,7 @@ from orkas.engine.consent import Ask, Permissions, Question
 from orkas.engine.events import (
     Event,
     LoopWarning,
+    RunWarning,
     ToolEnd,
     ToolProgress,
     ToolStart,
@@ -164,7 +165,8 @@ class ToolRunner:
                 state=self.state,
                 budget=self.budget,
             )
-            task = asyncio.create_task(_limited(limit, tool, call, ctx, self.hooks))
+            warn = functools.partial(_report, queue, "warning", call)  # a hook's word for the person
+            task = asyncio.create_task(_limited(limit, tool, call, ctx, self.hooks, warn))
             task.add_done_callback(functools.partial(_finished, queue, call))
             pending[call.id] = (call, task, time.perf_counter())
         unregister = self.signal.on_abort(lambda: queue.put_nowait(("abort", None, "")))
@@ -177,6 +179,8 @@ class ToolRunner:
                     continue
                 if kind == "progress":
                     yield ToolProgress(id=who.id, name=who.name, message=str(message))
+                elif kind == "warning":
+                    yield RunWarning(message=str(message))
                 elif kind == "permission":
                     assert isinstance(message, Question)
                     self._asked.setdefault(who.id, []).append(message.id)
@@ -304,7 +308,12 @@ def _finished(queue: asyncio.Queue[_Item], call: ToolUseBlock, _task: object) ->
 
 
 async def _limited(
-    limit: asyncio.Semaphore, tool: Tool, call: ToolUseBlock, ctx: ToolContext, hooks: Hooks | None
+    limit: asyncio.Semaphore,
+    tool: Tool,
+    call: ToolUseBlock,
+    ctx: ToolContext,
+    hooks: Hooks | None,
+    warn: Callable[[str], None],
 ) -> ToolResult:
     async with limit:
         if hooks is None:
@@ -312,7 +321,7 @@ async def _limited(
         payload = {"tool_name": call.name, "tool_input": dict(call.input), "tool_use_id": call.id}
         before = await fire(hooks, "PreToolUse", payload, ctx.ask, call.name)
         for note in before.notes:
-            ctx.progress(note)
+            warn(note)
         if before.block is not None:
             return error_result(f"A PreToolUse hook blocked this call: {before.block}")
         result = await tool.execute(call.input, ctx)
@@ -320,7 +329,7 @@ async def _limited(
         response = {"content": said, "is_error": result.is_error}
         after = await fire(hooks, "PostToolUse", {**payload, "tool_response": response}, ctx.ask, call.name)
         for note in after.notes:
-            ctx.progress(note)
+            warn(note)
         extra = [text for text in (after.block and f"A PostToolUse hook says: {after.block}", after.context) if text]
         if not extra:
             return result

@@ -61,7 +61,11 @@ class HookSet:
         mine = read_hooks(data / "hooks.json", "person")
         theirs = read_hooks(project_root / WORKSPACE_FILE, "workspace") if project_root and trusted else None
         commands = (*mine.commands, *(theirs.commands if theirs else ()))
-        problems = tuple(p for p in (mine.problem, theirs.problem if theirs else None) if p)
+        problems = (
+            *(p for p in (mine.problem, theirs.problem if theirs else None) if p),
+            *mine.notes,
+            *(theirs.notes if theirs else ()),
+        )
         return HookSet(commands, problems, folder, session)
 
 
@@ -85,7 +89,7 @@ class CommandHooks:
     def approvals(self, event: Event, tool: str | None = None) -> list[Ask]:
         return [
             Ask(
-                tool="hook",
+                tool=f"{event} hook",
                 level="runs_program",
                 categories=("hook",),
                 preview=f"{event} hook from {c.file}:\n{c.command}",
@@ -161,8 +165,8 @@ class CommandHooks:
 
 
 def answer(hook: HookCommand, result: ExecResult) -> Outcome:
-    """What a hook's exit code and output say (see the module's docstring)."""
-    said = result.output.strip()
+    """What a hook's exit code and output say (see the module's docstring), as text that can be written anywhere."""
+    said = _clean(result.output.strip())
     name = f"The {hook.event} hook `{_short(hook.command)}`"
     if result.timed_out or result.exit_code is None:
         return Outcome(notes=(f"{name} did not finish in {hook.timeout:.0f} s and was stopped",))
@@ -187,10 +191,15 @@ def answer(hook: HookCommand, result: ExecResult) -> Outcome:
     extra = specific.get("additionalContext")
     message = parsed.get("systemMessage")
     return Outcome(
-        block=block[:SAID_LIMIT] if block else None,
-        context=str(extra)[:SAID_LIMIT] if extra else "",
-        notes=(f"{name}: {str(message)[:300]}",) if message else (),
+        block=_clean(block[:SAID_LIMIT]) if block else None,
+        context=_clean(str(extra)[:SAID_LIMIT]) if extra else "",
+        notes=(_clean(f"{name}: {str(message)[:300]}"),) if message else (),
     )
+
+
+def _clean(text: str) -> str:
+    """What a hook said, as valid text: JSON may carry lone surrogates ("\\ud800"), which no file or wire can hold."""
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def scripts_of(hook: HookCommand) -> tuple[Path, ...]:

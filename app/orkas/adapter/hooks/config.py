@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -35,6 +36,7 @@ WORKSPACE_FILE = Path(".orkas") / "hooks.json"
 # Claude Code's names for Orkas's tools: a matcher and a script written for one work for the other.
 CLAUDE_NAMES = {
     "bash": "Bash",
+    "process_start": "Bash",  # a background command is still Bash to Claude Code (run_in_background)
     "read_file": "Read",
     "write_file": "Write",
     "edit_file": "Edit",
@@ -54,11 +56,13 @@ class HookCommand:
     timeout: float
     source: Source
     file: Path  # where it is written, for the person
+    scripts: str = ""  # a project hook: the digest of the project's files its command names (read when loaded)
 
     @property
     def key(self) -> str:
-        """What an approval remembers: this command, from this kind of file (an edit is a new command)."""
-        digest = hashlib.sha256(f"{self.source}\0{self.command}".encode()).hexdigest()[:16]
+        """What an approval remembers: this command, from this kind of file, running these scripts of the project —
+        an edited command, or an edited script it runs, asks again."""
+        digest = hashlib.sha256(f"{self.source}\0{self.command}\0{self.scripts}".encode()).hexdigest()[:16]
         return f"hook:{digest}"
 
     def matches(self, tool: str | None) -> bool:
@@ -71,7 +75,8 @@ class HookCommand:
 @dataclass(frozen=True, slots=True)
 class HookFile:
     commands: tuple[HookCommand, ...] = ()
-    problem: str | None = None
+    problem: str | None = None  # the file's hooks do not run, and why
+    notes: tuple[str, ...] = ()  # what in it Orkas does not run (Claude Code's other events)
 
 
 def read_hooks(path: Path, source: Source) -> HookFile:
@@ -84,11 +89,14 @@ def read_hooks(path: Path, source: Source) -> HookFile:
             return HookFile(problem=f"{path} is larger than {FILE_LIMIT // 1024} KiB: its hooks do not run")
         data = json.loads(raw)
     except (OSError, ValueError) as e:
-        return HookFile(problem=f"{path} cannot be read ({type(e).__name__}): its hooks do not run")
+        return HookFile(problem=f"{path} cannot be read ({type(e).__name__}: {e}): its hooks do not run")
     try:
-        return HookFile(tuple(_commands(data, path, source)))
+        commands = tuple(_commands(data, path, source))
     except (TypeError, ValueError, KeyError, AttributeError, re.error) as e:
         return HookFile(problem=f"{path}: {e}: its hooks do not run")
+    other = sorted(set(data.get("hooks", {})) - set(EVENTS))
+    said = f"{path}: {', '.join(other)} hooks are not run by Orkas (it runs {', '.join(EVENTS)})" if other else ""
+    return HookFile(commands, notes=(said,) if said else ())
 
 
 def _commands(data: object, path: Path, source: Source) -> list[HookCommand]:
@@ -112,5 +120,23 @@ def _commands(data: object, path: Path, source: Source) -> list[HookCommand]:
                 timeout = hook.get("timeout", DEFAULT_TIMEOUT)
                 if not isinstance(timeout, int | float) or isinstance(timeout, bool) or not 0 < timeout <= MAX_TIMEOUT:
                     raise ValueError(f"a {event} hook's timeout must be 1 to {MAX_TIMEOUT:.0f} seconds")
-                found.append(HookCommand(event, matcher, command, float(timeout), source, path))
+                scripts = _scripts(command, path.parent.parent) if source == "workspace" else ""
+                found.append(HookCommand(event, matcher, command, float(timeout), source, path, scripts))
     return found
+
+
+def _scripts(command: str, root: Path) -> str:
+    """A digest of the project's files the command names (`python3 .orkas/check.py`, `./lint.sh`): what it runs."""
+    digest = hashlib.sha256()
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    for word in words:
+        path = (root / word).resolve() if not word.startswith("/") else Path(word).resolve()
+        if path.is_relative_to(root.resolve()) and path.is_file():
+            try:
+                digest.update(word.encode() + b"\0" + path.read_bytes()[: 1 << 20])
+            except OSError:
+                continue
+    return digest.hexdigest()[:16]
