@@ -65,7 +65,7 @@ async function newSchedule(timezone, guard, refresh) {
   time.name = "when";
   time.placeholder = t("scheduleWhenExample");
   const field = (label, input) => { const wrap = el("label", "field"); wrap.append(el("span", "", label), input); return wrap; };
-  const said = el("p", "error");
+  const said = el("p", "schedule-problem");
   said.setAttribute("role", "alert");
   const add = el("button", "primary", t("scheduleAdd"));
   add.type = "submit";

@@ -24,7 +24,7 @@ def test_a_schedule_is_added_for_a_chat_said_back_switched_off_and_removed(page:
     form.locator("textarea[name=prompt]").fill("check the build and say what failed")
     form.locator("input[name=when]").fill("every blursday")
     form.locator("button[type=submit]").click()
-    expect(form.locator(".error")).to_contain_text("'blursday' is not a day of the week", timeout=TIMEOUT)
+    expect(form.locator(".schedule-problem")).to_contain_text("'blursday' is not a day of the week", timeout=TIMEOUT)
     expect(form.locator("textarea[name=prompt]")).to_have_value("check the build and say what failed")
     form.locator("input[name=when]").fill("every weekday at 8:00")
     form.locator("button[type=submit]").click()

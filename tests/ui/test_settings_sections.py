@@ -38,6 +38,7 @@ def test_the_menu_leads_to_each_section_and_a_rule_can_be_taken_back(page: Page,
             "Appearance",
             "Language",
             "Usage",
+            "Schedules",
             "Phone",
             "About",
         ]
