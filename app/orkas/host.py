@@ -178,6 +178,8 @@ class Hosted:
 
         await asyncio.sleep(self.update_settle)
         updates = self.services.updates
+        if updates is not None:
+            await asyncio.to_thread(lambda: updates().clean())
         while updates is not None:
             wanted = await asyncio.to_thread(lambda: self.services.settings.load().preferences.update_check)
             due = await asyncio.to_thread(lambda: updates().due_in())

@@ -4,14 +4,17 @@ does the same with the real PyInstaller build."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
+import tarfile
 import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -204,7 +207,7 @@ def test_the_feed_is_read_at_most_once_a_day_across_restarts_even_when_it_fails(
     tmp_path: Path, host: ReleaseHost, key: KeyPair, installed: Installation
 ) -> None:
     feed, _ = offer(host, key)
-    clock = [1_000_000.0]
+    clock = [time.time()]
     up = updater(tmp_path, installed, feed, key, now=lambda: clock[0])
     assert up.due_in() == 0
     up.check()
@@ -296,3 +299,95 @@ def test_this_process_and_its_own_children_do_not_count_as_another_orkas(install
 def _children_of(pid: int) -> list[int]:
     path = Path(f"/proc/{pid}/task/{pid}/children")
     return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def archive(*members: tuple[str, str, str]) -> bytes:
+    """A tar.gz of (name, kind, data-or-link-target): kind file, dir, sym or hard."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for name, kind, value in members:
+            info = tarfile.TarInfo(name)
+            if kind == "dir":
+                info.type, info.mode = tarfile.DIRTYPE, 0o755
+                tar.addfile(info)
+            elif kind in ("sym", "hard"):
+                info.type, info.linkname = (tarfile.SYMTYPE if kind == "sym" else tarfile.LNKTYPE), value
+                tar.addfile(info)
+            else:
+                data = value.encode()
+                info.size, info.mode = len(data), 0o755
+                tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+PROBE = probe_script("0.3.0", CURRENT)
+
+
+@pytest.mark.parametrize(
+    "members, why",
+    [
+        ((("orkas-0.3.0", "sym", "."), ("orkas-0.3.0/orkas", "file", PROBE)), "top is not a folder|through a link"),
+        (
+            (
+                ("orkas-0.3.0/", "dir", ""),
+                ("orkas-0.3.0/lib", "sym", "../.."),
+                ("orkas-0.3.0/lib/x", "file", "x"),
+                ("orkas-0.3.0/orkas", "file", PROBE),
+            ),
+            "leads outside|through a link",
+        ),
+        ((("orkas-0.3.0/orkas", "file", PROBE), ("orkas-0.3.0/up", "sym", "/etc")), "leads outside"),
+        ((("orkas-0.3.0/orkas", "file", PROBE), ("orkas-0.3.0/h", "hard", "etc/passwd")), "leads outside"),
+        ((("orkas-0.3.0/orkas", "file", PROBE), ("other/x", "file", "x")), "one folder"),
+        ((("../orkas", "file", PROBE),), "one folder"),
+        ((("orkas-0.3.0/orkas", "file", PROBE), ("orkas-0.3.0/" + "d/" * 600 + "x", "file", "x")), "too long"),
+        ((("orkas-0.3.0/orkas", "sym", "/bin/sh"),), "leads outside|no orkas"),
+    ],
+)
+def test_an_archive_that_is_not_a_plain_build_is_refused_and_leaves_nothing(
+    tmp_path: Path, host: ReleaseHost, key: KeyPair, installed: Installation, members: tuple[Any, ...], why: str
+) -> None:
+    feed, _ = offer(host, key, build=archive(*members))
+    up = updater(tmp_path, installed, feed, key)
+    up.check()
+    with pytest.raises(UpdateError, match=why):
+        up.prepare()
+    untouched(installed)
+
+
+def test_feeds_from_the_future_or_too_deep_to_read_are_refused_clearly(
+    tmp_path: Path, host: ReleaseHost, key: KeyPair, installed: Installation
+) -> None:
+    feed, _ = offer(host, key, published=datetime.now(UTC) + timedelta(days=30000))
+    up = updater(tmp_path, installed, feed, key)
+    with pytest.raises(UpdateError, match="published in the future"):
+        up.check()
+    offer(host, key, "0.4.0")  # a right clock's feed is read after it: the future one was not remembered
+    assert up.check() is not None
+    with pytest.raises(UpdateError, match="not a signed release feed"):
+        verify(b'{"feed": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", [key.public])
+
+
+def test_a_download_that_says_it_is_older_than_this_version_is_not_installed(
+    tmp_path: Path, host: ReleaseHost, key: KeyPair, installed: Installation
+) -> None:
+    feed, _ = offer(host, key, "0.3.0", build=portable("0.1.0", CURRENT))
+    up = updater(tmp_path, installed, feed, key)
+    up.check()
+    with pytest.raises(UpdateError, match=r"says it is Orkas 0\.1\.0, older than this 0\.2\.0"):
+        up.prepare()
+    untouched(installed)
+
+
+def test_a_probe_that_leaves_a_child_behind_neither_stalls_nor_outlives_the_update(
+    tmp_path: Path, host: ReleaseHost, key: KeyPair, installed: Installation
+) -> None:
+    lingering = PROBE.replace("#!/bin/sh\n", "#!/bin/sh\n(sleep 300 &)\n")
+    feed, _ = offer(host, key, build=archive(("orkas-0.3.0/orkas", "file", lingering)))
+    up = updater(tmp_path, installed, feed, key)
+    up.check()
+    began = time.monotonic()
+    assert up.prepare().staged is not None
+    assert time.monotonic() - began < 30  # answered, exited: not waiting on what it left behind
+    left = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True).stdout.split()
+    assert left == []

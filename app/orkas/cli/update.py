@@ -54,8 +54,9 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         size = updater.status()["available"]["size"]
         weight = f" ({size / 1e6:.1f} MB)" if size else ""
         print(f"Orkas {__version__} is installed; {newer.version} is available{weight}")
-        if newer.notes.strip():
-            print("\n" + newer.notes.strip() + "\n")
+        if newer.notes.strip():  # signed, but shown as text: no terminal control sequences
+            notes = "".join(c for c in newer.notes.strip() if c in "\n\t" or (c.isprintable() and ord(c) >= 32))
+            print("\n" + notes + "\n")
         if args.update_command == "check":
             print("install it with `orkas update apply`, or from Settings → About")
             return EXIT_OK

@@ -91,6 +91,8 @@ class Feed:
 def allowed_url(url: str) -> bool:
     """https anywhere, or http to this machine (a local mirror, the tests): the signature guards what a feed
     says, TLS keeps who is checking for updates from everyone on the way."""
+    if not isinstance(url, str) or url != url.strip() or any(c.isspace() or ord(c) < 32 for c in url):
+        return False
     parts = urlsplit(url)
     if parts.scheme == "https" and parts.hostname:
         return True
@@ -108,7 +110,7 @@ def verify(raw: bytes, keys: Sequence[str] = RELEASE_KEYS) -> Feed:
         envelope = json.loads(raw)
         text, signature = envelope["feed"], base64.b64decode(envelope["signature"], validate=True)
         signed = text.encode("utf-8")
-    except (ValueError, KeyError, TypeError, AttributeError, binascii.Error, UnicodeError):
+    except (ValueError, KeyError, TypeError, AttributeError, binascii.Error, UnicodeError, RecursionError):
         raise UpdateError("the feed is not a signed release feed (no feed and signature)") from None
     for key in keys:
         try:
@@ -120,7 +122,7 @@ def verify(raw: bytes, keys: Sequence[str] = RELEASE_KEYS) -> Feed:
         raise UpdateError("the feed's signature does not match the release key: it was not published by Orkas")
     try:
         return _payload(json.loads(text))
-    except (ValueError, KeyError, TypeError, AttributeError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
         raise UpdateError(f"the signed feed is malformed: {e}") from None
 
 

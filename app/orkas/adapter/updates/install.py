@@ -23,10 +23,12 @@ import errno
 import json
 import os
 import platform
+import posixpath
 import shutil
 import subprocess
 import sys
 import tarfile
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +40,9 @@ Kind = Literal["tar.gz", "deb", "dmg", "exe", "source"]
 DEB_HOME = Path("/opt/orkas")  # build/deb.py's install folder
 RENAME_EXCHANGE = 2
 PROBE_TIMEOUT = 120.0  # seconds: a first start of a fresh bundle on a slow disk
+MAX_MEMBERS = 200_000  # a build holds a few thousand files
+MAX_UNPACKED = 8 << 30  # bytes unpacked (a build is about half a gigabyte)
+MAX_NAME = 1024  # characters of a member's name or link
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,29 +112,65 @@ def staging_folder(current: Path) -> Path:
 
 
 def stage(archive: Path, current: Path) -> Path:
-    """The tar.gz unpacked beside `current`; returns the new version's folder (the archive's one top folder)."""
+    """The tar.gz unpacked beside `current`; returns the new version's folder (the archive's one top folder). Whatever
+    fails leaves nothing beside `current`."""
     staging = staging_folder(current)
     remove(staging)  # an earlier, interrupted attempt
     try:
         staging.mkdir(mode=0o755)
         with tarfile.open(archive) as tar:
-            tops = {Path(member.name).parts[0] for member in tar.getmembers() if member.name not in ("", ".")}
-            if len(tops) != 1:
-                raise UpdateError("the release archive does not hold one folder: refused")
-            tar.extractall(staging, filter="data")  # no absolute paths, no links out, no devices
+            top = _checked(tar.getmembers())
+            tar.extractall(staging, filter="data")  # and the data filter: no absolute paths, devices or set-id bits
+        folder = staging / top
+        if folder.is_symlink() or not folder.is_dir():
+            raise UpdateError("the release archive's top is not a folder: refused")
+        program = folder / "orkas"
+        if program.is_symlink() or not program.is_file() or not os.access(program, os.X_OK):
+            raise UpdateError("the release archive holds no orkas program: refused")
+        return folder
     except PermissionError:
         remove(staging)
         raise UpdateError(
             f"Orkas cannot write beside its folder ({current.parent}); unpack the new version by hand"
         ) from None
-    except (OSError, tarfile.TarError) as e:
+    except (OSError, tarfile.TarError, EOFError, zlib.error) as e:
         remove(staging)
         raise UpdateError(f"the release archive could not be unpacked: {e}") from None
-    folder = staging / tops.pop()
-    if not (folder / "orkas").is_file() or not os.access(folder / "orkas", os.X_OK):
+    except BaseException:
         remove(staging)
-        raise UpdateError("the release archive holds no orkas program: refused")
-    return folder
+        raise
+
+
+def _checked(members: list[tarfile.TarInfo]) -> str:
+    """The archive's one top folder, once every member is a plain file, folder or link that stays inside it: no link
+    through which another member is written (tarfile's own filter could be led out through a chain of links longer
+    than the system's path limit: CVE-2025-4517), nothing of unreasonable size or number. Raises UpdateError."""
+    if len(members) > MAX_MEMBERS:
+        raise UpdateError(f"the release archive holds more than {MAX_MEMBERS} files: refused")
+    if sum(m.size for m in members if m.isfile()) > MAX_UNPACKED:
+        raise UpdateError(f"the release archive unpacks to more than {MAX_UNPACKED >> 30} GiB: refused")
+    names = [posixpath.normpath(m.name) for m in members]
+    tops = {name.split("/", 1)[0] for name in names if name != "."}
+    if len(tops) != 1 or tops & {"..", "."} or any(name.startswith("/") for name in names):
+        raise UpdateError("the release archive does not hold one folder: refused")
+    top = tops.pop()
+    links = {name for name, m in zip(names, members, strict=True) if m.issym() or m.islnk()}
+    for name, member in zip(names, members, strict=True):
+        if len(member.name) > MAX_NAME or len(member.linkname) > MAX_NAME:
+            raise UpdateError("the release archive has a name too long to be a build's: refused")
+        if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):
+            raise UpdateError(f"the release archive holds {member.name!r}, which is no file: refused")
+        if name == top and not member.isdir():
+            raise UpdateError("the release archive's top is not a folder: refused")
+        parents = name.split("/")[:-1]
+        if any("/".join(parents[: i + 1]) in links for i in range(len(parents))):
+            raise UpdateError(f"the release archive writes {member.name!r} through a link: refused")
+        if member.issym() or member.islnk():
+            base = posixpath.dirname(name) if member.issym() else ""
+            target = posixpath.normpath(posixpath.join(base, member.linkname))
+            if member.linkname.startswith("/") or not (target == top or target.startswith(top + "/")):
+                raise UpdateError(f"the release archive's link {member.name!r} leads outside it: refused")
+    return top
 
 
 def remove(path: Path) -> None:

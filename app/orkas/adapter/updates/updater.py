@@ -38,6 +38,8 @@ from orkas.core.fsutil import atomic_write
 log = logging.getLogger(__name__)
 DAY = 24 * 3600.0
 WAIT = 3600.0  # seconds an install waits for a download under way
+FROM_THE_FUTURE = "the feed says it was published in the future: ignored (is this computer's clock right?)"
+FUTURE = DAY  # a feed dated later than this from now is a wrong clock, not a release (it would block later feeds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +136,10 @@ class Updater:
                 self._remember(checked=self.now())  # unreachable counts: the automatic check tries again tomorrow
                 raise
             feed = verify(raw, self.keys)
+            if feed.published.timestamp() > self.now() + FUTURE:
+                raise UpdateError(
+                    "the feed says it was published in the future: ignored (is this computer's clock right?)"
+                )
             seen = self._state().get("published")
             if isinstance(seen, str) and feed.published < datetime.fromisoformat(seen):
                 raise UpdateError("the feed is older than one Orkas has already read (replayed?): ignored")
@@ -194,6 +200,13 @@ class Updater:
                 except UpdateError:
                     remove(staged.parent)
                     raise
+                if parse_version(said.version) < parse_version(self.version):
+                    remove(staged.parent)
+                    raise UpdateError(
+                        f"the download says it is Orkas {said.version}, older than this {self.version}: not installed"
+                    )
+                if said.version != release.version:
+                    log.warning("the feed offered %s; the download says it is %s", release.version, said.version)
                 if said.data_format < self.data_format:
                     remove(staged.parent)
                     raise UpdateError(
@@ -233,9 +246,17 @@ class Updater:
             exchange_and_restart(prepared.staged, self.installed.folder, self.installed.executable, list(argv), env)
 
     def clean(self) -> None:
-        """An interrupted download's leftovers (called at start)."""
+        """An interrupted download's leftovers, and the files of versions no newer than this one (installed, or
+        passed by): called when the daily check starts."""
         for partial in self.folder.glob("*.part"):
             partial.unlink(missing_ok=True)
+        for old in self.folder.glob("orkas-*"):
+            version = old.name.removeprefix("orkas-").split("-", 1)[0]
+            try:
+                if parse_version(version) <= parse_version(self.version):
+                    remove(old)
+            except UpdateError:
+                remove(old)
 
     # ------------------------------------------------------------------------------------------------------
 

@@ -824,8 +824,25 @@ async def _spawn(
 
 
 def run_own_program(argv: Sequence[str], *, timeout: float, env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
-    """Run a program of the app's (a verified release of it) to completion, its output captured."""
-    return subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout, env=dict(env), check=False)
+    """Run a program of the app's (a verified release of it) until it exits, its output captured in files (a child
+    it leaves behind holding a pipe would keep a reader waiting) and its whole process group ended afterwards.
+    Raises subprocess.TimeoutExpired when it does not exit in `timeout` seconds."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        child = subprocess.Popen(
+            list(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=dict(env), start_new_session=True
+        )
+        try:
+            code = child.wait(timeout)
+        finally:
+            with contextlib.suppress(OSError):
+                os.killpg(child.pid, signal.SIGKILL)  # what it started goes with it
+            child.wait()
+        out.seek(0)
+        err.seek(0)
+        said = out.read(1 << 20).decode("utf-8", "replace"), err.read(1 << 20).decode("utf-8", "replace")
+    return subprocess.CompletedProcess(list(argv), code, *said)
 
 
 def replace_process(executable: Path, argv: Sequence[str], env: Mapping[str, str]) -> None:
