@@ -379,6 +379,8 @@ def host(
         spent = await asyncio.to_thread(lambda: assembly.budget(schedule.conversation).blocked())
         if spent is not None:
             raise ConfigError(spent)
+        conversation = runtime.store.get(schedule.conversation)
+        await asyncio.to_thread(assembly.prepare, conversation)  # no provider, a model gone: said, not "started"
         runtime.send(schedule.conversation, schedule.prompt)
 
     scheduler = Scheduler(assembly.schedules, fire, runtime.running)

@@ -4,6 +4,7 @@ fired once however many of their times were missed."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import threading
 from datetime import datetime
@@ -74,6 +75,9 @@ def test_eight_in_the_morning_stays_eight_across_summer_time() -> None:
         ("in 3 fortnights", "seconds, minutes, hours or days"),
         ("soonish", "not a time Orkas understands"),
         ("every 90 minutes", "1 to 59"),
+        ("at 2027-02-29 08:00", "is not a moment: day is out of range"),
+        ("in 99999999999 days", "within ten years"),
+        ("at 9999-01-01 00:00", "within ten years"),
     ],
 )
 def test_what_is_not_a_time_is_said(said: str, why: str) -> None:
@@ -82,6 +86,20 @@ def test_what_is_not_a_time_is_said(said: str, why: str) -> None:
         next_time(when, LISBON, at("2026-12-06 10:00"))
     with pytest.raises(ConfigError, match="not a time zone"):
         parse("every day at 8", "Mars/Olympus", 0)
+
+
+def test_when_clocks_go_back_a_line_of_every_few_minutes_runs_through_the_repeated_hour_and_a_set_time_once() -> None:
+    york = "America/New_York"
+    before = datetime(2027, 11, 7, 1, 50, tzinfo=ZoneInfo(york)).timestamp()  # the first 01:50 of that night
+    every = parse("every 15 minutes", york, before)
+    moments = [before]
+    for _ in range(8):
+        moments.append(next_time(every, york, moments[-1]))  # type: ignore[arg-type]
+    gaps = {b - a for a, b in itertools.pairwise(moments[1:])}
+    assert gaps == {900.0}  # a quarter of an hour each, through both 01:xx hours
+    daily = parse("every day at 1:30", york, before)
+    first = next_time(daily, york, before - 3600)
+    assert next_time(daily, york, first) - first == 25 * 3600  # type: ignore[operator]  # once that night
 
 
 def test_missed_times_run_once_and_a_one_shot_only_once(tmp_path: Path) -> None:

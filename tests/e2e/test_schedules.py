@@ -11,13 +11,14 @@ import subprocess
 import time
 from pathlib import Path
 
+import httpx
 import websockets
 
 from tests.conftest import subprocess_env
 from tests.fakes import anthropic as wire
 from tests.fakes.server import FakeServer
 from tests.mirror_helpers import Mirrored, restart_mirrored, run_mirrored
-from tests.ui.conftest import ORKAS
+from tests.ui.conftest import ORKAS, start_app
 
 DEADLINE = 30.0
 
@@ -75,7 +76,7 @@ def test_a_schedule_fires_in_the_running_app_and_its_approval_is_answered_from_t
         prompts = [json.dumps(r.json["messages"][0]) for r in anthropic_server.requests]
         assert "summarise what changed" in prompts[0]
         [kept] = wait_for(lambda: [s for s in schedules(running)["schedules"] if s["last"]], "the run recorded")  # type: ignore[index, union-attr]
-        assert kept["id"] == made["id"] and kept["last"]["outcome"] == "ran" and kept["next"] is None
+        assert kept["id"] == made["id"] and kept["last"]["outcome"] == "started" and kept["next"] is None
         assert not kept["enabled"]  # a one-shot runs once
 
 
@@ -96,7 +97,7 @@ def test_a_schedule_due_while_orkas_was_closed_runs_once_at_the_next_start(
         anthropic_server.script(wire.reply_text("The build is green."))
         restarted = restart_mirrored(running, anthropic_server)
         [ran] = wait_for(lambda: [s for s in schedules(restarted)["schedules"] if s["last"]], "fired at start")  # type: ignore[index, union-attr]
-        assert ran["last"]["outcome"] == "ran"
+        assert ran["last"]["outcome"] == "started"
         wait_for(lambda: len(anthropic_server.requests) == 1, "the one run's model call")
         listed = subprocess.run([ORKAS, "schedule", "list"], env=env, capture_output=True, text=True, timeout=60)
         assert "fired by the Orkas process" in listed.stderr and "check the build" in listed.stdout
@@ -190,3 +191,25 @@ def test_a_schedule_whose_budget_is_spent_does_not_run_and_says_why(
         [kept] = wait_for(lambda: [s for s in schedules(running)["schedules"] if s["last"]], "the schedule's turn")  # type: ignore[index, union-attr]
         assert kept["last"]["outcome"].startswith("not run: the daily budget of $0.0001 is reached")
     assert len(anthropic_server.requests) == 1  # only the run that spent it
+
+
+def test_a_schedule_without_a_provider_says_why_it_did_not_run_and_unknown_ids_are_404(tmp_path: Path) -> None:
+    app = start_app(tmp_path / "home")  # no model key anywhere
+    try:
+        headers = {"X-Orkas-Token": app.token}
+        chat = httpx.post(f"{app.base}/api/conversations", json={}, headers=headers).json()["id"]
+        made = httpx.post(f"{app.base}/api/schedules", headers=headers,
+                          json={"conversation": chat, "prompt": "go", "when": "in 1s"})  # fmt: skip
+        assert made.status_code == 201
+
+        def last() -> object:
+            return [s for s in httpx.get(f"{app.base}/api/schedules", headers=headers).json()["schedules"] if s["last"]]
+
+        [kept] = wait_for(last, "the schedule's turn")  # type: ignore[misc]
+        assert kept["last"]["outcome"].startswith("not run:") and "provider" in kept["last"]["outcome"]
+        for method in ("PATCH", "DELETE"):
+            gone = httpx.request(method, f"{app.base}/api/schedules/s-nothing", headers=headers,
+                                 json={"enabled": True} if method == "PATCH" else None)  # fmt: skip
+            assert gone.status_code == 404 and "no schedule" in gone.json()["detail"]
+    finally:
+        app.stop()

@@ -41,6 +41,21 @@ def _alive(pid: int) -> bool:
     return b"serve" in words and any(b"orkas" in word for word in words)
 
 
+def _exists(pid: int) -> bool:
+    """Any process has `pid` (a zombie is none: its parent, init, reaps it at once)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state != "Z"
+    except OSError:
+        try:
+            os.kill(pid, 0)
+            return True
+        except OSError:
+            return False
+    except IndexError:
+        return False
+
+
 def running(env: Mapping[str, str]) -> int | None:
     try:
         pid = int(json.loads(_record(env).read_text())["pid"])
@@ -88,8 +103,9 @@ def stop(env: Mapping[str, str]) -> int:
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + ENDED
     while time.monotonic() < deadline:
-        if not _alive(pid):
+        if not _exists(pid):  # gone, not only past its command line: its port and locks are free now
             _record(env).unlink(missing_ok=True)
+            _record(env).with_name("background.out").unlink(missing_ok=True)  # its URL held the old token
             print(f"stopped the background Orkas (process {pid})")
             return EXIT_OK
         time.sleep(0.05)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -68,6 +69,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     schedules = store.load()
     for s in schedules:
         state = f"next {_at(s.next, s.timezone)}" if s.enabled and s.next else "off" if s.next else "done"
+        if s.enabled and s.next is not None and s.next <= time.time():
+            state = f"due since {_at(s.next, s.timezone)}: runs once Orkas runs and its chat is free"
         last = f"; last {_at(s.last['at'], s.timezone)}: {s.last['outcome']}" if s.last else ""
         title = titles.get(s.conversation) or s.conversation
         print(f"{s.id}\t{s.when} ({s.timezone})\t{state}{last}\t{title}\t{s.prompt[:60]}")
@@ -83,4 +86,4 @@ def _at(moment: float | None, tz: str) -> str:
     """A moment in the schedule's own time zone."""
     from orkas.adapter.schedules.when import zone
 
-    return datetime.fromtimestamp(moment, zone(tz)).strftime("%a %d %b %H:%M") if moment else "-"
+    return datetime.fromtimestamp(moment, zone(tz)).strftime("%a %d %b %Y %H:%M") if moment else "-"

@@ -15,12 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from orkas.adapter.conversations.store import Conversation
 from orkas.adapter.schedules.store import ScheduleStore
 from orkas.adapter.schedules.when import local_zone
-from orkas.core.errors import ConfigError
+from orkas.core.errors import ConfigError, NotFound
 from orkas.server.routing import Api, HTTPException
 
 
@@ -36,7 +36,7 @@ class ScheduleNew(BaseModel):
 class ScheduleChange(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    enabled: bool
+    enabled: StrictBool
 
 
 def add_schedule_routes(
@@ -76,12 +76,18 @@ def add_schedule_routes(
 
     @api.patch("/api/schedules/{schedule_id}")
     async def schedules_change(schedule_id: str, body: ScheduleChange) -> dict[str, Any]:
-        changed_one = await asyncio.to_thread(store.set_enabled, schedule_id, body.enabled)
+        try:
+            changed_one = await asyncio.to_thread(store.set_enabled, schedule_id, body.enabled)
+        except NotFound as e:
+            raise HTTPException(status_code=404, detail=str(e)) from None
         changed()
         return asdict(changed_one)
 
     @api.delete("/api/schedules/{schedule_id}")
     async def schedules_remove(schedule_id: str) -> dict[str, Any]:
-        removed = await asyncio.to_thread(store.remove, schedule_id)
+        try:
+            removed = await asyncio.to_thread(store.remove, schedule_id)
+        except NotFound as e:
+            raise HTTPException(status_code=404, detail=str(e)) from None
         changed()
         return {"removed": removed.id}

@@ -21,7 +21,8 @@ from orkas.core.errors import ConfigError, ConversationBusy, NotFound
 
 log = logging.getLogger(__name__)
 TICK = 15.0  # seconds: the longest the scheduler sleeps (a sleeping machine's clock jumps)
-RETRY_LOCK = 60.0  # seconds between tries when another process fires schedules
+RETRY_LOCK = 5.0  # seconds between tries when another process fires schedules (it may have ended)
+STARTED = "started"  # its turn began (how it went is in its chat)
 BUSY_LOOK = 1.0  # seconds between looks at a busy conversation a schedule waits for
 
 
@@ -70,7 +71,7 @@ class Scheduler:
             if self.busy(schedule.conversation):
                 waiting = True  # its conversation is running: looked at again soon (once, however long it took)
                 continue
-            outcome = "ran"
+            outcome = STARTED
             try:
                 await self.fire(schedule)
                 log.info("schedule %s fired in conversation %s", schedule.id, schedule.conversation)
@@ -78,6 +79,7 @@ class Scheduler:
                 waiting = True
                 continue
             except NotFound:
+                log.info("schedule %s removed: its conversation %s is gone", schedule.id, schedule.conversation)
                 await asyncio.to_thread(self.store.forget_conversation, schedule.conversation)
                 continue
             except ConfigError as e:

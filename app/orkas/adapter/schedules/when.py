@@ -22,6 +22,7 @@ from orkas.core.errors import ConfigError
 
 DAYS = ("sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday")
 HORIZON_DAYS = 366 * 5  # a cron line that never fires within this (Feb 30) is refused
+MAX_AHEAD = 10 * 366 * 86400.0  # seconds: a one-shot further than this is a mistake
 _FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day of month", 1, 31), ("month", 1, 12), ("day of week", 0, 7))
 _UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hour": 3600, "d": 86400,
           "day": 86400}  # fmt: skip
@@ -72,10 +73,13 @@ def parse(text: str, tz: str, now: float) -> When:
         unit = _UNITS.get(found.group(2).rstrip("s") if len(found.group(2)) > 1 else found.group(2))
         if unit is None:
             raise ConfigError(f"{found.group(2)!r}: say seconds, minutes, hours or days")
-        return When(text, at=now + int(found.group(1)) * unit)
+        return When(text, at=_within(now, now + int(found.group(1)) * unit))
     if found := re.fullmatch(r"(?:at |on )?(\d{4}-\d{2}-\d{2})[ t](\d{1,2}):(\d{2})", said):
-        moment = datetime.fromisoformat(f"{found.group(1)} {int(found.group(2)):02d}:{found.group(3)}")
-        return When(text, at=moment.replace(tzinfo=place).timestamp())
+        try:
+            moment = datetime.fromisoformat(f"{found.group(1)} {int(found.group(2)):02d}:{found.group(3)}")
+        except ValueError as e:
+            raise ConfigError(f"{found.group(1)} {found.group(2)}:{found.group(3)} is not a moment: {e}") from None
+        return When(text, at=_within(now, moment.replace(tzinfo=place).timestamp()))
     if found := re.fullmatch(r"(today|tomorrow) at (\d{1,2})(?::(\d{2}))?", said):
         day = datetime.fromtimestamp(now, place).date() + timedelta(days=found.group(1) == "tomorrow")
         hour, minute = _clock(found.group(2), found.group(3))
@@ -90,6 +94,12 @@ def parse(text: str, tz: str, now: float) -> When:
         f"{text!r} is not a time Orkas understands: try `every weekday at 8:00`, `every day at 18:30`, `in 2 hours`, "
         "`tomorrow at 9:00`, `at 2026-12-07 08:00` or a cron line (`0 8 * * 1-5`)"
     )
+
+
+def _within(now: float, moment: float) -> float:
+    if moment - now > MAX_AHEAD:
+        raise ConfigError("a schedule runs within ten years from now")
+    return moment
 
 
 def _clock(hour: str, minute: str | None) -> tuple[int, int]:
@@ -182,10 +192,17 @@ def next_time(when: When, tz: str, after: float) -> float | None:
         else:
             day_ok = by_date or by_weekday
         if day.month in cron.months and day_ok:
-            for hour in sorted(cron.hours):
-                for minute in sorted(cron.minutes):
-                    moment = datetime(day.year, day.month, day.day, hour, minute, tzinfo=place).timestamp()
-                    if moment > after:
-                        return moment
+            # The hour repeated when clocks go back: a line that runs every hour (or more often) runs in both of its
+            # copies, one at set hours once (cron's own rule); an hour skipped when they go forward runs after it.
+            folds = (0, 1) if len(cron.hours) == 24 else (0,)
+            moments = [
+                datetime(day.year, day.month, day.day, hour, minute, fold=fold, tzinfo=place).timestamp()
+                for hour in cron.hours
+                for minute in cron.minutes
+                for fold in folds
+            ]
+            later = [moment for moment in moments if moment > after]
+            if later:
+                return min(later)
         day += timedelta(days=1)
     raise ConfigError(f"the cron line {when.cron!r} never runs")
