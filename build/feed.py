@@ -10,7 +10,7 @@ feed already published. The version and data format come from this checkout.
 
 The private key (base64, raw Ed25519) comes from ORKAS_FEED_SIGNING_KEY and nowhere else: never a file in the
 repository, never an argument (arguments show in `ps`). `--new-key` prints a new pair: the private one goes into
-the release machine's secrets, the public one into app/orkas/adapter/updates/feed.py's RELEASE_KEYS.
+the release machine's secrets, the public one into app/orkas/adapter/updates/address.py's RELEASE_KEYS.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from orkas.adapter.settings.data_format import CURRENT
-from orkas.adapter.updates.feed import UpdateError, allowed_url, parse_version, verify
+from orkas.adapter.updates.address import allowed_url
+from orkas.adapter.updates.feed import UpdateError, parse_version, verify
 from orkas.adapter.updates.install import Installation, exchange, others_running, staging_folder
 from orkas.adapter.updates.updater import DAY, Updater
 from tests.fakes.releases import KeyPair, ReleaseHost, artifact, new_key, portable, probe_script, release_host

@@ -9,13 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orkas.adapter.hooks.commands import ALL_EVENTS, CommandHooks, HookSet
 from orkas.app.config import Configured, Settings, build_registry, load_configured, model_choices, protected_data
 from orkas.app.extensions import Connections, SkillAccess
 from orkas.app.workspace import agent_policy, sandbox, workspace_tools
 from orkas.core.errors import ConfigError, NoProvider
 from orkas.engine.catalog import lookup
-from orkas.engine.hooks import Event
+from orkas.engine.hooks import ALL_EVENTS, Event
 from orkas.engine.instructions import ProjectInstructions
 from orkas.engine.memory import Memory, MemoryTool
 from orkas.engine.prompt import SystemPrompt
@@ -32,6 +31,7 @@ from orkas.engine.tools.nearby import with_nearby
 # the executor's modules when the first turn's tools are made.
 if TYPE_CHECKING:
     from orkas.adapter.agents.external import ExternalAgent
+    from orkas.adapter.hooks.commands import CommandHooks, HookSet
     from orkas.adapter.learning.evolution import Evolution
     from orkas.engine.memory.kb import KnowledgeBase
     from orkas.engine.memory.rerank import ModelReranker
@@ -152,8 +152,17 @@ def build_agent(settings: Settings, profile: AgentProfile) -> Agent:
         # start path); an allow-list is checked now, so a tool name that is none is said before anything runs.
         tools=tools() if profile.only_tools is not None else tools,
         system_prompt=SystemPrompt(hooks=hooks),  # read at the start of every turn
-        hooks=CommandHooks(profile.hooks, lambda: made_with[0], profile.hook_events) if profile.hooks else None,
+        hooks=_hooks(profile, lambda: made_with[0]),
     )
+
+
+def _hooks(profile: AgentProfile, executor: Callable[[], Executor]) -> CommandHooks | None:
+    """The agent's hooks, when any file configures one (their module loads only then)."""
+    if profile.hooks is None or not (profile.hooks.commands or profile.hooks.problems):
+        return None
+    from orkas.adapter.hooks.commands import CommandHooks
+
+    return CommandHooks(profile.hooks, executor, profile.hook_events)
 
 
 def _learned(folder: Path) -> Callable[[], str | None]:

@@ -22,9 +22,7 @@ from orkas.adapter.conversations.instructions import Instructions
 from orkas.adapter.conversations.processes import ConversationProcesses
 from orkas.adapter.conversations.runtime import ConversationRuntime, Hooks
 from orkas.adapter.conversations.store import Conversation, ConversationStore
-from orkas.adapter.hooks.commands import ALL_EVENTS, TOOL_EVENTS, HookSet
 from orkas.adapter.schedules.store import ScheduleStore
-from orkas.adapter.schedules.tool import ScheduleTool
 from orkas.adapter.settings import personal
 from orkas.adapter.settings.permission_rules import RuleStore
 from orkas.adapter.settings.trust import FolderTrust
@@ -35,6 +33,8 @@ from orkas.app.extensions import Connections, SkillAccess, connector_hub, skill_
 from orkas.core.errors import ConfigError, NotFound
 from orkas.engine.catalog import lookup
 from orkas.engine.consent import Mode, Permissions
+from orkas.engine.hooks import ALL_EVENTS, TOOL_EVENTS
+from orkas.engine.instructions import ProjectInstructions
 from orkas.engine.messages import Message
 from orkas.engine.providers.base import REASONING
 from orkas.engine.runner import Agent
@@ -42,6 +42,7 @@ from orkas.engine.tools.base import Tool
 
 if TYPE_CHECKING:
     from orkas.adapter.connectors.hub import ConnectorHub
+    from orkas.adapter.hooks.commands import HookSet
     from orkas.adapter.skills.roots import SkillRegistry
     from orkas.engine.evolution.signals import RunSignals
     from orkas.engine.memory.kb import KnowledgeBase
@@ -246,9 +247,7 @@ class Assembly:
             past_conversations=None if worker else self.knowledge.conversations,
             processes=self.processes.manager(conversation.id),
             # The conversation's own agent may propose a schedule for it (the person accepts it on a card).
-            extra_tools=(*tools, ScheduleTool(self.schedules, conversation.id))
-            if role in ("solo", "commander")
-            else tools,
+            extra_tools=(*tools, self._schedule_tool(conversation)) if role in ("solo", "commander") else tools,
             only_tools=spec.tools if spec is not None else None,
             note=note,
             memory_tool=not worker,
@@ -260,15 +259,25 @@ class Assembly:
             project=project,
             # The person's hooks, and the project's once its folder is trusted; read at every run. The prompt and stop
             # hooks are the conversation's (its solo agent's or commander's), the tool hooks every agent's.
-            hooks=HookSet.load(
-                self.settings.data_dir,
-                folder or conversation.workspace_path,
-                conversation.id,
-                project.root,
-                project.trusted(),
-            ),
+            hooks=self._hooks(conversation, folder, project),
             hook_events=ALL_EVENTS if role in ("solo", "commander") else TOOL_EVENTS,
         )
+
+    def _schedule_tool(self, conversation: Conversation) -> Tool:
+        from orkas.adapter.schedules.tool import ScheduleTool  # time zones and cron: loaded with the agent's tools
+
+        return ScheduleTool(self.schedules, conversation.id)
+
+    def _hooks(self, conversation: Conversation, folder: Path | None, project: ProjectInstructions) -> HookSet | None:
+        """The person's hooks, and the project's once its folder is trusted, as their files say now (None: no file
+        configures any, and their modules stay unloaded)."""
+        data, root = self.settings.data_dir, project.root
+        if not (data / "hooks.json").exists() and not (root / ".orkas" / "hooks.json").exists():
+            return None
+        from orkas.adapter.hooks.commands import HookSet
+
+        where = folder or conversation.workspace_path
+        return HookSet.load(data, where, conversation.id, root, project.trusted())
 
     def prepare(self, conversation: Conversation) -> None:
         """Build the conversation's agent now, so a configuration mistake (no provider, a bad model, an agent that

@@ -29,7 +29,7 @@ from orkas.adapter.providers.local_servers import KNOWN as KNOWN_LOCAL
 from orkas.adapter.providers.pool import Candidate, RotatingProvider
 from orkas.adapter.settings.store import ProductSettings, ProviderConfig, SettingsStore
 from orkas.adapter.settings.vault import Vault, VaultError
-from orkas.adapter.updates.feed import RELEASE_KEYS
+from orkas.adapter.updates.address import RELEASE_KEYS
 from orkas.core.errors import ConfigError, ProviderError
 from orkas.core.paths import data_dir
 from orkas.core.redact import remember_secret

@@ -24,6 +24,8 @@ from orkas.engine.events import PermissionRequest, permission_request
 
 Event = Literal["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"]
 MAX_CONTINUES = 5  # a Stop hook keeps a run going at most this many times
+ALL_EVENTS: frozenset[Event] = frozenset(("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"))
+TOOL_EVENTS: frozenset[Event] = frozenset(("PreToolUse", "PostToolUse"))  # what a group's member fires
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from orkas.adapter.hooks.config import CLAUDE_NAMES, WORKSPACE_FILE, HookCommand, read_hooks
 from orkas.engine.consent import Ask
-from orkas.engine.hooks import Event, Outcome
+from orkas.engine.hooks import ALL_EVENTS, Event, Outcome
 from orkas.engine.sandbox import PathDenied
 
 if TYPE_CHECKING:
@@ -42,8 +42,6 @@ log = logging.getLogger(__name__)
 BLOCK = 2  # the exit code that blocks, as Claude Code's
 SAID_LIMIT = 4000  # characters of a hook's reason or context kept
 FILE_TOOLS = ("read_file", "write_file", "edit_file", "delete_file", "stat_file")
-ALL_EVENTS: frozenset[Event] = frozenset(("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"))
-TOOL_EVENTS: frozenset[Event] = frozenset(("PreToolUse", "PostToolUse"))
 
 
 @dataclass(frozen=True, slots=True)

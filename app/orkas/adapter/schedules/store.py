@@ -18,11 +18,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from orkas.adapter.schedules.when import When, local_zone, next_time, parse
 from orkas.core.errors import ConfigError, NotFound
 from orkas.core.fsutil import atomic_write
+
+if TYPE_CHECKING:  # time zones and cron load when a schedule is made or fired, not with the app
+    from orkas.adapter.schedules.when import When
 
 log = logging.getLogger(__name__)
 PROMPT_LIMIT = 8000  # characters
@@ -45,6 +47,8 @@ class Schedule:
 
     @property
     def timing(self) -> When:
+        from orkas.adapter.schedules.when import When
+
         return When(self.when, cron=self.cron, at=self.at)
 
 
@@ -88,6 +92,8 @@ class ScheduleStore:
     def check(self, prompt: str, when: str, timezone: str | None = None) -> tuple[When, str, float]:
         """What `add` would keep — the time, the zone, the first run — or ConfigError with a sentence saying why not
         (asked before anything else is made for it, a new conversation included)."""
+        from orkas.adapter.schedules.when import local_zone, next_time, parse
+
         if not prompt.strip() or len(prompt.strip()) > PROMPT_LIMIT:
             raise ConfigError(f"a schedule needs a prompt of 1 to {PROMPT_LIMIT} characters")
         tz = timezone or local_zone()
@@ -129,6 +135,8 @@ class ScheduleStore:
 
     def set_enabled(self, schedule_id: str, enabled: bool) -> Schedule:
         """Turned off, it never runs; turned on again, it runs at its next time from now (nothing missed)."""
+        from orkas.adapter.schedules.when import next_time
+
         return self._update(schedule_id, lambda s: replace(
             s, enabled=enabled, next=next_time(s.timing, s.timezone, self.now()) if enabled else s.next))  # fmt: skip
 
@@ -142,6 +150,8 @@ class ScheduleStore:
     def fired(self, schedule_id: str, outcome: str) -> Schedule:
         """It ran (or could not): its next time is the first after now — slots missed while nothing ran (the
         machine asleep, the app closed) are not made up one by one: it ran once, for all of them."""
+        from orkas.adapter.schedules.when import next_time
+
         now = self.now()
 
         def advance(s: Schedule) -> Schedule:

@@ -8,7 +8,6 @@ from datetime import datetime
 from typing import Any
 
 from orkas.adapter.schedules.store import ScheduleStore
-from orkas.adapter.schedules.when import local_zone, next_time, parse, zone
 from orkas.core.errors import ConfigError
 from orkas.engine.consent import Ask
 from orkas.engine.tools.base import ToolContext, ToolResult, error_result, text_result
@@ -43,6 +42,8 @@ class ScheduleTool:
         return str(input.get("when", ""))
 
     async def execute(self, input: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        from orkas.adapter.schedules.when import local_zone, next_time, parse, zone  # time zones: when proposed
+
         tz = str(input.get("timezone") or local_zone())
         try:
             now = self.store.now()

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from orkas.adapter.updates.feed import DEFAULT_FEED, allowed_url
+from orkas.adapter.updates.address import DEFAULT_FEED, allowed_url
 from orkas.core.errors import ConfigError
 from orkas.core.fsutil import atomic_write
 from orkas.core.logging import LEVELS, LogLevel
@@ -114,7 +114,9 @@ class Preferences:
             self.rerank not in ("off", "chat") and not all(self.rerank.partition("/")[::2])
         ):
             raise ConfigError(f"rerank must be off, chat or provider/model, not {self.rerank!r}")
-        if not isinstance(self.update_feed, str) or len(self.update_feed) > 2048 or not allowed_url(self.update_feed):
+        if self.update_feed != DEFAULT_FEED and (
+            not isinstance(self.update_feed, str) or len(self.update_feed) > 2048 or not allowed_url(self.update_feed)
+        ):
             raise ConfigError(f"update_feed must be an https address, not {self.update_feed!r}")
         for name, value, allowed in (
             ("mode", self.mode, MODES),

@@ -24,12 +24,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from urllib.parse import urlsplit
 
-# The project's release key (Ed25519, raw, base64). ORKAS_UPDATE_KEY replaces it (a private build's own key).
-RELEASE_KEYS: tuple[str, ...] = ("HTzUjmsFLTP9wnxrJErt1UqJkOK3Azm4A1bm+4iFzgk=",)
-# The project's releases. A release publishes feed.json beside its files (build/feed.py).
-DEFAULT_FEED = "https://github.com/orkas-desktop/orkas/releases/latest/download/feed.json"
+from orkas.adapter.updates.address import RELEASE_KEYS, allowed_url
+
 FEED_LIMIT = 1024 * 1024  # bytes: a feed is a few kilobytes
 NOTES_LIMIT = 20_000  # characters of release notes kept per version
 KINDS = ("tar.gz", "deb", "dmg", "exe")
@@ -86,17 +83,6 @@ class Feed:
         checkout: it is told that one exists, and updates with git)."""
         offered = [r for r in self.releases if kind == "source" or r.artifact(platform, kind) is not None]
         return max(offered, key=lambda r: parse_version(r.version), default=None)
-
-
-def allowed_url(url: str) -> bool:
-    """https anywhere, or http to this machine (a local mirror, the tests): the signature guards what a feed
-    says, TLS keeps who is checking for updates from everyone on the way."""
-    if not isinstance(url, str) or url != url.strip() or any(c.isspace() or ord(c) < 32 for c in url):
-        return False
-    parts = urlsplit(url)
-    if parts.scheme == "https" and parts.hostname:
-        return True
-    return parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost", "::1")
 
 
 def verify(raw: bytes, keys: Sequence[str] = RELEASE_KEYS) -> Feed:

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.error import HTTPError, URLError
 
-from orkas.adapter.updates.feed import UpdateError, allowed_url
+from orkas.adapter.updates.address import allowed_url
+from orkas.adapter.updates.feed import UpdateError
 
 AGENT = "Orkas-update-check"  # every installation sends exactly this
 TIMEOUT = 30.0  # seconds without a byte

@@ -23,9 +23,9 @@ from typing import Any
 
 from orkas import __version__
 from orkas.adapter.settings.data_format import CURRENT as DATA_FORMAT
+from orkas.adapter.updates.address import RELEASE_KEYS
 from orkas.adapter.updates.feed import (
     FEED_LIMIT,
-    RELEASE_KEYS,
     Artifact,
     Release,
     UpdateError,
