@@ -222,6 +222,11 @@ def test_the_feed_is_read_at_most_once_a_day_across_restarts_even_when_it_fails(
     with pytest.raises(UpdateError, match="cannot reach"):
         down.check()
     assert down.due_in() == DAY  # unreachable counts as the day's check
+    clock[0] += DAY
+    forged = updater(tmp_path, installed, feed, new_key(), now=lambda: clock[0])
+    with pytest.raises(UpdateError, match="signature"):
+        forged.check()
+    assert forged.due_in() == DAY  # and so does a feed that does not verify: never read again at once
 
 
 def test_only_https_or_this_machine_is_read() -> None:

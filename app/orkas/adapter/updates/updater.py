@@ -132,9 +132,8 @@ class Updater:
 
             try:
                 raw = fetch.get(self.feed_url(), FEED_LIMIT)
-            except UpdateError:
-                self._remember(checked=self.now())  # unreachable counts: the automatic check tries again tomorrow
-                raise
+            finally:  # read or not, verified or not: the automatic check reads it again tomorrow, not sooner
+                self._remember(checked=self.now())
             feed = verify(raw, self.keys)
             if feed.published.timestamp() > self.now() + FUTURE:
                 raise UpdateError(
@@ -148,7 +147,6 @@ class Updater:
                 newest = None  # older or the same: never offered (an old feed cannot offer a downgrade)
             newer = newest
             self._remember(
-                checked=self.now(),
                 published=feed.published.isoformat(),
                 offer=_as_dict(newer) if newer is not None else None,
             )
