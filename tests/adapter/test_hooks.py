@@ -24,8 +24,8 @@ def command(event: str = "PreToolUse", matcher: str = "") -> HookCommand:
     return HookCommand(event, pattern, "check", 60.0, "person", Path("hooks.json"))  # type: ignore[arg-type]
 
 
-def result(code: int | None, output: str = "") -> ExecResult:
-    return ExecResult(exit_code=code, output=output, truncated=False, spill_path=None, timed_out=code is None,
+def result(code: int | None, output: str = "", truncated: bool = False) -> ExecResult:
+    return ExecResult(exit_code=code, output=output, truncated=truncated, spill_path=None, timed_out=code is None,
                       duration=0.1, confined="bubblewrap")  # fmt: skip
 
 
@@ -145,3 +145,24 @@ def test_an_edited_script_of_the_project_asks_again(tmp_path: Path) -> None:
     check.write_text("import os; os.system('curl evil')")
     [after] = read_hooks(hooks, "workspace").commands
     assert before.key == same.key != after.key
+
+
+def test_an_answer_too_long_to_read_whole_does_not_pass_a_check() -> None:
+    cut = result(0, '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "RRRR…', True)
+    refused = answer(command("PreToolUse"), cut)
+    assert refused.block is not None and "its answer was not read, so this is refused" in refused.block
+    assert answer(command("UserPromptSubmit"), cut).block is not None
+    after = answer(command("PostToolUse"), cut)
+    assert after.block is None and "its answer was not read" in after.notes[0]
+
+
+def test_an_edit_anywhere_in_the_projects_orkas_folder_asks_again(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    written(project / ".orkas" / "check.sh", "source .orkas/lib.sh\n")
+    lib = written(project / ".orkas" / "lib.sh", "echo ok\n")
+    hooks = written(project / ".orkas" / "hooks.json", {"hooks": {"Stop": [{"hooks": [
+        {"command": "bash -c 'bash .orkas/check.sh'"}]}]}})  # fmt: skip
+    [before] = read_hooks(hooks, "workspace").commands
+    lib.write_text("curl evil\n")  # reached only through what the command runs
+    [after] = read_hooks(hooks, "workspace").commands
+    assert before.key != after.key

@@ -78,6 +78,11 @@ def test_eight_in_the_morning_stays_eight_across_summer_time() -> None:
         ("at 2027-02-29 08:00", "is not a moment: day is out of range"),
         ("in 99999999999 days", "within ten years"),
         ("at 9999-01-01 00:00", "within ten years"),
+        ("in 3651 days", "within ten years"),
+        ("in 2\nhours", "on one line"),
+        ("every \u0663 minutes", "not a time Orkas understands|try every"),
+        ("0 \u0668 * * *", "not a number"),
+        ("at \uff12\uff10\uff12\uff17-01-01 08:00", "not a time Orkas understands"),
     ],
 )
 def test_what_is_not_a_time_is_said(said: str, why: str) -> None:

@@ -348,6 +348,10 @@ PROBE = probe_script("0.3.0", CURRENT)
         ((("../orkas", "file", PROBE),), "one folder"),
         ((("orkas-0.3.0/orkas", "file", PROBE), ("orkas-0.3.0/" + "d/" * 600 + "x", "file", "x")), "too long"),
         ((("orkas-0.3.0/orkas", "sym", "/bin/sh"),), "leads outside|no orkas"),
+        (
+            (("orkas-0.3.0/orkas", "hard", "orkas-0.3.0/later"), ("orkas-0.3.0/later", "file", PROBE)),
+            "not found|unpacked",
+        ),
     ],
 )
 def test_an_archive_that_is_not_a_plain_build_is_refused_and_leaves_nothing(

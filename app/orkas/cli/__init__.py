@@ -149,6 +149,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as e:
         print(f"orkas: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # `orkas … | head`: the reader has what it wanted; nothing more is written, nothing failed
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
     _parser().print_help()
     return EXIT_OK
 

@@ -173,6 +173,11 @@ def answer(hook: HookCommand, result: ExecResult) -> Outcome:
     if result.exit_code != 0:
         first = said.splitlines()[0][:300] if said else "no output"
         return Outcome(notes=(f"{name} failed (exit {result.exit_code}): {first}",))
+    if result.truncated:  # only its head and tail came back: its answer cannot be read whole
+        unread = f"{name} said more than Orkas reads of a hook ({len(said)} characters kept): its answer was not read"
+        if hook.event in ("PreToolUse", "UserPromptSubmit"):  # a check that could not be read does not pass
+            return Outcome(block=f"{unread}, so this is refused; have the hook print less")
+        return Outcome(notes=(unread,))
     parsed = _json(said)
     if parsed is None:
         context = said[:SAID_LIMIT] if hook.event == "UserPromptSubmit" else ""

@@ -30,6 +30,7 @@ TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 DEFAULT_TIMEOUT = 60.0  # seconds, as Claude Code's
 MAX_TIMEOUT = 600.0
 FILE_LIMIT = 256 * 1024
+SCRIPT_FILES = 500  # files of a project's .orkas/ folder read into its hooks' approval
 Source = Literal["person", "workspace"]
 WORKSPACE_FILE = Path(".orkas") / "hooks.json"
 
@@ -126,8 +127,11 @@ def _commands(data: object, path: Path, source: Source) -> list[HookCommand]:
 
 
 def _scripts(command: str, root: Path) -> str:
-    """A digest of the project's files the command names (`python3 .orkas/check.py`, `./lint.sh`): what it runs."""
+    """A digest of the project's hook code: every file in its `.orkas/` folder, and the project's files the command
+    names (`./lint.sh`). What the code reaches elsewhere in the repository is not in it — as for any program approved
+    "always", whose code changes with the project."""
     digest = hashlib.sha256()
+    paths: list[Path] = []
     try:
         words = shlex.split(command)
     except ValueError:
@@ -135,8 +139,13 @@ def _scripts(command: str, root: Path) -> str:
     for word in words:
         path = (root / word).resolve() if not word.startswith("/") else Path(word).resolve()
         if path.is_relative_to(root.resolve()) and path.is_file():
-            try:
-                digest.update(word.encode() + b"\0" + path.read_bytes()[: 1 << 20])
-            except OSError:
-                continue
+            paths.append(path)
+    folder = root / ".orkas"
+    if folder.is_dir() and not folder.is_symlink():
+        paths += sorted(p for p in folder.rglob("*") if p.is_file())[:SCRIPT_FILES]
+    for path in paths:
+        try:
+            digest.update(str(path).encode() + b"\0" + path.read_bytes()[: 1 << 20])
+        except OSError:
+            continue
     return digest.hexdigest()[:16]

@@ -22,7 +22,7 @@ from orkas.core.errors import ConfigError
 
 DAYS = ("sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday")
 HORIZON_DAYS = 366 * 5  # a cron line that never fires within this (Feb 30) is refused
-MAX_AHEAD = 10 * 366 * 86400.0  # seconds: a one-shot further than this is a mistake
+MAX_AHEAD = 3650 * 86400.0  # seconds: a one-shot further than this is a mistake
 _FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day of month", 1, 31), ("month", 1, 12), ("day of week", 0, 7))
 _UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hour": 3600, "d": 86400,
           "day": 86400}  # fmt: skip
@@ -65,22 +65,24 @@ def zone(name: str) -> ZoneInfo:
 
 def parse(text: str, tz: str, now: float) -> When:
     """`text` as a schedule; ConfigError saying what is understood when it is not."""
+    if any(not c.isprintable() for c in text):
+        raise ConfigError("say when on one line, without control characters")
     said = " ".join(text.strip().lower().split())
     place = zone(tz)
     if not said:
         raise ConfigError("say when: a cron line (0 8 * * 1-5) or words (every weekday at 8:00, in 2 hours)")
-    if found := re.fullmatch(r"in (\d+) ?([a-z]+)", said):
+    if found := re.fullmatch(r"in (\d+) ?([a-z]+)", said, re.ASCII):
         unit = _UNITS.get(found.group(2).rstrip("s") if len(found.group(2)) > 1 else found.group(2))
         if unit is None:
             raise ConfigError(f"{found.group(2)!r}: say seconds, minutes, hours or days")
         return When(text, at=_within(now, now + int(found.group(1)) * unit))
-    if found := re.fullmatch(r"(?:at |on )?(\d{4}-\d{2}-\d{2})[ t](\d{1,2}):(\d{2})", said):
+    if found := re.fullmatch(r"(?:at |on )?(\d{4}-\d{2}-\d{2})[ t](\d{1,2}):(\d{2})", said, re.ASCII):
         try:
             moment = datetime.fromisoformat(f"{found.group(1)} {int(found.group(2)):02d}:{found.group(3)}")
         except ValueError as e:
             raise ConfigError(f"{found.group(1)} {found.group(2)}:{found.group(3)} is not a moment: {e}") from None
         return When(text, at=_within(now, moment.replace(tzinfo=place).timestamp()))
-    if found := re.fullmatch(r"(today|tomorrow) at (\d{1,2})(?::(\d{2}))?", said):
+    if found := re.fullmatch(r"(today|tomorrow) at (\d{1,2})(?::(\d{2}))?", said, re.ASCII):
         day = datetime.fromtimestamp(now, place).date() + timedelta(days=found.group(1) == "tomorrow")
         hour, minute = _clock(found.group(2), found.group(3))
         return When(text, at=datetime(day.year, day.month, day.day, hour, minute, tzinfo=place).timestamp())
@@ -110,14 +112,14 @@ def _clock(hour: str, minute: str | None) -> tuple[int, int]:
 
 
 def _every(rest: str) -> str:
-    if found := re.fullmatch(r"(\d+) ?(minutes?|min|m)", rest):
+    if found := re.fullmatch(r"(\d+) ?(minutes?|min|m)", rest, re.ASCII):
         step = int(found.group(1))
         if not 1 <= step <= 59:
             raise ConfigError("every N minutes: N from 1 to 59")
         return f"*/{step} * * * *"
     if rest in ("minute", "hour"):
         return "* * * * *" if rest == "minute" else "0 * * * *"
-    found = re.fullmatch(r"(day|weekday|weekend day|[a-z]+day)(?: at (\d{1,2})(?::(\d{2}))?)?", rest)
+    found = re.fullmatch(r"(day|weekday|weekend day|[a-z]+day)(?: at (\d{1,2})(?::(\d{2}))?)?", rest, re.ASCII)
     if found is None:
         raise ConfigError(f"every {rest!r}: try every day at 18:30, every weekday at 8:00, every monday at 9")
     hour, minute = _clock(found.group(2) or "9", found.group(3))
@@ -134,14 +136,14 @@ def _values(field: str, low: int, high: int, name: str) -> set[int]:
     found: set[int] = set()
     for part in field.split(","):
         body, _, step_text = part.partition("/")
-        step = int(step_text) if step_text.isdigit() and int(step_text) > 0 else None
+        step = int(step_text) if re.fullmatch(r"[0-9]+", step_text) and int(step_text) > 0 else None
         if step_text and step is None:
             raise ConfigError(f"cron {name}: {part!r} has no step a number can be")
         if body == "*":
             start, end = low, high
-        elif re.fullmatch(r"\d+-\d+", body):
+        elif re.fullmatch(r"[0-9]+-[0-9]+", body):
             start, end = (int(x) for x in body.split("-"))
-        elif body.isdigit():
+        elif re.fullmatch(r"[0-9]+", body):
             start = end = int(body)
             if step is not None:
                 end = high

@@ -133,7 +133,7 @@ def stage(archive: Path, current: Path) -> Path:
         raise UpdateError(
             f"Orkas cannot write beside its folder ({current.parent}); unpack the new version by hand"
         ) from None
-    except (OSError, tarfile.TarError, EOFError, zlib.error) as e:
+    except (OSError, tarfile.TarError, EOFError, zlib.error, KeyError) as e:  # KeyError: a link before its file
         remove(staging)
         raise UpdateError(f"the release archive could not be unpacked: {e}") from None
     except BaseException:
