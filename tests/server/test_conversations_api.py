@@ -127,6 +127,8 @@ def test_a_refused_change_changes_nothing_and_a_socket_for_no_id_at_all_is_close
         assert (kept["title"], kept["pinned"]) == ("Garden", False)  # the title was once saved before the refusal
 
         assert api.get(f"/api/conversations/{ident}%0A/messages").status_code == 400  # $ let a last newline by
+        assert api.post(f"/api/conversations/{ident}/stop").json() == {"stopped": False}  # idle: nothing to stop
+        assert api.post("/api/conversations/0123456789abcdef0123456789abcdef/stop").status_code == 404  # no such chat
         for wrong in ("..%2F..", "a%2Fb", "%00", "x" * 5000, f"{ident}%0A"):
             with api.websocket_connect(f"/api/events?token={TOKEN}&conversation={wrong}", headers=HOST) as socket:
                 assert receive_json(socket)["type"] == "hello"

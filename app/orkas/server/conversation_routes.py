@@ -384,6 +384,7 @@ def add_conversation_routes(api: Api, runtime: ConversationRuntime, services: Se
 
     @api.post("/api/conversations/{conversation_id}/stop")
     async def conversations_stop(conversation_id: str) -> dict[str, bool]:
+        config(lambda: conversations.get(conversation_id))  # a chat that is none is a 404, not "nothing to stop"
         return {"stopped": config(lambda: runtime.stop(conversation_id))}
 
     @api.post("/api/conversations/{conversation_id}/answers")
