@@ -44,3 +44,14 @@ async def test_a_route_that_raises_leaves_a_redacted_crash_report(
     assert any(m.startswith("GET /api/broken 500") for m in logged)
     assert any(m.startswith("GET /api/fine 200") for m in logged)
     assert not any("launch-token" in m for m in logged)  # the query is never logged
+
+
+async def test_a_paths_control_characters_cannot_forge_a_log_line(caplog: pytest.LogCaptureFixture) -> None:
+    app = Observed(app_with_a_bug(), crashes=None)
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    with caplog.at_level(logging.DEBUG, logger="orkas.server.requests"):
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            await client.get("/api/x%0D%0AGET /api/admin 200%00")
+    [line] = [r.getMessage() for r in caplog.records if "/api/x" in r.getMessage()]
+    assert "\r" not in line and "\n" not in line and "\x00" not in line
+    assert line.startswith("GET /api/x\\r\\nGET /api/admin 200\\x00 404")

@@ -59,4 +59,7 @@ def _log(scope: Scope, code: int | None, seconds: float) -> None:
         level = logging.WARNING
     elif code in (400, 401, 403, 413, 415):
         level = logging.INFO
-    log.log(level, "%s %s %s in %.0f ms", method, path, code if code is not None else "-", seconds * 1000)
+    # A path is the client's words: its control characters (a NUL, a CR that would start a forged log line) written
+    # as escapes.
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+    log.log(level, "%s %s %s in %.0f ms", method, shown, code if code is not None else "-", seconds * 1000)
