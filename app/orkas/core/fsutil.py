@@ -128,3 +128,31 @@ def try_lock(path: Path) -> HeldLock | None:
         handle.close()
         return None
     return HeldLock(handle)
+
+
+RENAME_EXCHANGE = 2  # renameat2's flag: two paths trade places in one step
+
+
+def replace_folder(new: Path, target: Path, aside: Path) -> Path:
+    """`new` takes `target`'s place: in one step where the system can exchange two paths (Linux's renameat2), else in
+    two renames through `aside`, put back if the second fails. Returns where the old folder is now, for the caller to
+    remove; on failure both are as they were (an OSError says why)."""
+    import ctypes
+    import errno
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is not None:
+        at_cwd = -100
+        if renameat2(at_cwd, os.fsencode(new), at_cwd, os.fsencode(target), RENAME_EXCHANGE) == 0:
+            return new  # holding the old folder now
+        code = ctypes.get_errno()
+        if code not in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+            raise OSError(code, os.strerror(code), str(target))
+    os.rename(target, aside)
+    try:
+        os.rename(new, target)
+    except OSError:
+        os.rename(aside, target)
+        raise
+    return aside

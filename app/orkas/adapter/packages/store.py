@@ -47,7 +47,7 @@ from orkas.adapter.packages.sources import (
     refuse_links,
 )
 from orkas.core.errors import ConfigError, NotFound
-from orkas.core.fsutil import atomic_write
+from orkas.core.fsutil import atomic_write, replace_folder
 from orkas.engine.sandbox import PathDenied, PathPolicy
 
 if TYPE_CHECKING:  # made by the caller when a package is installed or run
@@ -151,12 +151,7 @@ class Packages:
                 current = packages.get(name)
                 if current is None:
                     raise PackageError(f"the package {name!r} was removed meanwhile")
-                os.rename(target, aside)
-                try:
-                    os.rename(staging, target)
-                except OSError:
-                    os.rename(aside, target)
-                    raise
+                old_copy = replace_folder(staging, target, aside)
                 package = Package(
                     name, old.source, commit, kind, roots, entries, deps,
                     current.deps_consent, current.enabled, current.installed_at, _now(),
@@ -166,7 +161,7 @@ class Packages:
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        shutil.rmtree(aside, ignore_errors=True)
+        shutil.rmtree(old_copy, ignore_errors=True)
         await self._dependencies(package, consent)
         with self._locked():
             self._write_shims()

@@ -18,8 +18,6 @@ a module of the next version.
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import json
 import os
 import platform
@@ -35,10 +33,10 @@ from pathlib import Path
 from typing import Literal, NoReturn
 
 from orkas.adapter.updates.feed import UpdateError
+from orkas.core.fsutil import replace_folder
 
 Kind = Literal["tar.gz", "deb", "dmg", "exe", "source"]
 DEB_HOME = Path("/opt/orkas")  # build/deb.py's install folder
-RENAME_EXCHANGE = 2
 PROBE_TIMEOUT = 120.0  # seconds: a first start of a fresh bundle on a slow disk
 MAX_MEMBERS = 200_000  # a build holds a few thousand files
 MAX_UNPACKED = 8 << 30  # bytes unpacked (a build is about half a gigabyte)
@@ -214,27 +212,12 @@ def exchange(new: Path, current: Path) -> None:
     """`new` takes `current`'s place in one step; the old version is then removed. On failure both stay as
     they were."""
     staging = new.parent  # staging_folder(current): emptied and removed once the exchange is done
-    libc = ctypes.CDLL(None, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
-    at_cwd = -100
-    if (
-        renameat2 is not None
-        and renameat2(at_cwd, os.fsencode(new), at_cwd, os.fsencode(current), RENAME_EXCHANGE) == 0
-    ):
-        remove(staging)  # holding the old version now
-        return
-    code = ctypes.get_errno() if renameat2 is not None else errno.ENOSYS
-    if code not in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
-        raise UpdateError(f"the new version could not take the old one's place: {os.strerror(code)}")
-    old = current.with_name(f".{current.name}.previous")  # a file system without exchange: two renames
+    old = current.with_name(f".{current.name}.previous")  # used only where the system cannot exchange two paths
     remove(old)
-    os.rename(current, old)
     try:
-        os.rename(new, current)
-    except OSError:
-        os.rename(old, current)
-        raise
-    remove(old)
+        remove(replace_folder(new, current, old))
+    except OSError as e:
+        raise UpdateError(f"the new version could not take the old one's place: {e.strerror or e}") from None
     remove(staging)
 
 
