@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from orkas.engine.consent import Ask, Permissions
-from orkas.engine.events import PermissionRequest, permission_request
+from orkas.engine.events import PermissionRequest, RunWarning, permission_request
 
 Event = Literal["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"]
 MAX_CONTINUES = 5  # a Stop hook keeps a run going at most this many times
@@ -62,11 +62,13 @@ async def fire(
     return await hooks.run(event, payload, approved)
 
 
-async def approve_here(
-    hooks: Hooks, event: Event, permissions: Permissions, approved: set[str]
-) -> AsyncGenerator[PermissionRequest, None]:
-    """The approvals `event`'s hooks need, asked on the turn itself (no tool call to hang them on): each question is
-    yielded for the views, its answer awaited; the keys allowed are added to `approved`."""
+async def fire_on_turn(
+    hooks: Hooks, event: Event, payload: Mapping[str, Any], permissions: Permissions, said: list[Outcome]
+) -> AsyncGenerator[PermissionRequest | RunWarning, None]:
+    """Fire `event` where there is no tool call to hang its questions on (the prompt, the stop): each approval its
+    hooks need is yielded for the views and its answer awaited, then the hooks run; their notes are yielded as
+    warnings, and the outcome is put in `said`."""
+    approved: set[str] = set()
     for ask in hooks.approvals(event):
         decided = permissions.immediate(ask)
         if decided is None:
@@ -75,3 +77,7 @@ async def approve_here(
             decided = await permissions.wait(question)
         if decided and ask.key is not None:
             approved.add(ask.key)
+    outcome = await hooks.run(event, payload, frozenset(approved))
+    for note in outcome.notes:
+        yield RunWarning(message=note)
+    said.append(outcome)

@@ -25,8 +25,8 @@ from orkas.engine.catalog import lookup
 from orkas.engine.compaction import Compactor
 from orkas.engine.consent import Permissions
 from orkas.engine.context import ContextBudget
-from orkas.engine.events import Done, Error, Event, RunStart, RunWarning
-from orkas.engine.hooks import Hooks, Outcome, approve_here
+from orkas.engine.events import Done, Error, Event, RunStart
+from orkas.engine.hooks import Hooks, Outcome, fire_on_turn
 from orkas.engine.loop_guard import LoopGuard
 from orkas.engine.messages import TextBlock, UserMessage, user_text
 from orkas.engine.model_call import ModelCall
@@ -170,10 +170,9 @@ class Agent:
         try:
             if self.hooks is not None and self.hooks.wants("UserPromptSubmit"):
                 said: list[Outcome] = []
-                async for event in self._prompt_hooks(turn, said):
-                    yield event
-                for note in said[0].notes:
-                    yield RunWarning(message=note)
+                prompt = {"prompt": turn.task}
+                async for asked in fire_on_turn(self.hooks, "UserPromptSubmit", prompt, turn.tools.permissions, said):
+                    yield asked
                 if said[0].block is not None:  # the prompt never reaches the model, nor the transcript
                     yield Error(kind="hook", message=f"A hook refused this message: {said[0].block}")
                     return
@@ -185,14 +184,6 @@ class Agent:
                     yield event
         except Stop as stop:
             yield stop.event
-
-    async def _prompt_hooks(self, turn: Turn, said: list[Outcome]) -> AsyncGenerator[Event, None]:
-        """UserPromptSubmit: its approvals asked on the turn, then its hooks run; the outcome put in `said`."""
-        assert self.hooks is not None
-        approved: set[str] = set()
-        async for event in approve_here(self.hooks, "UserPromptSubmit", turn.tools.permissions, approved):
-            yield event
-        said.append(await self.hooks.run("UserPromptSubmit", {"prompt": turn.task}, frozenset(approved)))
 
     async def run_to_end(
         self,

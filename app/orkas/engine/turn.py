@@ -21,7 +21,7 @@ from orkas.engine.catalog import Price
 from orkas.engine.compaction import Compactor
 from orkas.engine.context import ContextMeter
 from orkas.engine.events import Compaction, Done, Error, Event, RunWarning, SteerApplied, Timings, UsageUpdate
-from orkas.engine.hooks import MAX_CONTINUES, Hooks, approve_here
+from orkas.engine.hooks import MAX_CONTINUES, Hooks, fire_on_turn
 from orkas.engine.hooks import Outcome as HookOutcome
 from orkas.engine.messages import (
     AssistantMessage,
@@ -149,7 +149,8 @@ class Turn:
             text = self.answer_so_far + reply.text
             if not self.limit_reached and self.hooks is not None and self.hooks.wants("Stop"):
                 said: list[HookOutcome] = []
-                async for event in self._stop_hooks(text, said):
+                stopping = {"stop_hook_active": self.kept_going > 0, "last_assistant_message": text}
+                async for event in fire_on_turn(self.hooks, "Stop", stopping, self.tools.permissions, said):
                     yield event
                 if said[0].block is not None and self.kept_going < MAX_CONTINUES:
                     self.kept_going += 1
@@ -158,17 +159,6 @@ class Turn:
                     continue
             yield self._done(text, "max_tool_loops" if self.limit_reached else reply.stop_reason)
             return
-
-    async def _stop_hooks(self, text: str, said: list[HookOutcome]) -> AsyncGenerator[Event, None]:
-        """Stop: its approvals asked on the turn, then its hooks run; the outcome put in `said`."""
-        assert self.hooks is not None
-        approved: set[str] = set()
-        async for event in approve_here(self.hooks, "Stop", self.tools.permissions, approved):
-            yield event
-        payload = {"stop_hook_active": self.kept_going > 0, "last_assistant_message": text}
-        said.append(await self.hooks.run("Stop", payload, frozenset(approved)))
-        for note in said[0].notes:
-            yield RunWarning(message=note)
 
     def _count(self, usage: Usage, provider: str, model: str, *, partial: bool = False) -> UsageUpdate:
         """One call's spend, counted in the run's cost and the budget. `partial`: the call ended before the provider's
@@ -202,13 +192,12 @@ class Turn:
             kept.extend(steering)
             return
         for message in steering:
-            approved: set[str] = set()
-            async for event in approve_here(self.hooks, "UserPromptSubmit", self.tools.permissions, approved):
-                yield event
             text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
-            said = await self.hooks.run("UserPromptSubmit", {"prompt": text}, frozenset(approved))
-            for note in said.notes:
-                yield RunWarning(message=note)
+            outcomes: list[HookOutcome] = []
+            async for event in fire_on_turn(self.hooks, "UserPromptSubmit", {"prompt": text}, self.tools.permissions,
+                                            outcomes):  # fmt: skip
+                yield event
+            said = outcomes[0]
             if said.block is not None:
                 yield RunWarning(message=f"A hook refused your message ({text[:60]!r}): {said.block}")
                 continue

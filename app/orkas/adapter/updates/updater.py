@@ -11,6 +11,7 @@ the app has shut down for the exchange (install.exchange_and_restart).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import threading
@@ -148,7 +149,7 @@ class Updater:
             newer = newest
             self._remember(
                 published=feed.published.isoformat(),
-                offer=_as_dict(newer) if newer is not None else None,
+                offer=asdict(newer) if newer is not None else None,
             )
             log.info("update check: %s", f"{newer.version} is available" if newer else "up to date")
             return newer
@@ -225,7 +226,7 @@ class Updater:
             "installed": self.version,
             "kind": self.installed.kind,
             "checked": state.get("checked"),
-            "available": _as_dict(release) | {"size": self._size(release)} if release else None,
+            "available": asdict(release) | {"size": self._size(release)} if release else None,
             "migrates": bool(release and release.data_format > self.data_format),
             "busy": progress.busy,
             "done": progress.done,
@@ -299,18 +300,12 @@ class _Busy:
         self.updater._tell()
 
 
-def _as_dict(release: Release) -> dict[str, Any]:
-    return asdict(release)
-
-
 def _release(data: dict[str, Any]) -> Release:
     artifacts = tuple(Artifact(**a) for a in data["artifacts"])
     return Release(data["version"], data["notes"], int(data["data_format"]), artifacts)
 
 
 def _sha256(path: Path) -> str:
-    import hashlib
-
     digest = hashlib.sha256()
     with path.open("rb") as file:
         while chunk := file.read(1024 * 1024):
