@@ -21,7 +21,9 @@ import { setLanguage, t } from "./strings.js";
 
 const $ = (selector) => document.querySelector(selector);
 
-const state = { current: null, view: null, stream: null, preferences: null, navigation: 0, workspace: null };
+const state = {
+  current: null, view: null, stream: null, preferences: null, navigation: 0, workspace: null, choosingFolder: null,
+};
 const follower = new Follower($("#scroll"), $("#waiting-pill"));
 let find = null; // the find bar (Ctrl/Cmd+F), also opened by a search result
 
@@ -267,6 +269,19 @@ async function createChat() {
 // The server checks the folder first, and the chat is then made by its first message like any new chat: a
 // cancelled pick or a refused folder leaves no empty "Untitled chat" behind, and a refused path stays typed.
 async function newChatInFolder() {
+  // A message sent while the chosen folder is still being checked waits for it: sent at once, it made a chat in the
+  // app's own folder instead (ensureChat).
+  let chosen;
+  state.choosingFolder = new Promise((resolve) => { chosen = resolve; });
+  try {
+    await chooseFolder();
+  } finally {
+    state.choosingFolder = null;
+    chosen();
+  }
+}
+
+async function chooseFolder() {
   const bridge = desktop();
   let typed = "";
   let problem = "";
@@ -291,6 +306,7 @@ async function newChatInFolder() {
 }
 
 async function ensureChat() {
+  if (state.choosingFolder) await state.choosingFolder;
   return state.current?.id ?? (await createChat());
 }
 

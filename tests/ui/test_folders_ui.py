@@ -6,6 +6,7 @@ desktop/window.py does); the real window's drop is tests/desktop/test_window.py'
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -198,3 +199,27 @@ def test_in_a_browser_a_dropped_folder_says_the_path_must_be_typed(browser: Any,
         assert not errors, errors
     finally:
         page.context.close()
+
+
+def test_a_message_sent_while_the_chosen_folder_is_checked_goes_to_a_chat_in_that_folder(
+    browser: Any, served: App, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    page, errors = open_page(browser, served, [str(project)])
+    held: list[Any] = []
+    page.route("**/api/conversations/workspace", lambda route: held.append(route))  # answered only when let go
+    page.locator("#new-in-folder").click()
+    deadline = time.monotonic() + 15
+    while not held:
+        assert time.monotonic() < deadline, "the folder was never checked"
+        page.wait_for_timeout(20)  # lets the page run while we look again
+    page.fill("textarea.input", "tidy the project")
+    page.keyboard.press("Enter")  # before the check answered: a fast person, or a slow machine
+    held[0].continue_()
+    deadline = time.monotonic() + 15
+    while not chats(served):
+        assert time.monotonic() < deadline, "no chat was made"
+        page.wait_for_timeout(50)
+    [made] = chats(served)
+    assert made["workspace"] == str(project.resolve()) and not errors
